@@ -1,0 +1,43 @@
+//! The start of every Lambda: logging, configuration and the SDK client, once per cold start.
+
+use std::convert::Infallible;
+use std::future::Future;
+
+use aws_config::BehaviorVersion;
+use lambda_http::{Request, service_fn};
+
+use crate::error::BoxError;
+use crate::http::{self, HttpResult};
+use crate::Store;
+
+/// Reads a required environment variable.
+fn required_env(name: &str) -> Result<String, BoxError> {
+    match std::env::var(name) {
+        Ok(value) if !value.is_empty() => Ok(value),
+        _ => Err(format!("environment variable {name} must be set").into()),
+    }
+}
+
+/// Logging (JSON when `AWS_LAMBDA_LOG_FORMAT=JSON`, level from `AWS_LAMBDA_LOG_LEVEL` or
+/// `RUST_LOG`), then the store: `TABLE_NAME`, `CURSOR_SECRET`, and an SDK client from the
+/// standard AWS configuration (so `AWS_ENDPOINT_URL_DYNAMODB` points it at a local engine).
+pub async fn init() -> Result<Store, BoxError> {
+    lambda_http::tracing::init_default_subscriber();
+    let table = required_env("TABLE_NAME")?;
+    let secret = required_env("CURSOR_SECRET")?;
+    let config = aws_config::load_defaults(BehaviorVersion::latest()).await;
+    let client = aws_sdk_dynamodb::Client::new(&config);
+    Ok(Store::new(client, table, secret.as_bytes()))
+}
+
+/// Serves API Gateway events with `handler` until the runtime stops.
+pub async fn serve_http<'a, F, Fut>(store: &'a Store, handler: F) -> Result<(), BoxError>
+where
+    F: Fn(&'a Store, Request) -> Fut + Copy + Send + 'a,
+    Fut: Future<Output = HttpResult> + Send + 'a,
+{
+    lambda_http::run(service_fn(move |req: Request| async move {
+        Ok::<_, Infallible>(http::dispatch(store, req, handler).await)
+    }))
+    .await
+}

@@ -1,0 +1,202 @@
+//! Validated identifiers, the order status and the timestamp: what may reach a key.
+
+use std::fmt;
+use std::str::FromStr;
+
+use chrono::{DateTime, SecondsFormat, SubsecRound, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::AppError;
+
+const MAX_ID_LEN: usize = 64;
+
+/// An ID is 1–64 characters of `[A-Za-z0-9_-]`, so `#` (the key separator) and control
+/// characters can never reach a key.
+fn validate_id(kind: &'static str, raw: &str) -> Result<(), AppError> {
+    let ok = (1..=MAX_ID_LEN).contains(&raw.len())
+        && raw
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if ok {
+        Ok(())
+    } else {
+        Err(AppError::invalid(format!(
+            "{kind} must be 1-{MAX_ID_LEN} characters of letters, digits, '_' or '-'"
+        )))
+    }
+}
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident, $kind:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+        #[serde(transparent)]
+        pub struct $name(String);
+
+        impl $name {
+            pub fn parse(raw: &str) -> Result<Self, AppError> {
+                validate_id($kind, raw)?;
+                Ok(Self(raw.to_owned()))
+            }
+
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let raw = String::deserialize(d)?;
+                Self::parse(&raw).map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
+id_type!(
+    /// A customer's ID, as in `CUSTOMER#<customerId>`.
+    CustomerId,
+    "customerId"
+);
+id_type!(
+    /// An order's ID, as in `ORDER#<orderId>`.
+    OrderId,
+    "orderId"
+);
+id_type!(
+    /// A product's stock-keeping unit, as in `ITEM#<sku>`.
+    Sku,
+    "sku"
+);
+
+/// Where an order is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum OrderStatus {
+    Placed,
+    Shipped,
+    Delivered,
+    Cancelled,
+}
+
+impl OrderStatus {
+    pub const ALL: [OrderStatus; 4] = [
+        OrderStatus::Placed,
+        OrderStatus::Shipped,
+        OrderStatus::Delivered,
+        OrderStatus::Cancelled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OrderStatus::Placed => "PLACED",
+            OrderStatus::Shipped => "SHIPPED",
+            OrderStatus::Delivered => "DELIVERED",
+            OrderStatus::Cancelled => "CANCELLED",
+        }
+    }
+}
+
+impl FromStr for OrderStatus {
+    type Err = AppError;
+
+    fn from_str(s: &str) -> Result<Self, AppError> {
+        OrderStatus::ALL
+            .into_iter()
+            .find(|status| status.as_str() == s)
+            .ok_or_else(|| {
+                AppError::invalid("status must be one of PLACED, SHIPPED, DELIVERED, CANCELLED")
+            })
+    }
+}
+
+impl fmt::Display for OrderStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A point in time, kept to the second in UTC and written `2026-10-08T14:30:00Z`.
+///
+/// One fixed width matters: order sort keys embed it, and only equal-width ISO-8601 strings
+/// sort in time order (a fractional `…00.5Z` would sort before `…00Z`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(DateTime<Utc>);
+
+impl Timestamp {
+    pub fn now() -> Self {
+        Self(Utc::now().trunc_subsecs(0))
+    }
+
+    /// Accepts any RFC 3339 time (any offset, fractions of a second are cut off).
+    pub fn parse(raw: &str) -> Result<Self, AppError> {
+        DateTime::parse_from_rfc3339(raw)
+            .map(|t| Self(t.with_timezone(&Utc).trunc_subsecs(0)))
+            .map_err(|_| {
+                AppError::invalid(format!(
+                    "'{}' is not an ISO-8601 timestamp such as 2026-10-08T14:30:00Z",
+                    raw.escape_default()
+                ))
+            })
+    }
+
+    pub fn as_datetime(&self) -> DateTime<Utc> {
+        self.0
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.to_rfc3339_opts(SecondsFormat::Secs, true))
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_accept_the_documented_alphabet_up_to_64_characters() {
+        for ok in ["c1", "o100", "sku-1", "A_b-9", &"x".repeat(64)] {
+            assert_eq!(CustomerId::parse(ok).expect(ok).as_str(), ok);
+        }
+    }
+
+    #[test]
+    fn ids_reject_separators_control_characters_and_bad_lengths() {
+        let long = "x".repeat(65);
+        for bad in ["", "c#1", "c 1", "c\n1", "c\u{0}", "é", "a/b", "a.b", &long] {
+            assert!(OrderId::parse(bad).is_err(), "{bad:?} was accepted");
+            assert!(Sku::parse(bad).is_err(), "{bad:?} was accepted");
+        }
+    }
+
+    #[test]
+    fn status_round_trips_through_its_wire_name() {
+        for status in OrderStatus::ALL {
+            assert_eq!(status.as_str().parse::<OrderStatus>().expect("parses"), status);
+        }
+        assert!("placed".parse::<OrderStatus>().is_err());
+        assert!("".parse::<OrderStatus>().is_err());
+    }
+
+    #[test]
+    fn timestamps_normalise_to_whole_seconds_in_utc() {
+        let t = Timestamp::parse("2026-10-08T16:30:00.987+02:00").expect("parses");
+        assert_eq!(t.to_string(), "2026-10-08T14:30:00Z");
+        assert!(Timestamp::parse("2026-10-08").is_err());
+        assert!(Timestamp::parse("yesterday").is_err());
+    }
+}

@@ -1,0 +1,231 @@
+//! The key design: the one place that builds and parses PK, SK, GSI1PK and GSI1SK strings.
+//!
+//! | entity          | PK                      | SK                              | GSI1PK            | GSI1SK      |
+//! |-----------------|-------------------------|---------------------------------|-------------------|-------------|
+//! | customer        | `CUSTOMER#<customerId>` | `PROFILE`                       |                   |             |
+//! | order (listing) | `CUSTOMER#<customerId>` | `ORDER#<placedAt>#<orderId>`    | `STATUS#<status>` | `<placedAt>`|
+//! | order line item | `ORDER#<orderId>`       | `ITEM#<sku>`                    |                   |             |
+
+use std::fmt;
+
+use crate::ids::{CustomerId, OrderId, OrderStatus, Sku, Timestamp};
+
+/// Attribute names of the table's and GSI1's keys.
+pub const PK: &str = "PK";
+pub const SK: &str = "SK";
+pub const GSI1PK: &str = "GSI1PK";
+pub const GSI1SK: &str = "GSI1SK";
+pub const GSI1: &str = "GSI1";
+
+const CUSTOMER_PREFIX: &str = "CUSTOMER#";
+const ORDER_PREFIX: &str = "ORDER#";
+const ITEM_PREFIX: &str = "ITEM#";
+const STATUS_PREFIX: &str = "STATUS#";
+
+/// A stored key that does not have the shape the key design gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MalformedKey {
+    pub attribute: &'static str,
+    pub value: String,
+}
+
+impl fmt::Display for MalformedKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "malformed {} {:?}", self.attribute, self.value)
+    }
+}
+
+impl std::error::Error for MalformedKey {}
+
+fn malformed(attribute: &'static str, value: &str) -> MalformedKey {
+    MalformedKey {
+        attribute,
+        value: value.to_owned(),
+    }
+}
+
+/// Keys of a customer's profile item; the customer's partition also holds their order listings.
+pub mod customer {
+    use super::*;
+
+    pub const PROFILE_SK: &str = "PROFILE";
+
+    pub fn pk(id: &CustomerId) -> String {
+        format!("{CUSTOMER_PREFIX}{id}")
+    }
+
+    pub fn parse_pk(pk: &str) -> Result<CustomerId, MalformedKey> {
+        pk.strip_prefix(CUSTOMER_PREFIX)
+            .and_then(|raw| CustomerId::parse(raw).ok())
+            .ok_or_else(|| malformed(PK, pk))
+    }
+}
+
+/// Keys of the order listing item, which lives in its customer's partition and in GSI1.
+pub mod order_listing {
+    use super::*;
+
+    pub fn pk(customer: &CustomerId) -> String {
+        customer::pk(customer)
+    }
+
+    pub fn sk(placed_at: Timestamp, order: &OrderId) -> String {
+        format!("{ORDER_PREFIX}{placed_at}#{order}")
+    }
+
+    /// Every listing sort key starts with this.
+    pub const SK_PREFIX: &str = ORDER_PREFIX;
+
+    /// Inclusive bounds for a `SK BETWEEN :lo AND :hi` condition selecting the listings placed
+    /// in `[from, to)`; either end may be open.
+    pub fn sk_range(from: Option<Timestamp>, to: Option<Timestamp>) -> (String, String) {
+        let lo = match from {
+            // `ORDER#<from>` sorts before every `ORDER#<from>#<orderId>`.
+            Some(from) => format!("{ORDER_PREFIX}{from}"),
+            None => ORDER_PREFIX.to_owned(),
+        };
+        let hi = match to {
+            // No sort key equals `ORDER#<to>` exactly and `ORDER#<to>#…` sorts after it, so
+            // the upper bound excludes orders placed at `to`.
+            Some(to) => format!("{ORDER_PREFIX}{to}"),
+            // '$' follows '#', so `ORDER$` is above every `ORDER#…` and below `PROFILE`.
+            None => "ORDER$".to_owned(),
+        };
+        (lo, hi)
+    }
+
+    pub fn parse_sk(sk: &str) -> Result<(Timestamp, OrderId), MalformedKey> {
+        sk.strip_prefix(ORDER_PREFIX)
+            .and_then(|rest| rest.rsplit_once('#'))
+            .and_then(|(at, id)| Some((Timestamp::parse(at).ok()?, OrderId::parse(id).ok()?)))
+            .ok_or_else(|| malformed(SK, sk))
+    }
+
+    pub fn gsi1pk(status: OrderStatus) -> String {
+        format!("{STATUS_PREFIX}{status}")
+    }
+
+    pub fn gsi1sk(placed_at: Timestamp) -> String {
+        placed_at.to_string()
+    }
+
+    pub fn parse_gsi1pk(gsi1pk: &str) -> Result<OrderStatus, MalformedKey> {
+        gsi1pk
+            .strip_prefix(STATUS_PREFIX)
+            .and_then(|raw| raw.parse().ok())
+            .ok_or_else(|| malformed(GSI1PK, gsi1pk))
+    }
+}
+
+/// Keys of an order's line items, which share the order's own partition.
+pub mod line_item {
+    use super::*;
+
+    pub fn pk(order: &OrderId) -> String {
+        format!("{ORDER_PREFIX}{order}")
+    }
+
+    pub fn sk(sku: &Sku) -> String {
+        format!("{ITEM_PREFIX}{sku}")
+    }
+
+    /// Every line item sort key starts with this.
+    pub const SK_PREFIX: &str = ITEM_PREFIX;
+
+    pub fn parse_pk(pk: &str) -> Result<OrderId, MalformedKey> {
+        pk.strip_prefix(ORDER_PREFIX)
+            .and_then(|raw| OrderId::parse(raw).ok())
+            .ok_or_else(|| malformed(PK, pk))
+    }
+
+    pub fn parse_sk(sk: &str) -> Result<Sku, MalformedKey> {
+        sk.strip_prefix(ITEM_PREFIX)
+            .and_then(|raw| Sku::parse(raw).ok())
+            .ok_or_else(|| malformed(SK, sk))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c1() -> CustomerId {
+        CustomerId::parse("c1").expect("valid")
+    }
+    fn o100() -> OrderId {
+        OrderId::parse("o100").expect("valid")
+    }
+    fn placed() -> Timestamp {
+        Timestamp::parse("2026-10-08T14:30:00Z").expect("valid")
+    }
+
+    #[test]
+    fn customer_keys_are_the_articles() {
+        assert_eq!(customer::pk(&c1()), "CUSTOMER#c1");
+        assert_eq!(customer::PROFILE_SK, "PROFILE");
+        assert_eq!(customer::parse_pk("CUSTOMER#c1"), Ok(c1()));
+    }
+
+    #[test]
+    fn order_listing_keys_are_the_articles() {
+        assert_eq!(order_listing::pk(&c1()), "CUSTOMER#c1");
+        assert_eq!(
+            order_listing::sk(placed(), &o100()),
+            "ORDER#2026-10-08T14:30:00Z#o100"
+        );
+        assert_eq!(order_listing::gsi1pk(OrderStatus::Placed), "STATUS#PLACED");
+        assert_eq!(order_listing::gsi1pk(OrderStatus::Cancelled), "STATUS#CANCELLED");
+        assert_eq!(order_listing::gsi1sk(placed()), "2026-10-08T14:30:00Z");
+        assert_eq!(
+            order_listing::parse_sk("ORDER#2026-10-08T14:30:00Z#o100"),
+            Ok((placed(), o100()))
+        );
+        assert_eq!(
+            order_listing::parse_gsi1pk("STATUS#SHIPPED"),
+            Ok(OrderStatus::Shipped)
+        );
+    }
+
+    #[test]
+    fn line_item_keys_are_the_articles() {
+        let sku = Sku::parse("sku-1").expect("valid");
+        assert_eq!(line_item::pk(&o100()), "ORDER#o100");
+        assert_eq!(line_item::sk(&sku), "ITEM#sku-1");
+        assert_eq!(line_item::parse_sk("ITEM#sku-1"), Ok(sku));
+        assert_eq!(line_item::parse_pk("ORDER#o100"), Ok(o100()));
+    }
+
+    #[test]
+    fn parsers_reject_keys_of_other_shapes() {
+        assert!(customer::parse_pk("ORDER#o100").is_err());
+        assert!(customer::parse_pk("CUSTOMER#").is_err());
+        assert!(order_listing::parse_sk("PROFILE").is_err());
+        assert!(order_listing::parse_sk("ORDER#o100").is_err());
+        assert!(order_listing::parse_sk("ORDER#not-a-time#o100").is_err());
+        assert!(order_listing::parse_gsi1pk("STATUS#LOST").is_err());
+        assert!(line_item::parse_sk("ITEM#").is_err());
+        assert!(line_item::parse_sk("ITEM#a#b").is_err());
+    }
+
+    #[test]
+    fn sort_key_range_brackets_exactly_the_orders_in_the_window() {
+        let (lo, hi) = order_listing::sk_range(None, None);
+        assert_eq!((lo.as_str(), hi.as_str()), ("ORDER#", "ORDER$"));
+        let sk = order_listing::sk(placed(), &o100());
+        assert!(lo.as_str() <= sk.as_str() && sk.as_str() <= hi.as_str());
+        assert!(hi.as_str() < customer::PROFILE_SK);
+
+        // from is inclusive, to exclusive
+        let (lo, hi) = order_listing::sk_range(Some(placed()), None);
+        assert!(lo <= sk && sk <= hi);
+        let (lo, hi) = order_listing::sk_range(None, Some(placed()));
+        assert!(!(lo <= sk && sk <= hi));
+        let later = Timestamp::parse("2026-10-08T14:30:01Z").expect("valid");
+        let (lo, hi) = order_listing::sk_range(Some(placed()), Some(later));
+        assert_eq!(
+            (lo.as_str(), hi.as_str()),
+            ("ORDER#2026-10-08T14:30:00Z", "ORDER#2026-10-08T14:30:01Z")
+        );
+        assert!(lo <= sk && sk <= hi);
+    }
+}
