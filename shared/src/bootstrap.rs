@@ -6,9 +6,9 @@ use std::future::Future;
 use aws_config::BehaviorVersion;
 use lambda_http::{Request, service_fn};
 
+use crate::Store;
 use crate::error::BoxError;
 use crate::http::{self, HttpResult};
-use crate::Store;
 
 /// Reads a required environment variable.
 fn required_env(name: &str) -> Result<String, BoxError> {

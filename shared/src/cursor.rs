@@ -118,7 +118,11 @@ mod tests {
         let codec = CursorCodec::new(b"test secret");
         let cursor = codec.seal("orders|c1", &key()).expect("seals");
         assert!(codec.open("orders|c2", &cursor).is_err());
-        assert!(CursorCodec::new(b"other").open("orders|c1", &cursor).is_err());
+        assert!(
+            CursorCodec::new(b"other")
+                .open("orders|c1", &cursor)
+                .is_err()
+        );
     }
 
     #[test]
@@ -129,7 +133,9 @@ mod tests {
             let mut bytes = cursor.clone().into_bytes();
             bytes[i] = if bytes[i] == b'A' { b'B' } else { b'A' };
             let edited = String::from_utf8(bytes).expect("ascii");
-            let err = codec.open("s", &edited).expect_err("edited cursor accepted");
+            let err = codec
+                .open("s", &edited)
+                .expect_err("edited cursor accepted");
             assert_eq!(err.status(), 400);
         }
     }

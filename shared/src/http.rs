@@ -57,7 +57,11 @@ struct Problem<'a> {
 pub fn problem(err: &AppError) -> Response<Body> {
     let detail = err.to_string();
     let (kind, title, detail) = match err {
-        AppError::Invalid(_) => ("/problems/invalid-request", "Invalid request", detail.as_str()),
+        AppError::Invalid(_) => (
+            "/problems/invalid-request",
+            "Invalid request",
+            detail.as_str(),
+        ),
         AppError::NotFound(_) => ("/problems/not-found", "Not found", detail.as_str()),
         AppError::Throttled(_) => (
             "/problems/unavailable",

@@ -186,7 +186,10 @@ mod tests {
     #[test]
     fn status_round_trips_through_its_wire_name() {
         for status in OrderStatus::ALL {
-            assert_eq!(status.as_str().parse::<OrderStatus>().expect("parses"), status);
+            assert_eq!(
+                status.as_str().parse::<OrderStatus>().expect("parses"),
+                status
+            );
         }
         assert!("placed".parse::<OrderStatus>().is_err());
         assert!("".parse::<OrderStatus>().is_err());

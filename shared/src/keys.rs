@@ -174,7 +174,10 @@ mod tests {
             "ORDER#2026-10-08T14:30:00Z#o100"
         );
         assert_eq!(order_listing::gsi1pk(OrderStatus::Placed), "STATUS#PLACED");
-        assert_eq!(order_listing::gsi1pk(OrderStatus::Cancelled), "STATUS#CANCELLED");
+        assert_eq!(
+            order_listing::gsi1pk(OrderStatus::Cancelled),
+            "STATUS#CANCELLED"
+        );
         assert_eq!(order_listing::gsi1sk(placed()), "2026-10-08T14:30:00Z");
         assert_eq!(
             order_listing::parse_sk("ORDER#2026-10-08T14:30:00Z#o100"),

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use rust_decimal::Decimal;
+pub use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 /// An amount of money. DynamoDB stores it as a number (`N`), the API shows it as a string with

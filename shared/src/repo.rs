@@ -29,7 +29,9 @@ impl PageRequest {
                 .ok()
                 .filter(|n| (1..=MAX_LIMIT).contains(n))
                 .ok_or_else(|| {
-                    AppError::invalid(format!("limit must be a whole number from 1 to {MAX_LIMIT}"))
+                    AppError::invalid(format!(
+                        "limit must be a whole number from 1 to {MAX_LIMIT}"
+                    ))
                 })?,
         };
         Ok(Self {
@@ -128,7 +130,10 @@ impl Store {
             .key(SK, AttributeValue::S(keys::customer::PROFILE_SK.to_owned()))
             .send()
             .await?;
-        out.item.map(Customer::from_item).transpose().map_err(bad_item)
+        out.item
+            .map(Customer::from_item)
+            .transpose()
+            .map_err(bad_item)
     }
 
     /// Access pattern 2: a customer's orders, newest first, optionally within a window.
@@ -252,7 +257,11 @@ impl Store {
         let (attr, value) = query.partition;
         let same_shape = key.len() == query.key_attributes.len()
             && query.key_attributes.iter().all(|a| key.contains_key(*a))
-            && key.get(attr).and_then(|v| v.as_s().ok()).map(String::as_str) == Some(value);
+            && key
+                .get(attr)
+                .and_then(|v| v.as_s().ok())
+                .map(String::as_str)
+                == Some(value);
         if same_shape {
             Ok(key)
         } else {

@@ -1,1 +1,14 @@
+//! `GET /orders/{orderId}/items?limit=&cursor=`: an order's line items (access pattern 3, one
+//! Query on the order's partition).
 
+use lambda_http::Request;
+use shared::Store;
+use shared::http::{HttpResult, list_response, page_request, path_param};
+use shared::ids::OrderId;
+
+pub async fn handle(store: &Store, req: Request) -> HttpResult {
+    let order = path_param(&req, "orderId", OrderId::parse)?;
+    let page = page_request(&req)?;
+    let lines = store.list_order_items(&order, &page).await?;
+    Ok(list_response(lines.items, lines.next_cursor))
+}

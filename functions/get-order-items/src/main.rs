@@ -1,1 +1,7 @@
-fn main() {}
+//! Lambda entry point of get-order-items.
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), shared::error::BoxError> {
+    let store = shared::bootstrap::init().await?;
+    shared::bootstrap::serve_http(&store, get_order_items::handle).await
+}

@@ -1,1 +1,18 @@
+//! `GET /orders?status=PLACED&limit=&cursor=`: the orders with a status, oldest first (access
+//! pattern 4, one Query on GSI1).
 
+use lambda_http::Request;
+use shared::http::{HttpResult, list_response, page_request, query_param};
+use shared::ids::OrderStatus;
+use shared::{AppError, Store};
+
+pub async fn handle(store: &Store, req: Request) -> HttpResult {
+    let status: OrderStatus = query_param(&req, "status")?
+        .ok_or_else(|| {
+            AppError::invalid("status is required, one of PLACED, SHIPPED, DELIVERED, CANCELLED")
+        })?
+        .parse()?;
+    let page = page_request(&req)?;
+    let orders = store.list_orders_by_status(status, &page).await?;
+    Ok(list_response(orders.items, orders.next_cursor))
+}

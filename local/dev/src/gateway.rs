@@ -1,0 +1,98 @@
+//! What API Gateway does between a client and a Lambda: an HTTP request becomes a payload 2.0
+//! event (the JSON Lambda receives), which lambda_http turns into the handler's `Request`.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use axum::http::{HeaderMap, Method};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::{Map, Value, json};
+
+use crate::routes::Route;
+
+/// One request as it reached the local API.
+pub struct Call<'a> {
+    pub method: &'a Method,
+    pub path: &'a str,
+    pub raw_query: &'a str,
+    pub headers: &'a HeaderMap,
+    pub body: &'a [u8],
+}
+
+static REQUEST_IDS: AtomicU64 = AtomicU64::new(1);
+
+/// The event API Gateway (HTTP API, payload format 2.0) would send for `call` on `route`.
+pub fn event(route: &Route, call: &Call<'_>, path_params: &BTreeMap<String, String>) -> Value {
+    let mut headers = Map::new();
+    for name in call.headers.keys() {
+        let values: Vec<&str> = call
+            .headers
+            .get_all(name)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        headers.insert(name.as_str().to_owned(), json!(values.join(",")));
+    }
+    // API Gateway joins a repeated query parameter's values with commas.
+    let mut query: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (name, value) in form_urlencoded::parse(call.raw_query.as_bytes()) {
+        query
+            .entry(name.into_owned())
+            .or_default()
+            .push(value.into_owned());
+    }
+    let query: Map<String, Value> = query
+        .into_iter()
+        .map(|(name, values)| (name, json!(values.join(","))))
+        .collect();
+    let now = chrono::Utc::now();
+    let header = |name: &str| call.headers.get(name).and_then(|v| v.to_str().ok());
+    let mut event = json!({
+        "version": "2.0",
+        "routeKey": route.key(),
+        "rawPath": call.path,
+        "rawQueryString": call.raw_query,
+        "headers": headers,
+        "requestContext": {
+            "accountId": "123456789012",
+            "apiId": "local",
+            "domainName": header("host").unwrap_or("127.0.0.1"),
+            "domainPrefix": "local",
+            "http": {
+                "method": call.method.as_str(),
+                "path": call.path,
+                "protocol": "HTTP/1.1",
+                "sourceIp": "127.0.0.1",
+                "userAgent": header("user-agent").unwrap_or_default(),
+            },
+            "requestId": format!("local-{}", REQUEST_IDS.fetch_add(1, Ordering::Relaxed)),
+            "routeKey": route.key(),
+            "stage": "$default",
+            "time": now.format("%d/%b/%Y:%H:%M:%S %z").to_string(),
+            "timeEpoch": now.timestamp_millis(),
+        },
+        "isBase64Encoded": false,
+    });
+    if !query.is_empty() {
+        event["queryStringParameters"] = Value::Object(query);
+    }
+    if !path_params.is_empty() {
+        event["pathParameters"] = json!(path_params);
+    }
+    if !call.body.is_empty() {
+        match std::str::from_utf8(call.body) {
+            Ok(text) => event["body"] = json!(text),
+            Err(_) => {
+                event["body"] = json!(STANDARD.encode(call.body));
+                event["isBase64Encoded"] = json!(true);
+            }
+        }
+    }
+    event
+}
+
+/// The handler's request for an event, exactly as lambda_http builds it inside the Lambda.
+pub fn request(event: &Value) -> Result<lambda_http::Request, serde_json::Error> {
+    lambda_http::request::from_str(&event.to_string())
+}

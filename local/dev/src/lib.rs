@@ -1,0 +1,28 @@
+//! `make dev`: the HTTP API of template.yaml served on the embedded engine, each route calling
+//! the same handler code as its Lambda, through the same API Gateway (payload 2.0) event.
+
+pub mod gateway;
+pub mod routes;
+
+use lambda_http::{Body, Request, Response};
+use shared::Store;
+use shared::http::dispatch;
+
+/// Calls the handler of the Lambda built from `binary`, as its `main` would.
+pub async fn invoke(binary: &str, store: &Store, req: Request) -> Option<Response<Body>> {
+    Some(match binary {
+        "get-customer" => dispatch(store, req, get_customer::handle).await,
+        "list-customer-orders" => dispatch(store, req, list_customer_orders::handle).await,
+        "get-order-items" => dispatch(store, req, get_order_items::handle).await,
+        "list-orders-by-status" => dispatch(store, req, list_orders_by_status::handle).await,
+        _ => return None,
+    })
+}
+
+/// Whether [`invoke`] knows the binary.
+pub fn knows(binary: &str) -> bool {
+    matches!(
+        binary,
+        "get-customer" | "list-customer-orders" | "get-order-items" | "list-orders-by-status"
+    )
+}

@@ -1,0 +1,287 @@
+//! `make dev`: the embedded engine on 127.0.0.1:8000 (any AWS CLI or boto3 can use it), the
+//! table from template.yaml, the sample data, and the HTTP API on 127.0.0.1:3000.
+//!
+//! Environment: STORE_HOST (127.0.0.1), DYNAMODB_PORT (8000), API_PORT (3000),
+//! STORE_DATA_FILE (.local-data/store.db), CURSOR_SECRET.
+
+use std::collections::{BTreeMap, HashMap};
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::{Body as AxumBody, Bytes};
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodFilter, MethodRouter};
+use lambda_http::Body;
+use local_dev::gateway::{self, Call};
+use local_dev::routes::{self, Route};
+use local_engine::{Engine, LOCAL_CURSOR_SECRET, LOCAL_TABLE, dynoxide, seed, template};
+use shared::Store;
+
+type Error = Box<dyn std::error::Error + Send + Sync>;
+
+struct Config {
+    host: IpAddr,
+    dynamodb_port: u16,
+    api_port: u16,
+    data_file: PathBuf,
+    cursor_secret: String,
+}
+
+fn env_or(name: &str, default: &str) -> String {
+    std::env::var(name)
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| default.to_owned())
+}
+
+impl Config {
+    fn from_env() -> Result<Self, Error> {
+        let port = |name: &str, default: &str| -> Result<u16, Error> {
+            env_or(name, default)
+                .parse()
+                .map_err(|_| format!("{name} must be a port number").into())
+        };
+        Ok(Self {
+            host: env_or("STORE_HOST", "127.0.0.1")
+                .parse()
+                .map_err(|_| "STORE_HOST must be an IP address")?,
+            dynamodb_port: port("DYNAMODB_PORT", "8000")?,
+            api_port: port("API_PORT", "3000")?,
+            data_file: env_or("STORE_DATA_FILE", ".local-data/store.db").into(),
+            cursor_secret: env_or("CURSOR_SECRET", LOCAL_CURSOR_SECRET),
+        })
+    }
+}
+
+struct App {
+    store: Store,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    lambda_http::tracing::init_default_subscriber();
+    match run().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("store-local: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), Error> {
+    let started = Instant::now();
+    let config = Config::from_env()?;
+    if let Some(dir) = config
+        .data_file
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(dir)?;
+    }
+    let path = config
+        .data_file
+        .to_str()
+        .ok_or("STORE_DATA_FILE must be UTF-8")?;
+    let db = dynoxide::Database::new(path)?;
+    let dynamodb_addr = SocketAddr::new(config.host, config.dynamodb_port);
+    let engine = Engine::start(db, dynamodb_addr)
+        .await
+        .map_err(|err| format!("cannot serve DynamoDB on {dynamodb_addr}: {err}"))?;
+    let created = template::create_table(engine.database(), LOCAL_TABLE)?;
+    let client = engine.client();
+    let seeded = seed::seed_if_empty(&client, LOCAL_TABLE).await?;
+    spawn_ttl_sweeper(engine.database().clone());
+
+    let routes = routes::from_template(&template::parse()?)?;
+    if let Some(unknown) = routes.iter().find(|r| !local_dev::knows(&r.binary)) {
+        return Err(format!(
+            "template.yaml routes {} to binary {}, which store-local does not know",
+            unknown.key(),
+            unknown.binary
+        )
+        .into());
+    }
+    let app = Arc::new(App {
+        store: Store::new(client, LOCAL_TABLE, config.cursor_secret.as_bytes()),
+    });
+    let api_addr = SocketAddr::new(config.host, config.api_port);
+    let listener = tokio::net::TcpListener::bind(api_addr)
+        .await
+        .map_err(|err| format!("cannot serve the API on {api_addr}: {err}"))?;
+
+    print_banner(
+        &config,
+        engine.endpoint(),
+        api_addr,
+        &routes,
+        created,
+        seeded,
+        started,
+    );
+    axum::serve(listener, router(&routes, app))
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    println!(
+        "store-local: stopping; data kept in {}",
+        config.data_file.display()
+    );
+    engine.stop().await
+}
+
+/// The engine expires TTL items only when asked to.
+fn spawn_ttl_sweeper(db: dynoxide::Database) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(30));
+        loop {
+            tick.tick().await;
+            let db = db.clone();
+            match tokio::task::spawn_blocking(move || db.sweep_ttl()).await {
+                Ok(Ok(0)) => {}
+                Ok(Ok(n)) => tracing::info!(expired = n, "TTL sweep"),
+                Ok(Err(err)) => tracing::warn!(error = %err, "TTL sweep failed"),
+                Err(err) => tracing::warn!(error = %err, "TTL sweep task failed"),
+            }
+        }
+    });
+}
+
+fn router(routes: &[Route], app: Arc<App>) -> Router {
+    // One MethodRouter per path, since a path may carry several methods.
+    let mut by_path: BTreeMap<&str, MethodRouter<Arc<App>>> = BTreeMap::new();
+    for route in routes {
+        let Ok(method) = Method::from_bytes(route.method.as_bytes()) else {
+            continue;
+        };
+        let Ok(filter) = MethodFilter::try_from(method) else {
+            continue;
+        };
+        let r = route.clone();
+        let handler = move |state, params, query, method, uri, headers, body| {
+            serve(r, state, params, query, method, uri, headers, body)
+        };
+        let entry = by_path.remove(route.path.as_str()).unwrap_or_default();
+        by_path.insert(&route.path, entry.on(filter, handler));
+    }
+    let mut router = Router::new();
+    for (path, methods) in by_path {
+        router = router.route(path, methods.fallback(not_found));
+    }
+    router.fallback(not_found).with_state(app)
+}
+
+/// What API Gateway answers for a route it does not have.
+async fn not_found() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        [("content-type", "application/json")],
+        r#"{"message":"Not Found"}"#,
+    )
+        .into_response()
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn serve(
+    route: Route,
+    State(app): State<Arc<App>>,
+    Path(params): Path<HashMap<String, String>>,
+    RawQuery(query): RawQuery,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let call = Call {
+        method: &method,
+        path: uri.path(),
+        raw_query: query.as_deref().unwrap_or_default(),
+        headers: &headers,
+        body: &body,
+    };
+    let params: BTreeMap<String, String> = params.into_iter().collect();
+    let event = gateway::event(&route, &call, &params);
+    let response = match gateway::request(&event) {
+        Ok(req) => local_dev::invoke(&route.binary, &app.store, req).await,
+        Err(err) => {
+            tracing::error!(error = %err, "event did not convert to a request");
+            None
+        }
+    };
+    let Some(response) = response else {
+        return (StatusCode::INTERNAL_SERVER_ERROR, "no handler").into_response();
+    };
+    let (parts, body) = response.into_parts();
+    let body = match body {
+        Body::Empty => AxumBody::empty(),
+        Body::Text(text) => AxumBody::from(text),
+        Body::Binary(bytes) => AxumBody::from(bytes),
+        _ => AxumBody::empty(),
+    };
+    Response::from_parts(parts, body)
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(term) => term,
+                Err(_) => {
+                    let _ = ctrl_c.await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
+}
+
+fn print_banner(
+    config: &Config,
+    dynamodb: &str,
+    api: SocketAddr,
+    routes: &[Route],
+    created: bool,
+    seeded: bool,
+    started: Instant,
+) {
+    let data = config.data_file.display();
+    let table = match (created, seeded) {
+        (true, _) => "created from template.yaml",
+        (false, true) => "existing, sample data completed",
+        (false, false) => "existing, data kept",
+    };
+    println!("store-local ready in {} ms", started.elapsed().as_millis());
+    println!("  DynamoDB engine  {dynamodb}  (data: {data})");
+    println!(
+        "  table            {LOCAL_TABLE}, {table}{}",
+        if seeded { ", sample data seeded" } else { "" }
+    );
+    println!("  HTTP API         http://{api}");
+    for route in routes {
+        println!(
+            "    {:<6} {:<34} -> {}",
+            route.method, route.path, route.binary
+        );
+    }
+    println!("Try:");
+    println!("  curl -s http://{api}/customers/c1");
+    println!("  curl -s 'http://{api}/customers/c1/orders?limit=5'");
+    println!("  curl -s http://{api}/orders/o100/items");
+    println!("  curl -s 'http://{api}/orders?status=PLACED&limit=3'");
+    println!(
+        "  aws dynamodb scan --table-name {LOCAL_TABLE} --endpoint-url {dynamodb} --max-items 3"
+    );
+    println!("Ctrl-C stops everything.");
+}

@@ -1,0 +1,93 @@
+//! The HttpApi routes template.yaml declares, and the binary each one runs.
+
+use serde_yaml::Value;
+
+pub type Error = Box<dyn std::error::Error + Send + Sync>;
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Route {
+    pub method: String,
+    /// API Gateway syntax, `/customers/{customerId}` (axum's too).
+    pub path: String,
+    /// The function's logical ID in the template.
+    pub function: String,
+    /// `Metadata.BuildProperties.Binary`: the Cargo binary SAM builds for it.
+    pub binary: String,
+}
+
+impl Route {
+    /// API Gateway's route key, `GET /customers/{customerId}`.
+    pub fn key(&self) -> String {
+        format!("{} {}", self.method, self.path)
+    }
+}
+
+fn text<'a>(value: &'a Value, what: &str, function: &str) -> Result<&'a str, Error> {
+    value
+        .as_str()
+        .ok_or_else(|| format!("{function}: {what} must be a plain string in template.yaml").into())
+}
+
+/// Every `HttpApi` event of every `AWS::Serverless::Function`, sorted.
+pub fn from_template(template: &Value) -> Result<Vec<Route>, Error> {
+    let resources = template["Resources"]
+        .as_mapping()
+        .ok_or("template.yaml has no Resources")?;
+    let mut routes = Vec::new();
+    for (name, resource) in resources {
+        if resource["Type"].as_str() != Some("AWS::Serverless::Function") {
+            continue;
+        }
+        let function = name.as_str().unwrap_or_default().to_owned();
+        let Some(events) = resource["Properties"]["Events"].as_mapping() else {
+            continue;
+        };
+        for event in events.values() {
+            if event["Type"].as_str() != Some("HttpApi") {
+                continue;
+            }
+            let props = &event["Properties"];
+            let binary = text(
+                &resource["Metadata"]["BuildProperties"]["Binary"],
+                "Metadata.BuildProperties.Binary",
+                &function,
+            )?;
+            routes.push(Route {
+                method: text(&props["Method"], "Method", &function)?.to_ascii_uppercase(),
+                path: text(&props["Path"], "Path", &function)?.to_owned(),
+                function: function.clone(),
+                binary: binary.to_owned(),
+            });
+        }
+    }
+    routes.sort();
+    Ok(routes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_route_in_the_template_runs_a_known_handler() {
+        let template = local_engine::template::parse().expect("template parses");
+        let routes = from_template(&template).expect("routes");
+        let keys: Vec<_> = routes
+            .iter()
+            .map(|r| (r.key(), r.binary.as_str()))
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                ("GET /customers/{customerId}".to_owned(), "get-customer"),
+                (
+                    "GET /customers/{customerId}/orders".to_owned(),
+                    "list-customer-orders"
+                ),
+                ("GET /orders".to_owned(), "list-orders-by-status"),
+                ("GET /orders/{orderId}/items".to_owned(), "get-order-items"),
+            ]
+        );
+        assert!(routes.iter().all(|r| crate::knows(&r.binary)));
+    }
+}

@@ -1,0 +1,122 @@
+//! The local stack's engine, for `make dev` and the tests: an embedded DynamoDB-compatible
+//! engine (dynoxide) behind its HTTP API, the table created from template.yaml's own
+//! definition, the sample data, and an SDK client that can count its requests.
+
+pub mod counter;
+pub mod seed;
+pub mod template;
+
+use std::net::SocketAddr;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+use dynoxide::Database;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+pub use counter::RequestCounter;
+pub use dynoxide;
+
+pub type Error = Box<dyn std::error::Error + Send + Sync>;
+
+/// The table's name locally, as in the article.
+pub const LOCAL_TABLE: &str = "AppTable";
+/// The cursor key used by `make dev` and the tests (deployments generate their own).
+pub const LOCAL_CURSOR_SECRET: &str = "local-development-cursor-secret";
+
+/// A running engine: the database and the DynamoDB HTTP API in front of it.
+pub struct Engine {
+    db: Database,
+    endpoint: String,
+    shutdown: Option<oneshot::Sender<()>>,
+    server: Option<JoinHandle<Result<(), String>>>,
+}
+
+impl Engine {
+    /// Serves `db` on `addr` (port 0 picks a free one).
+    pub async fn start(db: Database, addr: SocketAddr) -> Result<Self, Error> {
+        let listener = TcpListener::bind(addr).await?;
+        let endpoint = format!("http://{}", listener.local_addr()?);
+        let (tx, rx) = oneshot::channel::<()>();
+        let server = tokio::spawn(dynoxide::server::serve_with_shutdown(
+            listener,
+            db.clone(),
+            async move {
+                let _ = rx.await;
+            },
+        ));
+        Ok(Self {
+            db,
+            endpoint,
+            shutdown: Some(tx),
+            server: Some(server),
+        })
+    }
+
+    /// A fresh in-memory engine on a free loopback port, with the table created: what every
+    /// test starts from, so tests never share state.
+    pub async fn in_memory() -> Result<Self, Error> {
+        let engine =
+            Self::start(Database::memory()?, SocketAddr::from(([127, 0, 0, 1], 0))).await?;
+        template::create_table(&engine.db, LOCAL_TABLE)?;
+        Ok(engine)
+    }
+
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    pub fn database(&self) -> &Database {
+        &self.db
+    }
+
+    /// A client of this engine.
+    pub fn client(&self) -> Client {
+        client(&self.endpoint, None)
+    }
+
+    /// A client of this engine that counts every request it sends.
+    pub fn counting_client(&self) -> (Client, RequestCounter) {
+        let counter = RequestCounter::default();
+        (client(&self.endpoint, Some(counter.clone())), counter)
+    }
+
+    /// Stops accepting requests and waits for those under way.
+    pub async fn stop(mut self) -> Result<(), Error> {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(server) = self.server.take() {
+            server.await??;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// An SDK client for a local engine. Engines check that requests are signed, not by whom.
+pub fn client(endpoint: &str, counter: Option<RequestCounter>) -> Client {
+    let mut config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new("us-east-1"))
+        .endpoint_url(endpoint)
+        .credentials_provider(Credentials::new(
+            "local",
+            "local",
+            None,
+            None,
+            "local-engine",
+        ));
+    if let Some(counter) = counter {
+        config = config.interceptor(counter);
+    }
+    Client::from_conf(config.build())
+}

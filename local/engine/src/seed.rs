@@ -1,0 +1,302 @@
+//! Sample data, written the way the article's boto3 code writes it (the attributes of the key
+//! design and nothing more), so that serving it proves compatibility with that code.
+//!
+//! The article's own customer c1, order o100 and line item sku-1 come first; further customers
+//! and orders, generated deterministically, make paging and every status visible.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
+use shared::ids::{CustomerId, OrderId, OrderStatus, Sku, Timestamp};
+use shared::keys;
+use shared::money::{Decimal, Money};
+
+use crate::Error;
+
+pub type Item = HashMap<String, AttributeValue>;
+
+pub struct SampleCustomer {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub email: &'static str,
+}
+
+pub const CUSTOMERS: [SampleCustomer; 6] = [
+    SampleCustomer {
+        id: "c1",
+        name: "Ana Torres",
+        email: "ana@example.com",
+    },
+    SampleCustomer {
+        id: "c2",
+        name: "Bruno Costa",
+        email: "bruno@example.com",
+    },
+    SampleCustomer {
+        id: "c3",
+        name: "Chen Wei",
+        email: "chen@example.com",
+    },
+    SampleCustomer {
+        id: "c4",
+        name: "Dana Okafor",
+        email: "dana@example.com",
+    },
+    SampleCustomer {
+        id: "c5",
+        name: "Elif Yilmaz",
+        email: "elif@example.com",
+    },
+    SampleCustomer {
+        id: "c6",
+        name: "Farid Haddad",
+        email: "farid@example.com",
+    },
+];
+
+/// Products the generated orders draw from: (sku, unit price).
+const CATALOG: [(&str, &str); 8] = [
+    ("sku-1", "19.95"),
+    ("sku-2", "4.50"),
+    ("sku-3", "12.00"),
+    ("sku-4", "99.99"),
+    ("sku-5", "0.99"),
+    ("sku-6", "35.10"),
+    ("sku-7", "7.25"),
+    ("sku-8", "249.00"),
+];
+
+/// How many orders each customer has: c1 has more than one default page (25).
+const ORDERS_PER_CUSTOMER: [usize; 6] = [30, 6, 5, 4, 3, 2];
+
+#[derive(Debug, Clone)]
+pub struct SampleOrder {
+    pub order_id: String,
+    pub customer_id: String,
+    pub placed_at: String,
+    pub status: OrderStatus,
+    pub lines: Vec<(String, u32, String)>,
+}
+
+impl SampleOrder {
+    pub fn total(&self) -> Result<Money, Error> {
+        let mut total = Decimal::ZERO;
+        for (sku, quantity, price) in &self.lines {
+            let price = Money::parse_number(price).ok_or_else(|| format!("{sku}: bad price"))?;
+            total += price.amount() * Decimal::from(*quantity);
+        }
+        Ok(Money::new(total))
+    }
+}
+
+/// Every sample order, o100 (the article's) first.
+pub fn orders() -> Vec<SampleOrder> {
+    let mut orders = vec![SampleOrder {
+        order_id: "o100".into(),
+        customer_id: "c1".into(),
+        placed_at: "2026-10-08T14:30:00Z".into(),
+        status: OrderStatus::Placed,
+        lines: vec![("sku-1".into(), 2, "19.95".into())],
+    }];
+    let mut n: usize = 101;
+    for (c, count) in ORDERS_PER_CUSTOMER.iter().enumerate() {
+        // c1 already has o100.
+        let count = if c == 0 { count - 1 } else { *count };
+        for k in 0..count {
+            // Spread over September and October 2026, at distinct seconds.
+            let day = 1 + (n * 7 + k * 3) % 60;
+            let (month, day) = if day > 30 { (10, day - 30) } else { (9, day) };
+            let placed_at = format!(
+                "2026-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+                (n * 5) % 24,
+                (n * 13) % 60,
+                (n * 29) % 60
+            );
+            let lines = (0..1 + n % 3)
+                .map(|j| {
+                    let (sku, price) = CATALOG[(n + j * 3) % CATALOG.len()];
+                    (sku.to_owned(), (1 + (n + j) % 4) as u32, price.to_owned())
+                })
+                .collect();
+            orders.push(SampleOrder {
+                order_id: format!("o{n}"),
+                customer_id: CUSTOMERS[c].id.to_owned(),
+                placed_at,
+                status: OrderStatus::ALL[n % OrderStatus::ALL.len()],
+                lines,
+            });
+            n += 1;
+        }
+    }
+    orders
+}
+
+fn s(value: impl Into<String>) -> AttributeValue {
+    AttributeValue::S(value.into())
+}
+
+fn num(value: impl Into<String>) -> AttributeValue {
+    AttributeValue::N(value.into())
+}
+
+/// The customer item exactly as the article's `put_item` writes it.
+pub fn customer_item(customer: &SampleCustomer) -> Result<Item, Error> {
+    let id = CustomerId::parse(customer.id)?;
+    Ok(Item::from([
+        ("PK".into(), s(keys::customer::pk(&id))),
+        ("SK".into(), s(keys::customer::PROFILE_SK)),
+        ("name".into(), s(customer.name)),
+        ("email".into(), s(customer.email)),
+    ]))
+}
+
+/// The order listing item and the line items, exactly as the article's `put_item` writes them.
+pub fn order_items(order: &SampleOrder) -> Result<Vec<Item>, Error> {
+    let customer = CustomerId::parse(&order.customer_id)?;
+    let order_id = OrderId::parse(&order.order_id)?;
+    let placed_at = Timestamp::parse(&order.placed_at)?;
+    let mut items = vec![Item::from([
+        ("PK".into(), s(keys::order_listing::pk(&customer))),
+        (
+            "SK".into(),
+            s(keys::order_listing::sk(placed_at, &order_id)),
+        ),
+        ("orderId".into(), s(order_id.as_str())),
+        ("status".into(), s(order.status.as_str())),
+        ("total".into(), num(order.total()?.to_string())),
+        (
+            "GSI1PK".into(),
+            s(keys::order_listing::gsi1pk(order.status)),
+        ),
+        ("GSI1SK".into(), s(keys::order_listing::gsi1sk(placed_at))),
+    ])];
+    for (sku, quantity, price) in &order.lines {
+        items.push(Item::from([
+            ("PK".into(), s(keys::line_item::pk(&order_id))),
+            ("SK".into(), s(keys::line_item::sk(&Sku::parse(sku)?))),
+            ("quantity".into(), num(quantity.to_string())),
+            ("price".into(), num(price.clone())),
+        ]));
+    }
+    Ok(items)
+}
+
+/// Every sample item.
+pub fn items() -> Result<Vec<Item>, Error> {
+    let mut items = Vec::new();
+    for customer in &CUSTOMERS {
+        items.push(customer_item(customer)?);
+    }
+    for order in orders() {
+        items.extend(order_items(&order)?);
+    }
+    Ok(items)
+}
+
+/// Writes `items` with BatchWriteItem, retrying what the engine leaves unprocessed.
+pub async fn write_all(client: &Client, table: &str, items: Vec<Item>) -> Result<(), Error> {
+    let mut requests: Vec<WriteRequest> = items
+        .into_iter()
+        .map(|item| {
+            PutRequest::builder()
+                .set_item(Some(item))
+                .build()
+                .map(|put| WriteRequest::builder().put_request(put).build())
+        })
+        .collect::<Result<_, _>>()?;
+    while !requests.is_empty() {
+        let batch: Vec<WriteRequest> = requests.drain(..requests.len().min(25)).collect();
+        let mut pending = Some(batch);
+        let mut backoff = Duration::from_millis(10);
+        while let Some(batch) = pending.take().filter(|b| !b.is_empty()) {
+            let out = client
+                .batch_write_item()
+                .request_items(table, batch)
+                .send()
+                .await?;
+            pending = out
+                .unprocessed_items
+                .and_then(|mut left| left.remove(table));
+            if pending.as_ref().is_some_and(|b| !b.is_empty()) {
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(Duration::from_secs(1));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Seeds the sample data unless the article's customer c1 is already there. c1's profile is
+/// written last, so an interrupted seeding is completed on the next start.
+pub async fn seed_if_empty(client: &Client, table: &str) -> Result<bool, Error> {
+    let c1 = customer_item(&CUSTOMERS[0])?;
+    let present = client
+        .get_item()
+        .table_name(table)
+        .set_key(Some(Item::from([
+            ("PK".into(), c1["PK"].clone()),
+            ("SK".into(), c1["SK"].clone()),
+        ])))
+        .send()
+        .await?
+        .item
+        .is_some();
+    if present {
+        return Ok(false);
+    }
+    let mut all = items()?;
+    all.retain(|item| item != &c1);
+    write_all(client, table, all).await?;
+    write_all(client, table, vec![c1]).await?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_articles_order_is_the_first_sample() {
+        let o100 = &orders()[0];
+        assert_eq!(o100.order_id, "o100");
+        assert_eq!(o100.total().expect("total").to_string(), "39.90");
+        let items = order_items(o100).expect("items");
+        assert_eq!(items[0]["SK"], s("ORDER#2026-10-08T14:30:00Z#o100"));
+        assert_eq!(items[0]["total"], num("39.90"));
+        assert_eq!(items[1]["PK"], s("ORDER#o100"));
+        assert_eq!(items[1]["SK"], s("ITEM#sku-1"));
+    }
+
+    #[test]
+    fn samples_are_unique_and_show_every_status() {
+        let orders = orders();
+        let mut keys: Vec<_> = orders
+            .iter()
+            .map(|o| (&o.customer_id, &o.placed_at))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(
+            keys.len(),
+            orders.len(),
+            "two orders of one customer share a second"
+        );
+        for status in OrderStatus::ALL {
+            assert!(orders.iter().filter(|o| o.status == status).count() >= 3);
+        }
+        assert!(orders.iter().filter(|o| o.customer_id == "c1").count() > 25);
+        for order in &orders {
+            let mut skus: Vec<_> = order.lines.iter().map(|l| &l.0).collect();
+            skus.sort();
+            skus.dedup();
+            assert_eq!(
+                skus.len(),
+                order.lines.len(),
+                "{} repeats a sku",
+                order.order_id
+            );
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! The table as template.yaml defines it: one schema for AWS and for the local engine.
+
+use dynoxide::Database;
+use serde_json::{Value, json};
+
+use crate::Error;
+
+/// template.yaml, as compiled in.
+pub const TEMPLATE: &str = include_str!("../../../template.yaml");
+
+/// The parsed template (CloudFormation tags such as `!Ref` stay tagged values).
+pub fn parse() -> Result<serde_yaml::Value, Error> {
+    Ok(serde_yaml::from_str(TEMPLATE)?)
+}
+
+/// The CreateTable request for `AppTable`'s properties, and its TTL attribute if it has one.
+pub fn table_requests(table_name: &str) -> Result<(Value, Option<Value>), Error> {
+    let template = parse()?;
+    let props: Value = serde_json::to_value(&template["Resources"]["AppTable"]["Properties"])?;
+    if props.is_null() {
+        return Err("template.yaml defines no AppTable properties".into());
+    }
+    let mut create = json!({ "TableName": table_name });
+    for field in [
+        "AttributeDefinitions",
+        "KeySchema",
+        "GlobalSecondaryIndexes",
+        "LocalSecondaryIndexes",
+        "BillingMode",
+        "ProvisionedThroughput",
+    ] {
+        if let Some(value) = props.get(field) {
+            create[field] = value.clone();
+        }
+    }
+    if let Some(view) = props.pointer("/StreamSpecification/StreamViewType") {
+        create["StreamSpecification"] = json!({ "StreamEnabled": true, "StreamViewType": view });
+    }
+    let ttl = props
+        .get("TimeToLiveSpecification")
+        .map(|spec| json!({ "TableName": table_name, "TimeToLiveSpecification": spec }));
+    Ok((create, ttl))
+}
+
+/// Creates the table unless it exists; says whether it did.
+pub fn create_table(db: &Database, table_name: &str) -> Result<bool, Error> {
+    match db.describe_table(serde_json::from_value(json!({ "TableName": table_name }))?) {
+        Ok(_) => return Ok(false),
+        Err(dynoxide::DynoxideError::ResourceNotFoundException(_)) => {}
+        Err(err) => return Err(err.into()),
+    }
+    let (create, ttl) = table_requests(table_name)?;
+    db.create_table(serde_json::from_value(create)?)?;
+    if let Some(ttl) = ttl {
+        db.update_time_to_live(serde_json::from_value(ttl)?)?;
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_local_table_is_template_yamls_table() {
+        let (create, ttl) = table_requests("AppTable").expect("template parses");
+        assert_eq!(create["KeySchema"][0]["AttributeName"], "PK");
+        assert_eq!(create["KeySchema"][1]["AttributeName"], "SK");
+        assert_eq!(create["GlobalSecondaryIndexes"][0]["IndexName"], "GSI1");
+        assert_eq!(
+            create["GlobalSecondaryIndexes"][0]["Projection"]["ProjectionType"],
+            "ALL"
+        );
+        assert_eq!(create["BillingMode"], "PAY_PER_REQUEST");
+        assert_eq!(
+            create["StreamSpecification"]["StreamViewType"],
+            "NEW_AND_OLD_IMAGES"
+        );
+        let ttl = ttl.expect("TTL is defined");
+        assert_eq!(ttl["TimeToLiveSpecification"]["AttributeName"], "expiresAt");
+    }
+
+    #[test]
+    fn creating_the_table_twice_keeps_the_first() {
+        let db = Database::memory().expect("engine");
+        assert!(create_table(&db, "AppTable").expect("created"));
+        assert!(!create_table(&db, "AppTable").expect("exists"));
+    }
+}
