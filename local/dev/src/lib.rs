@@ -1,8 +1,8 @@
 //! `make dev`: the HTTP API of template.yaml served on the embedded engine, each route calling
 //! the same handler code as its Lambda, through the same API Gateway (payload 2.0) event.
 
-pub mod gateway;
 pub mod routes;
+pub mod server;
 
 use lambda_http::{Body, Request, Response};
 use shared::Store;

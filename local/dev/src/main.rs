@@ -4,21 +4,11 @@
 //! Environment: STORE_HOST (127.0.0.1), DYNAMODB_PORT (8000), API_PORT (3000),
 //! STORE_DATA_FILE (.local-data/store.db), CURSOR_SECRET.
 
-use std::collections::{BTreeMap, HashMap};
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::Router;
-use axum::body::{Body as AxumBody, Bytes};
-use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, Method, StatusCode, Uri};
-use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodFilter, MethodRouter};
-use lambda_http::Body;
-use local_dev::gateway::{self, Call};
 use local_dev::routes::{self, Route};
 use local_engine::{Engine, LOCAL_CURSOR_SECRET, LOCAL_TABLE, dynoxide, seed, template};
 use shared::Store;
@@ -57,10 +47,6 @@ impl Config {
             cursor_secret: env_or("CURSOR_SECRET", LOCAL_CURSOR_SECRET),
         })
     }
-}
-
-struct App {
-    store: Store,
 }
 
 #[tokio::main]
@@ -108,9 +94,7 @@ async fn run() -> Result<(), Error> {
         )
         .into());
     }
-    let app = Arc::new(App {
-        store: Store::new(client, LOCAL_TABLE, config.cursor_secret.as_bytes()),
-    });
+    let store = Store::new(client, LOCAL_TABLE, config.cursor_secret.as_bytes());
     let api_addr = SocketAddr::new(config.host, config.api_port);
     let listener = tokio::net::TcpListener::bind(api_addr)
         .await
@@ -125,7 +109,7 @@ async fn run() -> Result<(), Error> {
         seeded,
         started,
     );
-    axum::serve(listener, router(&routes, app))
+    axum::serve(listener, local_dev::server::router(&routes, store))
         .with_graceful_shutdown(shutdown_signal())
         .await?;
     println!(
@@ -150,80 +134,6 @@ fn spawn_ttl_sweeper(db: dynoxide::Database) {
             }
         }
     });
-}
-
-fn router(routes: &[Route], app: Arc<App>) -> Router {
-    // One MethodRouter per path, since a path may carry several methods.
-    let mut by_path: BTreeMap<&str, MethodRouter<Arc<App>>> = BTreeMap::new();
-    for route in routes {
-        let Ok(method) = Method::from_bytes(route.method.as_bytes()) else {
-            continue;
-        };
-        let Ok(filter) = MethodFilter::try_from(method) else {
-            continue;
-        };
-        let r = route.clone();
-        let handler = move |state, params, query, method, uri, headers, body| {
-            serve(r, state, params, query, method, uri, headers, body)
-        };
-        let entry = by_path.remove(route.path.as_str()).unwrap_or_default();
-        by_path.insert(&route.path, entry.on(filter, handler));
-    }
-    let mut router = Router::new();
-    for (path, methods) in by_path {
-        router = router.route(path, methods.fallback(not_found));
-    }
-    router.fallback(not_found).with_state(app)
-}
-
-/// What API Gateway answers for a route it does not have.
-async fn not_found() -> Response {
-    (
-        StatusCode::NOT_FOUND,
-        [("content-type", "application/json")],
-        r#"{"message":"Not Found"}"#,
-    )
-        .into_response()
-}
-
-#[allow(clippy::too_many_arguments)]
-async fn serve(
-    route: Route,
-    State(app): State<Arc<App>>,
-    Path(params): Path<HashMap<String, String>>,
-    RawQuery(query): RawQuery,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let call = Call {
-        method: &method,
-        path: uri.path(),
-        raw_query: query.as_deref().unwrap_or_default(),
-        headers: &headers,
-        body: &body,
-    };
-    let params: BTreeMap<String, String> = params.into_iter().collect();
-    let event = gateway::event(&route, &call, &params);
-    let response = match gateway::request(&event) {
-        Ok(req) => local_dev::invoke(&route.binary, &app.store, req).await,
-        Err(err) => {
-            tracing::error!(error = %err, "event did not convert to a request");
-            None
-        }
-    };
-    let Some(response) = response else {
-        return (StatusCode::INTERNAL_SERVER_ERROR, "no handler").into_response();
-    };
-    let (parts, body) = response.into_parts();
-    let body = match body {
-        Body::Empty => AxumBody::empty(),
-        Body::Text(text) => AxumBody::from(text),
-        Body::Binary(bytes) => AxumBody::from(bytes),
-        _ => AxumBody::empty(),
-    };
-    Response::from_parts(parts, body)
 }
 
 async fn shutdown_signal() {

@@ -3,8 +3,10 @@
 //! definition, the sample data, and an SDK client that can count its requests.
 
 pub mod counter;
+pub mod gateway;
 pub mod seed;
 pub mod template;
+pub mod testing;
 
 use std::net::SocketAddr;
 

@@ -4,12 +4,11 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use axum::http::{HeaderMap, Method};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value, json};
 
-use crate::routes::Route;
+use lambda_http::http::{HeaderMap, Method};
 
 /// One request as it reached the local API.
 pub struct Call<'a> {
@@ -22,8 +21,9 @@ pub struct Call<'a> {
 
 static REQUEST_IDS: AtomicU64 = AtomicU64::new(1);
 
-/// The event API Gateway (HTTP API, payload format 2.0) would send for `call` on `route`.
-pub fn event(route: &Route, call: &Call<'_>, path_params: &BTreeMap<String, String>) -> Value {
+/// The event API Gateway (HTTP API, payload format 2.0) would send for `call` on the route
+/// `route_key` (`GET /customers/{customerId}`).
+pub fn event(route_key: &str, call: &Call<'_>, path_params: &BTreeMap<String, String>) -> Value {
     let mut headers = Map::new();
     for name in call.headers.keys() {
         let values: Vec<&str> = call
@@ -50,7 +50,7 @@ pub fn event(route: &Route, call: &Call<'_>, path_params: &BTreeMap<String, Stri
     let header = |name: &str| call.headers.get(name).and_then(|v| v.to_str().ok());
     let mut event = json!({
         "version": "2.0",
-        "routeKey": route.key(),
+        "routeKey": route_key,
         "rawPath": call.path,
         "rawQueryString": call.raw_query,
         "headers": headers,
@@ -67,7 +67,7 @@ pub fn event(route: &Route, call: &Call<'_>, path_params: &BTreeMap<String, Stri
                 "userAgent": header("user-agent").unwrap_or_default(),
             },
             "requestId": format!("local-{}", REQUEST_IDS.fetch_add(1, Ordering::Relaxed)),
-            "routeKey": route.key(),
+            "routeKey": route_key,
             "stage": "$default",
             "time": now.format("%d/%b/%Y:%H:%M:%S %z").to_string(),
             "timeEpoch": now.timestamp_millis(),

@@ -1,0 +1,269 @@
+//! GET /customers/{customerId}/orders through API Gateway events, against its own engine.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use local_engine::testing::{TestApp, from_event_file, get, parts};
+use local_engine::{LOCAL_TABLE, seed};
+use serde_json::{Value, json};
+use shared::http::dispatch;
+
+const ROUTE: &str = "GET /customers/{customerId}/orders";
+
+async fn list(app: &TestApp, customer: &str, query: &str) -> (u16, String, Value) {
+    let req = get(ROUTE, &format!("/customers/{customer}/orders"), query);
+    parts(dispatch(&app.store, req, list_customer_orders::handle).await)
+}
+
+/// Follows nextCursor to the end; returns every page's order IDs.
+async fn all_pages(app: &TestApp, customer: &str, query: &str) -> Vec<Vec<String>> {
+    let mut pages = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let q = match &cursor {
+            Some(c) => format!("{query}&cursor={c}"),
+            None => query.to_owned(),
+        };
+        let (status, _, body) = list(app, customer, &q).await;
+        assert_eq!(status, 200, "{body}");
+        pages.push(
+            body["items"]
+                .as_array()
+                .expect("items")
+                .iter()
+                .map(|o| o["orderId"].as_str().expect("orderId").to_owned())
+                .collect(),
+        );
+        match body["nextCursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return pages,
+        }
+    }
+}
+
+fn expected_newest_first(customer: &str) -> Vec<String> {
+    let mut orders: Vec<_> = seed::orders()
+        .into_iter()
+        .filter(|o| o.customer_id == customer)
+        .collect();
+    orders.sort_by(|a, b| b.placed_at.cmp(&a.placed_at));
+    orders.into_iter().map(|o| o.order_id).collect()
+}
+
+#[tokio::test]
+async fn orders_are_listed_newest_first_in_the_articles_shape() {
+    let app = TestApp::seeded().await.expect("app");
+    let (status, content_type, body) = list(&app, "c1", "limit=100").await;
+    assert_eq!((status, content_type.as_str()), (200, "application/json"));
+    let ids: Vec<_> = body["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|o| o["orderId"].as_str().expect("id").to_owned())
+        .collect();
+    assert_eq!(ids, expected_newest_first("c1"));
+    let o100 = body["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|o| o["orderId"] == "o100")
+        .expect("o100 listed");
+    assert_eq!(
+        o100,
+        &json!({"orderId": "o100", "placedAt": "2026-10-08T14:30:00Z", "status": "PLACED", "total": "39.90"})
+    );
+    assert_eq!(body["nextCursor"], Value::Null);
+}
+
+#[tokio::test]
+async fn pages_follow_each_other_without_gaps_and_the_last_has_no_cursor() {
+    let app = TestApp::seeded().await.expect("app");
+    let pages = all_pages(&app, "c1", "limit=7").await;
+    // 30 orders: 7+7+7+7+2, and no empty trailing page.
+    assert_eq!(
+        pages.iter().map(Vec::len).collect::<Vec<_>>(),
+        [7, 7, 7, 7, 2]
+    );
+    assert_eq!(pages.concat(), expected_newest_first("c1"));
+
+    // Exactly a page's worth left: the page that ends the listing has no cursor.
+    let pages = all_pages(&app, "c1", "limit=10").await;
+    assert_eq!(pages.iter().map(Vec::len).collect::<Vec<_>>(), [10, 10, 10]);
+}
+
+#[tokio::test]
+async fn the_default_page_is_25() {
+    let app = TestApp::seeded().await.expect("app");
+    let (_, _, body) = list(&app, "c1", "").await;
+    assert_eq!(body["items"].as_array().expect("items").len(), 25);
+    assert!(body["nextCursor"].is_string());
+}
+
+#[tokio::test]
+async fn each_page_costs_one_query() {
+    let app = TestApp::seeded().await.expect("app");
+    app.requests.reset();
+    let (_, _, body) = list(&app, "c1", "limit=5&from=2026-09-01T00:00:00Z").await;
+    let cursor = body["nextCursor"].as_str().expect("cursor").to_owned();
+    assert_eq!(
+        app.requests.by_operation(),
+        [("Query".to_owned(), 1)].into()
+    );
+    list(
+        &app,
+        "c1",
+        &format!("limit=5&from=2026-09-01T00:00:00Z&cursor={cursor}"),
+    )
+    .await;
+    assert_eq!(
+        app.requests.by_operation(),
+        [("Query".to_owned(), 2)].into()
+    );
+}
+
+#[tokio::test]
+async fn from_and_to_narrow_the_same_query_to_a_half_open_window() {
+    let app = TestApp::seeded().await.expect("app");
+    let from = "2026-10-01T00:00:00Z";
+    let to = "2026-10-08T14:30:00Z";
+    let (status, _, body) = list(&app, "c1", &format!("from={from}&to={to}&limit=100")).await;
+    assert_eq!(status, 200);
+    let listed: Vec<_> = body["items"].as_array().expect("items").clone();
+    let expected: Vec<_> = expected_newest_first("c1")
+        .into_iter()
+        .filter(|id| {
+            let order = seed::orders()
+                .into_iter()
+                .find(|o| &o.order_id == id)
+                .expect("order");
+            order.placed_at.as_str() >= from && order.placed_at.as_str() < to
+        })
+        .collect();
+    assert!(!expected.is_empty());
+    let ids: Vec<_> = listed
+        .iter()
+        .map(|o| o["orderId"].as_str().expect("id"))
+        .collect();
+    assert_eq!(ids, expected);
+    // o100 was placed exactly at `to`, which is excluded; from is inclusive.
+    let (_, _, body) = list(&app, "c1", &format!("from={to}&limit=100")).await;
+    let last = body["items"]
+        .as_array()
+        .expect("items")
+        .last()
+        .expect("one")
+        .clone();
+    assert_eq!(last["orderId"], "o100");
+}
+
+#[tokio::test]
+async fn a_cursor_from_another_listing_or_edited_is_a_400() {
+    let app = TestApp::seeded().await.expect("app");
+    let (_, _, body) = list(&app, "c1", "limit=2").await;
+    let cursor = body["nextCursor"].as_str().expect("cursor").to_owned();
+
+    let (status, ct, body) = list(&app, "c2", &format!("limit=2&cursor={cursor}")).await;
+    assert_eq!(
+        (status, ct.as_str()),
+        (400, "application/problem+json"),
+        "{body}"
+    );
+    let (status, _, _) = list(
+        &app,
+        "c1",
+        &format!("limit=2&cursor={cursor}&from=2026-01-01T00:00:00Z"),
+    )
+    .await;
+    assert_eq!(status, 400, "a cursor is bound to its window too");
+
+    let mut edited = cursor.clone().into_bytes();
+    let last = edited.len() - 3;
+    edited[last] = if edited[last] == b'x' { b'y' } else { b'x' };
+    let edited = String::from_utf8(edited).expect("ascii");
+    let (status, _, _) = list(&app, "c1", &format!("limit=2&cursor={edited}")).await;
+    assert_eq!(status, 400);
+    for junk in ["x", "%00", "AAAAAAAAAAAAAAAAAAAAAAAAAAAA"] {
+        let (status, _, _) = list(&app, "c1", &format!("cursor={junk}")).await;
+        assert_eq!(status, 400, "{junk}");
+    }
+}
+
+#[tokio::test]
+async fn bad_parameters_are_400_problems() {
+    let app = TestApp::seeded().await.expect("app");
+    for query in [
+        "limit=0",
+        "limit=101",
+        "limit=-1",
+        "limit=ten",
+        "from=yesterday",
+        "to=2026-13-01T00:00:00Z",
+        "from=2026-10-02T00:00:00Z&to=2026-10-01T00:00:00Z",
+    ] {
+        let (status, ct, body) = list(&app, "c1", query).await;
+        assert_eq!(
+            (status, ct.as_str()),
+            (400, "application/problem+json"),
+            "{query}: {body}"
+        );
+        assert_eq!(body["status"], 400);
+    }
+    let (status, _, _) = list(&app, "c#1", "").await;
+    assert_eq!(status, 400);
+}
+
+#[tokio::test]
+async fn a_customer_without_orders_has_an_empty_list() {
+    let app = TestApp::seeded().await.expect("app");
+    let (status, _, body) = list(&app, "c404", "").await;
+    assert_eq!(status, 200);
+    assert_eq!(body, json!({"items": [], "nextCursor": null}));
+}
+
+#[tokio::test]
+async fn pages_cut_short_by_the_1mb_limit_still_carry_on() {
+    let app = TestApp::empty().await.expect("app");
+    // 24 orders of ~100 KB each (extra attributes are allowed): one Query reads ~10 of them.
+    let padding = "p".repeat(100 * 1024);
+    let mut items = Vec::new();
+    for n in 0..24 {
+        let mut item: HashMap<String, AttributeValue> = seed::order_items(&seed::SampleOrder {
+            order_id: format!("big{n:02}"),
+            customer_id: "c9".into(),
+            placed_at: format!("2026-10-01T00:00:{n:02}Z"),
+            status: shared::ids::OrderStatus::Placed,
+            lines: vec![("sku-1".into(), 1, "1.00".into())],
+        })
+        .expect("items")
+        .remove(0);
+        item.insert("notes".into(), AttributeValue::S(padding.clone()));
+        items.push(item);
+    }
+    seed::write_all(&app.engine.client(), LOCAL_TABLE, items)
+        .await
+        .expect("written");
+    let pages = all_pages(&app, "c9", "limit=100").await;
+    assert!(
+        pages.len() >= 3,
+        "expected the 1 MB cap to split the listing: {pages:?}"
+    );
+    let all = pages.concat();
+    let expected: Vec<_> = (0..24).rev().map(|n| format!("big{n:02}")).collect();
+    assert_eq!(all, expected);
+}
+
+#[tokio::test]
+async fn the_sample_event_is_answered() {
+    let app = TestApp::seeded().await.expect("app");
+    let req = from_event_file("../../events/list-customer-orders.json").expect("event");
+    let (status, _, body) = parts(dispatch(&app.store, req, list_customer_orders::handle).await);
+    assert_eq!(status, 200);
+    let ids: Vec<_> = body["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|o| o["orderId"].as_str().expect("id").to_owned())
+        .collect();
+    assert_eq!(ids, expected_newest_first("c1")[..5]);
+    assert!(body["nextCursor"].is_string());
+}

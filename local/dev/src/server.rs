@@ -1,0 +1,93 @@
+//! The local HTTP API: one axum route per template route, each answered by its Lambda's
+//! handler through the event API Gateway would send.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::{Body as AxumBody, Bytes};
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodFilter, MethodRouter};
+use lambda_http::Body;
+use local_engine::gateway::{self, Call};
+use shared::Store;
+
+use crate::routes::Route;
+
+type App = Arc<Store>;
+
+pub fn router(routes: &[Route], store: Store) -> Router {
+    // One MethodRouter per path, since a path may carry several methods.
+    let mut by_path: BTreeMap<&str, MethodRouter<App>> = BTreeMap::new();
+    for route in routes {
+        let Ok(method) = Method::from_bytes(route.method.as_bytes()) else {
+            continue;
+        };
+        let Ok(filter) = MethodFilter::try_from(method) else {
+            continue;
+        };
+        let r = route.clone();
+        let handler = move |state, params, query, method, uri, headers, body| {
+            serve(r, state, params, query, method, uri, headers, body)
+        };
+        let entry = by_path.remove(route.path.as_str()).unwrap_or_default();
+        by_path.insert(&route.path, entry.on(filter, handler));
+    }
+    let mut router = Router::new();
+    for (path, methods) in by_path {
+        router = router.route(path, methods.fallback(not_found));
+    }
+    router.fallback(not_found).with_state(Arc::new(store))
+}
+
+/// What API Gateway answers for a route it does not have.
+async fn not_found() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        [("content-type", "application/json")],
+        r#"{"message":"Not Found"}"#,
+    )
+        .into_response()
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn serve(
+    route: Route,
+    State(store): State<App>,
+    Path(params): Path<HashMap<String, String>>,
+    RawQuery(query): RawQuery,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let call = Call {
+        method: &method,
+        path: uri.path(),
+        raw_query: query.as_deref().unwrap_or_default(),
+        headers: &headers,
+        body: &body,
+    };
+    let params: BTreeMap<String, String> = params.into_iter().collect();
+    let event = gateway::event(&route.key(), &call, &params);
+    let response = match gateway::request(&event) {
+        Ok(req) => crate::invoke(&route.binary, &store, req).await,
+        Err(err) => {
+            tracing::error!(error = %err, "event did not convert to a request");
+            None
+        }
+    };
+    let Some(response) = response else {
+        return (StatusCode::INTERNAL_SERVER_ERROR, "no handler").into_response();
+    };
+    let (parts, body) = response.into_parts();
+    let body = match body {
+        Body::Empty => AxumBody::empty(),
+        Body::Text(text) => AxumBody::from(text),
+        Body::Binary(bytes) => AxumBody::from(bytes),
+        _ => AxumBody::empty(),
+    };
+    Response::from_parts(parts, body)
+}

@@ -1,0 +1,108 @@
+//! template.yaml: each function holds only the DynamoDB permissions its access pattern uses.
+
+use std::collections::BTreeMap;
+
+use local_engine::template;
+use serde_yaml::Value;
+
+/// Every IAM action a function's policies grant, with the resources they apply to.
+fn grants(function: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for policy in function["Properties"]["Policies"]
+        .as_sequence()
+        .expect("Policies")
+    {
+        let statements = policy["Statement"]
+            .as_sequence()
+            .unwrap_or_else(|| panic!("only inline policies, no SAM policy templates: {policy:?}"));
+        for statement in statements {
+            assert_eq!(statement["Effect"].as_str(), Some("Allow"));
+            let actions = match &statement["Action"] {
+                Value::String(one) => vec![one.clone()],
+                Value::Sequence(many) => many
+                    .iter()
+                    .filter_map(|a| a.as_str().map(str::to_owned))
+                    .collect(),
+                other => panic!("Action {other:?}"),
+            };
+            let resource = serde_yaml::to_string(&statement["Resource"]).expect("resource");
+            for action in actions {
+                out.push((action, resource.trim().to_owned()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn functions_are_granted_only_the_requests_they_make() {
+    let template = template::parse().expect("template");
+    let expected: BTreeMap<&str, (&str, &str)> = [
+        (
+            "GetCustomerFunction",
+            ("dynamodb:GetItem", "!GetAtt AppTable.Arn"),
+        ),
+        (
+            "ListCustomerOrdersFunction",
+            ("dynamodb:Query", "!GetAtt AppTable.Arn"),
+        ),
+        (
+            "GetOrderItemsFunction",
+            ("dynamodb:Query", "!GetAtt AppTable.Arn"),
+        ),
+        (
+            "ListOrdersByStatusFunction",
+            ("dynamodb:Query", "!Sub ${AppTable.Arn}/index/GSI1"),
+        ),
+    ]
+    .into();
+    let resources = template["Resources"].as_mapping().expect("resources");
+    let mut seen = 0;
+    for (name, resource) in resources {
+        if resource["Type"].as_str() != Some("AWS::Serverless::Function") {
+            continue;
+        }
+        let name = name.as_str().expect("name");
+        let Some((action, arn)) = expected.get(name) else {
+            panic!("{name} has no expected permissions in this test");
+        };
+        let grants = grants(resource);
+        assert_eq!(grants, [(action.to_string(), arn.to_string())], "{name}");
+        for (action, resource) in &grants {
+            assert!(
+                !action.contains('*') && !resource.contains('*'),
+                "{name}: wildcard"
+            );
+            assert_ne!(action, "dynamodb:Scan", "{name}");
+        }
+        seen += 1;
+    }
+    assert_eq!(seen, expected.len());
+}
+
+#[test]
+fn the_table_keeps_its_data_and_streams_both_images() {
+    let template = template::parse().expect("template");
+    let table = &template["Resources"]["AppTable"];
+    assert_eq!(table["DeletionPolicy"].as_str(), Some("Retain"));
+    assert_eq!(table["UpdateReplacePolicy"].as_str(), Some("Retain"));
+    let props = &table["Properties"];
+    assert_eq!(
+        props["StreamSpecification"]["StreamViewType"].as_str(),
+        Some("NEW_AND_OLD_IMAGES")
+    );
+    assert_eq!(
+        props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"].as_bool(),
+        Some(true)
+    );
+    assert_eq!(
+        props["TimeToLiveSpecification"]["AttributeName"].as_str(),
+        Some("expiresAt")
+    );
+    let globals = &template["Globals"]["Function"];
+    assert_eq!(globals["Runtime"].as_str(), Some("provided.al2023"));
+    assert_eq!(
+        template["Parameters"]["Architecture"]["Default"].as_str(),
+        Some("arm64")
+    );
+}
