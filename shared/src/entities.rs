@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 
+use crate::AppError;
 use crate::ids::{CustomerId, OrderId, OrderStatus, Sku, Timestamp};
 use crate::keys::{self, MalformedKey};
 use crate::money::{self, Money};
@@ -39,6 +40,39 @@ fn read<T: for<'de> Deserialize<'de>>(item: Item) -> Result<T, BadItem> {
     Ok(serde_dynamo::from_item(exact_numbers(item))?)
 }
 
+/// Attributes that hold money. [`Money`] serializes as a string (serde_dynamo would otherwise
+/// need a float); these become DynamoDB numbers, as the article writes them.
+const MONEY_ATTRIBUTES: [&str; 2] = ["total", "price"];
+
+/// An item to write, from its serializable shape.
+pub fn write_item<T: Serialize>(value: &T) -> Result<Item, AppError> {
+    let mut item: Item = serde_dynamo::to_item(value).map_err(AppError::internal)?;
+    for name in MONEY_ATTRIBUTES {
+        if let Some(AttributeValue::S(text)) = item.get_mut(name) {
+            let number = std::mem::take(text);
+            item.insert(name.to_owned(), AttributeValue::N(number));
+        }
+    }
+    Ok(item)
+}
+
+/// An upper bound of an item's size as DynamoDB counts it (names plus values), for its 400 KB
+/// item and 4 MB transaction limits.
+pub fn item_size(item: &Item) -> usize {
+    item.iter()
+        .map(|(name, value)| {
+            name.len()
+                + match value {
+                    AttributeValue::S(s) | AttributeValue::N(s) => s.len() + 1,
+                    AttributeValue::Bool(_) | AttributeValue::Null(_) => 1,
+                    AttributeValue::B(b) => b.as_ref().len(),
+                    // Not written by this store; count generously.
+                    other => format!("{other:?}").len(),
+                }
+        })
+        .sum()
+}
+
 /// A customer's profile.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -46,6 +80,61 @@ pub struct Customer {
     pub customer_id: CustomerId,
     pub name: String,
     pub email: String,
+}
+
+/// The longest name accepted.
+pub const MAX_NAME_CHARS: usize = 200;
+
+impl Customer {
+    /// A customer from what a client sent: the name 1–200 characters (surrounding white space
+    /// dropped, no control characters), the email a plausible address.
+    pub fn new(customer_id: CustomerId, name: &str, email: &str) -> Result<Self, AppError> {
+        let name = name.trim();
+        let chars = name.chars().count();
+        if chars == 0 || chars > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+            return Err(AppError::invalid(format!(
+                "name must be 1-{MAX_NAME_CHARS} characters without control characters"
+            )));
+        }
+        let email = email.trim();
+        if !plausible_email(email) {
+            return Err(AppError::invalid(
+                "email must be an address such as ana@example.com",
+            ));
+        }
+        Ok(Self {
+            customer_id,
+            name: name.to_owned(),
+            email: email.to_owned(),
+        })
+    }
+}
+
+/// One `@`, a local part of 1–64 visible characters, and a domain of dot-separated labels of
+/// letters, digits and hyphens with at least two labels: what mail can actually be sent to,
+/// without pretending to implement RFC 5322.
+fn plausible_email(email: &str) -> bool {
+    let Some((local, domain)) = email.split_once('@') else {
+        return false;
+    };
+    let local_ok = (1..=64).contains(&local.len())
+        && local.chars().all(|c| {
+            c.is_ascii_graphic()
+                && !matches!(
+                    c,
+                    '@' | '(' | ')' | ',' | ':' | ';' | '<' | '>' | '[' | ']' | '\\' | '"'
+                )
+        });
+    let labels: Vec<&str> = domain.split('.').collect();
+    let domain_ok = domain.len() <= 253
+        && labels.len() >= 2
+        && labels.iter().all(|label| {
+            (1..=63).contains(&label.len())
+                && label.chars().all(|c| c.is_alphanumeric() || c == '-')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        });
+    email.len() <= 254 && local_ok && domain_ok
 }
 
 #[derive(Deserialize)]
@@ -102,8 +191,46 @@ impl Order {
     }
 }
 
+/// An order's header: what a lookup by orderId needs, in the order's own partition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrderHeader {
+    pub order_id: OrderId,
+    pub customer_id: CustomerId,
+    pub placed_at: Timestamp,
+    pub status: OrderStatus,
+    pub total: Money,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct OrderHeaderItem {
+    #[serde(rename = "PK")]
+    pk: String,
+    customer_id: CustomerId,
+    placed_at: String,
+    status: OrderStatus,
+    total: Money,
+}
+
+impl OrderHeader {
+    pub fn from_item(item: Item) -> Result<Self, BadItem> {
+        let stored: OrderHeaderItem = read(item)?;
+        let placed_at = Timestamp::parse(&stored.placed_at).map_err(|_| MalformedKey {
+            attribute: "placedAt",
+            value: stored.placed_at.clone(),
+        })?;
+        Ok(OrderHeader {
+            order_id: keys::line_item::parse_pk(&stored.pk)?,
+            customer_id: stored.customer_id,
+            placed_at,
+            status: stored.status,
+            total: stored.total,
+        })
+    }
+}
+
 /// One product line of an order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LineItem {
     pub sku: Sku,
@@ -173,6 +300,36 @@ mod tests {
         assert_eq!(line.sku.as_str(), "sku-1");
         assert_eq!(line.quantity, 2);
         assert_eq!(line.price.to_string(), "19.95");
+    }
+
+    #[test]
+    fn customers_need_a_name_and_a_plausible_email() {
+        let id = || CustomerId::parse("c1").expect("id");
+        let ok = Customer::new(id(), "  Ana Torres ", "ana@example.com").expect("valid");
+        assert_eq!(ok.name, "Ana Torres");
+        assert!(Customer::new(id(), &"n".repeat(200), "a@b.co").is_ok());
+        assert!(Customer::new(id(), "José Müller", "jose@mail.example.de").is_ok());
+        for (name, email) in [
+            ("", "ana@example.com"),
+            ("   ", "ana@example.com"),
+            (&"n".repeat(201) as &str, "ana@example.com"),
+            ("Ana\u{7}", "ana@example.com"),
+            ("Ana", ""),
+            ("Ana", "ana"),
+            ("Ana", "ana@"),
+            ("Ana", "@example.com"),
+            ("Ana", "ana@example"),
+            ("Ana", "ana@@example.com"),
+            ("Ana", "a na@example.com"),
+            ("Ana", "ana@exa mple.com"),
+            ("Ana", "ana@-example.com"),
+            ("Ana", "ana@example..com"),
+        ] {
+            assert!(
+                Customer::new(id(), name, email).is_err(),
+                "{name:?} {email:?}"
+            );
+        }
     }
 
     #[test]

@@ -4,6 +4,8 @@ use std::error::Error as StdError;
 
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 
+use crate::ids::OrderStatus;
+
 pub type BoxError = Box<dyn StdError + Send + Sync>;
 
 #[derive(Debug, thiserror::Error)]
@@ -14,6 +16,22 @@ pub enum AppError {
     /// What the request names does not exist; the message is shown to the client.
     #[error("{0}")]
     NotFound(String),
+    /// The request does not fit the resource's current state.
+    #[error("{detail}")]
+    Conflict {
+        detail: String,
+        /// The order's status now, when that is what the conflict is about.
+        current_status: Option<OrderStatus>,
+    },
+    /// Well-formed, but not acceptable: an Idempotency-Key reused with another body.
+    #[error("{0}")]
+    Unprocessable(String),
+    /// The body is larger than the endpoint accepts.
+    #[error("{0}")]
+    PayloadTooLarge(String),
+    /// The body is not JSON.
+    #[error("{0}")]
+    UnsupportedMediaType(String),
     /// DynamoDB asked us to slow down; worth retrying later.
     #[error("throttled by DynamoDB")]
     Throttled(#[source] BoxError),
@@ -31,6 +49,13 @@ impl AppError {
         AppError::NotFound(detail.into())
     }
 
+    pub fn conflict(detail: impl Into<String>, current_status: Option<OrderStatus>) -> Self {
+        AppError::Conflict {
+            detail: detail.into(),
+            current_status,
+        }
+    }
+
     pub fn internal(err: impl Into<BoxError>) -> Self {
         AppError::Internal(err.into())
     }
@@ -39,6 +64,10 @@ impl AppError {
         match self {
             AppError::Invalid(_) => 400,
             AppError::NotFound(_) => 404,
+            AppError::Conflict { .. } => 409,
+            AppError::PayloadTooLarge(_) => 413,
+            AppError::UnsupportedMediaType(_) => 415,
+            AppError::Unprocessable(_) => 422,
             AppError::Throttled(_) => 503,
             AppError::Internal(_) => 500,
         }

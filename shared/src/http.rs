@@ -6,7 +6,9 @@ use std::future::Future;
 use lambda_http::http::{HeaderValue, StatusCode, header};
 use lambda_http::{Body, Request, RequestExt, Response};
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 
+use crate::ids::OrderStatus;
 use crate::repo::PageRequest;
 use crate::{AppError, Store};
 
@@ -45,12 +47,15 @@ fn log_error(err: &AppError, method: &str, path: &str) {
 }
 
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Problem<'a> {
     #[serde(rename = "type")]
     kind: &'a str,
     title: &'a str,
     status: u16,
     detail: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    current_status: Option<OrderStatus>,
 }
 
 /// The problem document (RFC 9457) for an error. 5xx bodies say nothing internal.
@@ -63,6 +68,20 @@ pub fn problem(err: &AppError) -> Response<Body> {
             detail.as_str(),
         ),
         AppError::NotFound(_) => ("/problems/not-found", "Not found", detail.as_str()),
+        AppError::Conflict { .. } => ("/problems/conflict", "Conflict", detail.as_str()),
+        AppError::Unprocessable(_) => (
+            "/problems/idempotency-key-reused",
+            "Idempotency-Key reused",
+            detail.as_str(),
+        ),
+        AppError::PayloadTooLarge(_) => {
+            ("/problems/too-large", "Payload too large", detail.as_str())
+        }
+        AppError::UnsupportedMediaType(_) => (
+            "/problems/unsupported-media-type",
+            "Unsupported media type",
+            detail.as_str(),
+        ),
         AppError::Throttled(_) => (
             "/problems/unavailable",
             "Service unavailable",
@@ -74,11 +93,16 @@ pub fn problem(err: &AppError) -> Response<Body> {
             "The request could not be completed; the failure has been logged.",
         ),
     };
+    let current_status = match err {
+        AppError::Conflict { current_status, .. } => *current_status,
+        _ => None,
+    };
     let body = Problem {
         kind,
         title,
         status: err.status(),
         detail,
+        current_status,
     };
     let mut response = json_response(
         StatusCode::from_u16(err.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
@@ -155,4 +179,55 @@ struct ListBody<T> {
 /// The body every listing returns: `{items, nextCursor}`.
 pub fn list_response<T: Serialize>(items: Vec<T>, next_cursor: Option<String>) -> Response<Body> {
     json_response(StatusCode::OK, &ListBody { items, next_cursor })
+}
+
+/// A request header, if given and readable.
+pub fn header_value<'r>(req: &'r Request, name: &str) -> Result<Option<&'r str>, AppError> {
+    req.headers()
+        .get(name)
+        .map(|value| {
+            value
+                .to_str()
+                .map_err(|_| AppError::invalid(format!("{name} must be visible ASCII")))
+        })
+        .transpose()
+}
+
+/// The JSON body as `T`: at most `max_bytes`, JSON by content type if one is given, and
+/// nothing `T` does not name (`T` should deny unknown fields).
+pub fn json_body<T: DeserializeOwned>(req: &Request, max_bytes: usize) -> Result<T, AppError> {
+    let bytes: &[u8] = match req.body() {
+        Body::Empty => &[],
+        Body::Text(text) => text.as_bytes(),
+        Body::Binary(bytes) => bytes,
+        _ => &[],
+    };
+    if bytes.len() > max_bytes {
+        return Err(AppError::PayloadTooLarge(format!(
+            "the body may be at most {max_bytes} bytes"
+        )));
+    }
+    if let Some(content_type) = header_value(req, "content-type")? {
+        let essence = content_type.split(';').next().unwrap_or_default().trim();
+        let json = essence.eq_ignore_ascii_case("application/json")
+            || essence.to_ascii_lowercase().ends_with("+json");
+        if !json {
+            return Err(AppError::UnsupportedMediaType(
+                "the body must be application/json".into(),
+            ));
+        }
+    }
+    if bytes.is_empty() {
+        return Err(AppError::invalid("a JSON body is required"));
+    }
+    serde_json::from_slice(bytes).map_err(|err| AppError::invalid(format!("invalid body: {err}")))
+}
+
+/// A JSON response with a `Location` header, for what a request created.
+pub fn created<T: Serialize>(location: &str, body: &T) -> Response<Body> {
+    let mut response = json_response(StatusCode::CREATED, body);
+    if let Ok(value) = HeaderValue::from_str(location) {
+        response.headers_mut().insert(header::LOCATION, value);
+    }
+    response
 }

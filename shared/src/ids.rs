@@ -75,6 +75,55 @@ id_type!(
     "sku"
 );
 
+impl OrderId {
+    /// A new, time-sortable ID (a ULID): 48 bits of milliseconds since the Unix epoch and 80
+    /// random bits, in Crockford base32, so IDs made later sort after earlier ones.
+    pub fn generate(at: DateTime<Utc>) -> Result<Self, AppError> {
+        const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+        let millis = u128::try_from(at.timestamp_millis()).unwrap_or(0) & ((1 << 48) - 1);
+        let mut random = [0u8; 10];
+        getrandom::fill(&mut random).map_err(|err| AppError::internal(err.to_string()))?;
+        let bits = random
+            .iter()
+            .fold(millis, |acc, byte| (acc << 8) | u128::from(*byte));
+        let id: String = (0..26)
+            .rev()
+            .map(|i| char::from(ALPHABET[((bits >> (i * 5)) & 0x1f) as usize]))
+            .collect();
+        Ok(Self(id))
+    }
+}
+
+/// A client's `Idempotency-Key`: 1–128 characters of `[A-Za-z0-9_.:-]` (a UUID fits).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct IdempotencyKey(String);
+
+impl IdempotencyKey {
+    pub fn parse(raw: &str) -> Result<Self, AppError> {
+        let ok = (1..=128).contains(&raw.len())
+            && raw
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'));
+        if ok {
+            Ok(Self(raw.to_owned()))
+        } else {
+            Err(AppError::invalid(
+                "Idempotency-Key must be 1-128 characters of letters, digits, '_', '-', '.' or ':'",
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for IdempotencyKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// Where an order is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -100,6 +149,18 @@ impl OrderStatus {
             OrderStatus::Delivered => "DELIVERED",
             OrderStatus::Cancelled => "CANCELLED",
         }
+    }
+}
+
+impl OrderStatus {
+    /// The allowed moves: PLACED→SHIPPED→DELIVERED, and PLACED→CANCELLED.
+    pub fn can_become(self, next: OrderStatus) -> bool {
+        matches!(
+            (self, next),
+            (OrderStatus::Placed, OrderStatus::Shipped)
+                | (OrderStatus::Shipped, OrderStatus::Delivered)
+                | (OrderStatus::Placed, OrderStatus::Cancelled)
+        )
     }
 }
 
@@ -146,6 +207,11 @@ impl Timestamp {
             })
     }
 
+    /// `at`, to the second.
+    pub fn from_datetime(at: DateTime<Utc>) -> Self {
+        Self(at.trunc_subsecs(0))
+    }
+
     pub fn as_datetime(&self) -> DateTime<Utc> {
         self.0
     }
@@ -160,6 +226,13 @@ impl fmt::Display for Timestamp {
 impl Serialize for Timestamp {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Timestamp {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(d)?;
+        Self::parse(&raw).map_err(serde::de::Error::custom)
     }
 }
 
@@ -193,6 +266,43 @@ mod tests {
         }
         assert!("placed".parse::<OrderStatus>().is_err());
         assert!("".parse::<OrderStatus>().is_err());
+    }
+
+    #[test]
+    fn only_the_documented_transitions_are_allowed() {
+        use OrderStatus::*;
+        let allowed: Vec<_> = OrderStatus::ALL
+            .into_iter()
+            .flat_map(|from| OrderStatus::ALL.into_iter().map(move |to| (from, to)))
+            .filter(|(from, to)| from.can_become(*to))
+            .collect();
+        assert_eq!(
+            allowed,
+            [(Placed, Shipped), (Placed, Cancelled), (Shipped, Delivered)]
+        );
+    }
+
+    #[test]
+    fn generated_order_ids_are_valid_unique_and_sort_by_time() {
+        let early = Timestamp::parse("2026-10-08T14:30:00Z")
+            .expect("t")
+            .as_datetime();
+        let late = early + chrono::Duration::milliseconds(1);
+        let a = OrderId::generate(early).expect("id");
+        let b = OrderId::generate(early).expect("id");
+        let c = OrderId::generate(late).expect("id");
+        assert_eq!(a.as_str().len(), 26);
+        assert_eq!(OrderId::parse(a.as_str()).expect("valid"), a);
+        assert_ne!(a, b);
+        assert!(a < c && b < c);
+    }
+
+    #[test]
+    fn idempotency_keys_allow_uuids_and_refuse_separators() {
+        assert!(IdempotencyKey::parse("3f1c9a2e-6b7d-4c1e-9f00-0a1b2c3d4e5f").is_ok());
+        for bad in ["", "a#b", "a b", "a\nb", &"k".repeat(129)] {
+            assert!(IdempotencyKey::parse(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

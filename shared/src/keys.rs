@@ -5,10 +5,12 @@
 //! | customer        | `CUSTOMER#<customerId>` | `PROFILE`                       |                   |             |
 //! | order (listing) | `CUSTOMER#<customerId>` | `ORDER#<placedAt>#<orderId>`    | `STATUS#<status>` | `<placedAt>`|
 //! | order line item | `ORDER#<orderId>`       | `ITEM#<sku>`                    |                   |             |
+//! | order header    | `ORDER#<orderId>`       | `HEADER`                        |                   |             |
+//! | idempotency     | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE`             |                   |             |
 
 use std::fmt;
 
-use crate::ids::{CustomerId, OrderId, OrderStatus, Sku, Timestamp};
+use crate::ids::{CustomerId, IdempotencyKey, OrderId, OrderStatus, Sku, Timestamp};
 
 /// Attribute names of the table's and GSI1's keys.
 pub const PK: &str = "PK";
@@ -21,6 +23,7 @@ const CUSTOMER_PREFIX: &str = "CUSTOMER#";
 const ORDER_PREFIX: &str = "ORDER#";
 const ITEM_PREFIX: &str = "ITEM#";
 const STATUS_PREFIX: &str = "STATUS#";
+const IDEMPOTENCY_PREFIX: &str = "IDEMPOTENCY#";
 
 /// A stored key that does not have the shape the key design gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,6 +148,30 @@ pub mod line_item {
     }
 }
 
+/// Keys of the order header: what a lookup by orderId needs (customerId, placedAt, status,
+/// total), in the order's own partition beside its line items.
+pub mod order_header {
+    use super::*;
+
+    pub const SK: &str = "HEADER";
+
+    pub fn pk(order: &OrderId) -> String {
+        line_item::pk(order)
+    }
+}
+
+/// Keys of the record that remembers a POST's response under its `Idempotency-Key`, scoped to
+/// the customer the order is for.
+pub mod idempotency {
+    use super::*;
+
+    pub const SK: &str = "RESPONSE";
+
+    pub fn pk(customer: &CustomerId, key: &IdempotencyKey) -> String {
+        format!("{IDEMPOTENCY_PREFIX}{customer}#{key}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +223,17 @@ mod tests {
         assert_eq!(line_item::sk(&sku), "ITEM#sku-1");
         assert_eq!(line_item::parse_sk("ITEM#sku-1"), Ok(sku));
         assert_eq!(line_item::parse_pk("ORDER#o100"), Ok(o100()));
+    }
+
+    #[test]
+    fn order_header_and_idempotency_keys() {
+        assert_eq!(order_header::pk(&o100()), "ORDER#o100");
+        assert_eq!(order_header::SK, "HEADER");
+        // The header sorts before every line item of its order.
+        assert!(order_header::SK < line_item::SK_PREFIX);
+        let key = IdempotencyKey::parse("k-1").expect("valid");
+        assert_eq!(idempotency::pk(&c1(), &key), "IDEMPOTENCY#c1#k-1");
+        assert_eq!(idempotency::SK, "RESPONSE");
     }
 
     #[test]

@@ -10,7 +10,9 @@ pub mod http;
 pub mod ids;
 pub mod keys;
 pub mod money;
+pub mod orders;
 pub mod repo;
+pub mod writes;
 
 pub use error::AppError;
 pub use repo::Store;

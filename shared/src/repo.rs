@@ -83,8 +83,8 @@ impl PlacedWindow {
 /// The table and what every request needs. Built once per cold start.
 #[derive(Debug, Clone)]
 pub struct Store {
-    client: Client,
-    table: String,
+    pub(crate) client: Client,
+    pub(crate) table: String,
     cursors: CursorCodec,
 }
 
@@ -277,6 +277,6 @@ fn key_of(item: &Item, attributes: &[&str]) -> Item {
         .collect()
 }
 
-fn bad_item(err: BadItem) -> AppError {
+pub(crate) fn bad_item(err: BadItem) -> AppError {
     AppError::internal(err)
 }

@@ -8,6 +8,18 @@ use lambda_http::{Body, Request, Response};
 use shared::Store;
 use shared::http::dispatch;
 
+/// The Cargo binaries (template.yaml's `Metadata.BuildProperties.Binary`) [`invoke`] can run.
+pub const BINARIES: [&str; 8] = [
+    "get-customer",
+    "list-customer-orders",
+    "get-order-items",
+    "list-orders-by-status",
+    "put-customer",
+    "place-order",
+    "get-order",
+    "update-order-status",
+];
+
 /// Calls the handler of the Lambda built from `binary`, as its `main` would.
 pub async fn invoke(binary: &str, store: &Store, req: Request) -> Option<Response<Body>> {
     Some(match binary {
@@ -15,14 +27,15 @@ pub async fn invoke(binary: &str, store: &Store, req: Request) -> Option<Respons
         "list-customer-orders" => dispatch(store, req, list_customer_orders::handle).await,
         "get-order-items" => dispatch(store, req, get_order_items::handle).await,
         "list-orders-by-status" => dispatch(store, req, list_orders_by_status::handle).await,
+        "put-customer" => dispatch(store, req, put_customer::handle).await,
+        "place-order" => dispatch(store, req, place_order::handle).await,
+        "get-order" => dispatch(store, req, get_order::handle).await,
+        "update-order-status" => dispatch(store, req, update_order_status::handle).await,
         _ => return None,
     })
 }
 
 /// Whether [`invoke`] knows the binary.
 pub fn knows(binary: &str) -> bool {
-    matches!(
-        binary,
-        "get-customer" | "list-customer-orders" | "get-order-items" | "list-orders-by-status"
-    )
+    BINARIES.contains(&binary)
 }

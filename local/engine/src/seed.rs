@@ -2,13 +2,16 @@
 //! design and nothing more), so that serving it proves compatibility with that code.
 //!
 //! The article's own customer c1, order o100 and line item sku-1 come first; further customers
-//! and orders, generated deterministically, make paging and every status visible.
+//! and orders, generated deterministically, make paging and every status visible. Each order
+//! also gets the header this store's own API writes (which the article's queries never see),
+//! so that `GET /orders/{orderId}` and `PATCH` work on the sample orders too.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
+use shared::entities::OrderHeader;
 use shared::ids::{CustomerId, OrderId, OrderStatus, Sku, Timestamp};
 use shared::keys;
 use shared::money::{Decimal, Money};
@@ -152,6 +155,17 @@ pub fn customer_item(customer: &SampleCustomer) -> Result<Item, Error> {
     ]))
 }
 
+/// The header this store's API writes beside the line items.
+pub fn header_item(order: &SampleOrder) -> Result<Item, Error> {
+    Ok(shared::orders::header_item(&OrderHeader {
+        order_id: OrderId::parse(&order.order_id)?,
+        customer_id: CustomerId::parse(&order.customer_id)?,
+        placed_at: Timestamp::parse(&order.placed_at)?,
+        status: order.status,
+        total: order.total()?,
+    })?)
+}
+
 /// The order listing item and the line items, exactly as the article's `put_item` writes them.
 pub fn order_items(order: &SampleOrder) -> Result<Vec<Item>, Error> {
     let customer = CustomerId::parse(&order.customer_id)?;
@@ -191,6 +205,7 @@ pub fn items() -> Result<Vec<Item>, Error> {
     }
     for order in orders() {
         items.extend(order_items(&order)?);
+        items.push(header_item(&order)?);
     }
     Ok(items)
 }

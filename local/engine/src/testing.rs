@@ -42,18 +42,71 @@ impl TestApp {
 /// A GET on `route_key` (`GET /customers/{customerId}`) for `path`, with `query` as raw query
 /// string, turned into the handler's request through an API Gateway payload 2.0 event.
 pub fn get(route_key: &str, path: &str, query: &str) -> Request {
-    let template = route_key.split_once(' ').map_or(route_key, |(_, p)| p);
+    call(route_key, path, query, &[], b"")
+}
+
+/// A JSON request with `body` on `route_key` (`POST /customers/{customerId}/orders`), and
+/// `headers` besides `content-type: application/json`.
+pub fn send_json(route_key: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Request {
+    let mut all = vec![("content-type", "application/json")];
+    all.extend_from_slice(headers);
+    call(route_key, path, "", &all, body.as_bytes())
+}
+
+/// Any request on `route_key`, through an API Gateway payload 2.0 event.
+pub fn call(
+    route_key: &str,
+    path: &str,
+    query: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Request {
+    let (method, template) = route_key.split_once(' ').unwrap_or(("GET", route_key));
+    let method = Method::from_bytes(method.as_bytes()).unwrap_or(Method::GET);
     let params = path_params(template, path);
-    let headers = HeaderMap::new();
+    let mut header_map = HeaderMap::new();
+    for (name, value) in headers {
+        if let (Ok(name), Ok(value)) = (
+            lambda_http::http::HeaderName::from_bytes(name.as_bytes()),
+            lambda_http::http::HeaderValue::from_str(value),
+        ) {
+            header_map.append(name, value);
+        }
+    }
     let call = Call {
-        method: &Method::GET,
+        method: &method,
         path,
         raw_query: query,
-        headers: &headers,
-        body: &[],
+        headers: &header_map,
+        body,
     };
     let event = gateway::event(route_key, &call, &params);
     gateway::request(&event).unwrap_or_else(|err| panic!("event for {path}: {err}"))
+}
+
+/// Every item of the table (tests only: the store itself never scans).
+pub async fn all_items(
+    app: &TestApp,
+) -> Vec<std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>> {
+    let mut items = Vec::new();
+    let mut start = None;
+    loop {
+        let out = app
+            .engine
+            .client()
+            .scan()
+            .table_name(LOCAL_TABLE)
+            .consistent_read(true)
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .unwrap_or_else(|err| panic!("scan: {err:?}"));
+        items.extend(out.items.unwrap_or_default());
+        start = out.last_evaluated_key;
+        if start.is_none() {
+            return items;
+        }
+    }
 }
 
 /// The request lambda_http makes of a saved event file's JSON.
@@ -72,6 +125,15 @@ pub fn path_params(template: &str, path: &str) -> BTreeMap<String, String> {
             Some((name.to_owned(), p.to_owned()))
         })
         .collect()
+}
+
+/// A response header's value.
+pub fn header(response: &Response<Body>, name: &str) -> Option<String> {
+    response
+        .headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
 }
 
 /// Status, content type and JSON body of a response.

@@ -1,0 +1,17 @@
+//! `GET /orders/{orderId}`: the order's header and line items, in one Query on the order's
+//! partition.
+
+use lambda_http::Request;
+use lambda_http::http::StatusCode;
+use shared::http::{HttpResult, json_response, path_param};
+use shared::ids::OrderId;
+use shared::{AppError, Store};
+
+pub async fn handle(store: &Store, req: Request) -> HttpResult {
+    let id = path_param(&req, "orderId", OrderId::parse)?;
+    let order = store
+        .get_order(&id)
+        .await?
+        .ok_or_else(|| AppError::not_found(format!("order {id} does not exist")))?;
+    Ok(json_response(StatusCode::OK, &order))
+}

@@ -1,0 +1,33 @@
+//! `PUT /customers/{customerId}` `{name, email}`: creates (201) or replaces (200) a customer's
+//! profile, in one UpdateItem that keeps the order statistics the profile also holds.
+
+use lambda_http::Request;
+use lambda_http::http::StatusCode;
+use serde::Deserialize;
+use shared::Store;
+use shared::entities::Customer;
+use shared::http::{HttpResult, created, json_body, json_response, path_param};
+use shared::ids::CustomerId;
+
+const MAX_BODY_BYTES: usize = 16 * 1024;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CustomerBody {
+    name: String,
+    email: String,
+}
+
+pub async fn handle(store: &Store, req: Request) -> HttpResult {
+    let id = path_param(&req, "customerId", CustomerId::parse)?;
+    let body: CustomerBody = json_body(&req, MAX_BODY_BYTES)?;
+    let customer = Customer::new(id, &body.name, &body.email)?;
+    if store.put_customer(&customer).await? {
+        Ok(created(
+            &format!("/customers/{}", customer.customer_id),
+            &customer,
+        ))
+    } else {
+        Ok(json_response(StatusCode::OK, &customer))
+    }
+}
