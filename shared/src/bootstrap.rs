@@ -4,7 +4,10 @@ use std::convert::Infallible;
 use std::future::Future;
 
 use aws_config::BehaviorVersion;
+use aws_lambda_events::event::dynamodb::Event as StreamEvent;
+use aws_lambda_events::event::streams::DynamoDbEventResponse;
 use lambda_http::{Request, service_fn};
+use lambda_runtime::LambdaEvent;
 
 use crate::Store;
 use crate::error::BoxError;
@@ -39,5 +42,20 @@ where
     lambda_http::run(service_fn(move |req: Request| async move {
         Ok::<_, Infallible>(http::dispatch(store, req, handler).await)
     }))
+    .await
+}
+
+/// Serves DynamoDB stream batches with `handler` until the runtime stops. The handler reports
+/// what failed in its response rather than failing the whole invocation.
+pub async fn serve_stream<'a, F, Fut>(store: &'a Store, handler: F) -> Result<(), BoxError>
+where
+    F: Fn(&'a Store, StreamEvent) -> Fut + Copy + Send + 'a,
+    Fut: Future<Output = DynamoDbEventResponse> + Send + 'a,
+{
+    lambda_runtime::run(service_fn(
+        move |event: LambdaEvent<StreamEvent>| async move {
+            Ok::<_, Infallible>(handler(store, event.payload).await)
+        },
+    ))
     .await
 }

@@ -137,21 +137,48 @@ fn plausible_email(email: &str) -> bool {
     email.len() <= 254 && local_ok && domain_ok
 }
 
+/// A customer's order statistics, kept on the profile by the stream consumer. A profile the
+/// consumer has not reached yet (or one the article's code wrote) has none: zero orders.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderStats {
+    #[serde(default, deserialize_with = "money::whole_number")]
+    pub order_count: u64,
+    #[serde(default)]
+    pub total_spent: Money,
+    #[serde(default)]
+    pub last_order_at: Option<Timestamp>,
+}
+
+/// The profile as `GET /customers/{customerId}` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CustomerProfile {
+    #[serde(flatten)]
+    pub customer: Customer,
+    #[serde(flatten)]
+    pub stats: OrderStats,
+}
+
 #[derive(Deserialize)]
 struct CustomerItem {
     #[serde(rename = "PK")]
     pk: String,
     name: String,
     email: String,
+    #[serde(flatten)]
+    stats: OrderStats,
 }
 
-impl Customer {
+impl CustomerProfile {
     pub fn from_item(item: Item) -> Result<Self, BadItem> {
         let stored: CustomerItem = read(item)?;
-        Ok(Customer {
-            customer_id: keys::customer::parse_pk(&stored.pk)?,
-            name: stored.name,
-            email: stored.email,
+        Ok(CustomerProfile {
+            customer: Customer {
+                customer_id: keys::customer::parse_pk(&stored.pk)?,
+                name: stored.name,
+                email: stored.email,
+            },
+            stats: stored.stats,
         })
     }
 }
@@ -289,6 +316,30 @@ mod tests {
     }
 
     #[test]
+    fn a_profile_reads_with_or_without_statistics() {
+        let mut item = Item::from([
+            ("PK".into(), s("CUSTOMER#c1")),
+            ("SK".into(), s("PROFILE")),
+            ("name".into(), s("Ana Torres")),
+            ("email".into(), s("ana@example.com")),
+        ]);
+        let bare = CustomerProfile::from_item(item.clone()).expect("reads");
+        assert_eq!(bare.stats, OrderStats::default());
+        item.insert("orderCount".into(), n("3"));
+        item.insert("totalSpent".into(), n("79.8"));
+        item.insert("lastOrderAt".into(), s("2026-10-08T14:30:00Z"));
+        let profile = CustomerProfile::from_item(item).expect("reads");
+        assert_eq!(profile.stats.order_count, 3);
+        assert_eq!(profile.stats.total_spent.to_string(), "79.80");
+        let json = serde_json::to_value(&profile).expect("json");
+        assert_eq!(
+            json,
+            serde_json::json!({"customerId": "c1", "name": "Ana Torres", "email": "ana@example.com",
+                "orderCount": 3, "totalSpent": "79.80", "lastOrderAt": "2026-10-08T14:30:00Z"})
+        );
+    }
+
+    #[test]
     fn the_articles_line_item_reads_exactly() {
         let item = Item::from([
             ("PK".into(), s("ORDER#o100")),
@@ -342,6 +393,6 @@ mod tests {
         ]);
         assert!(LineItem::from_item(item).is_err());
         let item = Item::from([("PK".into(), s("CUSTOMER#c1")), ("name".into(), s("Ana"))]);
-        assert!(Customer::from_item(item).is_err());
+        assert!(CustomerProfile::from_item(item).is_err());
     }
 }

@@ -12,6 +12,7 @@ pub mod keys;
 pub mod money;
 pub mod orders;
 pub mod repo;
+pub mod stats;
 pub mod writes;
 
 pub use error::AppError;

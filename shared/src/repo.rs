@@ -5,7 +5,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::AppError;
 use crate::cursor::CursorCodec;
-use crate::entities::{BadItem, Customer, Item, LineItem, Order};
+use crate::entities::{BadItem, CustomerProfile, Item, LineItem, Order};
 use crate::ids::{CustomerId, OrderId, OrderStatus, Timestamp};
 use crate::keys::{self, GSI1, GSI1PK, GSI1SK, PK, SK};
 
@@ -121,7 +121,7 @@ impl Store {
     }
 
     /// Access pattern 1: a customer's profile, by GetItem.
-    pub async fn get_customer(&self, id: &CustomerId) -> Result<Option<Customer>, AppError> {
+    pub async fn get_customer(&self, id: &CustomerId) -> Result<Option<CustomerProfile>, AppError> {
         let out = self
             .client
             .get_item()
@@ -131,7 +131,7 @@ impl Store {
             .send()
             .await?;
         out.item
-            .map(Customer::from_item)
+            .map(CustomerProfile::from_item)
             .transpose()
             .map_err(bad_item)
     }

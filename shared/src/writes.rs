@@ -83,7 +83,7 @@ impl From<AppError> for StatusChangeError {
 }
 
 /// The cancellation reasons of a cancelled transaction, or the error itself as an AppError.
-fn cancellation_reasons(
+pub(crate) fn cancellation_reasons(
     err: SdkError<TransactWriteItemsError, aws_sdk_dynamodb::config::http::HttpResponse>,
 ) -> Result<Vec<CancellationReason>, AppError> {
     match err.as_service_error() {
@@ -94,7 +94,7 @@ fn cancellation_reasons(
     }
 }
 
-fn reason_code(reasons: &[CancellationReason], index: usize) -> &str {
+pub(crate) fn reason_code(reasons: &[CancellationReason], index: usize) -> &str {
     reasons
         .get(index)
         .and_then(CancellationReason::code)

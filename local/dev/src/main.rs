@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use local_dev::routes::{self, Route};
-use local_engine::{Engine, LOCAL_CURSOR_SECRET, LOCAL_TABLE, dynoxide, seed, template};
+use local_engine::{Engine, LOCAL_CURSOR_SECRET, LOCAL_TABLE, dynoxide, seed, streams, template};
 use shared::Store;
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -51,7 +51,7 @@ impl Config {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    lambda_http::tracing::init_default_subscriber();
+    init_logging();
     match run().await {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -59,6 +59,19 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Logs to stderr at RUST_LOG's level (info by default). The engine's own warning for every
+/// error response it sends is left out: cancelled transactions and failed conditions are how
+/// the store works, and each one that matters is logged by the handler that saw it.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,dynoxide=error"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false)
+        .with_writer(std::io::stderr)
+        .init();
 }
 
 async fn run() -> Result<(), Error> {
@@ -95,6 +108,7 @@ async fn run() -> Result<(), Error> {
         .into());
     }
     let store = Store::new(client, LOCAL_TABLE, config.cursor_secret.as_bytes());
+    let consumers = spawn_stream_consumers(&engine, &store, &config.data_file)?;
     let api_addr = SocketAddr::new(config.host, config.api_port);
     let listener = tokio::net::TcpListener::bind(api_addr)
         .await
@@ -105,6 +119,7 @@ async fn run() -> Result<(), Error> {
         engine.endpoint(),
         api_addr,
         &routes,
+        &consumers,
         created,
         seeded,
         started,
@@ -117,6 +132,54 @@ async fn run() -> Result<(), Error> {
         config.data_file.display()
     );
     engine.stop().await
+}
+
+/// Drives template.yaml's stream consumers from the engine's stream, as Lambda's event source
+/// mapping would: a poll every 250 ms, resuming after restarts from a checkpoint file.
+fn spawn_stream_consumers(
+    engine: &Engine,
+    store: &Store,
+    data_file: &std::path::Path,
+) -> Result<Vec<String>, Error> {
+    let mut names = Vec::new();
+    for consumer in streams::consumers(&template::parse()?)? {
+        if consumer.binary != "order-stats" {
+            return Err(format!(
+                "template.yaml's stream consumer {} is not known to store-local",
+                consumer.binary
+            )
+            .into());
+        }
+        names.push(format!(
+            "{} (batches of {}, {} retries)",
+            consumer.binary, consumer.batch_size, consumer.max_retries
+        ));
+        let checkpoint = data_file.with_extension(format!("{}.checkpoint.json", consumer.binary));
+        let mut source = streams::StreamSource::open(
+            engine.database(),
+            LOCAL_TABLE,
+            consumer,
+            Some(checkpoint),
+        )?;
+        let store = store.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_millis(250));
+            loop {
+                tick.tick().await;
+                match source
+                    .drain(|event| order_stats::handle(&store, event))
+                    .await
+                {
+                    Ok(drained) if drained.records > 0 => {
+                        tracing::debug!(?drained, "stream delivered")
+                    }
+                    Ok(_) => {}
+                    Err(err) => tracing::warn!(error = %err, "stream poll failed"),
+                }
+            }
+        });
+    }
+    Ok(names)
 }
 
 /// The engine expires TTL items only when asked to.
@@ -157,11 +220,13 @@ async fn shutdown_signal() {
     let _ = ctrl_c.await;
 }
 
+#[allow(clippy::too_many_arguments)]
 fn print_banner(
     config: &Config,
     dynamodb: &str,
     api: SocketAddr,
     routes: &[Route],
+    consumers: &[String],
     created: bool,
     seeded: bool,
     started: Instant,
@@ -185,11 +250,20 @@ fn print_banner(
             route.method, route.path, route.binary
         );
     }
+    for consumer in consumers {
+        println!("  stream consumer  {consumer}");
+    }
     println!("Try:");
     println!("  curl -s http://{api}/customers/c1");
     println!("  curl -s 'http://{api}/customers/c1/orders?limit=5'");
     println!("  curl -s http://{api}/orders/o100/items");
     println!("  curl -s 'http://{api}/orders?status=PLACED&limit=3'");
+    println!(
+        "  curl -s -X POST http://{api}/customers/c1/orders -H 'content-type: application/json' \\\n      -d '{{\"items\":[{{\"sku\":\"sku-1\",\"quantity\":1,\"price\":\"19.95\"}}]}}'"
+    );
+    println!(
+        "  curl -s -X PATCH http://{api}/orders/o100 -H 'content-type: application/json' -d '{{\"status\":\"SHIPPED\"}}'"
+    );
     println!(
         "  aws dynamodb scan --table-name {LOCAL_TABLE} --endpoint-url {dynamodb} --max-items 3"
     );

@@ -80,12 +80,18 @@ mod tests {
             keys,
             [
                 ("GET /customers/{customerId}".to_owned(), "get-customer"),
-                ("GET /customers/{customerId}/orders".to_owned(), "list-customer-orders"),
+                (
+                    "GET /customers/{customerId}/orders".to_owned(),
+                    "list-customer-orders"
+                ),
                 ("GET /orders".to_owned(), "list-orders-by-status"),
                 ("GET /orders/{orderId}".to_owned(), "get-order"),
                 ("GET /orders/{orderId}/items".to_owned(), "get-order-items"),
                 ("PATCH /orders/{orderId}".to_owned(), "update-order-status"),
-                ("POST /customers/{customerId}/orders".to_owned(), "place-order"),
+                (
+                    "POST /customers/{customerId}/orders".to_owned(),
+                    "place-order"
+                ),
                 ("PUT /customers/{customerId}".to_owned(), "put-customer"),
             ]
         );

@@ -5,13 +5,31 @@ use std::collections::BTreeMap;
 use local_engine::template;
 use serde_yaml::Value;
 
-/// Every IAM action a function's policies grant, with the resources they apply to.
-fn grants(function: &Value) -> Vec<(String, String)> {
+/// Every IAM action a function's policies grant, with the resources they apply to: its
+/// inline `Policies`, or those of the role it names.
+fn grants(template: &Value, function: &Value) -> Vec<(String, String)> {
+    let documents: Vec<Value> = match &function["Properties"]["Role"] {
+        Value::Null => function["Properties"]["Policies"]
+            .as_sequence()
+            .expect("Policies")
+            .clone(),
+        role => {
+            let role = serde_yaml::to_string(role).expect("role");
+            let name = role
+                .trim()
+                .trim_start_matches("!GetAtt ")
+                .trim_end_matches(".Arn")
+                .to_owned();
+            template["Resources"][name.as_str()]["Properties"]["Policies"]
+                .as_sequence()
+                .expect("role policies")
+                .iter()
+                .map(|p| p["PolicyDocument"].clone())
+                .collect()
+        }
+    };
     let mut out = Vec::new();
-    for policy in function["Properties"]["Policies"]
-        .as_sequence()
-        .expect("Policies")
-    {
+    for policy in &documents {
         let statements = policy["Statement"]
             .as_sequence()
             .unwrap_or_else(|| panic!("only inline policies, no SAM policy templates: {policy:?}"));
@@ -38,6 +56,7 @@ fn grants(function: &Value) -> Vec<(String, String)> {
 fn functions_are_granted_only_the_requests_they_make() {
     let template = template::parse().expect("template");
     const TABLE: &str = "!GetAtt AppTable.Arn";
+    const STREAM: &str = "!GetAtt AppTable.StreamArn";
     let expected: BTreeMap<&str, Vec<(&str, &str)>> = [
         ("GetCustomerFunction", vec![("dynamodb:GetItem", TABLE)]),
         (
@@ -63,6 +82,20 @@ fn functions_are_granted_only_the_requests_they_make() {
             "UpdateOrderStatusFunction",
             vec![("dynamodb:GetItem", TABLE), ("dynamodb:UpdateItem", TABLE)],
         ),
+        (
+            "OrderStatsFunction",
+            vec![
+                ("dynamodb:DescribeStream", STREAM),
+                ("dynamodb:GetRecords", STREAM),
+                ("dynamodb:GetShardIterator", STREAM),
+                ("dynamodb:ListStreams", STREAM),
+                ("dynamodb:UpdateItem", TABLE),
+                ("dynamodb:PutItem", TABLE),
+                ("sqs:SendMessage", "!GetAtt OrderStatsFailureQueue.Arn"),
+                ("logs:CreateLogStream", "!GetAtt OrderStatsLogGroup.Arn"),
+                ("logs:PutLogEvents", "!GetAtt OrderStatsLogGroup.Arn"),
+            ],
+        ),
     ]
     .into();
     let resources = template["Resources"].as_mapping().expect("resources");
@@ -75,7 +108,7 @@ fn functions_are_granted_only_the_requests_they_make() {
         let Some(want) = expected.get(name) else {
             panic!("{name} has no expected permissions in this test");
         };
-        let grants = grants(resource);
+        let grants = grants(&template, resource);
         let want: Vec<(String, String)> = want
             .iter()
             .map(|(a, r)| (a.to_string(), r.to_string()))
@@ -117,5 +150,34 @@ fn the_table_keeps_its_data_and_streams_both_images() {
     assert_eq!(
         template["Parameters"]["Architecture"]["Default"].as_str(),
         Some("arm64")
+    );
+}
+
+#[test]
+fn the_stream_consumer_reports_partial_failures_and_keeps_what_it_gives_up_on() {
+    let template = template::parse().expect("template");
+    let events = &template["Resources"]["OrderStatsFunction"]["Properties"]["Events"];
+    let stream = &events["Stream"]["Properties"];
+    assert_eq!(
+        stream["FunctionResponseTypes"][0].as_str(),
+        Some("ReportBatchItemFailures")
+    );
+    assert_eq!(stream["BisectBatchOnFunctionError"].as_bool(), Some(true));
+    assert!(stream["MaximumRetryAttempts"].as_u64().is_some());
+    let max_age = stream["MaximumRecordAgeInSeconds"]
+        .as_u64()
+        .expect("max age");
+    assert!(
+        max_age < shared::stats::MARKER_TTL_SECONDS,
+        "markers outlive every redelivery"
+    );
+    assert_eq!(
+        stream["DestinationConfig"]["OnFailure"]["Type"].as_str(),
+        Some("SQS")
+    );
+    assert!(
+        stream["FilterCriteria"]["Filters"][0]["Pattern"]
+            .as_str()
+            .is_some()
     );
 }

@@ -5,6 +5,7 @@
 pub mod counter;
 pub mod gateway;
 pub mod seed;
+pub mod streams;
 pub mod template;
 pub mod testing;
 

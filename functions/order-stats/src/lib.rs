@@ -1,0 +1,84 @@
+//! The stream consumer: keeps each customer's `orderCount`, `totalSpent` and `lastOrderAt`
+//! exact under at-least-once delivery, reporting partial batch failures.
+//!
+//! Records are read in order up to the first unreadable one. The readable ones are grouped by
+//! customer (each customer's records kept in order) and written in as few transactions as fit:
+//! one profile update per customer plus one marker per record. Every record from the first
+//! that failed onwards is reported, so Lambda retries from there; the markers make the retried
+//! records that did land count once.
+
+use aws_lambda_events::event::dynamodb::{Event, EventRecord};
+use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
+use shared::Store;
+use shared::stats::{CustomerRecords, Pending, RecordEffect, describe_keys, pack, record_effect};
+
+/// Readable records grouped by customer, and the position of the first unreadable one.
+fn read_batch(records: &[EventRecord]) -> (Vec<CustomerRecords>, usize) {
+    let mut groups: Vec<CustomerRecords> = Vec::new();
+    for (position, record) in records.iter().enumerate() {
+        match record_effect(record) {
+            Ok(RecordEffect::Ignored) => {}
+            Ok(RecordEffect::Counts { customer, delta }) => {
+                let pending = Pending {
+                    position,
+                    event_id: record.event_id.clone(),
+                    delta,
+                };
+                match groups.iter_mut().find(|g| g.customer == customer) {
+                    Some(group) => group.records.push(pending),
+                    None => groups.push(CustomerRecords {
+                        customer,
+                        records: vec![pending],
+                    }),
+                }
+            }
+            Err(poison) => {
+                tracing::error!(
+                    error = %poison,
+                    event_id = %record.event_id,
+                    sequence_number = record.change.sequence_number.as_deref().unwrap_or("?"),
+                    "unreadable stream record; it and the records after it are reported as failed"
+                );
+                return (groups, position);
+            }
+        }
+    }
+    (groups, records.len())
+}
+
+pub async fn handle(store: &Store, event: Event) -> DynamoDbEventResponse {
+    let records = &event.records;
+    let (groups, unreadable) = read_batch(records);
+    let mut first_failed = unreadable;
+    for part in pack(groups) {
+        match store.apply_stats(&part).await {
+            Ok(applied) => tracing::debug!(?applied, "statistics applied"),
+            Err(err) => {
+                let first = part
+                    .iter()
+                    .flat_map(|g| g.records.first())
+                    .map(|r| r.position)
+                    .min()
+                    .unwrap_or(0);
+                tracing::error!(error = ?err, first_position = first, "statistics not applied; reporting from this record on");
+                first_failed = first_failed.min(first);
+                break;
+            }
+        }
+    }
+    let mut response = DynamoDbEventResponse::default();
+    for record in &records[first_failed.min(records.len())..] {
+        match &record.change.sequence_number {
+            Some(sequence) => {
+                let mut failure = DynamoDbBatchItemFailure::default();
+                failure.item_identifier = Some(sequence.clone());
+                response.batch_item_failures.push(failure);
+            }
+            None => tracing::error!(
+                keys = %describe_keys(&record.change.keys.clone().into()),
+                "a failed record has no sequence number to report"
+            ),
+        }
+    }
+    response
+}
