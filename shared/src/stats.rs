@@ -16,7 +16,7 @@ use crate::entities::{Item, Order};
 use crate::ids::{CustomerId, OrderStatus, Timestamp};
 use crate::keys::{self, PK, SK};
 use crate::money::Decimal;
-use crate::writes::{cancellation_reasons, reason_code};
+use crate::writes::reason_code;
 use crate::{AppError, Store};
 
 /// A marker outlives every redelivery: the stream keeps records 24 hours, and the event source
@@ -262,17 +262,10 @@ impl Store {
             if actions.is_empty() {
                 return Ok(outcome);
             }
-            let result = self
-                .client
-                .transact_write_items()
-                .set_transact_items(Some(actions))
-                .send()
-                .await;
-            let Err(err) = result else {
+            let Some(reasons) = self.transact(actions).await? else {
                 outcome.applied += pending.iter().map(Vec::len).sum::<usize>();
                 return Ok(outcome);
             };
-            let reasons = cancellation_reasons(err)?;
             let mut applied_before: Vec<(usize, usize)> = Vec::new();
             let mut conflicted = false;
             let mut unexpected = None;

@@ -83,7 +83,7 @@ impl From<AppError> for StatusChangeError {
 }
 
 /// The cancellation reasons of a cancelled transaction, or the error itself as an AppError.
-pub(crate) fn cancellation_reasons(
+fn cancellation_reasons(
     err: SdkError<TransactWriteItemsError, aws_sdk_dynamodb::config::http::HttpResponse>,
 ) -> Result<Vec<CancellationReason>, AppError> {
     match err.as_service_error() {
@@ -102,6 +102,24 @@ pub(crate) fn reason_code(reasons: &[CancellationReason], index: usize) -> &str 
 }
 
 impl Store {
+    /// Sends one TransactWriteItems: `None` when it committed, its cancellation reasons (one
+    /// per action, in order) when it was cancelled.
+    pub(crate) async fn transact(
+        &self,
+        actions: Vec<TransactWriteItem>,
+    ) -> Result<Option<Vec<CancellationReason>>, AppError> {
+        match self
+            .client
+            .transact_write_items()
+            .set_transact_items(Some(actions))
+            .send()
+            .await
+        {
+            Ok(_) => Ok(None),
+            Err(err) => cancellation_reasons(err).map(Some),
+        }
+    }
+
     /// Creates or replaces a customer's name and email, keeping whatever else the profile holds
     /// (its order statistics). One UpdateItem; `true` when the customer is new.
     pub async fn put_customer(&self, customer: &Customer) -> Result<bool, AppError> {
@@ -236,16 +254,9 @@ impl Store {
                     .build(),
             );
         }
-        let result = self
-            .client
-            .transact_write_items()
-            .set_transact_items(Some(actions))
-            .send()
-            .await;
-        let Err(err) = result else {
+        let Some(reasons) = self.transact(actions).await? else {
             return Ok(());
         };
-        let reasons = cancellation_reasons(err)?;
         if reason_code(&reasons, 0) == "ConditionalCheckFailed" {
             return Err(PlaceOrderError::CustomerNotFound);
         }
@@ -359,25 +370,17 @@ impl Store {
             "SET #status = :next, GSI1PK = :gsi1pk",
         )
         .expression_attribute_values(":gsi1pk", s(keys::order_listing::gsi1pk(next)));
-        let result = self
-            .client
-            .transact_write_items()
-            .transact_items(
-                TransactWriteItem::builder()
-                    .update(built(header_update.build())?)
-                    .build(),
-            )
-            .transact_items(
-                TransactWriteItem::builder()
-                    .update(built(listing_update.build())?)
-                    .build(),
-            )
-            .send()
-            .await;
-        let Err(err) = result else {
+        let actions = vec![
+            TransactWriteItem::builder()
+                .update(built(header_update.build())?)
+                .build(),
+            TransactWriteItem::builder()
+                .update(built(listing_update.build())?)
+                .build(),
+        ];
+        let Some(reasons) = self.transact(actions).await? else {
             return Ok(());
         };
-        let reasons = cancellation_reasons(err)?;
         match (reason_code(&reasons, 0), reason_code(&reasons, 1)) {
             ("ConditionalCheckFailed", _) => {
                 let current = reasons[0]
