@@ -4,6 +4,8 @@ use std::convert::Infallible;
 use std::future::Future;
 
 use aws_config::BehaviorVersion;
+use aws_sdk_dynamodb::config::SharedHttpClient;
+use aws_smithy_http_client::tls;
 use aws_lambda_events::event::dynamodb::Event as StreamEvent;
 use aws_lambda_events::event::streams::DynamoDbEventResponse;
 use lambda_http::{Request, service_fn};
@@ -12,6 +14,14 @@ use lambda_runtime::LambdaEvent;
 use crate::Store;
 use crate::error::BoxError;
 use crate::http::{self, HttpResult};
+
+/// The SDK's HTTP client: hyper with rustls on ring, trusting the system's roots. (http:// works
+/// too, for a local engine.)
+pub fn http_client() -> SharedHttpClient {
+    aws_smithy_http_client::Builder::new()
+        .tls_provider(tls::Provider::Rustls(tls::rustls_provider::CryptoMode::Ring))
+        .build_https()
+}
 
 /// Reads a required environment variable.
 fn required_env(name: &str) -> Result<String, BoxError> {
@@ -28,7 +38,10 @@ pub async fn init() -> Result<Store, BoxError> {
     lambda_http::tracing::init_default_subscriber();
     let table = required_env("TABLE_NAME")?;
     let secret = required_env("CURSOR_SECRET")?;
-    let config = aws_config::load_defaults(BehaviorVersion::latest()).await;
+    let config = aws_config::defaults(BehaviorVersion::latest())
+        .http_client(http_client())
+        .load()
+        .await;
     let client = aws_sdk_dynamodb::Client::new(&config);
     Ok(Store::new(client, table, secret.as_bytes()))
 }
