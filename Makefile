@@ -5,7 +5,10 @@ TOOLS := $(VENV)/.installed
 export SAM_CLI_TELEMETRY := 0
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: help dev test lint build deploy tools clean
+BENCH_VENV := .venv-bench
+READ_FUNCTIONS := get-customer list-customer-orders get-order-items list-orders-by-status
+
+.PHONY: help dev test lint build deploy bench tools clean
 
 help:
 	@echo "make dev     run the store locally: DynamoDB engine on 127.0.0.1:8000, HTTP API on 127.0.0.1:3000"
@@ -13,6 +16,7 @@ help:
 	@echo "make lint    rustfmt and clippy, as CI runs them"
 	@echo "make build   sam build (release binaries for Lambda, arm64 by default)"
 	@echo "make deploy  sam build, then sam deploy (first time: sam deploy --guided)"
+	@echo "make bench   release Lambdas vs the article's boto3 code: cold start, latency, memory, size"
 
 dev:
 	cargo run --locked -p local-dev --bin store-local
@@ -31,6 +35,20 @@ build: $(TOOLS)
 
 deploy: build
 	sam deploy
+
+# Cold start, warm latency, RSS and request counts of the release binaries (built for this
+# machine), the Python peer beside them, and the stripped sizes of the Lambda builds.
+bench: $(TOOLS) $(BENCH_VENV)/.installed
+	cargo build --release --locked $(addprefix -p ,$(READ_FUNCTIONS)) -p store-bench
+	cargo lambda build --release --arm64 --lambda-dir target/lambda-arm64 $(addprefix --bin ,$(READ_FUNCTIONS))
+	cargo lambda build --release --x86-64 --lambda-dir target/lambda-x86_64 $(addprefix --bin ,$(READ_FUNCTIONS))
+	target/release/store-bench --bin-dir target/release --python $(BENCH_VENV)/bin/python \
+		--size-dir-arm64 target/lambda-arm64 --size-dir-x86-64 target/lambda-x86_64
+
+$(BENCH_VENV)/.installed: bench/python/requirements.txt
+	python3 -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install --quiet --disable-pip-version-check -r bench/python/requirements.txt
+	touch $@
 
 tools: $(TOOLS)
 

@@ -4,10 +4,10 @@ use std::convert::Infallible;
 use std::future::Future;
 
 use aws_config::BehaviorVersion;
-use aws_sdk_dynamodb::config::SharedHttpClient;
-use aws_smithy_http_client::tls;
 use aws_lambda_events::event::dynamodb::Event as StreamEvent;
 use aws_lambda_events::event::streams::DynamoDbEventResponse;
+use aws_sdk_dynamodb::config::SharedHttpClient;
+use aws_smithy_http_client::tls;
 use lambda_http::{Request, service_fn};
 use lambda_runtime::LambdaEvent;
 
@@ -19,7 +19,9 @@ use crate::http::{self, HttpResult};
 /// too, for a local engine.)
 pub fn http_client() -> SharedHttpClient {
     aws_smithy_http_client::Builder::new()
-        .tls_provider(tls::Provider::Rustls(tls::rustls_provider::CryptoMode::Ring))
+        .tls_provider(tls::Provider::Rustls(
+            tls::rustls_provider::CryptoMode::Ring,
+        ))
         .build_https()
 }
 

@@ -120,11 +120,12 @@ pub fn problem(err: &AppError) -> Response<Body> {
     response
 }
 
-/// A JSON response. Serializing our own response types cannot fail; if it ever did, the client
-/// gets an empty 500 rather than a panic.
+/// A JSON response, as text: a binary body would reach API Gateway base64-encoded. Serializing
+/// our own response types cannot fail; if it ever did, the client gets an empty 500 rather
+/// than a panic.
 pub fn json_response<T: Serialize>(status: StatusCode, body: &T) -> Response<Body> {
-    let (status, body) = match serde_json::to_vec(body) {
-        Ok(bytes) => (status, Body::from(bytes)),
+    let (status, body) = match serde_json::to_string(body) {
+        Ok(text) => (status, Body::Text(text)),
         Err(err) => {
             tracing::error!(error = %err, "response did not serialize");
             (StatusCode::INTERNAL_SERVER_ERROR, Body::Empty)
@@ -230,4 +231,21 @@ pub fn created<T: Serialize>(location: &str, body: &T) -> Response<Body> {
         response.headers_mut().insert(header::LOCATION, value);
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_goes_out_as_text_so_api_gateway_does_not_base64_it() {
+        let response = json_response(StatusCode::OK, &serde_json::json!({"a": 1}));
+        assert!(matches!(response.body(), Body::Text(text) if text == r#"{"a":1}"#));
+        let problem = problem(&AppError::not_found("no such order"));
+        assert!(matches!(problem.body(), Body::Text(_)));
+        assert_eq!(
+            problem.headers()[header::CONTENT_TYPE],
+            "application/problem+json"
+        );
+    }
 }

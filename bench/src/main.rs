@@ -1,0 +1,410 @@
+//! `make bench`: the release Lambdas measured beside the article's boto3 code, on one embedded
+//! engine, in one run. Prints one table; the method is in the README.
+//!
+//! Usage: store-bench --bin-dir DIR [--python PATH] [--runs N] [--warm N]
+//!                    [--size-dir-arm64 DIR] [--size-dir-x86-64 DIR]
+
+mod runtime_api;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use lambda_http::{Body, Request, Response};
+use local_engine::testing::TestApp;
+use local_engine::{LOCAL_CURSOR_SECRET, LOCAL_TABLE};
+use runtime_api::{Error, RuntimeApi};
+use shared::http::dispatch;
+use shared::{AppError, Store};
+use tokio::process::Command;
+
+struct Pattern {
+    binary: &'static str,
+    python: &'static str,
+    event: &'static str,
+}
+
+const PATTERNS: [Pattern; 4] = [
+    Pattern {
+        binary: "get-customer",
+        python: "get_customer",
+        event: "get-customer.json",
+    },
+    Pattern {
+        binary: "list-customer-orders",
+        python: "list_customer_orders",
+        event: "list-customer-orders.json",
+    },
+    Pattern {
+        binary: "get-order-items",
+        python: "get_order_items",
+        event: "get-order-items.json",
+    },
+    Pattern {
+        binary: "list-orders-by-status",
+        python: "list_orders_by_status",
+        event: "list-orders-by-status.json",
+    },
+];
+
+struct Options {
+    bin_dir: PathBuf,
+    python: Option<PathBuf>,
+    runs: usize,
+    warm: usize,
+    size_dirs: Vec<(&'static str, PathBuf)>,
+}
+
+fn options() -> Result<Options, Error> {
+    let mut args = std::env::args().skip(1);
+    let mut o = Options {
+        bin_dir: PathBuf::from("target/release"),
+        python: None,
+        runs: 10,
+        warm: 200,
+        size_dirs: Vec::new(),
+    };
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--bin-dir" => o.bin_dir = value()?.into(),
+            "--python" => o.python = Some(value()?.into()),
+            "--runs" => o.runs = value()?.parse()?,
+            "--warm" => o.warm = value()?.parse()?,
+            "--size-dir-arm64" => o.size_dirs.push(("arm64", value()?.into())),
+            "--size-dir-x86-64" => o.size_dirs.push(("x86_64", value()?.into())),
+            other => return Err(format!("unknown option {other}").into()),
+        }
+    }
+    Ok(o)
+}
+
+/// One process's life: init, first response, warm latencies, peak RSS.
+struct ProcessRun {
+    init: Duration,
+    first_response: Duration,
+    warm: Vec<Duration>,
+    peak_rss_kib: u64,
+}
+
+fn peak_rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Starts `command` against a fresh Runtime API with `event` already waiting (as on a cold
+/// start), then sends `warm` more events one after another.
+async fn run_process(
+    mut command: Command,
+    event: &Bytes,
+    warm: usize,
+) -> Result<ProcessRun, Error> {
+    let api = RuntimeApi::start().await?;
+    command
+        .env("AWS_LAMBDA_RUNTIME_API", api.addr.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    let first = api.invoke(event.clone());
+    let started = Instant::now();
+    let mut child = command.spawn()?;
+    let reply = tokio::time::timeout(Duration::from_secs(30), first).await??;
+    if !reply.ok {
+        return Err(format!(
+            "the function failed: {}",
+            String::from_utf8_lossy(&reply.body)
+        )
+        .into());
+    }
+    let first_response = reply.at - started;
+    let init = api.ready_at().map_or(first_response, |at| at - started);
+    let mut latencies = Vec::with_capacity(warm);
+    for _ in 0..warm {
+        let sent = Instant::now();
+        let reply = api.invoke(event.clone()).await?;
+        latencies.push(reply.at - sent);
+    }
+    let peak = child.id().map_or(0, peak_rss_kib);
+    child.kill().await?;
+    Ok(ProcessRun {
+        init,
+        first_response,
+        warm: latencies,
+        peak_rss_kib: peak,
+    })
+}
+
+fn lambda_env(command: &mut Command, function: &str, endpoint: &str, home: &Path) {
+    command
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("AWS_LAMBDA_FUNCTION_NAME", function)
+        .env("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST")
+        .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128")
+        .env(
+            "AWS_LAMBDA_LOG_GROUP_NAME",
+            format!("/aws/lambda/{function}"),
+        )
+        .env("AWS_LAMBDA_LOG_STREAM_NAME", "bench")
+        .env("AWS_LAMBDA_LOG_FORMAT", "JSON")
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_DEFAULT_REGION", "us-east-1")
+        .env("AWS_ACCESS_KEY_ID", "local")
+        .env("AWS_SECRET_ACCESS_KEY", "local")
+        .env("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
+        .env("TABLE_NAME", LOCAL_TABLE)
+        .env("CURSOR_SECRET", LOCAL_CURSOR_SECRET);
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
+    sorted[rank.min(sorted.len() - 1)]
+}
+
+fn median(mut values: Vec<Duration>) -> Duration {
+    values.sort();
+    percentile(&values, 50.0)
+}
+
+/// Cold starts `runs` times; the medians, the warm latencies of every run, the largest RSS.
+async fn measure(
+    runs: usize,
+    warm: usize,
+    event: &Bytes,
+    make: impl Fn() -> Command,
+) -> Result<(Duration, Duration, Vec<Duration>, u64), Error> {
+    let mut inits = Vec::new();
+    let mut firsts = Vec::new();
+    let mut warms = Vec::new();
+    let mut rss = 0;
+    for _ in 0..runs {
+        let run = run_process(make(), event, warm).await?;
+        inits.push(run.init);
+        firsts.push(run.first_response);
+        warms.extend(run.warm);
+        rss = rss.max(run.peak_rss_kib);
+    }
+    warms.sort();
+    Ok((median(inits), median(firsts), warms, rss))
+}
+
+/// The one SDK request each pattern is, sent alone: the floor for the handler's latency.
+async fn raw_request(store: &Store, binary: &str) -> Result<(), AppError> {
+    let client = store.client();
+    let s = |v: &str| aws_sdk_dynamodb::types::AttributeValue::S(v.to_owned());
+    match binary {
+        "get-customer" => {
+            client
+                .get_item()
+                .table_name(store.table())
+                .key("PK", s("CUSTOMER#c1"))
+                .key("SK", s("PROFILE"))
+                .send()
+                .await?;
+        }
+        "list-customer-orders" => {
+            client
+                .query()
+                .table_name(store.table())
+                .key_condition_expression("#pk = :pk AND #sk BETWEEN :lo AND :hi")
+                .expression_attribute_names("#pk", "PK")
+                .expression_attribute_names("#sk", "SK")
+                .expression_attribute_values(":pk", s("CUSTOMER#c1"))
+                .expression_attribute_values(":lo", s("ORDER#"))
+                .expression_attribute_values(":hi", s("ORDER$"))
+                .scan_index_forward(false)
+                .limit(6)
+                .send()
+                .await?;
+        }
+        "get-order-items" => {
+            client
+                .query()
+                .table_name(store.table())
+                .key_condition_expression("#pk = :pk AND begins_with(#sk, :prefix)")
+                .expression_attribute_names("#pk", "PK")
+                .expression_attribute_names("#sk", "SK")
+                .expression_attribute_values(":pk", s("ORDER#o100"))
+                .expression_attribute_values(":prefix", s("ITEM#"))
+                .limit(26)
+                .send()
+                .await?;
+        }
+        _ => {
+            client
+                .query()
+                .table_name(store.table())
+                .index_name("GSI1")
+                .key_condition_expression("#pk = :pk")
+                .expression_attribute_names("#pk", "GSI1PK")
+                .expression_attribute_values(":pk", s("STATUS#PLACED"))
+                .limit(11)
+                .send()
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+async fn handler(store: &Store, binary: &str, req: Request) -> Response<Body> {
+    match binary {
+        "get-customer" => dispatch(store, req, get_customer::handle).await,
+        "list-customer-orders" => dispatch(store, req, list_customer_orders::handle).await,
+        "get-order-items" => dispatch(store, req, get_order_items::handle).await,
+        _ => dispatch(store, req, list_orders_by_status::handle).await,
+    }
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2}", d.as_secs_f64() * 1000.0)
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> Result<(), Error> {
+    let o = options()?;
+    let app = TestApp::seeded().await?;
+    let endpoint = app.engine.endpoint().to_owned();
+    let home = std::env::temp_dir().join("store-bench-home");
+    std::fs::create_dir_all(&home)?;
+    let events = Path::new(env!("CARGO_MANIFEST_DIR")).join("../events");
+    let python_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("python");
+
+    let mut rows = Vec::new();
+    for p in &PATTERNS {
+        let event = Bytes::from(std::fs::read(events.join(p.event))?);
+        let binary = o.bin_dir.join(p.binary);
+        let (init, first, warm, rss) = measure(o.runs, o.warm, &event, || {
+            let mut c = Command::new(&binary);
+            lambda_env(&mut c, p.binary, &endpoint, &home);
+            c
+        })
+        .await
+        .map_err(|e| format!("{}: {e}", p.binary))?;
+
+        let python = match &o.python {
+            Some(python) => Some(
+                measure(o.runs, o.warm, &event, || {
+                    let mut c = Command::new(python);
+                    lambda_env(&mut c, p.python, &endpoint, &home);
+                    c.env("PYTHONPATH", &python_dir)
+                        .env("PYTHONDONTWRITEBYTECODE", "1")
+                        .arg("-m")
+                        .arg("awslambdaric")
+                        .arg(format!("article_handlers.{}", p.python));
+                    c
+                })
+                .await
+                .map_err(|e| format!("python {}: {e}", p.python))?,
+            ),
+            None => None,
+        };
+
+        // In process: the handler (event parsing included) against the bare SDK request.
+        let text = String::from_utf8_lossy(&event).into_owned();
+        let mut raw = Vec::new();
+        let mut handled = Vec::new();
+        for _ in 0..o.warm.max(50) {
+            let t = Instant::now();
+            raw_request(&app.store, p.binary).await?;
+            raw.push(t.elapsed());
+            let t = Instant::now();
+            let req = lambda_http::request::from_str(&text)?;
+            let response = handler(&app.store, p.binary, req).await;
+            handled.push(t.elapsed());
+            assert_eq!(response.status(), 200, "{}", p.binary);
+        }
+        app.requests.reset();
+        handler(&app.store, p.binary, lambda_http::request::from_str(&text)?).await;
+        let requests: BTreeMap<String, usize> = app.requests.by_operation();
+        raw.sort();
+        handled.sort();
+        rows.push((
+            p.binary, init, first, warm, rss, python, raw, handled, requests,
+        ));
+    }
+
+    println!(
+        "\n## store-bench: {} cold starts and {} warm invocations per function, one engine",
+        o.runs,
+        o.runs * o.warm
+    );
+    println!();
+    println!(
+        "| function | init ms | cold 1st response ms | warm p50 / p99 ms | peak RSS MiB | Python init ms | Python cold 1st ms | Python warm p50 / p99 ms | Python RSS MiB | cold ×faster | RSS ×smaller | in-process raw p50 / p99 ms | handler p50 / p99 ms | overhead p50 | requests |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (name, init, first, warm, rss, python, raw, handled, requests) in &rows {
+        let (py_init, py_first, py_warm, py_rss) = match python {
+            Some((i, f, w, r)) => (
+                ms(*i),
+                ms(*f),
+                format!("{} / {}", ms(percentile(w, 50.0)), ms(percentile(w, 99.0))),
+                format!("{:.1}", *r as f64 / 1024.0),
+            ),
+            None => ("-".into(), "-".into(), "-".into(), "-".into()),
+        };
+        let ratio_cold = python.as_ref().map_or("-".into(), |(_, f, _, _)| {
+            format!("{:.1}", f.as_secs_f64() / first.as_secs_f64())
+        });
+        let ratio_rss = python.as_ref().map_or("-".into(), |(_, _, _, r)| {
+            format!("{:.1}", *r as f64 / (*rss).max(1) as f64)
+        });
+        let overhead =
+            percentile(handled, 50.0).as_secs_f64() / percentile(raw, 50.0).as_secs_f64() - 1.0;
+        let requests: Vec<String> = requests.iter().map(|(op, n)| format!("{n} {op}")).collect();
+        println!(
+            "| {name} | {} | {} | {} / {} | {:.1} | {py_init} | {py_first} | {py_warm} | {py_rss} | {ratio_cold} | {ratio_rss} | {} / {} | {} / {} | {:+.1}% | {} |",
+            ms(*init),
+            ms(*first),
+            ms(percentile(warm, 50.0)),
+            ms(percentile(warm, 99.0)),
+            *rss as f64 / 1024.0,
+            ms(percentile(raw, 50.0)),
+            ms(percentile(raw, 99.0)),
+            ms(percentile(handled, 50.0)),
+            ms(percentile(handled, 99.0)),
+            overhead * 100.0,
+            requests.join(", ")
+        );
+    }
+    if !o.size_dirs.is_empty() {
+        println!();
+        println!(
+            "| function | {} |",
+            o.size_dirs
+                .iter()
+                .map(|(arch, _)| format!("stripped {arch} MB"))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
+        println!("|---|{}", "---|".repeat(o.size_dirs.len()));
+        for p in &PATTERNS {
+            let sizes: Vec<String> = o
+                .size_dirs
+                .iter()
+                .map(|(_, dir)| {
+                    std::fs::metadata(dir.join(p.binary).join("bootstrap"))
+                        .map_or("-".into(), |m| {
+                            format!("{:.2}", m.len() as f64 / 1_000_000.0)
+                        })
+                })
+                .collect();
+            println!("| {} | {} |", p.binary, sizes.join(" | "));
+        }
+    }
+    Ok(())
+}

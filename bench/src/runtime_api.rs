@@ -1,0 +1,165 @@
+//! A minimal Lambda Runtime API, enough to drive a real function process the way Lambda does:
+//! the process asks for its next event, the bench hands one out and waits for the response.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use tokio::sync::{mpsc, oneshot};
+
+pub type Error = Box<dyn std::error::Error + Send + Sync>;
+
+/// What the function answered, and when the answer arrived.
+pub struct Reply {
+    pub body: Bytes,
+    pub ok: bool,
+    pub at: Instant,
+}
+
+struct Invocation {
+    event: Bytes,
+    reply: oneshot::Sender<Reply>,
+}
+
+#[derive(Clone)]
+struct Shared {
+    queue: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Invocation>>>,
+    waiting: Arc<Mutex<HashMap<String, oneshot::Sender<Reply>>>>,
+    /// When the process first asked for an event: the end of its init.
+    first_next: Arc<OnceLock<Instant>>,
+    next_id: Arc<Mutex<u64>>,
+}
+
+/// One Runtime API, for one function process.
+pub struct RuntimeApi {
+    pub addr: SocketAddr,
+    sender: mpsc::UnboundedSender<Invocation>,
+    first_next: Arc<OnceLock<Instant>>,
+    server: tokio::task::JoinHandle<()>,
+}
+
+impl RuntimeApi {
+    pub async fn start() -> Result<Self, Error> {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let shared = Shared {
+            queue: Arc::new(tokio::sync::Mutex::new(receiver)),
+            waiting: Arc::default(),
+            first_next: Arc::default(),
+            next_id: Arc::default(),
+        };
+        let first_next = shared.first_next.clone();
+        let app = Router::new()
+            .route("/2018-06-01/runtime/invocation/next", get(next))
+            .route(
+                "/2018-06-01/runtime/invocation/{id}/response",
+                post(response),
+            )
+            .route("/2018-06-01/runtime/invocation/{id}/error", post(error))
+            .route("/2018-06-01/runtime/init/error", post(init_error))
+            .with_state(shared);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let server = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Ok(Self {
+            addr,
+            sender,
+            first_next,
+            server,
+        })
+    }
+
+    /// Queues `event`; resolves with the function's reply.
+    pub fn invoke(&self, event: Bytes) -> oneshot::Receiver<Reply> {
+        let (reply, answer) = oneshot::channel();
+        let _ = self.sender.send(Invocation { event, reply });
+        answer
+    }
+
+    /// When the process first asked for an event.
+    pub fn ready_at(&self) -> Option<Instant> {
+        self.first_next.get().copied()
+    }
+}
+
+impl Drop for RuntimeApi {
+    fn drop(&mut self) {
+        self.server.abort();
+    }
+}
+
+async fn next(State(shared): State<Shared>) -> impl IntoResponse {
+    let _ = shared.first_next.set(Instant::now());
+    let Some(invocation) = shared.queue.lock().await.recv().await else {
+        return (StatusCode::GONE, HeaderMap::new(), Bytes::new());
+    };
+    let id = {
+        let mut n = shared.next_id.lock().unwrap_or_else(|e| e.into_inner());
+        *n += 1;
+        format!("bench-{n}")
+    };
+    shared
+        .waiting
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(id.clone(), invocation.reply);
+    let mut headers = HeaderMap::new();
+    headers.insert("content-type", HeaderValue::from_static("application/json"));
+    let deadline = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() + 30_000);
+    for (name, value) in [
+        ("lambda-runtime-aws-request-id", id),
+        ("lambda-runtime-deadline-ms", deadline.to_string()),
+        (
+            "lambda-runtime-invoked-function-arn",
+            "arn:aws:lambda:us-east-1:123456789012:function:bench".to_owned(),
+        ),
+        (
+            "lambda-runtime-trace-id",
+            "Root=1-00000000-000000000000000000000000".to_owned(),
+        ),
+    ] {
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            headers.insert(name, value);
+        }
+    }
+    (StatusCode::OK, headers, invocation.event)
+}
+
+fn answer(shared: &Shared, id: &str, body: Bytes, ok: bool) -> StatusCode {
+    let at = Instant::now();
+    let waiting = shared
+        .waiting
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(id);
+    match waiting {
+        Some(reply) => {
+            let _ = reply.send(Reply { body, ok, at });
+            StatusCode::ACCEPTED
+        }
+        None => StatusCode::BAD_REQUEST,
+    }
+}
+
+async fn response(State(shared): State<Shared>, Path(id): Path<String>, body: Bytes) -> StatusCode {
+    answer(&shared, &id, body, true)
+}
+
+async fn error(State(shared): State<Shared>, Path(id): Path<String>, body: Bytes) -> StatusCode {
+    answer(&shared, &id, body, false)
+}
+
+async fn init_error(body: Bytes) -> StatusCode {
+    eprintln!("init error: {}", String::from_utf8_lossy(&body));
+    StatusCode::ACCEPTED
+}
