@@ -139,34 +139,59 @@ fn plausible_email(email: &str) -> bool {
 
 /// A customer's order statistics, kept on the profile by the stream consumer. A profile the
 /// consumer has not reached yet (or one the article's code wrote) has none: zero orders.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct OrderStats {
-    #[serde(default, deserialize_with = "money::whole_number")]
     pub order_count: u64,
-    #[serde(default)]
     pub total_spent: Money,
-    #[serde(default)]
     pub last_order_at: Option<Timestamp>,
 }
 
-/// The profile as `GET /customers/{customerId}` shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The profile as `GET /customers/{customerId}` shows it: one flat object.
+#[derive(Debug, Clone, PartialEq)]
 pub struct CustomerProfile {
-    #[serde(flatten)]
     pub customer: Customer,
-    #[serde(flatten)]
     pub stats: OrderStats,
 }
 
+// Written out rather than `#[serde(flatten)]`, which buffers every field on the hot path.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProfileView<'a> {
+    customer_id: &'a CustomerId,
+    name: &'a str,
+    email: &'a str,
+    order_count: u64,
+    total_spent: Money,
+    last_order_at: Option<Timestamp>,
+}
+
+impl Serialize for CustomerProfile {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        ProfileView {
+            customer_id: &self.customer.customer_id,
+            name: &self.customer.name,
+            email: &self.customer.email,
+            order_count: self.stats.order_count,
+            total_spent: self.stats.total_spent,
+            last_order_at: self.stats.last_order_at,
+        }
+        .serialize(s)
+    }
+}
+
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct CustomerItem {
     #[serde(rename = "PK")]
     pk: String,
     name: String,
     email: String,
-    #[serde(flatten)]
-    stats: OrderStats,
+    #[serde(default, deserialize_with = "money::whole_number")]
+    order_count: u64,
+    #[serde(default)]
+    total_spent: Money,
+    #[serde(default)]
+    last_order_at: Option<Timestamp>,
 }
 
 impl CustomerProfile {
@@ -178,7 +203,11 @@ impl CustomerProfile {
                 name: stored.name,
                 email: stored.email,
             },
-            stats: stored.stats,
+            stats: OrderStats {
+                order_count: stored.order_count,
+                total_spent: stored.total_spent,
+                last_order_at: stored.last_order_at,
+            },
         })
     }
 }
