@@ -247,16 +247,6 @@ impl Order {
     }
 }
 
-/// An order's header: what a lookup by orderId needs, in the order's own partition.
-#[derive(Debug, Clone, PartialEq)]
-pub struct OrderHeader {
-    pub order_id: OrderId,
-    pub customer_id: CustomerId,
-    pub placed_at: Timestamp,
-    pub status: OrderStatus,
-    pub total: Money,
-}
-
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct OrderHeaderItem {
@@ -268,14 +258,15 @@ struct OrderHeaderItem {
     total: Money,
 }
 
-impl OrderHeader {
-    pub fn from_item(item: Item) -> Result<Self, BadItem> {
+impl Order {
+    /// The same order, as its header in the order's own partition describes it.
+    pub fn from_header_item(item: Item) -> Result<Self, BadItem> {
         let stored: OrderHeaderItem = read(item)?;
         let placed_at = Timestamp::parse(&stored.placed_at).map_err(|_| MalformedKey {
             attribute: "placedAt",
             value: stored.placed_at.clone(),
         })?;
-        Ok(OrderHeader {
+        Ok(Order {
             order_id: keys::line_item::parse_pk(&stored.pk)?,
             customer_id: stored.customer_id,
             placed_at,

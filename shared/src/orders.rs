@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::AppError;
-use crate::entities::{Item, LineItem, OrderHeader, write_item};
+use crate::entities::{Item, LineItem, Order, write_item};
 use crate::ids::{CustomerId, OrderId, OrderStatus, Sku, Timestamp};
 use crate::keys;
 use crate::money::{Decimal, Money};
@@ -201,7 +201,7 @@ struct LineOut {
 }
 
 /// The header item of an order.
-pub fn header_item(header: &OrderHeader) -> Result<Item, AppError> {
+pub fn header_item(header: &Order) -> Result<Item, AppError> {
     write_item(&HeaderOut {
         PK: keys::order_header::pk(&header.order_id),
         SK: keys::order_header::SK,
@@ -246,7 +246,7 @@ impl NewOrder {
 
     /// The header, in the order's own partition.
     pub fn header_item(&self) -> Result<Item, AppError> {
-        header_item(&OrderHeader {
+        header_item(&Order {
             order_id: self.order_id.clone(),
             customer_id: self.customer_id.clone(),
             placed_at: self.placed_at,

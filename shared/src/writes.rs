@@ -10,7 +10,7 @@ use aws_sdk_dynamodb::types::{
     ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
 
-use crate::entities::{Customer, Item, LineItem, OrderHeader, item_size};
+use crate::entities::{Customer, Item, LineItem, Order, item_size};
 use crate::ids::{CustomerId, IdempotencyKey, OrderId, OrderStatus};
 use crate::keys::{self, PK, SK};
 use crate::orders::{NewOrder, OrderDetails};
@@ -302,7 +302,7 @@ impl Store {
                 .cloned()
                 .unwrap_or_default();
             if sk == keys::order_header::SK {
-                header = Some(OrderHeader::from_item(item).map_err(bad_item)?);
+                header = Some(Order::from_header_item(item).map_err(bad_item)?);
             } else if sk.starts_with(keys::line_item::SK_PREFIX) {
                 items.push(LineItem::from_item(item).map_err(bad_item)?);
             }
@@ -318,7 +318,7 @@ impl Store {
     }
 
     /// The order's header alone (strongly consistent), as a status change reads it first.
-    pub async fn order_header(&self, order: &OrderId) -> Result<Option<OrderHeader>, AppError> {
+    pub async fn order_header(&self, order: &OrderId) -> Result<Option<Order>, AppError> {
         let out = self
             .client
             .get_item()
@@ -331,7 +331,7 @@ impl Store {
             .send()
             .await?;
         out.item
-            .map(OrderHeader::from_item)
+            .map(Order::from_header_item)
             .transpose()
             .map_err(bad_item)
     }
@@ -341,7 +341,7 @@ impl Store {
     /// one read, so of two racing changes only one can win.
     pub async fn change_status(
         &self,
-        header: &OrderHeader,
+        header: &Order,
         next: OrderStatus,
     ) -> Result<(), StatusChangeError> {
         let update = |key_item: Item, set: &str| {

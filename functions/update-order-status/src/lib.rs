@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
+use shared::entities::Order;
 use shared::http::{HttpResult, json_body, json_response, path_param};
-use shared::ids::{CustomerId, OrderId, OrderStatus, Timestamp};
-use shared::money::Money;
+use shared::ids::{OrderId, OrderStatus};
 use shared::writes::StatusChangeError;
 use shared::{AppError, Store};
 
@@ -19,16 +19,6 @@ const MAX_ATTEMPTS: u32 = 6;
 #[serde(deny_unknown_fields)]
 struct StatusBody {
     status: String,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct OrderView {
-    order_id: OrderId,
-    customer_id: CustomerId,
-    placed_at: Timestamp,
-    status: OrderStatus,
-    total: Money,
 }
 
 fn not_allowed(from: OrderStatus, to: OrderStatus) -> AppError {
@@ -53,14 +43,11 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
         }
         match store.change_status(&header, next).await {
             Ok(()) => {
-                let view = OrderView {
-                    order_id: header.order_id,
-                    customer_id: header.customer_id,
-                    placed_at: header.placed_at,
+                let order = Order {
                     status: next,
-                    total: header.total,
+                    ..header
                 };
-                return Ok(json_response(StatusCode::OK, &view));
+                return Ok(json_response(StatusCode::OK, &order));
             }
             Err(StatusChangeError::Stale(Some(current))) => return Err(not_allowed(current, next)),
             Err(StatusChangeError::Stale(None)) => {

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
-use shared::entities::OrderHeader;
+use shared::entities::Order;
 use shared::ids::{CustomerId, OrderId, OrderStatus, Sku, Timestamp};
 use shared::keys;
 use shared::money::{Decimal, Money};
@@ -157,7 +157,7 @@ pub fn customer_item(customer: &SampleCustomer) -> Result<Item, Error> {
 
 /// The header this store's API writes beside the line items.
 pub fn header_item(order: &SampleOrder) -> Result<Item, Error> {
-    Ok(shared::orders::header_item(&OrderHeader {
+    Ok(shared::orders::header_item(&Order {
         order_id: OrderId::parse(&order.order_id)?,
         customer_id: CustomerId::parse(&order.customer_id)?,
         placed_at: Timestamp::parse(&order.placed_at)?,
