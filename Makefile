@@ -42,7 +42,7 @@ bench: $(TOOLS) $(BENCH_VENV)/.installed
 	cargo build --release --locked $(addprefix -p ,$(READ_FUNCTIONS)) -p store-bench
 	cargo lambda build --release --arm64 --lambda-dir target/lambda-arm64 $(addprefix --bin ,$(READ_FUNCTIONS))
 	cargo lambda build --release --x86-64 --lambda-dir target/lambda-x86_64 $(addprefix --bin ,$(READ_FUNCTIONS))
-	target/release/store-bench --bin-dir target/release --python $(BENCH_VENV)/bin/python \
+	target/release/store-bench --bin-dir target/release --python $(BENCH_VENV)/bin/python --callgrind \
 		--size-dir-arm64 target/lambda-arm64 --size-dir-x86-64 target/lambda-x86_64
 
 $(BENCH_VENV)/.installed: bench/python/requirements.txt

@@ -50,6 +50,7 @@ const PATTERNS: [Pattern; 4] = [
 ];
 
 struct Options {
+    callgrind: bool,
     bin_dir: PathBuf,
     python: Option<PathBuf>,
     runs: usize,
@@ -60,6 +61,7 @@ struct Options {
 fn options() -> Result<Options, Error> {
     let mut args = std::env::args().skip(1);
     let mut o = Options {
+        callgrind: false,
         bin_dir: PathBuf::from("target/release"),
         python: None,
         runs: 10,
@@ -72,6 +74,7 @@ fn options() -> Result<Options, Error> {
             "--bin-dir" => o.bin_dir = value()?.into(),
             "--python" => o.python = Some(value()?.into()),
             "--runs" => o.runs = value()?.parse()?,
+            "--callgrind" => o.callgrind = true,
             "--warm" => o.warm = value()?.parse()?,
             "--size-dir-arm64" => o.size_dirs.push(("arm64", value()?.into())),
             "--size-dir-x86-64" => o.size_dirs.push(("x86_64", value()?.into())),
@@ -108,7 +111,7 @@ async fn run_process(
     event: &Bytes,
     warm: usize,
 ) -> Result<ProcessRun, Error> {
-    let api = RuntimeApi::start().await?;
+    let mut api = RuntimeApi::start().await?;
     command
         .env("AWS_LAMBDA_RUNTIME_API", api.addr.to_string())
         .stdin(Stdio::null())
@@ -135,13 +138,56 @@ async fn run_process(
         latencies.push(reply.at - sent);
     }
     let peak = child.id().map_or(0, peak_rss_kib);
-    child.kill().await?;
+    // Let it end by itself (a profiler writes its counts then); kill it if it does not.
+    api.close();
+    if tokio::time::timeout(Duration::from_secs(30), child.wait())
+        .await
+        .is_err()
+    {
+        child.kill().await?;
+    }
     Ok(ProcessRun {
         init,
         first_response,
         warm: latencies,
         peak_rss_kib: peak,
     })
+}
+
+/// Instructions a process executes per warm request, counted by callgrind (stable on a busy
+/// machine, unlike time): the difference between a run with 20 and one with 120 requests.
+async fn instructions_per_request(
+    event: &Bytes,
+    make: impl Fn(&Path) -> Command,
+) -> Result<f64, Error> {
+    let dir = std::env::temp_dir().join(format!("store-bench-callgrind-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let mut totals = Vec::new();
+    for (i, warm) in [20usize, 120].into_iter().enumerate() {
+        let out = dir.join(format!("run{i}.out"));
+        let _ = std::fs::remove_file(&out);
+        run_process(make(&out), event, warm).await?;
+        let text = std::fs::read_to_string(&out)?;
+        let total: u64 = text
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("totals:")
+                    .or_else(|| l.strip_prefix("summary:"))
+            })
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .ok_or("callgrind wrote no totals")?;
+        totals.push(total);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok((totals[1] as f64 - totals[0] as f64) / 100.0)
+}
+
+fn under_callgrind(out: &Path, program: &Path) -> Command {
+    let mut c = Command::new("valgrind");
+    c.arg("--tool=callgrind")
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .arg(program);
+    c
 }
 
 fn lambda_env(command: &mut Command, function: &str, endpoint: &str, home: &Path) {
@@ -269,6 +315,22 @@ async fn handler(store: &Store, binary: &str, req: Request) -> Response<Body> {
     }
 }
 
+/// What one function's measurements came to.
+struct Row {
+    name: &'static str,
+    init: Duration,
+    first: Duration,
+    warm: Vec<Duration>,
+    rss: u64,
+    /// The Python peer's init, first response, warm latencies and RSS.
+    python: Option<(Duration, Duration, Vec<Duration>, u64)>,
+    raw: Vec<Duration>,
+    handled: Vec<Duration>,
+    requests: BTreeMap<String, usize>,
+    /// Instructions per warm request: ours, and the peer's.
+    instructions: Option<(f64, Option<f64>)>,
+}
+
 fn ms(d: Duration) -> String {
     format!("{:.2}", d.as_secs_f64() * 1000.0)
 }
@@ -313,6 +375,33 @@ async fn main() -> Result<(), Error> {
             None => None,
         };
 
+        let instructions = if o.callgrind {
+            let rust = instructions_per_request(&event, |out| {
+                let mut c = under_callgrind(out, &binary);
+                lambda_env(&mut c, p.binary, &endpoint, &home);
+                c
+            })
+            .await?;
+            let python = match &o.python {
+                Some(python) => Some(
+                    instructions_per_request(&event, |out| {
+                        let mut c = under_callgrind(out, python);
+                        lambda_env(&mut c, p.python, &endpoint, &home);
+                        c.env("PYTHONPATH", &python_dir)
+                            .env("PYTHONDONTWRITEBYTECODE", "1")
+                            .args(["-m", "awslambdaric"])
+                            .arg(format!("article_handlers.{}", p.python));
+                        c
+                    })
+                    .await?,
+                ),
+                None => None,
+            };
+            Some((rust, python))
+        } else {
+            None
+        };
+
         // In process: the handler (event parsing included) against the bare SDK request.
         let text = String::from_utf8_lossy(&event).into_owned();
         let mut raw = Vec::new();
@@ -332,9 +421,18 @@ async fn main() -> Result<(), Error> {
         let requests: BTreeMap<String, usize> = app.requests.by_operation();
         raw.sort();
         handled.sort();
-        rows.push((
-            p.binary, init, first, warm, rss, python, raw, handled, requests,
-        ));
+        rows.push(Row {
+            name: p.binary,
+            init,
+            first,
+            warm,
+            rss,
+            python,
+            raw,
+            handled,
+            requests,
+            instructions,
+        });
     }
 
     println!(
@@ -347,7 +445,19 @@ async fn main() -> Result<(), Error> {
         "| function | init ms | cold 1st response ms | warm p50 / p99 ms | peak RSS MiB | Python init ms | Python cold 1st ms | Python warm p50 / p99 ms | Python RSS MiB | cold ×faster | RSS ×smaller | in-process raw p50 / p99 ms | handler p50 / p99 ms | overhead p50 | requests |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for (name, init, first, warm, rss, python, raw, handled, requests) in &rows {
+    for Row {
+        name,
+        init,
+        first,
+        warm,
+        rss,
+        python,
+        raw,
+        handled,
+        requests,
+        ..
+    } in &rows
+    {
         let (py_init, py_first, py_warm, py_rss) = match python {
             Some((i, f, w, r)) => (
                 ms(*i),
@@ -380,6 +490,18 @@ async fn main() -> Result<(), Error> {
             overhead * 100.0,
             requests.join(", ")
         );
+    }
+    if o.callgrind {
+        println!();
+        println!("| function | instructions per warm request | Python peer | ×fewer |");
+        println!("|---|---|---|---|");
+        for row in &rows {
+            if let Some((rust, python)) = row.instructions {
+                let py = python.map_or("-".into(), |p| format!("{:.0}", p));
+                let ratio = python.map_or("-".into(), |p| format!("{:.1}", p / rust));
+                println!("| {} | {:.0} | {py} | {ratio} |", row.name, rust);
+            }
+        }
     }
     if !o.size_dirs.is_empty() {
         println!();

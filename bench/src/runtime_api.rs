@@ -40,7 +40,7 @@ struct Shared {
 /// One Runtime API, for one function process.
 pub struct RuntimeApi {
     pub addr: SocketAddr,
-    sender: mpsc::UnboundedSender<Invocation>,
+    sender: Option<mpsc::UnboundedSender<Invocation>>,
     first_next: Arc<OnceLock<Instant>>,
     server: tokio::task::JoinHandle<()>,
 }
@@ -71,7 +71,7 @@ impl RuntimeApi {
         });
         Ok(Self {
             addr,
-            sender,
+            sender: Some(sender),
             first_next,
             server,
         })
@@ -80,8 +80,16 @@ impl RuntimeApi {
     /// Queues `event`; resolves with the function's reply.
     pub fn invoke(&self, event: Bytes) -> oneshot::Receiver<Reply> {
         let (reply, answer) = oneshot::channel();
-        let _ = self.sender.send(Invocation { event, reply });
+        if let Some(sender) = &self.sender {
+            let _ = sender.send(Invocation { event, reply });
+        }
         answer
+    }
+
+    /// No more events: the next `GET /next` is answered 410, and the runtime exits (as it
+    /// would never do on Lambda, but a profiler needs the process to end by itself).
+    pub fn close(&mut self) {
+        self.sender = None;
     }
 
     /// When the process first asked for an event.
