@@ -17,6 +17,8 @@ use local_engine::testing::TestApp;
 use local_engine::{LOCAL_CURSOR_SECRET, LOCAL_TABLE};
 use runtime_api::{Error, RuntimeApi};
 use shared::http::dispatch;
+use shared::ids::{CustomerId, OrderId, OrderStatus};
+use shared::keys;
 use shared::{AppError, Store};
 use tokio::process::Command;
 
@@ -182,11 +184,19 @@ async fn instructions_per_request(
     Ok((totals[1] as f64 - totals[0] as f64) / 100.0)
 }
 
-fn under_callgrind(out: &Path, program: &Path) -> Command {
-    let mut c = Command::new("valgrind");
-    c.arg("--tool=callgrind")
-        .arg(format!("--callgrind-out-file={}", out.display()))
-        .arg(program);
+/// `program args`, or the same under callgrind writing its counts to `callgrind_out`.
+fn command(program: &Path, args: &[String], callgrind_out: Option<&Path>) -> Command {
+    let mut c = match callgrind_out {
+        Some(out) => {
+            let mut c = Command::new("valgrind");
+            c.arg("--tool=callgrind")
+                .arg(format!("--callgrind-out-file={}", out.display()))
+                .arg(program);
+            c
+        }
+        None => Command::new(program),
+    };
+    c.args(args);
     c
 }
 
@@ -252,13 +262,16 @@ async fn measure(
 async fn raw_request(store: &Store, binary: &str) -> Result<(), AppError> {
     let client = store.client();
     let s = |v: &str| aws_sdk_dynamodb::types::AttributeValue::S(v.to_owned());
+    let c1 = CustomerId::parse("c1")?;
+    let o100 = OrderId::parse("o100")?;
+    let (lo, hi) = keys::order_listing::sk_range(None, None);
     match binary {
         "get-customer" => {
             client
                 .get_item()
                 .table_name(store.table())
-                .key("PK", s("CUSTOMER#c1"))
-                .key("SK", s("PROFILE"))
+                .key(keys::PK, s(&keys::customer::pk(&c1)))
+                .key(keys::SK, s(keys::customer::PROFILE_SK))
                 .send()
                 .await?;
         }
@@ -267,11 +280,11 @@ async fn raw_request(store: &Store, binary: &str) -> Result<(), AppError> {
                 .query()
                 .table_name(store.table())
                 .key_condition_expression("#pk = :pk AND #sk BETWEEN :lo AND :hi")
-                .expression_attribute_names("#pk", "PK")
-                .expression_attribute_names("#sk", "SK")
-                .expression_attribute_values(":pk", s("CUSTOMER#c1"))
-                .expression_attribute_values(":lo", s("ORDER#"))
-                .expression_attribute_values(":hi", s("ORDER$"))
+                .expression_attribute_names("#pk", keys::PK)
+                .expression_attribute_names("#sk", keys::SK)
+                .expression_attribute_values(":pk", s(&keys::order_listing::pk(&c1)))
+                .expression_attribute_values(":lo", s(&lo))
+                .expression_attribute_values(":hi", s(&hi))
                 .scan_index_forward(false)
                 .limit(6)
                 .send()
@@ -282,10 +295,10 @@ async fn raw_request(store: &Store, binary: &str) -> Result<(), AppError> {
                 .query()
                 .table_name(store.table())
                 .key_condition_expression("#pk = :pk AND begins_with(#sk, :prefix)")
-                .expression_attribute_names("#pk", "PK")
-                .expression_attribute_names("#sk", "SK")
-                .expression_attribute_values(":pk", s("ORDER#o100"))
-                .expression_attribute_values(":prefix", s("ITEM#"))
+                .expression_attribute_names("#pk", keys::PK)
+                .expression_attribute_names("#sk", keys::SK)
+                .expression_attribute_values(":pk", s(&keys::line_item::pk(&o100)))
+                .expression_attribute_values(":prefix", s(keys::line_item::SK_PREFIX))
                 .limit(26)
                 .send()
                 .await?;
@@ -294,10 +307,13 @@ async fn raw_request(store: &Store, binary: &str) -> Result<(), AppError> {
             client
                 .query()
                 .table_name(store.table())
-                .index_name("GSI1")
+                .index_name(keys::GSI1)
                 .key_condition_expression("#pk = :pk")
-                .expression_attribute_names("#pk", "GSI1PK")
-                .expression_attribute_values(":pk", s("STATUS#PLACED"))
+                .expression_attribute_names("#pk", keys::GSI1PK)
+                .expression_attribute_values(
+                    ":pk",
+                    s(&keys::order_listing::gsi1pk(OrderStatus::Placed)),
+                )
                 .limit(11)
                 .send()
                 .await?;
@@ -349,25 +365,28 @@ async fn main() -> Result<(), Error> {
     for p in &PATTERNS {
         let event = Bytes::from(std::fs::read(events.join(p.event))?);
         let binary = o.bin_dir.join(p.binary);
-        let (init, first, warm, rss) = measure(o.runs, o.warm, &event, || {
-            let mut c = Command::new(&binary);
-            lambda_env(&mut c, p.binary, &endpoint, &home);
+        // The Python peer is the article's handler under AWS's runtime interface client.
+        let peer_args = [
+            "-m".to_owned(),
+            "awslambdaric".to_owned(),
+            format!("article_handlers.{}", p.python),
+        ];
+        let start = |program: &Path, args: &[String], function: &str, out: Option<&Path>| {
+            let mut c = command(program, args, out);
+            lambda_env(&mut c, function, &endpoint, &home);
+            c.env("PYTHONPATH", &python_dir)
+                .env("PYTHONDONTWRITEBYTECODE", "1");
             c
+        };
+        let (init, first, warm, rss) = measure(o.runs, o.warm, &event, || {
+            start(&binary, &[], p.binary, None)
         })
         .await
         .map_err(|e| format!("{}: {e}", p.binary))?;
-
         let python = match &o.python {
             Some(python) => Some(
                 measure(o.runs, o.warm, &event, || {
-                    let mut c = Command::new(python);
-                    lambda_env(&mut c, p.python, &endpoint, &home);
-                    c.env("PYTHONPATH", &python_dir)
-                        .env("PYTHONDONTWRITEBYTECODE", "1")
-                        .arg("-m")
-                        .arg("awslambdaric")
-                        .arg(format!("article_handlers.{}", p.python));
-                    c
+                    start(python, &peer_args, p.python, None)
                 })
                 .await
                 .map_err(|e| format!("python {}: {e}", p.python))?,
@@ -376,22 +395,13 @@ async fn main() -> Result<(), Error> {
         };
 
         let instructions = if o.callgrind {
-            let rust = instructions_per_request(&event, |out| {
-                let mut c = under_callgrind(out, &binary);
-                lambda_env(&mut c, p.binary, &endpoint, &home);
-                c
-            })
-            .await?;
+            let rust =
+                instructions_per_request(&event, |out| start(&binary, &[], p.binary, Some(out)))
+                    .await?;
             let python = match &o.python {
                 Some(python) => Some(
                     instructions_per_request(&event, |out| {
-                        let mut c = under_callgrind(out, python);
-                        lambda_env(&mut c, p.python, &endpoint, &home);
-                        c.env("PYTHONPATH", &python_dir)
-                            .env("PYTHONDONTWRITEBYTECODE", "1")
-                            .args(["-m", "awslambdaric"])
-                            .arg(format!("article_handlers.{}", p.python));
-                        c
+                        start(python, &peer_args, p.python, Some(out))
                     })
                     .await?,
                 ),

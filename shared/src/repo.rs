@@ -39,20 +39,6 @@ impl PageRequest {
             cursor: cursor.map(str::to_owned),
         })
     }
-
-    pub fn first(limit: usize) -> Self {
-        Self {
-            limit: limit.clamp(1, MAX_LIMIT),
-            cursor: None,
-        }
-    }
-
-    pub fn next(&self, cursor: Option<String>) -> Self {
-        Self {
-            limit: self.limit,
-            cursor,
-        }
-    }
 }
 
 /// One page of a listing, and the cursor of the next one (`None` on the last page).

@@ -4,8 +4,6 @@
 //! Delivery is at least once, so every record's effect is written in the same transaction as
 //! a marker named after the record; a record whose marker exists has been applied already.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use aws_lambda_events::event::dynamodb::EventRecord;
 use aws_sdk_dynamodb::types::{
     AttributeValue, CancellationReason, Put, ReturnValuesOnConditionCheckFailure,
@@ -16,7 +14,7 @@ use crate::entities::{Item, Order};
 use crate::ids::{CustomerId, OrderStatus, Timestamp};
 use crate::keys::{self, PK, SK};
 use crate::money::Decimal;
-use crate::writes::reason_code;
+use crate::writes::{epoch_seconds, reason_code, s};
 use crate::{AppError, Store};
 
 /// A marker outlives every redelivery: the stream keeps records 24 hours, and the event source
@@ -140,16 +138,6 @@ fn marker_pk(event_id: &str) -> String {
 }
 
 const MARKER_SK: &str = "APPLIED";
-
-fn s(value: impl Into<String>) -> AttributeValue {
-    AttributeValue::S(value.into())
-}
-
-fn epoch_seconds() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
 
 /// A record to apply: where it is in its batch, its event ID (the marker's name) and its effect.
 #[derive(Debug, Clone)]

@@ -23,7 +23,7 @@ const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
 /// How long an Idempotency-Key is remembered.
 pub const IDEMPOTENCY_TTL_SECONDS: u64 = 24 * 60 * 60;
 
-fn s(value: impl Into<String>) -> AttributeValue {
+pub(crate) fn s(value: impl Into<String>) -> AttributeValue {
     AttributeValue::S(value.into())
 }
 
@@ -35,7 +35,7 @@ fn built<T, E: std::error::Error + Send + Sync + 'static>(r: Result<T, E>) -> Re
     r.map_err(AppError::internal)
 }
 
-fn epoch_seconds() -> u64 {
+pub(crate) fn epoch_seconds() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
@@ -211,8 +211,9 @@ impl Store {
         ];
         let mut items = vec![order.listing_item()?, order.header_item()?];
         items.extend(order.line_items()?);
-        let idempotency_index = idempotency.map(|(idem_key, record)| {
-            items.push(Item::from([
+        let now = epoch_seconds();
+        let record_item = idempotency.map(|(idem_key, record)| {
+            Item::from([
                 (
                     PK.to_owned(),
                     s(keys::idempotency::pk(&order.customer_id, idem_key)),
@@ -223,12 +224,11 @@ impl Store {
                 ("response".to_owned(), s(&record.response)),
                 (
                     "expiresAt".to_owned(),
-                    AttributeValue::N((epoch_seconds() + IDEMPOTENCY_TTL_SECONDS).to_string()),
+                    AttributeValue::N((now + IDEMPOTENCY_TTL_SECONDS).to_string()),
                 ),
-            ]));
-            items.len() // the customer check comes first
+            ])
         });
-        let sizes: Vec<usize> = items.iter().map(item_size).collect();
+        let sizes: Vec<usize> = items.iter().chain(&record_item).map(item_size).collect();
         if sizes.iter().any(|size| *size > MAX_ITEM_BYTES)
             || sizes.iter().sum::<usize>() > MAX_TRANSACTION_BYTES
         {
@@ -237,17 +237,26 @@ impl Store {
             )
             .into());
         }
-        let now = epoch_seconds().to_string();
         for item in items {
-            let is_record = item.get(SK) == Some(&s(keys::idempotency::SK));
-            let mut put = Put::builder().table_name(&self.table).set_item(Some(item));
-            put = if is_record {
-                // An expired record that TTL has not yet removed may be taken over.
-                put.condition_expression("attribute_not_exists(PK) OR expiresAt < :now")
-                    .expression_attribute_values(":now", AttributeValue::N(now.clone()))
-            } else {
-                put.condition_expression("attribute_not_exists(PK)")
-            };
+            let put = Put::builder()
+                .table_name(&self.table)
+                .set_item(Some(item))
+                .condition_expression("attribute_not_exists(PK)");
+            actions.push(
+                TransactWriteItem::builder()
+                    .put(built(put.build())?)
+                    .build(),
+            );
+        }
+        let mut idempotency_index = None;
+        if let Some(item) = record_item {
+            // An expired record that TTL has not yet removed may be taken over.
+            let put = Put::builder()
+                .table_name(&self.table)
+                .set_item(Some(item))
+                .condition_expression("attribute_not_exists(PK) OR expiresAt < :now")
+                .expression_attribute_values(":now", AttributeValue::N(now.to_string()));
+            idempotency_index = Some(actions.len());
             actions.push(
                 TransactWriteItem::builder()
                     .put(built(put.build())?)

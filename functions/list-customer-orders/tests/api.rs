@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use local_engine::testing::{TestApp, from_event_file, get, parts};
+use local_engine::testing::{TestApp, from_event_file, get, order_ids, parts};
 use local_engine::{LOCAL_TABLE, seed};
 use serde_json::{Value, json};
 use shared::http::dispatch;
@@ -26,14 +26,7 @@ async fn all_pages(app: &TestApp, customer: &str, query: &str) -> Vec<Vec<String
         };
         let (status, _, body) = list(app, customer, &q).await;
         assert_eq!(status, 200, "{body}");
-        pages.push(
-            body["items"]
-                .as_array()
-                .expect("items")
-                .iter()
-                .map(|o| o["orderId"].as_str().expect("orderId").to_owned())
-                .collect(),
-        );
+        pages.push(order_ids(&body));
         match body["nextCursor"].as_str() {
             Some(next) => cursor = Some(next.to_owned()),
             None => return pages,
@@ -55,12 +48,7 @@ async fn orders_are_listed_newest_first_in_the_articles_shape() {
     let app = TestApp::seeded().await.expect("app");
     let (status, content_type, body) = list(&app, "c1", "limit=100").await;
     assert_eq!((status, content_type.as_str()), (200, "application/json"));
-    let ids: Vec<_> = body["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|o| o["orderId"].as_str().expect("id").to_owned())
-        .collect();
+    let ids = order_ids(&body);
     assert_eq!(ids, expected_newest_first("c1"));
     let o100 = body["items"]
         .as_array()
@@ -128,7 +116,6 @@ async fn from_and_to_narrow_the_same_query_to_a_half_open_window() {
     let to = "2026-10-08T14:30:00Z";
     let (status, _, body) = list(&app, "c1", &format!("from={from}&to={to}&limit=100")).await;
     assert_eq!(status, 200);
-    let listed: Vec<_> = body["items"].as_array().expect("items").clone();
     let expected: Vec<_> = expected_newest_first("c1")
         .into_iter()
         .filter(|id| {
@@ -140,11 +127,7 @@ async fn from_and_to_narrow_the_same_query_to_a_half_open_window() {
         })
         .collect();
     assert!(!expected.is_empty());
-    let ids: Vec<_> = listed
-        .iter()
-        .map(|o| o["orderId"].as_str().expect("id"))
-        .collect();
-    assert_eq!(ids, expected);
+    assert_eq!(order_ids(&body), expected);
     // o100 was placed exactly at `to`, which is excluded; from is inclusive.
     let (_, _, body) = list(&app, "c1", &format!("from={to}&limit=100")).await;
     let last = body["items"]
@@ -258,12 +241,7 @@ async fn the_sample_event_is_answered() {
     let req = from_event_file("../../events/list-customer-orders.json").expect("event");
     let (status, _, body) = parts(dispatch(&app.store, req, list_customer_orders::handle).await);
     assert_eq!(status, 200);
-    let ids: Vec<_> = body["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|o| o["orderId"].as_str().expect("id").to_owned())
-        .collect();
+    let ids = order_ids(&body);
     assert_eq!(ids, expected_newest_first("c1")[..5]);
     assert!(body["nextCursor"].is_string());
 }

@@ -1,7 +1,7 @@
 //! GET /orders?status= through API Gateway events, against its own engine (GSI1).
 
 use local_engine::seed;
-use local_engine::testing::{TestApp, from_event_file, get, parts};
+use local_engine::testing::{TestApp, from_event_file, get, order_ids, parts};
 use serde_json::Value;
 use shared::http::dispatch;
 use shared::ids::OrderStatus;
@@ -114,11 +114,6 @@ async fn the_sample_event_is_answered() {
     let req = from_event_file("../../events/list-orders-by-status.json").expect("event");
     let (status, _, body) = parts(dispatch(&app.store, req, list_orders_by_status::handle).await);
     assert_eq!(status, 200);
-    let ids: Vec<_> = body["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|o| o["orderId"].as_str().expect("id").to_owned())
-        .collect();
+    let ids = order_ids(&body);
     assert_eq!(ids, expected_oldest_first(OrderStatus::Placed)[..10]);
 }

@@ -152,3 +152,16 @@ pub fn parts(response: Response<Body>) -> (u16, String, Value) {
     };
     (status, content_type, body)
 }
+
+/// The `orderId`s of a listing body's items, in order.
+pub fn order_ids(body: &Value) -> Vec<String> {
+    body["items"]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|o| o["orderId"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
