@@ -29,26 +29,74 @@ impl Money {
     }
 }
 
-impl fmt::Display for Money {
+/// The text of an amount: a decimal has at most 29 digits (28 after the point, or two
+/// padding zeros), a sign and a point.
+struct MoneyText {
+    buf: [u8; 40],
+    len: usize,
+}
+
+impl MoneyText {
+    fn as_str(&self) -> &str {
+        // Only ASCII digits, '-' and '.' are ever written.
+        std::str::from_utf8(&self.buf[..self.len]).unwrap_or("")
+    }
+}
+
+impl Money {
     /// At least two decimal places; more only where the stored value has them, since rounding
-    /// would misstate it.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut shown = self.0.normalize();
-        if shown.scale() < 2 {
-            shown.rescale(2);
+    /// would misstate it. Written digit by digit: it is on every order a listing shows.
+    fn text(self) -> MoneyText {
+        let shown = self.0.normalize();
+        let scale = shown.scale() as usize;
+        // Mantissa digits, least significant first, with a zero before the point if needed.
+        let mut digits = [0u8; 40];
+        let mut n = shown.mantissa().unsigned_abs();
+        let mut count = 0;
+        while n > 0 || count <= scale {
+            digits[count] = b'0' + (n % 10) as u8;
+            n /= 10;
+            count += 1;
         }
-        write!(f, "{shown}")
+        let mut text = MoneyText {
+            buf: [0; 40],
+            len: 0,
+        };
+        let mut push = |byte: u8| {
+            text.buf[text.len] = byte;
+            text.len += 1;
+        };
+        if shown.is_sign_negative() && !shown.is_zero() {
+            push(b'-');
+        }
+        for i in (scale..count).rev() {
+            push(digits[i]);
+        }
+        push(b'.');
+        for i in (0..scale).rev() {
+            push(digits[i]);
+        }
+        for _ in scale..2 {
+            push(b'0');
+        }
+        text
+    }
+}
+
+impl fmt::Display for Money {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text().as_str())
     }
 }
 
 impl Serialize for Money {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        s.serialize_str(self.text().as_str())
     }
 }
 
 impl<'de> Deserialize<'de> for Money {
-    /// From a number string, as [`crate::entities::exact_numbers`] hands DynamoDB's `N` values.
+    /// From a decimal string, as the API and stored responses write it.
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = String::deserialize(d)?;
         Money::parse_number(&raw)
@@ -64,19 +112,14 @@ impl FromStr for Money {
     }
 }
 
-/// Deserializes a whole number from a DynamoDB number string, refusing fractions.
-pub fn whole_number<'de, D, T>(d: D) -> Result<T, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: TryFrom<u64>,
-{
-    let raw = String::deserialize(d)?;
-    let exact = Money::parse_number(&raw).map(Money::amount);
-    exact
+/// A whole number from a DynamoDB number string (`"2"`, `"2.0"`, `"1E+1"`); fractions and
+/// values out of `T`'s range are `None`.
+pub fn whole_number<T: TryFrom<u64>>(raw: &str) -> Option<T> {
+    Money::parse_number(raw)
+        .map(Money::amount)
         .filter(|n| n.fract().is_zero())
         .and_then(|n| u64::try_from(n).ok())
         .and_then(|n| T::try_from(n).ok())
-        .ok_or_else(|| serde::de::Error::custom(format!("{raw:?} is not a whole number in range")))
 }
 
 #[cfg(test)]
@@ -95,6 +138,43 @@ mod tests {
         assert_eq!(shown("1E+2"), "100.00");
         assert_eq!(shown("0.005"), "0.005");
         assert_eq!(shown("12345678901234567890.12"), "12345678901234567890.12");
+        assert_eq!(shown("0"), "0.00");
+        assert_eq!(shown("0.5"), "0.50");
+        assert_eq!(shown("-19.95"), "-19.95");
+        assert_eq!(shown("-0.05"), "-0.05");
+        assert_eq!(shown("1000000"), "1000000.00");
+        assert_eq!(
+            shown("79228162514264337593543950335"),
+            "79228162514264337593543950335.00"
+        );
+        assert_eq!(
+            shown("0.0000000000000000000000000001"),
+            "0.0000000000000000000000000001"
+        );
+    }
+
+    #[test]
+    fn the_digit_writer_agrees_with_decimal_formatting() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let scale = (x % 12) as u32;
+            let value = Decimal::new(
+                (x >> 8) as i64 * if x.is_multiple_of(3) { -1 } else { 1 },
+                scale,
+            );
+            let mut reference = value.normalize();
+            if reference.scale() < 2 {
+                reference.rescale(2);
+            }
+            assert_eq!(
+                Money::new(value).to_string(),
+                reference.to_string(),
+                "{value}"
+            );
+        }
     }
 
     #[test]
