@@ -156,32 +156,79 @@ async fn run_process(
     })
 }
 
-/// Instructions a process executes per warm request, counted by callgrind (stable on a busy
-/// machine, unlike time): the difference between a run with 20 and one with 120 requests.
-async fn instructions_per_request(
+/// Starts `command` against a Runtime API that never delivers an event: once it asks for its
+/// first one (init done), the API closes and the runtime exits.
+async fn run_init_only(mut command: Command) -> Result<(), Error> {
+    let mut api = RuntimeApi::start().await?;
+    command
+        .env("AWS_LAMBDA_RUNTIME_API", api.addr.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    let mut child = command.spawn()?;
+    let ready = async {
+        while api.ready_at().is_none() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(60), ready).await?;
+    api.close();
+    if tokio::time::timeout(Duration::from_secs(30), child.wait())
+        .await
+        .is_err()
+    {
+        child.kill().await?;
+    }
+    Ok(())
+}
+
+fn callgrind_total(out: &Path) -> Result<u64, Error> {
+    let text = std::fs::read_to_string(out)?;
+    Ok(text
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("totals:")
+                .or_else(|| l.strip_prefix("summary:"))
+        })
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .ok_or("callgrind wrote no totals")?)
+}
+
+/// Instructions a process executes, counted by callgrind (stable on a busy machine, unlike
+/// time): to get ready (init), for its first request, and per warm request.
+#[derive(Clone, Copy)]
+struct Instructions {
+    init: u64,
+    first: u64,
+    warm: f64,
+}
+
+/// Four runs: init only; one request; 20 and 120 more (their difference / 100 is a warm
+/// request). What the first request costs beyond a warm one is the one-time work a
+/// connection warm-up during init would move there.
+async fn count_instructions(
     event: &Bytes,
     make: impl Fn(&Path) -> Command,
-) -> Result<f64, Error> {
+) -> Result<Instructions, Error> {
     let dir = std::env::temp_dir().join(format!("store-bench-callgrind-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
+    let out = dir.join("init.out");
+    run_init_only(make(&out)).await?;
+    let init = callgrind_total(&out)?;
     let mut totals = Vec::new();
-    for (i, warm) in [20usize, 120].into_iter().enumerate() {
+    for (i, warm) in [0usize, 20, 120].into_iter().enumerate() {
         let out = dir.join(format!("run{i}.out"));
         let _ = std::fs::remove_file(&out);
         run_process(make(&out), event, warm).await?;
-        let text = std::fs::read_to_string(&out)?;
-        let total: u64 = text
-            .lines()
-            .find_map(|l| {
-                l.strip_prefix("totals:")
-                    .or_else(|| l.strip_prefix("summary:"))
-            })
-            .and_then(|v| v.split_whitespace().next()?.parse().ok())
-            .ok_or("callgrind wrote no totals")?;
-        totals.push(total);
+        totals.push(callgrind_total(&out)?);
     }
     let _ = std::fs::remove_dir_all(&dir);
-    Ok((totals[1] as f64 - totals[0] as f64) / 100.0)
+    Ok(Instructions {
+        init,
+        first: totals[0].saturating_sub(init),
+        warm: (totals[2] as f64 - totals[1] as f64) / 100.0,
+    })
 }
 
 /// `program args`, or the same under callgrind writing its counts to `callgrind_out`.
@@ -344,7 +391,7 @@ struct Row {
     handled: Vec<Duration>,
     requests: BTreeMap<String, usize>,
     /// Instructions per warm request: ours, and the peer's.
-    instructions: Option<(f64, Option<f64>)>,
+    instructions: Option<(Instructions, Option<Instructions>)>,
 }
 
 fn ms(d: Duration) -> String {
@@ -396,11 +443,10 @@ async fn main() -> Result<(), Error> {
 
         let instructions = if o.callgrind {
             let rust =
-                instructions_per_request(&event, |out| start(&binary, &[], p.binary, Some(out)))
-                    .await?;
+                count_instructions(&event, |out| start(&binary, &[], p.binary, Some(out))).await?;
             let python = match &o.python {
                 Some(python) => Some(
-                    instructions_per_request(&event, |out| {
+                    count_instructions(&event, |out| {
                         start(python, &peer_args, p.python, Some(out))
                     })
                     .await?,
@@ -503,13 +549,30 @@ async fn main() -> Result<(), Error> {
     }
     if o.callgrind {
         println!();
-        println!("| function | instructions per warm request | Python peer | ×fewer |");
-        println!("|---|---|---|---|");
+        println!(
+            "| function | init k instr | first request k instr | warm request k instr | Python init / first / warm k instr | warm ×fewer | first request beyond a warm one, k instr |"
+        );
+        println!("|---|---|---|---|---|---|---|");
+        let k = |n: f64| format!("{:.0}", n / 1000.0);
         for row in &rows {
             if let Some((rust, python)) = row.instructions {
-                let py = python.map_or("-".into(), |p| format!("{:.0}", p));
-                let ratio = python.map_or("-".into(), |p| format!("{:.1}", p / rust));
-                println!("| {} | {:.0} | {py} | {ratio} |", row.name, rust);
+                let py = python.map_or("-".into(), |p| {
+                    format!(
+                        "{} / {} / {}",
+                        k(p.init as f64),
+                        k(p.first as f64),
+                        k(p.warm)
+                    )
+                });
+                let ratio = python.map_or("-".into(), |p| format!("{:.1}", p.warm / rust.warm));
+                println!(
+                    "| {} | {} | {} | {} | {py} | {ratio} | {} |",
+                    row.name,
+                    k(rust.init as f64),
+                    k(rust.first as f64),
+                    k(rust.warm),
+                    k(rust.first as f64 - rust.warm)
+                );
             }
         }
     }
