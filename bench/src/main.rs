@@ -467,13 +467,18 @@ async fn main() -> Result<(), Error> {
             raw_request(&app.store, p.binary).await?;
             raw.push(t.elapsed());
             let t = Instant::now();
-            let req = lambda_http::request::from_str(&text)?;
+            let req = shared::gateway::request_from_json(&text)?;
             let response = handler(&app.store, p.binary, req).await;
             handled.push(t.elapsed());
             assert_eq!(response.status(), 200, "{}", p.binary);
         }
         app.requests.reset();
-        handler(&app.store, p.binary, lambda_http::request::from_str(&text)?).await;
+        handler(
+            &app.store,
+            p.binary,
+            shared::gateway::request_from_json(&text)?,
+        )
+        .await;
         let requests: BTreeMap<String, usize> = app.requests.by_operation();
         raw.sort();
         handled.sort();

@@ -13,6 +13,7 @@ use lambda_runtime::LambdaEvent;
 
 use crate::Store;
 use crate::error::BoxError;
+use crate::gateway::{HttpEvent, into_gateway_response};
 use crate::http::{self, HttpResult};
 
 /// The SDK's HTTP client: hyper with rustls on ring, trusting the system's roots. (http:// works
@@ -48,15 +49,26 @@ pub async fn init() -> Result<Store, BoxError> {
     Ok(Store::new(client, table, secret.as_bytes()))
 }
 
-/// Serves API Gateway events with `handler` until the runtime stops.
+/// Serves API Gateway HTTP API events with `handler` until the runtime stops. An event that is
+/// not a valid request (a method or path API Gateway would not send, a body that is not the
+/// base64 it claims to be) is answered with a 400 problem, never a failed invocation.
 pub async fn serve_http<'a, F, Fut>(store: &'a Store, handler: F) -> Result<(), BoxError>
 where
     F: Fn(&'a Store, Request) -> Fut + Copy + Send + 'a,
     Fut: Future<Output = HttpResult> + Send + 'a,
 {
-    lambda_http::run(service_fn(move |req: Request| async move {
-        Ok::<_, Infallible>(http::dispatch(store, req, handler).await)
-    }))
+    lambda_runtime::run(service_fn(
+        move |event: LambdaEvent<HttpEvent>| async move {
+            let response = match event.payload.into_request() {
+                Ok(req) => http::dispatch(store, req, handler).await,
+                Err(err) => {
+                    tracing::info!(error = %err, "event refused");
+                    http::problem(&err)
+                }
+            };
+            Ok::<_, Infallible>(into_gateway_response(response))
+        },
+    ))
     .await
 }
 

@@ -6,6 +6,7 @@ pub mod bootstrap;
 pub mod cursor;
 pub mod entities;
 pub mod error;
+pub mod gateway;
 pub mod http;
 pub mod ids;
 pub mod keys;

@@ -74,10 +74,8 @@ async fn serve(
     let event = gateway::event(&route.key(), &call, &params);
     let response = match gateway::request(&event) {
         Ok(req) => crate::invoke(&route.binary, &store, req).await,
-        Err(err) => {
-            tracing::error!(error = %err, "event did not convert to a request");
-            None
-        }
+        // As the Lambda answers an event it cannot read as a request.
+        Err(err) => Some(shared::http::problem(&err)),
     };
     let Some(response) = response else {
         return (StatusCode::INTERNAL_SERVER_ERROR, "no handler").into_response();

@@ -92,7 +92,7 @@ pub fn event(route_key: &str, call: &Call<'_>, path_params: &BTreeMap<String, St
     event
 }
 
-/// The handler's request for an event, exactly as lambda_http builds it inside the Lambda.
-pub fn request(event: &Value) -> Result<lambda_http::Request, serde_json::Error> {
-    lambda_http::request::from_str(&event.to_string())
+/// The handler's request for an event, exactly as the Lambda builds it (`shared::gateway`).
+pub fn request(event: &Value) -> Result<lambda_http::Request, shared::AppError> {
+    shared::gateway::request_from_json(&event.to_string())
 }

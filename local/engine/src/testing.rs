@@ -109,10 +109,10 @@ pub async fn all_items(
     }
 }
 
-/// The request lambda_http makes of a saved event file's JSON.
+/// The request the Lambda makes of a saved event file's JSON.
 pub fn from_event_file(path: &str) -> Result<Request, Error> {
     let text = std::fs::read_to_string(path)?;
-    Ok(lambda_http::request::from_str(&text)?)
+    Ok(shared::gateway::request_from_json(&text)?)
 }
 
 /// `{name}` segments of `template` matched against `path`, as API Gateway does.
