@@ -124,7 +124,12 @@ pub fn problem(err: &AppError) -> Response<Body> {
 /// our own response types cannot fail; if it ever did, the client gets an empty 500 rather
 /// than a panic.
 pub fn json_response<T: Serialize>(status: StatusCode, body: &T) -> Response<Body> {
-    let (status, body) = match serde_json::to_string(body) {
+    // Sized for a page of orders, so the buffer is not regrown as it fills.
+    let mut buffer = Vec::with_capacity(2048);
+    let text = serde_json::to_writer(&mut buffer, body)
+        .map_err(|err| err.to_string())
+        .and_then(|()| String::from_utf8(buffer).map_err(|err| err.to_string()));
+    let (status, body) = match text {
         Ok(text) => (status, Body::Text(text)),
         Err(err) => {
             tracing::error!(error = %err, "response did not serialize");

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use chrono::{DateTime, Datelike, SubsecRound, Timelike, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, SubsecRound, Timelike, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::AppError;
@@ -197,6 +197,9 @@ impl Timestamp {
 
     /// Accepts any RFC 3339 time (any offset, fractions of a second are cut off).
     pub fn parse(raw: &str) -> Result<Self, AppError> {
+        if let Some(at) = Self::parse_canonical(raw) {
+            return Ok(at);
+        }
         DateTime::parse_from_rfc3339(raw)
             .map(|t| Self(t.with_timezone(&Utc).trunc_subsecs(0)))
             .map_err(|_| {
@@ -205,6 +208,34 @@ impl Timestamp {
                     raw.escape_default()
                 ))
             })
+    }
+
+    /// The form this store writes (`2026-10-08T14:30:00Z`, in every order's keys), read
+    /// without the general RFC 3339 parser; anything else is left to it.
+    fn parse_canonical(raw: &str) -> Option<Self> {
+        let b = raw.as_bytes();
+        if b.len() != 20
+            || b[4] != b'-'
+            || b[7] != b'-'
+            || b[10] != b'T'
+            || b[13] != b':'
+            || b[16] != b':'
+            || b[19] != b'Z'
+        {
+            return None;
+        }
+        let number = |from: usize, to: usize| {
+            b[from..to].iter().try_fold(0u32, |n, &d| {
+                d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0'))
+            })
+        };
+        let date = NaiveDate::from_ymd_opt(
+            i32::try_from(number(0, 4)?).ok()?,
+            number(5, 7)?,
+            number(8, 10)?,
+        )?;
+        let time = date.and_hms_opt(number(11, 13)?, number(14, 16)?, number(17, 19)?)?;
+        Some(Self(time.and_utc()))
     }
 
     /// `at`, to the second.
@@ -335,5 +366,41 @@ mod tests {
         assert_eq!(t.to_string(), "2026-10-08T14:30:00Z");
         assert!(Timestamp::parse("2026-10-08").is_err());
         assert!(Timestamp::parse("yesterday").is_err());
+    }
+
+    #[test]
+    fn the_canonical_form_reads_as_the_general_parser_reads_it() {
+        let general = |raw: &str| {
+            DateTime::parse_from_rfc3339(raw)
+                .ok()
+                .map(|t| t.with_timezone(&Utc))
+        };
+        for raw in [
+            "2026-10-08T14:30:00Z",
+            "2024-02-29T23:59:59Z",
+            "2026-02-29T00:00:00Z",
+            "2026-13-01T00:00:00Z",
+            "2026-12-32T00:00:00Z",
+            "2026-10-08T24:00:00Z",
+            "2026-10-08T14:60:00Z",
+            "0000-01-01T00:00:00Z",
+            "9999-12-31T23:59:59Z",
+            "2026-1a-08T14:30:00Z",
+            "2026-10-08 14:30:00Z",
+            "+026-10-08T14:30:00Z",
+        ] {
+            let fast = Timestamp::parse_canonical(raw).map(|t| t.as_datetime());
+            if fast.is_some() {
+                assert_eq!(fast, general(raw), "{raw}");
+            } else {
+                assert_eq!(
+                    Timestamp::parse(raw).ok().map(|t| t.as_datetime()),
+                    general(raw),
+                    "{raw}"
+                );
+            }
+        }
+        assert!(Timestamp::parse_canonical("2026-10-08T14:30:00Z").is_some());
+        assert!(Timestamp::parse_canonical("2026-10-08T14:30:00+00:00").is_none());
     }
 }

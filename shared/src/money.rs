@@ -51,11 +51,34 @@ impl Money {
         let scale = shown.scale() as usize;
         // Mantissa digits, least significant first, with a zero before the point if needed.
         let mut digits = [0u8; 40];
-        let mut n = shown.mantissa().unsigned_abs();
         let mut count = 0;
-        while n > 0 || count <= scale {
-            digits[count] = b'0' + (n % 10) as u8;
-            n /= 10;
+        // 128-bit division is a library call: split off the low 19 digits once (only amounts
+        // beyond u64 need it) and write the rest with 64-bit arithmetic.
+        let mantissa = shown.mantissa().unsigned_abs();
+        const E19: u128 = 10_000_000_000_000_000_000;
+        let (high, low) = if mantissa > u128::from(u64::MAX) {
+            (Some((mantissa / E19) as u64), (mantissa % E19) as u64)
+        } else {
+            (None, mantissa as u64)
+        };
+        let mut write = |mut n: u64, at_least: usize| {
+            let start = count;
+            while n > 0 || count - start < at_least {
+                digits[count] = b'0' + (n % 10) as u8;
+                n /= 10;
+                count += 1;
+            }
+        };
+        match high {
+            Some(high) => {
+                write(low, 19);
+                write(high, 0);
+            }
+            None => write(low, scale + 1),
+        }
+        // A zero before the point, and zeros after it, for small values.
+        while count <= scale {
+            digits[count] = b'0';
             count += 1;
         }
         let mut text = MoneyText {
