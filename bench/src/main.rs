@@ -4,8 +4,6 @@
 //! Usage: store-bench --bin-dir DIR [--python PATH] [--runs N] [--warm N]
 //!                    [--size-dir-arm64 DIR] [--size-dir-x86-64 DIR]
 
-mod runtime_api;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -13,9 +11,8 @@ use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use lambda_http::{Body, Request, Response};
+use local_engine::runtime_api::{Error, RuntimeApi, lambda_environment};
 use local_engine::testing::TestApp;
-use local_engine::{LOCAL_CURSOR_SECRET, LOCAL_TABLE};
-use runtime_api::{Error, RuntimeApi};
 use shared::http::dispatch;
 use shared::ids::{CustomerId, OrderId, OrderStatus};
 use shared::keys;
@@ -250,29 +247,6 @@ fn command(program: &Path, args: &[String], callgrind_out: Option<&Path>) -> Com
     c
 }
 
-fn lambda_env(command: &mut Command, function: &str, endpoint: &str, home: &Path) {
-    command
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("AWS_LAMBDA_FUNCTION_NAME", function)
-        .env("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST")
-        .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128")
-        .env(
-            "AWS_LAMBDA_LOG_GROUP_NAME",
-            format!("/aws/lambda/{function}"),
-        )
-        .env("AWS_LAMBDA_LOG_STREAM_NAME", "bench")
-        .env("AWS_LAMBDA_LOG_FORMAT", "JSON")
-        .env("AWS_REGION", "us-east-1")
-        .env("AWS_DEFAULT_REGION", "us-east-1")
-        .env("AWS_ACCESS_KEY_ID", "local")
-        .env("AWS_SECRET_ACCESS_KEY", "local")
-        .env("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
-        .env("TABLE_NAME", LOCAL_TABLE)
-        .env("CURSOR_SECRET", LOCAL_CURSOR_SECRET);
-}
-
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
@@ -423,7 +397,7 @@ async fn main() -> Result<(), Error> {
         ];
         let start = |program: &Path, args: &[String], function: &str, out: Option<&Path>| {
             let mut c = command(program, args, out);
-            lambda_env(&mut c, function, &endpoint, &home);
+            lambda_environment(&mut c, function, &endpoint, &home);
             c.env("PYTHONPATH", &python_dir)
                 .env("PYTHONDONTWRITEBYTECODE", "1");
             c

@@ -4,6 +4,7 @@
 
 pub mod counter;
 pub mod gateway;
+pub mod runtime_api;
 pub mod seed;
 pub mod streams;
 pub mod template;

@@ -1,5 +1,7 @@
-//! A minimal Lambda Runtime API, enough to drive a real function process the way Lambda does:
-//! the process asks for its next event, the bench hands one out and waits for the response.
+//! A minimal Lambda Runtime API, enough to drive a real function process the way Lambda (and
+//! `sam local invoke`) does: the process asks for its next event, the caller hands one out and
+//! waits for the response. `make bench` times the binaries through it; tests check that the
+//! built binaries answer the events in `events/`.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -112,7 +114,7 @@ async fn next(State(shared): State<Shared>) -> impl IntoResponse {
     let id = {
         let mut n = shared.next_id.lock().unwrap_or_else(|e| e.into_inner());
         *n += 1;
-        format!("bench-{n}")
+        format!("local-{n}")
     };
     shared
         .waiting
@@ -129,7 +131,7 @@ async fn next(State(shared): State<Shared>) -> impl IntoResponse {
         ("lambda-runtime-deadline-ms", deadline.to_string()),
         (
             "lambda-runtime-invoked-function-arn",
-            "arn:aws:lambda:us-east-1:123456789012:function:bench".to_owned(),
+            "arn:aws:lambda:us-east-1:123456789012:function:local".to_owned(),
         ),
         (
             "lambda-runtime-trace-id",
@@ -170,4 +172,88 @@ async fn error(State(shared): State<Shared>, Path(id): Path<String>, body: Bytes
 async fn init_error(body: Bytes) -> StatusCode {
     eprintln!("init error: {}", String::from_utf8_lossy(&body));
     StatusCode::ACCEPTED
+}
+
+/// The environment Lambda gives a function process (and nothing else): its identity, the log
+/// settings, a region and credentials in variables, the store's variables, and `endpoint` as
+/// the DynamoDB endpoint.
+pub fn lambda_environment(
+    command: &mut tokio::process::Command,
+    function: &str,
+    endpoint: &str,
+    home: &std::path::Path,
+) {
+    command
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("AWS_LAMBDA_FUNCTION_NAME", function)
+        .env("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST")
+        .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128")
+        .env(
+            "AWS_LAMBDA_LOG_GROUP_NAME",
+            format!("/aws/lambda/{function}"),
+        )
+        .env("AWS_LAMBDA_LOG_STREAM_NAME", "local")
+        .env("AWS_LAMBDA_LOG_FORMAT", "JSON")
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_DEFAULT_REGION", "us-east-1")
+        .env("AWS_ACCESS_KEY_ID", "local")
+        .env("AWS_SECRET_ACCESS_KEY", "local")
+        .env("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
+        .env("TABLE_NAME", crate::LOCAL_TABLE)
+        .env("CURSOR_SECRET", crate::LOCAL_CURSOR_SECRET);
+}
+
+/// A function's built binary running against its own Runtime API, as Lambda and
+/// `sam local invoke` run it.
+pub struct LambdaProcess {
+    api: RuntimeApi,
+    child: tokio::process::Child,
+    home: std::path::PathBuf,
+}
+
+impl LambdaProcess {
+    /// Starts `binary` as `function` with Lambda's environment and `endpoint` as DynamoDB.
+    pub async fn start(
+        binary: &std::path::Path,
+        function: &str,
+        endpoint: &str,
+    ) -> Result<Self, Error> {
+        let api = RuntimeApi::start().await?;
+        let home = std::env::temp_dir().join(format!(
+            "lambda-home-{}-{function}-{}",
+            std::process::id(),
+            api.addr.port()
+        ));
+        std::fs::create_dir_all(&home)?;
+        let mut command = tokio::process::Command::new(binary);
+        lambda_environment(&mut command, function, endpoint, &home);
+        command
+            .env("AWS_LAMBDA_RUNTIME_API", api.addr.to_string())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true);
+        let child = command.spawn()?;
+        Ok(Self { api, child, home })
+    }
+
+    /// Hands `event` to the function and waits (at most 30 s) for what it answers.
+    pub async fn invoke(&self, event: impl Into<Bytes>) -> Result<Reply, Error> {
+        let reply = self.api.invoke(event.into());
+        Ok(tokio::time::timeout(std::time::Duration::from_secs(30), reply).await??)
+    }
+
+    /// Closes the Runtime API and waits for the process to end.
+    pub async fn stop(mut self) -> Result<(), Error> {
+        self.api.close();
+        let ended =
+            tokio::time::timeout(std::time::Duration::from_secs(30), self.child.wait()).await;
+        if ended.is_err() {
+            self.child.kill().await?;
+        }
+        let _ = std::fs::remove_dir_all(&self.home);
+        Ok(())
+    }
 }

@@ -1,0 +1,60 @@
+//! The built binary, driven through the Lambda Runtime API as Lambda and `sam local invoke`
+//! drive it: the sample event in, an API Gateway (payload 2.0) response out.
+
+use std::path::Path;
+
+use local_engine::runtime_api::LambdaProcess;
+use local_engine::testing::TestApp;
+use serde_json::{Value, json};
+
+fn response(reply: &[u8]) -> (Value, Value) {
+    let response: Value = serde_json::from_slice(reply).expect("a JSON response");
+    let body = response["body"].as_str().expect("a text body");
+    let body = serde_json::from_str(body).expect("a JSON body");
+    (response, body)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_binary_answers_its_sample_event_as_api_gateway_expects() {
+    let app = TestApp::seeded().await.expect("app");
+    let lambda = LambdaProcess::start(
+        Path::new(env!("CARGO_BIN_EXE_get-customer")),
+        "get-customer",
+        app.engine.endpoint(),
+    )
+    .await
+    .expect("starts");
+    let event = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../events/get-customer.json"
+    ))
+    .expect("event");
+
+    let reply = lambda.invoke(event.clone()).await.expect("answers");
+    assert!(reply.ok, "{}", String::from_utf8_lossy(&reply.body));
+    let (head, body) = response(&reply.body);
+    assert_eq!(head["statusCode"], 200);
+    assert_eq!(head["headers"]["content-type"], "application/json");
+    assert_eq!(head["isBase64Encoded"], false);
+    assert_eq!(body["customerId"], "c1");
+    assert_eq!(body["name"], "Ana Torres");
+
+    // An event API Gateway would not send (a body flagged base64 that is not) is a 400 problem,
+    // not a failed invocation, and the process serves on.
+    let mut bad: Value = serde_json::from_slice(&event).expect("json");
+    bad["body"] = json!("not base64!");
+    bad["isBase64Encoded"] = json!(true);
+    let reply = lambda
+        .invoke(serde_json::to_vec(&bad).expect("json"))
+        .await
+        .expect("answers");
+    assert!(reply.ok);
+    let (head, body) = response(&reply.body);
+    assert_eq!(head["statusCode"], 400);
+    assert_eq!(head["headers"]["content-type"], "application/problem+json");
+    assert_eq!(body["status"], 400);
+
+    let reply = lambda.invoke(event).await.expect("answers");
+    assert_eq!(response(&reply.body).0["statusCode"], 200);
+    lambda.stop().await.expect("stops");
+}
