@@ -36,7 +36,8 @@ fn required_env(name: &str) -> Result<String, BoxError> {
 
 /// Logging (JSON when `AWS_LAMBDA_LOG_FORMAT=JSON`, level from `AWS_LAMBDA_LOG_LEVEL` or
 /// `RUST_LOG`), then the store: `TABLE_NAME`, `CURSOR_SECRET`, and an SDK client from the
-/// standard AWS configuration (so `AWS_ENDPOINT_URL_DYNAMODB` points it at a local engine).
+/// standard AWS configuration (so `AWS_ENDPOINT_URL_DYNAMODB` points it at a local engine),
+/// its connection opened before the first event.
 pub async fn init() -> Result<Store, BoxError> {
     lambda_http::tracing::init_default_subscriber();
     let table = required_env("TABLE_NAME")?;
@@ -46,7 +47,9 @@ pub async fn init() -> Result<Store, BoxError> {
         .load()
         .await;
     let client = aws_sdk_dynamodb::Client::new(&config);
-    Ok(Store::new(client, table, secret.as_bytes()))
+    let store = Store::new(client, table, secret.as_bytes());
+    store.warm_up().await;
+    Ok(store)
 }
 
 /// Serves API Gateway HTTP API events with `handler` until the runtime stops. An event that is

@@ -172,6 +172,13 @@ pub mod idempotency {
     }
 }
 
+/// The one key every function may read, to open its connection during init: no entity's
+/// partition (they all start with a prefix and `#`), so it never holds data.
+pub mod warm_up {
+    pub const PK: &str = "WARMUP";
+    pub const SK: &str = "WARMUP";
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

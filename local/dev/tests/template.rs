@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 use local_engine::template;
 use serde_yaml::Value;
 
-/// Every IAM action a function's policies grant, with the resources they apply to: its
-/// inline `Policies`, or those of the role it names.
-fn grants(template: &Value, function: &Value) -> Vec<(String, String)> {
+/// The statements of a function's policies: its inline `Policies`, or those of the role it
+/// names.
+fn statements(template: &Value, function: &Value) -> Vec<Value> {
     let documents: Vec<Value> = match &function["Properties"]["Role"] {
         Value::Null => function["Properties"]["Policies"]
             .as_sequence()
@@ -28,28 +28,73 @@ fn grants(template: &Value, function: &Value) -> Vec<(String, String)> {
                 .collect()
         }
     };
+    documents
+        .iter()
+        .flat_map(|policy| {
+            policy["Statement"]
+                .as_sequence()
+                .unwrap_or_else(|| {
+                    panic!("only inline policies, no SAM policy templates: {policy:?}")
+                })
+                .clone()
+        })
+        .collect()
+}
+
+/// Every IAM action a function's policies grant, with the resources they apply to.
+fn grants(template: &Value, function: &Value) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for policy in &documents {
-        let statements = policy["Statement"]
-            .as_sequence()
-            .unwrap_or_else(|| panic!("only inline policies, no SAM policy templates: {policy:?}"));
-        for statement in statements {
-            assert_eq!(statement["Effect"].as_str(), Some("Allow"));
-            let actions = match &statement["Action"] {
-                Value::String(one) => vec![one.clone()],
-                Value::Sequence(many) => many
-                    .iter()
-                    .filter_map(|a| a.as_str().map(str::to_owned))
-                    .collect(),
-                other => panic!("Action {other:?}"),
-            };
-            let resource = serde_yaml::to_string(&statement["Resource"]).expect("resource");
-            for action in actions {
-                out.push((action, resource.trim().to_owned()));
-            }
+    for statement in statements(template, function) {
+        assert_eq!(statement["Effect"].as_str(), Some("Allow"));
+        let actions = match &statement["Action"] {
+            Value::String(one) => vec![one.clone()],
+            Value::Sequence(many) => many
+                .iter()
+                .filter_map(|a| a.as_str().map(str::to_owned))
+                .collect(),
+            other => panic!("Action {other:?}"),
+        };
+        let resource = serde_yaml::to_string(&statement["Resource"]).expect("resource");
+        for action in actions {
+            out.push((action, resource.trim().to_owned()));
         }
     }
     out
+}
+
+fn functions(template: &Value) -> impl Iterator<Item = (&str, &Value)> {
+    template["Resources"]
+        .as_mapping()
+        .expect("resources")
+        .iter()
+        .filter(|(_, r)| r["Type"].as_str() == Some("AWS::Serverless::Function"))
+        .map(|(name, r)| (name.as_str().expect("name"), r))
+}
+
+#[test]
+fn the_warm_up_grant_reads_the_reserved_key_and_nothing_else() {
+    let template = template::parse().expect("template");
+    let mut seen = 0;
+    for (name, function) in functions(&template) {
+        let warm_ups: Vec<Value> = statements(&template, function)
+            .into_iter()
+            .filter(|s| {
+                s["Condition"]["ForAllValues:StringEquals"]["dynamodb:LeadingKeys"]
+                    .as_sequence()
+                    .is_some()
+            })
+            .collect();
+        assert_eq!(warm_ups.len(), 1, "{name}");
+        let grant = &warm_ups[0];
+        assert_eq!(grant["Action"].as_str(), Some("dynamodb:GetItem"), "{name}");
+        let keys = grant["Condition"]["ForAllValues:StringEquals"]["dynamodb:LeadingKeys"]
+            .as_sequence()
+            .expect("keys");
+        assert_eq!(keys.len(), 1, "{name}");
+        assert_eq!(keys[0].as_str(), Some(shared::keys::warm_up::PK), "{name}");
+        seen += 1;
+    }
+    assert_eq!(seen, 9);
 }
 
 #[test]
@@ -57,34 +102,54 @@ fn functions_are_granted_only_the_requests_they_make() {
     let template = template::parse().expect("template");
     const TABLE: &str = "!GetAtt AppTable.Arn";
     const STREAM: &str = "!GetAtt AppTable.StreamArn";
+    // Every function reads the reserved warm-up key at init (checked below).
+    const WARM_UP: (&str, &str) = ("dynamodb:GetItem", TABLE);
     let expected: BTreeMap<&str, Vec<(&str, &str)>> = [
-        ("GetCustomerFunction", vec![("dynamodb:GetItem", TABLE)]),
+        (
+            "GetCustomerFunction",
+            vec![WARM_UP, ("dynamodb:GetItem", TABLE)],
+        ),
         (
             "ListCustomerOrdersFunction",
-            vec![("dynamodb:Query", TABLE)],
+            vec![WARM_UP, ("dynamodb:Query", TABLE)],
         ),
-        ("GetOrderItemsFunction", vec![("dynamodb:Query", TABLE)]),
+        (
+            "GetOrderItemsFunction",
+            vec![WARM_UP, ("dynamodb:Query", TABLE)],
+        ),
         (
             "ListOrdersByStatusFunction",
-            vec![("dynamodb:Query", "!Sub ${AppTable.Arn}/index/GSI1")],
+            vec![
+                WARM_UP,
+                ("dynamodb:Query", "!Sub ${AppTable.Arn}/index/GSI1"),
+            ],
         ),
-        ("PutCustomerFunction", vec![("dynamodb:UpdateItem", TABLE)]),
+        (
+            "PutCustomerFunction",
+            vec![WARM_UP, ("dynamodb:UpdateItem", TABLE)],
+        ),
         (
             "PlaceOrderFunction",
             vec![
+                WARM_UP,
                 ("dynamodb:ConditionCheckItem", TABLE),
                 ("dynamodb:PutItem", TABLE),
                 ("dynamodb:GetItem", TABLE),
             ],
         ),
-        ("GetOrderFunction", vec![("dynamodb:Query", TABLE)]),
+        ("GetOrderFunction", vec![WARM_UP, ("dynamodb:Query", TABLE)]),
         (
             "UpdateOrderStatusFunction",
-            vec![("dynamodb:GetItem", TABLE), ("dynamodb:UpdateItem", TABLE)],
+            vec![
+                WARM_UP,
+                ("dynamodb:GetItem", TABLE),
+                ("dynamodb:UpdateItem", TABLE),
+            ],
         ),
         (
             "OrderStatsFunction",
             vec![
+                WARM_UP,
                 ("dynamodb:DescribeStream", STREAM),
                 ("dynamodb:GetRecords", STREAM),
                 ("dynamodb:GetShardIterator", STREAM),
@@ -98,13 +163,8 @@ fn functions_are_granted_only_the_requests_they_make() {
         ),
     ]
     .into();
-    let resources = template["Resources"].as_mapping().expect("resources");
     let mut seen = 0;
-    for (name, resource) in resources {
-        if resource["Type"].as_str() != Some("AWS::Serverless::Function") {
-            continue;
-        }
-        let name = name.as_str().expect("name");
+    for (name, resource) in functions(&template) {
         let Some(want) = expected.get(name) else {
             panic!("{name} has no expected permissions in this test");
         };
