@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
@@ -108,21 +107,11 @@ fn peak_rss_kib(pid: u32) -> u64 {
 
 /// Starts `command` against a fresh Runtime API with `event` already waiting (as on a cold
 /// start), then sends `warm` more events one after another.
-async fn run_process(
-    mut command: Command,
-    event: &Bytes,
-    warm: usize,
-) -> Result<ProcessRun, Error> {
+async fn run_process(command: Command, event: &Bytes, warm: usize) -> Result<ProcessRun, Error> {
     let mut api = RuntimeApi::start().await?;
-    command
-        .env("AWS_LAMBDA_RUNTIME_API", api.addr.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true);
     let first = api.invoke(event.clone());
     let started = Instant::now();
-    let mut child = command.spawn()?;
+    let mut child = api.spawn(command)?;
     let reply = tokio::time::timeout(Duration::from_secs(30), first).await??;
     if !reply.ok {
         return Err(format!(
@@ -140,14 +129,7 @@ async fn run_process(
         latencies.push(reply.at - sent);
     }
     let peak = child.id().map_or(0, peak_rss_kib);
-    // Let it end by itself (a profiler writes its counts then); kill it if it does not.
-    api.close();
-    if tokio::time::timeout(Duration::from_secs(30), child.wait())
-        .await
-        .is_err()
-    {
-        child.kill().await?;
-    }
+    api.close_and_wait(&mut child).await?;
     Ok(ProcessRun {
         init,
         first_response,
@@ -158,29 +140,16 @@ async fn run_process(
 
 /// Starts `command` against a Runtime API that never delivers an event: once it asks for its
 /// first one (init done), the API closes and the runtime exits.
-async fn run_init_only(mut command: Command) -> Result<(), Error> {
+async fn run_init_only(command: Command) -> Result<(), Error> {
     let mut api = RuntimeApi::start().await?;
-    command
-        .env("AWS_LAMBDA_RUNTIME_API", api.addr.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true);
-    let mut child = command.spawn()?;
+    let mut child = api.spawn(command)?;
     let ready = async {
         while api.ready_at().is_none() {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
     };
     tokio::time::timeout(Duration::from_secs(60), ready).await?;
-    api.close();
-    if tokio::time::timeout(Duration::from_secs(30), child.wait())
-        .await
-        .is_err()
-    {
-        child.kill().await?;
-    }
-    Ok(())
+    api.close_and_wait(&mut child).await
 }
 
 fn callgrind_total(out: &Path) -> Result<u64, Error> {

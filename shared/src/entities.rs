@@ -36,64 +36,71 @@ pub enum BadItem {
 /// keys; numbers stay the exact strings DynamoDB sent.
 struct Stored(Item);
 
+/// The DynamoDB type an attribute is stored as.
+#[derive(Clone, Copy)]
+enum As {
+    String,
+    Number,
+}
+
+fn bad(name: &'static str, expected: &'static str) -> BadItem {
+    BadItem::Attribute { name, expected }
+}
+
 impl Stored {
-    fn take(&mut self, name: &'static str) -> Option<AttributeValue> {
-        self.0.remove(name)
-    }
-
-    fn string(&mut self, name: &'static str) -> Result<String, BadItem> {
-        match self.take(name) {
-            Some(AttributeValue::S(text)) => Ok(text),
-            _ => Err(BadItem::Attribute {
-                name,
-                expected: "a string",
-            }),
-        }
-    }
-
-    /// A string attribute, parsed.
-    fn parsed<T>(
+    /// The text of attribute `name` if present and stored `as_` a string (`S`) or a number
+    /// (`N`); of any other type it is refused as not `expected`.
+    fn text(
         &mut self,
         name: &'static str,
         expected: &'static str,
-        parse: impl FnOnce(&str) -> Option<T>,
-    ) -> Result<T, BadItem> {
-        match self.take(name) {
-            Some(AttributeValue::S(text)) => parse(&text),
-            _ => None,
+        as_: As,
+    ) -> Result<Option<String>, BadItem> {
+        match (self.0.remove(name), as_) {
+            (None, _) => Ok(None),
+            (Some(AttributeValue::S(text)), As::String)
+            | (Some(AttributeValue::N(text)), As::Number) => Ok(Some(text)),
+            _ => Err(bad(name, expected)),
         }
-        .ok_or(BadItem::Attribute { name, expected })
     }
 
-    /// A number attribute, parsed from DynamoDB's exact decimal text; `None` when absent.
-    fn number<T>(
+    /// Attribute `name`, parsed; `None` when absent.
+    fn optional<T>(
         &mut self,
         name: &'static str,
         expected: &'static str,
+        as_: As,
         parse: impl FnOnce(&str) -> Option<T>,
     ) -> Result<Option<T>, BadItem> {
-        match self.take(name) {
-            None => Ok(None),
-            Some(AttributeValue::N(text)) => parse(&text)
-                .map(Some)
-                .ok_or(BadItem::Attribute { name, expected }),
-            Some(_) => Err(BadItem::Attribute { name, expected }),
-        }
+        self.text(name, expected, as_)?
+            .map(|text| parse(&text).ok_or(bad(name, expected)))
+            .transpose()
     }
 
-    fn money(&mut self, name: &'static str) -> Result<Option<Money>, BadItem> {
-        self.number(name, "a decimal number", Money::parse_number)
+    /// Attribute `name`, parsed; it must be there.
+    fn required<T>(
+        &mut self,
+        name: &'static str,
+        expected: &'static str,
+        as_: As,
+        parse: impl FnOnce(&str) -> Option<T>,
+    ) -> Result<T, BadItem> {
+        self.optional(name, expected, as_, parse)?
+            .ok_or(bad(name, expected))
     }
 
-    fn required_money(&mut self, name: &'static str) -> Result<Money, BadItem> {
-        self.money(name)?.ok_or(BadItem::Attribute {
-            name,
-            expected: "a decimal number",
-        })
+    /// A string attribute that must be there, as it is.
+    fn string(&mut self, name: &'static str) -> Result<String, BadItem> {
+        self.text(name, "a string", As::String)?
+            .ok_or(bad(name, "a string"))
+    }
+
+    fn money(&mut self, name: &'static str) -> Result<Money, BadItem> {
+        self.required(name, "a decimal number", As::Number, Money::parse_number)
     }
 
     fn status(&mut self) -> Result<OrderStatus, BadItem> {
-        self.parsed("status", "an order status", |s| s.parse().ok())
+        self.required("status", "an order status", As::String, |s| s.parse().ok())
     }
 }
 
@@ -248,24 +255,27 @@ impl CustomerProfile {
             },
             stats: OrderStats {
                 order_count: stored
-                    .number("orderCount", "a whole number", money::whole_number)?
+                    .optional(
+                        "orderCount",
+                        "a whole number",
+                        As::Number,
+                        money::whole_number,
+                    )?
                     .unwrap_or(0),
-                total_spent: stored.money("totalSpent")?.unwrap_or_default(),
-                last_order_at: match stored.take("lastOrderAt") {
-                    None => None,
-                    Some(AttributeValue::S(text)) => {
-                        Some(Timestamp::parse(&text).map_err(|_| BadItem::Attribute {
-                            name: "lastOrderAt",
-                            expected: "an ISO-8601 timestamp",
-                        })?)
-                    }
-                    Some(_) => {
-                        return Err(BadItem::Attribute {
-                            name: "lastOrderAt",
-                            expected: "an ISO-8601 timestamp",
-                        });
-                    }
-                },
+                total_spent: stored
+                    .optional(
+                        "totalSpent",
+                        "a decimal number",
+                        As::Number,
+                        Money::parse_number,
+                    )?
+                    .unwrap_or_default(),
+                last_order_at: stored.optional(
+                    "lastOrderAt",
+                    "an ISO-8601 timestamp",
+                    As::String,
+                    |s| Timestamp::parse(s).ok(),
+                )?,
             },
         })
     }
@@ -293,7 +303,7 @@ impl Order {
             customer_id: keys::customer::parse_pk(&stored.string(keys::PK)?)?,
             placed_at,
             status: stored.status()?,
-            total: stored.required_money("total")?,
+            total: stored.money("total")?,
         })
     }
 
@@ -302,13 +312,14 @@ impl Order {
         let mut stored = Stored(item);
         Ok(Order {
             order_id: keys::line_item::parse_pk(&stored.string(keys::PK)?)?,
-            customer_id: stored
-                .parsed("customerId", "a customer id", |s| CustomerId::parse(s).ok())?,
-            placed_at: stored.parsed("placedAt", "an ISO-8601 timestamp", |s| {
+            customer_id: stored.required("customerId", "a customer id", As::String, |s| {
+                CustomerId::parse(s).ok()
+            })?,
+            placed_at: stored.required("placedAt", "an ISO-8601 timestamp", As::String, |s| {
                 Timestamp::parse(s).ok()
             })?,
             status: stored.status()?,
-            total: stored.required_money("total")?,
+            total: stored.money("total")?,
         })
     }
 }
@@ -326,14 +337,15 @@ impl LineItem {
     pub fn from_item(item: Item) -> Result<Self, BadItem> {
         let mut stored = Stored(item);
         let sku = keys::line_item::parse_sk(&stored.string(keys::SK)?)?;
-        let quantity = stored.number("quantity", "a whole number", money::whole_number)?;
         Ok(LineItem {
             sku,
-            quantity: quantity.ok_or(BadItem::Attribute {
-                name: "quantity",
-                expected: "a whole number",
-            })?,
-            price: stored.required_money("price")?,
+            quantity: stored.required(
+                "quantity",
+                "a whole number",
+                As::Number,
+                money::whole_number,
+            )?,
+            price: stored.money("price")?,
         })
     }
 }

@@ -22,23 +22,17 @@ use serde::Deserialize;
 
 use crate::AppError;
 
-/// What the handlers use of an HTTP API event; every other field is skipped unread.
+/// What the handlers use of an HTTP API event; every other field is skipped unread, and any of
+/// them but the request context may be absent.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HttpEvent {
-    #[serde(default)]
     raw_path: Option<String>,
-    #[serde(default)]
     raw_query_string: Option<String>,
-    #[serde(default)]
     headers: Option<HashMap<String, String>>,
-    #[serde(default)]
     path_parameters: Option<HashMap<String, String>>,
-    #[serde(default)]
     cookies: Option<Vec<String>>,
-    #[serde(default)]
     body: Option<String>,
-    #[serde(default)]
     is_base64_encoded: Option<bool>,
     request_context: RequestContext,
 }

@@ -5,8 +5,9 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::process::Stdio;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Bytes;
@@ -14,6 +15,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
+use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot};
 
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -98,6 +100,31 @@ impl RuntimeApi {
     pub fn ready_at(&self) -> Option<Instant> {
         self.first_next.get().copied()
     }
+
+    /// Starts `command` as the function process this API serves: its output discarded, and
+    /// killed if dropped.
+    pub fn spawn(&self, mut command: Command) -> std::io::Result<Child> {
+        command
+            .env("AWS_LAMBDA_RUNTIME_API", self.addr.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+    }
+
+    /// Closes the API and lets `child` end by itself (a profiler writes its counts then);
+    /// kills it if it has not within 30 s.
+    pub async fn close_and_wait(&mut self, child: &mut Child) -> Result<(), Error> {
+        self.close();
+        if tokio::time::timeout(Duration::from_secs(30), child.wait())
+            .await
+            .is_err()
+        {
+            child.kill().await?;
+        }
+        Ok(())
+    }
 }
 
 impl Drop for RuntimeApi {
@@ -178,7 +205,7 @@ async fn init_error(body: Bytes) -> StatusCode {
 /// settings, a region and credentials in variables, the store's variables, and `endpoint` as
 /// the DynamoDB endpoint.
 pub fn lambda_environment(
-    command: &mut tokio::process::Command,
+    command: &mut Command,
     function: &str,
     endpoint: &str,
     home: &std::path::Path,
@@ -209,7 +236,7 @@ pub fn lambda_environment(
 /// `sam local invoke` run it.
 pub struct LambdaProcess {
     api: RuntimeApi,
-    child: tokio::process::Child,
+    child: Child,
     home: std::path::PathBuf,
 }
 
@@ -227,32 +254,21 @@ impl LambdaProcess {
             api.addr.port()
         ));
         std::fs::create_dir_all(&home)?;
-        let mut command = tokio::process::Command::new(binary);
+        let mut command = Command::new(binary);
         lambda_environment(&mut command, function, endpoint, &home);
-        command
-            .env("AWS_LAMBDA_RUNTIME_API", api.addr.to_string())
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .kill_on_drop(true);
-        let child = command.spawn()?;
+        let child = api.spawn(command)?;
         Ok(Self { api, child, home })
     }
 
     /// Hands `event` to the function and waits (at most 30 s) for what it answers.
     pub async fn invoke(&self, event: impl Into<Bytes>) -> Result<Reply, Error> {
         let reply = self.api.invoke(event.into());
-        Ok(tokio::time::timeout(std::time::Duration::from_secs(30), reply).await??)
+        Ok(tokio::time::timeout(Duration::from_secs(30), reply).await??)
     }
 
     /// Closes the Runtime API and waits for the process to end.
     pub async fn stop(mut self) -> Result<(), Error> {
-        self.api.close();
-        let ended =
-            tokio::time::timeout(std::time::Duration::from_secs(30), self.child.wait()).await;
-        if ended.is_err() {
-            self.child.kill().await?;
-        }
+        self.api.close_and_wait(&mut self.child).await?;
         let _ = std::fs::remove_dir_all(&self.home);
         Ok(())
     }
