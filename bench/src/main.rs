@@ -12,9 +12,10 @@ use axum::body::Bytes;
 use lambda_http::{Body, Request, Response};
 use local_engine::runtime_api::{Error, RuntimeApi, lambda_environment};
 use local_engine::testing::TestApp;
-use shared::http::dispatch;
-use shared::ids::{CustomerId, OrderId, OrderStatus};
-use shared::keys;
+use shared::domain::ids::{CustomerId, OrderId};
+use shared::domain::status::OrderStatus;
+use shared::dynamo::keys;
+use shared::http::serve::dispatch;
 use shared::{AppError, Store};
 use tokio::process::Command;
 
@@ -413,7 +414,7 @@ async fn main() -> Result<(), Error> {
             for handler_turn in [i % 2 == 1, i % 2 == 0] {
                 let t = Instant::now();
                 if handler_turn {
-                    let req = shared::gateway::request_from_json(&text)?;
+                    let req = shared::http::gateway::request_from_json(&text)?;
                     let response = handler(&app.store, p.binary, req).await;
                     handled.push(t.elapsed());
                     assert_eq!(response.status(), 200, "{}", p.binary);
@@ -427,7 +428,7 @@ async fn main() -> Result<(), Error> {
         handler(
             &app.store,
             p.binary,
-            shared::gateway::request_from_json(&text)?,
+            shared::http::gateway::request_from_json(&text)?,
         )
         .await;
         let requests: BTreeMap<String, usize> = app.requests.by_operation();

@@ -2,7 +2,7 @@
 
 use local_engine::testing::{TestApp, from_event_file, get, parts};
 use serde_json::json;
-use shared::http::dispatch;
+use shared::http::serve::dispatch;
 
 const ROUTE: &str = "GET /customers/{customerId}";
 

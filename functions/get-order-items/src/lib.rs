@@ -3,8 +3,10 @@
 
 use lambda_http::Request;
 use shared::Store;
-use shared::http::{HttpResult, list_response, page_request, path_param};
-use shared::ids::OrderId;
+use shared::domain::ids::OrderId;
+use shared::http::HttpResult;
+use shared::http::request::{page_request, path_param};
+use shared::http::response::list_response;
 
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let order = path_param(&req, "orderId", OrderId::parse)?;

@@ -3,7 +3,7 @@
 use local_engine::testing::{TestApp, from_event_file, get, parts};
 use local_engine::{LOCAL_TABLE, seed};
 use serde_json::{Value, json};
-use shared::http::dispatch;
+use shared::http::serve::dispatch;
 
 const ROUTE: &str = "GET /orders/{orderId}/items";
 
@@ -30,7 +30,7 @@ async fn line_items_page_in_sku_order_with_one_query_each() {
         order_id: "o9".into(),
         customer_id: "c1".into(),
         placed_at: "2026-10-08T14:30:00Z".into(),
-        status: shared::ids::OrderStatus::Placed,
+        status: shared::domain::status::OrderStatus::Placed,
         lines: (0..12)
             .map(|n| (format!("sku-{n:02}"), 1, "0.10".into()))
             .collect(),

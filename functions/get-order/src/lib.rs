@@ -3,8 +3,10 @@
 
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
-use shared::http::{HttpResult, json_response, path_param};
-use shared::ids::OrderId;
+use shared::domain::ids::OrderId;
+use shared::http::HttpResult;
+use shared::http::request::path_param;
+use shared::http::response::json_response;
 use shared::{AppError, Store};
 
 pub async fn handle(store: &Store, req: Request) -> HttpResult {

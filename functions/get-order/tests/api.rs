@@ -3,7 +3,7 @@
 use local_engine::testing::{TestApp, from_event_file, get, parts};
 use local_engine::{LOCAL_TABLE, seed};
 use serde_json::{Value, json};
-use shared::http::dispatch;
+use shared::http::serve::dispatch;
 
 const ROUTE: &str = "GET /orders/{orderId}";
 

@@ -3,11 +3,15 @@
 
 use lambda_http::Request;
 use serde::Serialize;
-use shared::entities::Order;
-use shared::http::{HttpResult, list_response, page_request, path_param, query_param};
-use shared::ids::{CustomerId, OrderId, OrderStatus, Timestamp};
-use shared::money::Money;
-use shared::repo::PlacedWindow;
+use shared::domain::ids::{CustomerId, OrderId};
+use shared::domain::listing::PlacedWindow;
+use shared::domain::money::Money;
+use shared::domain::order::Order;
+use shared::domain::status::OrderStatus;
+use shared::domain::time::Timestamp;
+use shared::http::HttpResult;
+use shared::http::request::{page_request, path_param, query_param};
+use shared::http::response::list_response;
 use shared::{AppError, Store};
 
 #[derive(Serialize)]

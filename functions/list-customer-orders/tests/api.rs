@@ -6,7 +6,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::testing::{TestApp, from_event_file, get, order_ids, parts};
 use local_engine::{LOCAL_TABLE, seed};
 use serde_json::{Value, json};
-use shared::http::dispatch;
+use shared::http::serve::dispatch;
 
 const ROUTE: &str = "GET /customers/{customerId}/orders";
 
@@ -214,7 +214,7 @@ async fn pages_cut_short_by_the_1mb_limit_still_carry_on() {
             order_id: format!("big{n:02}"),
             customer_id: "c9".into(),
             placed_at: format!("2026-10-01T00:00:{n:02}Z"),
-            status: shared::ids::OrderStatus::Placed,
+            status: shared::domain::status::OrderStatus::Placed,
             lines: vec![("sku-1".into(), 1, "1.00".into())],
         })
         .expect("items")

@@ -2,8 +2,10 @@
 //! pattern 4, one Query on GSI1).
 
 use lambda_http::Request;
-use shared::http::{HttpResult, list_response, page_request, query_param};
-use shared::ids::OrderStatus;
+use shared::domain::status::OrderStatus;
+use shared::http::HttpResult;
+use shared::http::request::{page_request, query_param};
+use shared::http::response::list_response;
 use shared::{AppError, Store};
 
 pub async fn handle(store: &Store, req: Request) -> HttpResult {

@@ -3,8 +3,8 @@
 use local_engine::seed;
 use local_engine::testing::{TestApp, from_event_file, get, order_ids, parts};
 use serde_json::Value;
-use shared::http::dispatch;
-use shared::ids::OrderStatus;
+use shared::domain::status::OrderStatus;
+use shared::http::serve::dispatch;
 
 const ROUTE: &str = "GET /orders";
 

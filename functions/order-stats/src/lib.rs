@@ -10,7 +10,9 @@
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 use shared::Store;
-use shared::stats::{CustomerRecords, Pending, RecordEffect, describe_keys, pack, record_effect};
+use shared::dynamo::stats::{
+    CustomerRecords, Pending, RecordEffect, describe_keys, pack, record_effect,
+};
 
 /// Readable records grouped by customer, and the position of the first unreadable one.
 fn read_batch(records: &[EventRecord]) -> (Vec<CustomerRecords>, usize) {

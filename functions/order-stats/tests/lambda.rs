@@ -6,7 +6,7 @@ use std::path::Path;
 use local_engine::runtime_api::LambdaProcess;
 use local_engine::testing::TestApp;
 use serde_json::{Value, json};
-use shared::ids::CustomerId;
+use shared::domain::ids::CustomerId;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_binary_applies_its_sample_batch_once_however_often_it_is_delivered() {

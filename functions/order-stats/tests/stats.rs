@@ -12,9 +12,9 @@ use local_engine::testing::{TestApp, all_items, get, parts, send_json};
 use local_engine::{LOCAL_TABLE, template};
 use serde_json::Value;
 use shared::Store;
-use shared::http::dispatch;
-use shared::ids::Timestamp;
-use shared::money::{Decimal, Money};
+use shared::domain::money::{Decimal, Money};
+use shared::domain::time::Timestamp;
+use shared::http::serve::dispatch;
 
 fn source(app: &TestApp) -> StreamSource {
     let consumer = streams::consumers(&template::parse().expect("template"))
@@ -217,7 +217,7 @@ async fn a_poison_record_is_reported_with_the_records_after_it_and_nothing_else(
     // The two records before it were counted, and nothing after it.
     let c5 = app
         .store
-        .get_customer(&shared::ids::CustomerId::parse("c5").expect("id"))
+        .get_customer(&shared::domain::ids::CustomerId::parse("c5").expect("id"))
         .await
         .expect("get")
         .expect("c5");
@@ -232,7 +232,7 @@ async fn a_poison_record_is_reported_with_the_records_after_it_and_nothing_else(
     assert!(failures(&response).is_empty());
     let c5 = app
         .store
-        .get_customer(&shared::ids::CustomerId::parse("c5").expect("id"))
+        .get_customer(&shared::domain::ids::CustomerId::parse("c5").expect("id"))
         .await
         .expect("get")
         .expect("c5");
@@ -275,7 +275,7 @@ async fn the_sample_event_is_applied() {
     assert!(failures(&response).is_empty());
     let c1 = app
         .store
-        .get_customer(&shared::ids::CustomerId::parse("c1").expect("id"))
+        .get_customer(&shared::domain::ids::CustomerId::parse("c1").expect("id"))
         .await
         .expect("get")
         .expect("c1");

@@ -1,18 +1,21 @@
 //! `POST /customers/{customerId}/orders` `{items: [{sku, quantity, price}]}`: places an order in
 //! one transaction; with an `Idempotency-Key`, a retried request gets the first one's answer.
 
-use std::time::Duration;
+mod body;
 
 use lambda_http::http::HeaderValue;
 use lambda_http::{Body, Request, Response};
-use shared::http::{HttpResult, created, header_value, json_body, path_param};
-use shared::ids::{CustomerId, IdempotencyKey};
-use shared::orders::{self, MAX_BODY_BYTES, NewOrder, NewOrderBody, OrderDetails};
-use shared::writes::{IdempotencyRecord, PlaceOrderError};
+use shared::domain::idempotency::{IdempotencyRecord, fingerprint};
+use shared::domain::ids::{CustomerId, IdempotencyKey};
+use shared::domain::order::{NewOrder, OrderDetails};
+use shared::dynamo::orders::PlaceOrderError;
+use shared::http::HttpResult;
+use shared::http::request::{header_value, json_body, path_param};
+use shared::http::response::created;
+use shared::retry::{Backoff, retry};
 use shared::{AppError, Store};
 
-/// Tries before giving up on transactions that keep colliding with concurrent ones.
-const MAX_ATTEMPTS: u32 = 6;
+use crate::body::{MAX_BODY_BYTES, NewOrderBody};
 
 fn location(order: &OrderDetails) -> String {
     format!("/orders/{}", order.order_id)
@@ -33,47 +36,58 @@ fn replay(record: &IdempotencyRecord, fingerprint: &str) -> HttpResult {
     Ok(response)
 }
 
+/// What an attempt came to.
+enum Outcome {
+    Placed(OrderDetails),
+    /// The key's first request got there first: its answer is this one's.
+    Replayed(IdempotencyRecord),
+}
+
+/// Worth another attempt: a transaction that collided with a concurrent one, or a key that
+/// another request took meanwhile (the next attempt reads its record and replays it).
+fn worth_retrying(err: &PlaceOrderError) -> bool {
+    matches!(err, PlaceOrderError::Contended | PlaceOrderError::KeyTaken)
+}
+
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let customer = path_param(&req, "customerId", CustomerId::parse)?;
     let idempotency_key = header_value(&req, "idempotency-key")?
         .map(IdempotencyKey::parse)
         .transpose()?;
     let lines = json_body::<NewOrderBody>(&req, MAX_BODY_BYTES)?.into_lines()?;
-    let fingerprint = orders::fingerprint(&customer, &lines);
+    let fingerprint = fingerprint(&customer, &lines);
 
-    for attempt in 0..MAX_ATTEMPTS {
-        if let Some(key) = &idempotency_key
-            && let Some(record) = store.idempotency_record(&customer, key).await?
+    let (customer_ref, key_ref) = (&customer, idempotency_key.as_ref());
+    let (lines_ref, fingerprint_ref) = (&lines, &fingerprint);
+    let outcome = retry(&Backoff::TRANSACTION, worth_retrying, |_| async move {
+        if let Some(key) = key_ref
+            && let Some(record) = store.idempotency_record(customer_ref, key).await?
         {
-            return replay(&record, &fingerprint);
+            return Ok(Outcome::Replayed(record));
         }
-        let order = NewOrder::new(customer.clone(), lines.clone(), chrono::Utc::now())?;
+        let order = NewOrder::new(customer_ref.clone(), lines_ref.clone(), chrono::Utc::now())?;
         let details = order.details();
         let record = IdempotencyRecord {
-            fingerprint: fingerprint.clone(),
+            fingerprint: fingerprint_ref.clone(),
             order_id: order.order_id.clone(),
             response: serde_json::to_string(&details).map_err(AppError::internal)?,
         };
-        match store
-            .place_order(&order, idempotency_key.as_ref().map(|key| (key, &record)))
-            .await
-        {
-            Ok(()) => return Ok(created(&location(&details), &details)),
-            Err(PlaceOrderError::CustomerNotFound) => {
-                return Err(AppError::not_found(format!(
-                    "customer {customer} does not exist"
-                )));
-            }
-            // Another request with this key won: the next round reads its record.
-            Err(PlaceOrderError::KeyTaken) => continue,
-            Err(PlaceOrderError::Contended) => {
-                tokio::time::sleep(Duration::from_millis(10 << attempt)).await;
-            }
-            Err(PlaceOrderError::Failed(err)) => return Err(err),
-        }
+        store
+            .place_order(&order, key_ref.map(|key| (key, &record)))
+            .await?;
+        Ok(Outcome::Placed(details))
+    })
+    .await;
+    match outcome {
+        Ok(Outcome::Placed(details)) => Ok(created(&location(&details), &details)),
+        Ok(Outcome::Replayed(record)) => replay(&record, &fingerprint),
+        Err(PlaceOrderError::CustomerNotFound) => Err(AppError::not_found(format!(
+            "customer {customer} does not exist"
+        ))),
+        Err(PlaceOrderError::Contended | PlaceOrderError::KeyTaken) => Err(AppError::conflict(
+            "the order collided with concurrent requests; retry it",
+            None,
+        )),
+        Err(PlaceOrderError::Failed(err)) => Err(err),
     }
-    Err(AppError::conflict(
-        "the order collided with concurrent requests; retry it",
-        None,
-    ))
 }

@@ -6,7 +6,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::LOCAL_TABLE;
 use local_engine::testing::{TestApp, all_items, from_event_file, header, parts, send_json};
 use serde_json::{Value, json};
-use shared::http::dispatch;
+use shared::http::serve::dispatch;
 
 const ROUTE: &str = "POST /customers/{customerId}/orders";
 const TWO_LINES: &str = r#"{"items":[{"sku":"sku-1","quantity":2,"price":"19.95"},{"sku":"sku-9","quantity":1,"price":"0.10"}]}"#;

@@ -5,9 +5,11 @@ use lambda_http::Request;
 use lambda_http::http::StatusCode;
 use serde::Deserialize;
 use shared::Store;
-use shared::entities::Customer;
-use shared::http::{HttpResult, created, json_body, json_response, path_param};
-use shared::ids::CustomerId;
+use shared::domain::customer::Customer;
+use shared::domain::ids::CustomerId;
+use shared::http::HttpResult;
+use shared::http::request::{json_body, path_param};
+use shared::http::response::{created, json_response};
 
 const MAX_BODY_BYTES: usize = 16 * 1024;
 

@@ -1,19 +1,20 @@
 //! `PATCH /orders/{orderId}` `{status}`: moves an order along PLACED→SHIPPED→DELIVERED or
 //! PLACED→CANCELLED, header and listing together, so that of racing changes only one wins.
 
-use std::time::Duration;
-
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
 use serde::Deserialize;
-use shared::entities::Order;
-use shared::http::{HttpResult, json_body, json_response, path_param};
-use shared::ids::{OrderId, OrderStatus};
-use shared::writes::StatusChangeError;
+use shared::domain::ids::OrderId;
+use shared::domain::order::Order;
+use shared::domain::status::OrderStatus;
+use shared::dynamo::orders::StatusChangeError;
+use shared::http::HttpResult;
+use shared::http::request::{json_body, path_param};
+use shared::http::response::json_response;
+use shared::retry::{Backoff, retry};
 use shared::{AppError, Store};
 
 const MAX_BODY_BYTES: usize = 1024;
-const MAX_ATTEMPTS: u32 = 6;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -33,34 +34,37 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let next: OrderStatus = json_body::<StatusBody>(&req, MAX_BODY_BYTES)?
         .status
         .parse()?;
-    for attempt in 0..MAX_ATTEMPTS {
-        let header = store
-            .order_header(&id)
-            .await?
-            .ok_or_else(|| AppError::not_found(format!("order {id} does not exist")))?;
-        if !header.status.can_become(next) {
-            return Err(not_allowed(header.status, next));
+    // Read the status, then change it only if it is still the one read; a collision with a
+    // concurrent transaction is tried again from the read.
+    let changed = retry(
+        &Backoff::TRANSACTION,
+        |err| matches!(err, StatusChangeError::Contended),
+        |_| async {
+            let header = store
+                .order_header(&id)
+                .await?
+                .ok_or_else(|| AppError::not_found(format!("order {id} does not exist")))?;
+            if !header.status.can_become(next) {
+                return Err(not_allowed(header.status, next).into());
+            }
+            store.change_status(&header, next).await?;
+            Ok(Order {
+                status: next,
+                ..header
+            })
+        },
+    )
+    .await;
+    match changed {
+        Ok(order) => Ok(json_response(StatusCode::OK, &order)),
+        Err(StatusChangeError::Stale(Some(current))) => Err(not_allowed(current, next)),
+        Err(StatusChangeError::Stale(None)) => {
+            Err(AppError::not_found(format!("order {id} does not exist")))
         }
-        match store.change_status(&header, next).await {
-            Ok(()) => {
-                let order = Order {
-                    status: next,
-                    ..header
-                };
-                return Ok(json_response(StatusCode::OK, &order));
-            }
-            Err(StatusChangeError::Stale(Some(current))) => return Err(not_allowed(current, next)),
-            Err(StatusChangeError::Stale(None)) => {
-                return Err(AppError::not_found(format!("order {id} does not exist")));
-            }
-            Err(StatusChangeError::Contended) => {
-                tokio::time::sleep(Duration::from_millis(10 << attempt)).await;
-            }
-            Err(StatusChangeError::Failed(err)) => return Err(err),
-        }
+        Err(StatusChangeError::Contended) => Err(AppError::conflict(
+            "the order is being changed by concurrent requests; retry",
+            None,
+        )),
+        Err(StatusChangeError::Failed(err)) => Err(err),
     }
-    Err(AppError::conflict(
-        "the order is being changed by concurrent requests; retry",
-        None,
-    ))
 }

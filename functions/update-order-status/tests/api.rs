@@ -4,7 +4,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::testing::{TestApp, all_items, from_event_file, parts, send_json};
 use local_engine::{LOCAL_TABLE, seed};
 use serde_json::Value;
-use shared::http::dispatch;
+use shared::http::serve::dispatch;
 
 const ROUTE: &str = "PATCH /orders/{orderId}";
 

@@ -6,7 +6,7 @@ pub mod server;
 
 use lambda_http::{Body, Request, Response};
 use shared::Store;
-use shared::http::dispatch;
+use shared::http::serve::dispatch;
 
 /// The Cargo binaries (template.yaml's `Metadata.BuildProperties.Binary`) [`invoke`] can run.
 pub const BINARIES: [&str; 8] = [

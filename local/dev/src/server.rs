@@ -75,7 +75,7 @@ async fn serve(
     let response = match gateway::request(&event) {
         Ok(req) => crate::invoke(&route.binary, &store, req).await,
         // As the Lambda answers an event it cannot read as a request.
-        Err(err) => Some(shared::http::problem(&err)),
+        Err(err) => Some(shared::http::problem::problem(&err)),
     };
     let Some(response) = response else {
         return (StatusCode::INTERNAL_SERVER_ERROR, "no handler").into_response();

@@ -91,7 +91,11 @@ fn the_warm_up_grant_reads_the_reserved_key_and_nothing_else() {
             .as_sequence()
             .expect("keys");
         assert_eq!(keys.len(), 1, "{name}");
-        assert_eq!(keys[0].as_str(), Some(shared::keys::warm_up::PK), "{name}");
+        assert_eq!(
+            keys[0].as_str(),
+            Some(shared::dynamo::keys::warm_up::PK),
+            "{name}"
+        );
         seen += 1;
     }
     assert_eq!(seen, 9);
@@ -228,7 +232,7 @@ fn the_stream_consumer_reports_partial_failures_and_keeps_what_it_gives_up_on() 
         .as_u64()
         .expect("max age");
     assert!(
-        max_age < shared::stats::MARKER_TTL_SECONDS,
+        max_age < shared::dynamo::stats::MARKER_TTL_SECONDS,
         "markers outlive every redelivery"
     );
     assert_eq!(

@@ -94,5 +94,5 @@ pub fn event(route_key: &str, call: &Call<'_>, path_params: &BTreeMap<String, St
 
 /// The handler's request for an event, exactly as the Lambda builds it (`shared::gateway`).
 pub fn request(event: &Value) -> Result<lambda_http::Request, shared::AppError> {
-    shared::gateway::request_from_json(&event.to_string())
+    shared::http::gateway::request_from_json(&event.to_string())
 }

@@ -112,7 +112,7 @@ pub fn client(endpoint: &str, counter: Option<RequestCounter>) -> Client {
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new("us-east-1"))
         .endpoint_url(endpoint)
-        .http_client(shared::bootstrap::http_client())
+        .http_client(shared::dynamo::client::http_client())
         .credentials_provider(Credentials::new(
             "local",
             "local",

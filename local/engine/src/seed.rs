@@ -6,19 +6,21 @@
 //! also gets the header this store's own API writes (which the article's queries never see),
 //! so that `GET /orders/{orderId}` and `PATCH` work on the sample orders too.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
-use shared::entities::Order;
-use shared::ids::{CustomerId, OrderId, OrderStatus, Sku, Timestamp};
-use shared::keys;
-use shared::money::{Decimal, Money};
+use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
+use shared::domain::customer::Customer;
+use shared::domain::ids::{CustomerId, OrderId, Sku};
+use shared::domain::money::{Decimal, Money};
+use shared::domain::order::{LineItem, Order};
+use shared::domain::status::OrderStatus;
+use shared::domain::time::Timestamp;
+use shared::dynamo::items;
 
 use crate::Error;
 
-pub type Item = HashMap<String, AttributeValue>;
+pub use shared::dynamo::codec::Item;
 
 pub struct SampleCustomer {
     pub id: &'static str,
@@ -136,65 +138,45 @@ pub fn orders() -> Vec<SampleOrder> {
     orders
 }
 
-fn s(value: impl Into<String>) -> AttributeValue {
-    AttributeValue::S(value.into())
-}
-
-fn num(value: impl Into<String>) -> AttributeValue {
-    AttributeValue::N(value.into())
-}
-
 /// The customer item exactly as the article's `put_item` writes it.
 pub fn customer_item(customer: &SampleCustomer) -> Result<Item, Error> {
     let id = CustomerId::parse(customer.id)?;
-    Ok(Item::from([
-        ("PK".into(), s(keys::customer::pk(&id))),
-        ("SK".into(), s(keys::customer::PROFILE_SK)),
-        ("name".into(), s(customer.name)),
-        ("email".into(), s(customer.email)),
-    ]))
+    Ok(items::profile::to_item(&Customer::new(
+        id,
+        customer.name,
+        customer.email,
+    )?))
+}
+
+/// The order as its listing and header describe it.
+fn order(sample: &SampleOrder) -> Result<Order, Error> {
+    Ok(Order {
+        order_id: OrderId::parse(&sample.order_id)?,
+        customer_id: CustomerId::parse(&sample.customer_id)?,
+        placed_at: Timestamp::parse(&sample.placed_at)?,
+        status: sample.status,
+        total: sample.total()?,
+    })
 }
 
 /// The header this store's API writes beside the line items.
-pub fn header_item(order: &SampleOrder) -> Result<Item, Error> {
-    Ok(shared::orders::header_item(&Order {
-        order_id: OrderId::parse(&order.order_id)?,
-        customer_id: CustomerId::parse(&order.customer_id)?,
-        placed_at: Timestamp::parse(&order.placed_at)?,
-        status: order.status,
-        total: order.total()?,
-    })?)
+pub fn header_item(sample: &SampleOrder) -> Result<Item, Error> {
+    Ok(items::header::to_item(&order(sample)?))
 }
 
 /// The order listing item and the line items, exactly as the article's `put_item` writes them.
-pub fn order_items(order: &SampleOrder) -> Result<Vec<Item>, Error> {
-    let customer = CustomerId::parse(&order.customer_id)?;
-    let order_id = OrderId::parse(&order.order_id)?;
-    let placed_at = Timestamp::parse(&order.placed_at)?;
-    let mut items = vec![Item::from([
-        ("PK".into(), s(keys::order_listing::pk(&customer))),
-        (
-            "SK".into(),
-            s(keys::order_listing::sk(placed_at, &order_id)),
-        ),
-        ("orderId".into(), s(order_id.as_str())),
-        ("status".into(), s(order.status.as_str())),
-        ("total".into(), num(order.total()?.to_string())),
-        (
-            "GSI1PK".into(),
-            s(keys::order_listing::gsi1pk(order.status)),
-        ),
-        ("GSI1SK".into(), s(keys::order_listing::gsi1sk(placed_at))),
-    ])];
-    for (sku, quantity, price) in &order.lines {
-        items.push(Item::from([
-            ("PK".into(), s(keys::line_item::pk(&order_id))),
-            ("SK".into(), s(keys::line_item::sk(&Sku::parse(sku)?))),
-            ("quantity".into(), num(quantity.to_string())),
-            ("price".into(), num(price.clone())),
-        ]));
+pub fn order_items(sample: &SampleOrder) -> Result<Vec<Item>, Error> {
+    let order = order(sample)?;
+    let mut written = vec![items::listing::to_item(&order)];
+    for (sku, quantity, price) in &sample.lines {
+        let line = LineItem {
+            sku: Sku::parse(sku)?,
+            quantity: *quantity,
+            price: Money::parse_number(price).ok_or_else(|| format!("{sku}: bad price"))?,
+        };
+        written.push(items::line_item::to_item(&order.order_id, &line));
     }
-    Ok(items)
+    Ok(written)
 }
 
 /// Every sample item.
@@ -271,6 +253,7 @@ pub async fn seed_if_empty(client: &Client, table: &str) -> Result<bool, Error> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use aws_sdk_dynamodb::types::AttributeValue;
 
     #[test]
     fn the_articles_order_is_the_first_sample() {
@@ -278,10 +261,12 @@ mod tests {
         assert_eq!(o100.order_id, "o100");
         assert_eq!(o100.total().expect("total").to_string(), "39.90");
         let items = order_items(o100).expect("items");
+        let s = |v: &str| AttributeValue::S(v.to_owned());
         assert_eq!(items[0]["SK"], s("ORDER#2026-10-08T14:30:00Z#o100"));
-        assert_eq!(items[0]["total"], num("39.90"));
+        assert_eq!(items[0]["total"], AttributeValue::N("39.90".into()));
         assert_eq!(items[1]["PK"], s("ORDER#o100"));
         assert_eq!(items[1]["SK"], s("ITEM#sku-1"));
+        assert_eq!(items[1]["price"], AttributeValue::N("19.95".into()));
     }
 
     #[test]

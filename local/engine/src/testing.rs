@@ -112,7 +112,7 @@ pub async fn all_items(
 /// The request the Lambda makes of a saved event file's JSON.
 pub fn from_event_file(path: &str) -> Result<Request, Error> {
     let text = std::fs::read_to_string(path)?;
-    Ok(shared::gateway::request_from_json(&text)?)
+    Ok(shared::http::gateway::request_from_json(&text)?)
 }
 
 /// `{name}` segments of `template` matched against `path`, as API Gateway does.

@@ -6,36 +6,22 @@
 
 use aws_lambda_events::event::dynamodb::EventRecord;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, CancellationReason, Put, ReturnValuesOnConditionCheckFailure,
-    TransactWriteItem, Update,
+    CancellationReason, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
 
-use crate::entities::{Item, Order};
-use crate::ids::{CustomerId, OrderStatus, Timestamp};
-use crate::keys::{self, PK, SK};
-use crate::money::Decimal;
-use crate::writes::{epoch_seconds, reason_code, s};
+use crate::domain::ids::CustomerId;
+use crate::domain::stats::StatsDelta;
+use crate::dynamo::codec::Item;
+use crate::dynamo::errors::{conflicted, reason_code};
+use crate::dynamo::items::{listing, marker, profile};
+use crate::dynamo::keys::{self, PK, SK};
+use crate::dynamo::store::{built, epoch_seconds};
+use crate::retry::{Backoff, retry};
 use crate::{AppError, Store};
 
 /// A marker outlives every redelivery: the stream keeps records 24 hours, and the event source
 /// mapping refuses older ones (MaximumRecordAgeInSeconds); a day's margin on top.
 pub const MARKER_TTL_SECONDS: u64 = 48 * 60 * 60;
-
-/// How one record changes a customer's statistics.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StatsDelta {
-    pub orders: i64,
-    pub spent: Decimal,
-    pub last_order_at: Option<Timestamp>,
-}
-
-impl StatsDelta {
-    fn merge(&mut self, other: &StatsDelta) {
-        self.orders += other.orders;
-        self.spent += other.spent;
-        self.last_order_at = self.last_order_at.max(other.last_order_at);
-    }
-}
 
 /// What a stream record means for the statistics.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,15 +41,6 @@ pub struct PoisonRecord {
     pub event: String,
     pub keys: String,
     pub reason: String,
-}
-
-/// What an order contributes to `totalSpent`.
-fn contribution(order: &Order) -> Decimal {
-    if order.status == OrderStatus::Cancelled {
-        Decimal::ZERO
-    } else {
-        order.total.amount()
-    }
 }
 
 fn is_order_listing(keys: &Item) -> bool {
@@ -87,35 +64,26 @@ pub fn record_effect(record: &EventRecord) -> Result<RecordEffect, PoisonRecord>
         reason,
     };
     let read = |image: &serde_dynamo::Item, which: &str| {
-        Order::from_listing_item(image.clone().into())
+        listing::from_item(image.clone().into())
             .map_err(|err| poison(format!("{which} image: {err}")))
     };
     match record.event_name.as_str() {
         "INSERT" => {
             let order = read(&record.change.new_image, "new")?;
             Ok(RecordEffect::Counts {
-                delta: StatsDelta {
-                    orders: 1,
-                    spent: contribution(&order),
-                    last_order_at: Some(order.placed_at),
-                },
+                delta: StatsDelta::placed(&order),
                 customer: order.customer_id,
             })
         }
         "MODIFY" => {
             let old = read(&record.change.old_image, "old")?;
             let new = read(&record.change.new_image, "new")?;
-            let spent = contribution(&new) - contribution(&old);
-            if spent.is_zero() {
-                return Ok(RecordEffect::Ignored);
-            }
-            Ok(RecordEffect::Counts {
-                customer: new.customer_id,
-                delta: StatsDelta {
-                    orders: 0,
-                    spent,
-                    last_order_at: None,
+            Ok(match StatsDelta::changed(&old, &new) {
+                Some(delta) => RecordEffect::Counts {
+                    customer: new.customer_id,
+                    delta,
                 },
+                None => RecordEffect::Ignored,
             })
         }
         _ => Ok(RecordEffect::Ignored),
@@ -132,12 +100,6 @@ pub fn describe_keys(keys: &Item) -> String {
     };
     format!("PK={} SK={}", text(PK), text(SK))
 }
-
-fn marker_pk(event_id: &str) -> String {
-    format!("STREAMRECORD#{event_id}")
-}
-
-const MARKER_SK: &str = "APPLIED";
 
 /// A record to apply: where it is in its batch, its event ID (the marker's name) and its effect.
 #[derive(Debug, Clone)]
@@ -201,32 +163,43 @@ enum Action {
     Marker(usize, usize),
 }
 
+/// Why a statistics transaction did not commit.
+enum Cancelled {
+    /// A concurrent transaction touched the same items: retried with backoff.
+    Conflict,
+    Failed(AppError),
+}
+
+impl From<AppError> for Cancelled {
+    fn from(err: AppError) -> Self {
+        Cancelled::Failed(err)
+    }
+}
+
 impl Store {
     /// Applies customers' records (one transaction's worth, see [`pack`]) in ONE
     /// TransactWriteItems: each customer's records coalesced into one update of their profile,
-    /// and a marker per record. When the transaction is cancelled, only what its cancellation
-    /// reasons name is dropped (records already applied, customers without a profile) before
-    /// it is tried again, so every effect lands exactly once.
+    /// and a marker per record. A transaction that collided with a concurrent one is sent
+    /// again with backoff; one cancelled by its conditions is narrowed by what the reasons
+    /// name (records already applied, customers without a profile) and sent again, so every
+    /// effect lands exactly once.
     pub async fn apply_stats(&self, part: &[CustomerRecords]) -> Result<Applied, AppError> {
+        // Each customer's records not yet applied.
         let mut pending: Vec<Vec<&Pending>> =
             part.iter().map(|g| g.records.iter().collect()).collect();
         // lastOrderAt only ever moves forward: a customer whose profile shows a later one is
         // retried without setting it (an equal one is set again, harmlessly).
         let mut set_last = vec![true; part.len()];
         let mut outcome = Applied::default();
-        for attempt in 0..8u32 {
+        loop {
             let mut actions = Vec::new();
             let mut origin = Vec::new();
-            let expires_at = AttributeValue::N((epoch_seconds() + MARKER_TTL_SECONDS).to_string());
+            let expires_at = epoch_seconds() + MARKER_TTL_SECONDS;
             for (g, group) in part.iter().enumerate() {
                 if pending[g].is_empty() {
                     continue;
                 }
-                let mut delta = StatsDelta {
-                    orders: 0,
-                    spent: Decimal::ZERO,
-                    last_order_at: None,
-                };
+                let mut delta = StatsDelta::NONE;
                 for record in &pending[g] {
                     delta.merge(&record.delta);
                 }
@@ -236,30 +209,56 @@ impl Store {
                 for (r, record) in pending[g].iter().enumerate() {
                     let put = Put::builder()
                         .table_name(&self.table)
-                        .item(PK, s(marker_pk(&record.event_id)))
-                        .item(SK, s(MARKER_SK))
-                        .item("customerId", s(group.customer.as_str()))
-                        .item("expiresAt", expires_at.clone())
-                        .condition_expression("attribute_not_exists(PK)")
-                        .build()
-                        .map_err(AppError::internal)?;
-                    actions.push(TransactWriteItem::builder().put(put).build());
+                        .set_item(Some(marker::to_item(
+                            &record.event_id,
+                            &group.customer,
+                            expires_at,
+                        )))
+                        .condition_expression("attribute_not_exists(PK)");
+                    actions.push(
+                        TransactWriteItem::builder()
+                            .put(built(put.build())?)
+                            .build(),
+                    );
                     origin.push(Action::Marker(g, r));
                 }
             }
             if actions.is_empty() {
                 return Ok(outcome);
             }
-            let Some(reasons) = self.transact(actions).await? else {
-                outcome.applied += pending.iter().map(Vec::len).sum::<usize>();
-                return Ok(outcome);
+            let sent = retry(
+                &Backoff::TRANSACTION,
+                |cancelled| matches!(cancelled, Cancelled::Conflict),
+                |_| {
+                    let actions = actions.clone();
+                    async move {
+                        match self.transact(actions).await? {
+                            Some(reasons) if conflicted(&reasons) => Err(Cancelled::Conflict),
+                            committed_or_not => Ok(committed_or_not),
+                        }
+                    }
+                },
+            )
+            .await;
+            let reasons = match sent {
+                Ok(None) => {
+                    outcome.applied += pending.iter().map(Vec::len).sum::<usize>();
+                    return Ok(outcome);
+                }
+                Ok(Some(reasons)) => reasons,
+                Err(Cancelled::Conflict) => {
+                    return Err(AppError::internal(
+                        "statistics transaction kept colliding with concurrent transactions",
+                    ));
+                }
+                Err(Cancelled::Failed(err)) => return Err(err),
             };
+            // Narrow what is sent next by the reasons; each round must drop something, so
+            // this ends.
             let mut applied_before: Vec<(usize, usize)> = Vec::new();
-            let mut conflicted = false;
-            let mut unexpected = None;
+            let mut progress = false;
             for (index, action) in origin.iter().enumerate() {
-                let code = reason_code(&reasons, index);
-                match (action, code) {
+                match (action, reason_code(&reasons, index)) {
                     (_, "None") => {}
                     (Action::Marker(g, r), "ConditionalCheckFailed") => {
                         applied_before.push((*g, *r))
@@ -270,32 +269,32 @@ impl Store {
                             tracing::warn!(customer = %part[*g].customer, records = pending[*g].len(), "order statistics skipped: the customer has no profile");
                             outcome.without_profile += pending[*g].len();
                             pending[*g].clear();
-                        } else {
+                            progress = true;
+                        } else if set_last[*g] {
                             set_last[*g] = false;
+                            progress = true;
                         }
                     }
-                    (_, "TransactionConflict") => conflicted = true,
-                    (_, other) => unexpected = Some(other.to_owned()),
+                    (_, other) => {
+                        return Err(AppError::internal(format!(
+                            "statistics transaction cancelled: {other}"
+                        )));
+                    }
                 }
-            }
-            if let Some(code) = unexpected {
-                return Err(AppError::internal(format!(
-                    "statistics transaction cancelled: {code}"
-                )));
             }
             // Drop records found applied, last first so the indices stay valid.
             applied_before.sort_unstable();
+            progress |= !applied_before.is_empty();
             for (g, r) in applied_before.into_iter().rev() {
                 pending[g].remove(r);
                 outcome.duplicates += 1;
             }
-            if conflicted {
-                tokio::time::sleep(std::time::Duration::from_millis(5 << attempt)).await;
+            if !progress {
+                return Err(AppError::internal(
+                    "statistics transaction cancelled for a reason it cannot narrow",
+                ));
             }
         }
-        Err(AppError::internal(
-            "statistics transaction kept being cancelled",
-        ))
     }
 
     fn stats_update(
@@ -306,32 +305,35 @@ impl Store {
     ) -> Result<Update, AppError> {
         let update = Update::builder()
             .table_name(&self.table)
-            .key(PK, s(keys::customer::pk(customer)))
-            .key(SK, s(keys::customer::PROFILE_SK))
-            .expression_attribute_values(":orders", AttributeValue::N(delta.orders.to_string()))
+            .set_key(Some(profile::key(customer)))
+            .expression_attribute_names("#count", profile::ORDER_COUNT_CHANGE.name)
+            .expression_attribute_names("#spent", profile::TOTAL_SPENT_CHANGE.name)
             .expression_attribute_values(
-                ":spent",
-                AttributeValue::N(delta.spent.normalize().to_string()),
+                ":orders",
+                profile::ORDER_COUNT_CHANGE.value(&delta.orders),
             )
+            .expression_attribute_values(":spent", profile::TOTAL_SPENT_CHANGE.value(&delta.spent))
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
         let update = match delta.last_order_at.filter(|_| set_last) {
             Some(at) => update
-                .update_expression("ADD orderCount :orders, totalSpent :spent SET lastOrderAt = :at")
+                .update_expression("ADD #count :orders, #spent :spent SET #last = :at")
                 .condition_expression(
-                    "attribute_exists(PK) AND (attribute_not_exists(lastOrderAt) OR lastOrderAt <= :at)",
+                    "attribute_exists(PK) AND (attribute_not_exists(#last) OR #last <= :at)",
                 )
-                .expression_attribute_values(":at", s(at.to_string())),
+                .expression_attribute_names("#last", profile::LAST_ORDER_AT.name)
+                .expression_attribute_values(":at", profile::LAST_ORDER_AT.value(&at)),
             None => update
-                .update_expression("ADD orderCount :orders, totalSpent :spent")
+                .update_expression("ADD #count :orders, #spent :spent")
                 .condition_expression("attribute_exists(PK)"),
         };
-        update.build().map_err(AppError::internal)
+        built(update.build())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::money::Decimal;
 
     fn group(customer: &str, n: usize, from: usize) -> CustomerRecords {
         CustomerRecords {

@@ -7,10 +7,13 @@
 //! | order line item | `ORDER#<orderId>`       | `ITEM#<sku>`                    |                   |             |
 //! | order header    | `ORDER#<orderId>`       | `HEADER`                        |                   |             |
 //! | idempotency     | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE`             |                   |             |
+//! | stream marker   | `STREAMRECORD#<eventID>` | `APPLIED`                      |                   |             |
 
 use std::fmt;
 
-use crate::ids::{CustomerId, IdempotencyKey, OrderId, OrderStatus, Sku, Timestamp};
+use crate::domain::ids::{CustomerId, IdempotencyKey, OrderId, Sku};
+use crate::domain::status::OrderStatus;
+use crate::domain::time::Timestamp;
 
 /// Attribute names of the table's and GSI1's keys.
 pub const PK: &str = "PK";
@@ -24,6 +27,7 @@ const ORDER_PREFIX: &str = "ORDER#";
 const ITEM_PREFIX: &str = "ITEM#";
 const STATUS_PREFIX: &str = "STATUS#";
 const IDEMPOTENCY_PREFIX: &str = "IDEMPOTENCY#";
+const STREAM_MARKER_PREFIX: &str = "STREAMRECORD#";
 
 /// A stored key that does not have the shape the key design gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -172,6 +176,18 @@ pub mod idempotency {
     }
 }
 
+/// Keys of the marker that a stream record's effect on the statistics has been applied, named
+/// after the record's event ID.
+pub mod stream_marker {
+    use super::*;
+
+    pub const SK: &str = "APPLIED";
+
+    pub fn pk(event_id: &str) -> String {
+        format!("{STREAM_MARKER_PREFIX}{event_id}")
+    }
+}
+
 /// The one key every function may read, to open its connection during init: no entity's
 /// partition (they all start with a prefix and `#`), so it never holds data.
 pub mod warm_up {
@@ -241,6 +257,8 @@ mod tests {
         let key = IdempotencyKey::parse("k-1").expect("valid");
         assert_eq!(idempotency::pk(&c1(), &key), "IDEMPOTENCY#c1#k-1");
         assert_eq!(idempotency::SK, "RESPONSE");
+        assert_eq!(stream_marker::pk("e-1"), "STREAMRECORD#e-1");
+        assert_eq!(stream_marker::SK, "APPLIED");
     }
 
     #[test]

@@ -1,10 +1,9 @@
-//! The one error type of the API; [`crate::http::problem`] maps it to HTTP.
+//! The one error type of the store. [`crate::http::problem`] maps it to HTTP, and
+//! [`crate::dynamo::errors`] says which SDK errors are which.
 
 use std::error::Error as StdError;
 
-use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
-
-use crate::ids::OrderStatus;
+use crate::domain::status::OrderStatus;
 
 pub type BoxError = Box<dyn StdError + Send + Sync>;
 
@@ -70,32 +69,6 @@ impl AppError {
             AppError::Unprocessable(_) => 422,
             AppError::Throttled(_) => 503,
             AppError::Internal(_) => 500,
-        }
-    }
-}
-
-/// DynamoDB error codes that mean "too much, try again later".
-const THROTTLING_CODES: [&str; 4] = [
-    "ProvisionedThroughputExceededException",
-    "RequestLimitExceeded",
-    "ThrottlingException",
-    "LimitExceededException",
-];
-
-impl<E, R> From<SdkError<E, R>> for AppError
-where
-    E: ProvideErrorMetadata + StdError + Send + Sync + 'static,
-    R: std::fmt::Debug + Send + Sync + 'static,
-{
-    fn from(err: SdkError<E, R>) -> Self {
-        let throttled = err
-            .as_service_error()
-            .and_then(ProvideErrorMetadata::code)
-            .is_some_and(|code| THROTTLING_CODES.contains(&code));
-        if throttled {
-            AppError::Throttled(Box::new(err))
-        } else {
-            AppError::Internal(Box::new(err))
         }
     }
 }

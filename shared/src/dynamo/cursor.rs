@@ -16,7 +16,7 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 use crate::AppError;
-use crate::entities::Item;
+use crate::dynamo::codec::Item;
 
 const TAG_LEN: usize = 16;
 /// Far above any real cursor (four keys of at most 1 KiB each would not reach it).

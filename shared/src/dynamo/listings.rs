@@ -1,78 +1,17 @@
-//! The repository: one function per access pattern, each exactly one DynamoDB request.
+//! The listings, access patterns 2, 3 and 4: each page is exactly one Query, and every page
+//! but the last carries an opaque cursor.
 
-use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::AppError;
-use crate::cursor::CursorCodec;
-use crate::entities::{BadItem, CustomerProfile, Item, LineItem, Order};
-use crate::ids::{CustomerId, OrderId, OrderStatus, Timestamp};
-use crate::keys::{self, GSI1, GSI1PK, GSI1SK, PK, SK};
-
-pub const DEFAULT_LIMIT: usize = 25;
-pub const MAX_LIMIT: usize = 100;
-
-/// Which page of a listing to read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PageRequest {
-    limit: usize,
-    cursor: Option<String>,
-}
-
-impl PageRequest {
-    /// `limit` is 1–100 (25 when absent); `cursor` is one a previous page returned.
-    pub fn parse(limit: Option<&str>, cursor: Option<&str>) -> Result<Self, AppError> {
-        let limit = match limit {
-            None => DEFAULT_LIMIT,
-            Some(raw) => raw
-                .parse::<usize>()
-                .ok()
-                .filter(|n| (1..=MAX_LIMIT).contains(n))
-                .ok_or_else(|| {
-                    AppError::invalid(format!(
-                        "limit must be a whole number from 1 to {MAX_LIMIT}"
-                    ))
-                })?,
-        };
-        Ok(Self {
-            limit,
-            cursor: cursor.map(str::to_owned),
-        })
-    }
-}
-
-/// One page of a listing, and the cursor of the next one (`None` on the last page).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Page<T> {
-    pub items: Vec<T>,
-    pub next_cursor: Option<String>,
-}
-
-/// Bounds on when an order was placed: `from` inclusive, `to` exclusive.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PlacedWindow {
-    from: Option<Timestamp>,
-    to: Option<Timestamp>,
-}
-
-impl PlacedWindow {
-    pub fn new(from: Option<Timestamp>, to: Option<Timestamp>) -> Result<Self, AppError> {
-        if let (Some(from), Some(to)) = (from, to)
-            && from >= to
-        {
-            return Err(AppError::invalid("from must be earlier than to"));
-        }
-        Ok(Self { from, to })
-    }
-}
-
-/// The table and what every request needs. Built once per cold start.
-#[derive(Debug, Clone)]
-pub struct Store {
-    pub(crate) client: Client,
-    pub(crate) table: String,
-    cursors: CursorCodec,
-}
+use crate::domain::ids::{CustomerId, OrderId};
+use crate::domain::listing::{Page, PageRequest, PlacedWindow};
+use crate::domain::order::{LineItem, Order};
+use crate::domain::status::OrderStatus;
+use crate::dynamo::codec::{BadItem, Item};
+use crate::dynamo::items::{line_item, listing};
+use crate::dynamo::keys::{self, GSI1, GSI1PK, GSI1SK, PK, SK};
+use crate::dynamo::store::Store;
 
 /// Everything one listing query needs, stated next to its key condition.
 struct ListingQuery<'a> {
@@ -90,58 +29,6 @@ struct ListingQuery<'a> {
 }
 
 impl Store {
-    pub fn new(client: Client, table: impl Into<String>, cursor_secret: &[u8]) -> Self {
-        Self {
-            client,
-            table: table.into(),
-            cursors: CursorCodec::new(cursor_secret),
-        }
-    }
-
-    pub fn client(&self) -> &Client {
-        &self.client
-    }
-
-    pub fn table(&self) -> &str {
-        &self.table
-    }
-
-    /// Opens the connection to DynamoDB (TCP, TLS, the first request's one-time setup) by
-    /// reading the reserved warm-up key, so that the first invocation does not pay for it. At
-    /// init an on-demand Lambda has a whole vCPU; measured on loopback, the first request
-    /// over TLS costs ~3 M instructions and ~2-3 ms more than a warm one (README, Performance).
-    /// Bounded to one second and never fatal: a cold start must not fail over it.
-    pub async fn warm_up(&self) {
-        let read = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .key(PK, AttributeValue::S(keys::warm_up::PK.to_owned()))
-            .key(SK, AttributeValue::S(keys::warm_up::SK.to_owned()))
-            .send();
-        match tokio::time::timeout(std::time::Duration::from_secs(1), read).await {
-            Ok(Ok(_)) => tracing::debug!("connection warmed up"),
-            Ok(Err(err)) => tracing::warn!(error = %AppError::from(err), "warm-up read failed"),
-            Err(_) => tracing::warn!("warm-up read took over a second; gave up on it"),
-        }
-    }
-
-    /// Access pattern 1: a customer's profile, by GetItem.
-    pub async fn get_customer(&self, id: &CustomerId) -> Result<Option<CustomerProfile>, AppError> {
-        let out = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .key(PK, AttributeValue::S(keys::customer::pk(id)))
-            .key(SK, AttributeValue::S(keys::customer::PROFILE_SK.to_owned()))
-            .send()
-            .await?;
-        out.item
-            .map(CustomerProfile::from_item)
-            .transpose()
-            .map_err(bad_item)
-    }
-
     /// Access pattern 2: a customer's orders, newest first, optionally within a window.
     pub async fn list_customer_orders(
         &self,
@@ -160,7 +47,7 @@ impl Store {
             key_attributes: &[PK, SK],
             partition: (PK, &pk),
         };
-        self.list(query, page, Order::from_listing_item).await
+        self.list(query, page, listing::from_item).await
     }
 
     /// Access pattern 3: an order's line items, in SKU order.
@@ -182,7 +69,7 @@ impl Store {
             key_attributes: &[PK, SK],
             partition: (PK, &pk),
         };
-        self.list(query, page, LineItem::from_item).await
+        self.list(query, page, line_item::from_item).await
     }
 
     /// Access pattern 4: the orders with a status, oldest first, through GSI1.
@@ -201,7 +88,7 @@ impl Store {
             key_attributes: &[GSI1PK, GSI1SK, PK, SK],
             partition: (GSI1PK, &gsi1pk),
         };
-        self.list(query, page, Order::from_listing_item).await
+        self.list(query, page, listing::from_item).await
     }
 
     /// Runs one Query for one page. It asks for one item more than the page holds, so that the
@@ -249,11 +136,7 @@ impl Store {
         let next_cursor = next_key
             .map(|key| self.cursors.seal(&query.scope, &key))
             .transpose()?;
-        let items = items
-            .into_iter()
-            .map(decode)
-            .collect::<Result<_, _>>()
-            .map_err(bad_item)?;
+        let items = items.into_iter().map(decode).collect::<Result<_, _>>()?;
         Ok(Page { items, next_cursor })
     }
 
@@ -281,8 +164,4 @@ fn key_of(item: &Item, attributes: &[&str]) -> Item {
         .iter()
         .filter_map(|name| Some(((*name).to_owned(), item.get(*name)?.clone())))
         .collect()
-}
-
-pub(crate) fn bad_item(err: BadItem) -> AppError {
-    AppError::internal(err)
 }

@@ -1,0 +1,150 @@
+//! Customers: a profile's name and email as validated input, and the order statistics the
+//! profile carries.
+
+use serde::Serialize;
+
+use crate::AppError;
+use crate::domain::ids::CustomerId;
+use crate::domain::money::Money;
+use crate::domain::time::Timestamp;
+
+/// A customer's profile.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Customer {
+    pub customer_id: CustomerId,
+    pub name: String,
+    pub email: String,
+}
+
+/// The longest name accepted.
+pub const MAX_NAME_CHARS: usize = 200;
+
+impl Customer {
+    /// A customer from what a client sent: the name 1–200 characters (surrounding white space
+    /// dropped, no control characters), the email a plausible address.
+    pub fn new(customer_id: CustomerId, name: &str, email: &str) -> Result<Self, AppError> {
+        let name = name.trim();
+        let chars = name.chars().count();
+        if chars == 0 || chars > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+            return Err(AppError::invalid(format!(
+                "name must be 1-{MAX_NAME_CHARS} characters without control characters"
+            )));
+        }
+        let email = email.trim();
+        if !plausible_email(email) {
+            return Err(AppError::invalid(
+                "email must be an address such as ana@example.com",
+            ));
+        }
+        Ok(Self {
+            customer_id,
+            name: name.to_owned(),
+            email: email.to_owned(),
+        })
+    }
+}
+
+/// One `@`, a local part of 1–64 visible characters, and a domain of dot-separated labels of
+/// letters, digits and hyphens with at least two labels: what mail can actually be sent to,
+/// without pretending to implement RFC 5322.
+fn plausible_email(email: &str) -> bool {
+    let Some((local, domain)) = email.split_once('@') else {
+        return false;
+    };
+    let local_ok = (1..=64).contains(&local.len())
+        && local.chars().all(|c| {
+            c.is_ascii_graphic()
+                && !matches!(
+                    c,
+                    '@' | '(' | ')' | ',' | ':' | ';' | '<' | '>' | '[' | ']' | '\\' | '"'
+                )
+        });
+    let labels: Vec<&str> = domain.split('.').collect();
+    let domain_ok = domain.len() <= 253
+        && labels.len() >= 2
+        && labels.iter().all(|label| {
+            (1..=63).contains(&label.len())
+                && label.chars().all(|c| c.is_alphanumeric() || c == '-')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        });
+    email.len() <= 254 && local_ok && domain_ok
+}
+
+/// A customer's order statistics, kept on the profile by the stream consumer. A profile the
+/// consumer has not reached yet (or one the article's code wrote) has none: zero orders.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct OrderStats {
+    pub order_count: u64,
+    pub total_spent: Money,
+    pub last_order_at: Option<Timestamp>,
+}
+
+/// The profile as `GET /customers/{customerId}` shows it: one flat object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CustomerProfile {
+    pub customer: Customer,
+    pub stats: OrderStats,
+}
+
+// Written out rather than `#[serde(flatten)]`, which buffers every field on the hot path.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProfileView<'a> {
+    customer_id: &'a CustomerId,
+    name: &'a str,
+    email: &'a str,
+    order_count: u64,
+    total_spent: Money,
+    last_order_at: Option<Timestamp>,
+}
+
+impl Serialize for CustomerProfile {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        ProfileView {
+            customer_id: &self.customer.customer_id,
+            name: &self.customer.name,
+            email: &self.customer.email,
+            order_count: self.stats.order_count,
+            total_spent: self.stats.total_spent,
+            last_order_at: self.stats.last_order_at,
+        }
+        .serialize(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn customers_need_a_name_and_a_plausible_email() {
+        let id = || CustomerId::parse("c1").expect("id");
+        let ok = Customer::new(id(), "  Ana Torres ", "ana@example.com").expect("valid");
+        assert_eq!(ok.name, "Ana Torres");
+        assert!(Customer::new(id(), &"n".repeat(200), "a@b.co").is_ok());
+        assert!(Customer::new(id(), "José Müller", "jose@mail.example.de").is_ok());
+        for (name, email) in [
+            ("", "ana@example.com"),
+            ("   ", "ana@example.com"),
+            (&"n".repeat(201) as &str, "ana@example.com"),
+            ("Ana\u{7}", "ana@example.com"),
+            ("Ana", ""),
+            ("Ana", "ana"),
+            ("Ana", "ana@"),
+            ("Ana", "@example.com"),
+            ("Ana", "ana@example"),
+            ("Ana", "ana@@example.com"),
+            ("Ana", "a na@example.com"),
+            ("Ana", "ana@exa mple.com"),
+            ("Ana", "ana@-example.com"),
+            ("Ana", "ana@example..com"),
+        ] {
+            assert!(
+                Customer::new(id(), name, email).is_err(),
+                "{name:?} {email:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! What an `Idempotency-Key` promises: a retried request gets the first one's answer, and the
+//! same key with another request is refused.
+
+use std::fmt::Write as _;
+
+use sha2::{Digest, Sha256};
+
+use crate::domain::ids::{CustomerId, OrderId};
+use crate::domain::order::LineItem;
+
+/// How long an Idempotency-Key is remembered.
+pub const IDEMPOTENCY_TTL_SECONDS: u64 = 24 * 60 * 60;
+
+/// What an `Idempotency-Key` remembers of the first request that used it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdempotencyRecord {
+    pub fingerprint: String,
+    pub order_id: OrderId,
+    /// The JSON body of the 201 the first request got.
+    pub response: String,
+}
+
+/// What identifies a request for idempotency: the customer and the lines, in order.
+pub fn fingerprint(customer: &CustomerId, lines: &[LineItem]) -> String {
+    let mut canonical = format!("{customer}\n");
+    for line in lines {
+        let _ = writeln!(
+            canonical,
+            "{}|{}|{}",
+            line.sku,
+            line.quantity,
+            line.price.amount().normalize()
+        );
+    }
+    Sha256::digest(canonical.as_bytes())
+        .iter()
+        .fold(String::with_capacity(64), |mut hex, byte| {
+            let _ = write!(hex, "{byte:02x}");
+            hex
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::ids::Sku;
+    use crate::domain::money::Money;
+
+    fn lines(quantity: u32, price: &str) -> Vec<LineItem> {
+        vec![LineItem {
+            sku: Sku::parse("a").expect("sku"),
+            quantity,
+            price: Money::parse_number(price).expect("price"),
+        }]
+    }
+
+    #[test]
+    fn the_fingerprint_follows_the_content_not_its_spelling() {
+        let c1 = CustomerId::parse("c1").expect("id");
+        assert_eq!(
+            fingerprint(&c1, &lines(1, "1.5")),
+            fingerprint(&c1, &lines(1, "1.50"))
+        );
+        assert_ne!(
+            fingerprint(&c1, &lines(1, "1.5")),
+            fingerprint(&c1, &lines(2, "1.50"))
+        );
+        assert_ne!(
+            fingerprint(&c1, &lines(1, "1.5")),
+            fingerprint(&CustomerId::parse("c2").expect("id"), &lines(1, "1.5"))
+        );
+    }
+}

@@ -1,0 +1,169 @@
+//! Validated identifiers: what may reach a key.
+
+use std::fmt;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::AppError;
+
+const MAX_ID_LEN: usize = 64;
+
+/// An ID is 1–64 characters of `[A-Za-z0-9_-]`, so `#` (the key separator) and control
+/// characters can never reach a key.
+fn validate_id(kind: &'static str, raw: &str) -> Result<(), AppError> {
+    let ok = (1..=MAX_ID_LEN).contains(&raw.len())
+        && raw
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if ok {
+        Ok(())
+    } else {
+        Err(AppError::invalid(format!(
+            "{kind} must be 1-{MAX_ID_LEN} characters of letters, digits, '_' or '-'"
+        )))
+    }
+}
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident, $kind:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+        #[serde(transparent)]
+        pub struct $name(String);
+
+        impl $name {
+            pub fn parse(raw: &str) -> Result<Self, AppError> {
+                validate_id($kind, raw)?;
+                Ok(Self(raw.to_owned()))
+            }
+
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let raw = String::deserialize(d)?;
+                Self::parse(&raw).map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
+id_type!(
+    /// A customer's ID, as in `CUSTOMER#<customerId>`.
+    CustomerId,
+    "customerId"
+);
+id_type!(
+    /// An order's ID, as in `ORDER#<orderId>`.
+    OrderId,
+    "orderId"
+);
+id_type!(
+    /// A product's stock-keeping unit, as in `ITEM#<sku>`.
+    Sku,
+    "sku"
+);
+
+impl OrderId {
+    /// A new, time-sortable ID (a ULID): 48 bits of milliseconds since the Unix epoch and 80
+    /// random bits, in Crockford base32, so IDs made later sort after earlier ones.
+    pub fn generate(at: DateTime<Utc>) -> Result<Self, AppError> {
+        const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+        let millis = u128::try_from(at.timestamp_millis()).unwrap_or(0) & ((1 << 48) - 1);
+        let mut random = [0u8; 10];
+        getrandom::fill(&mut random).map_err(|err| AppError::internal(err.to_string()))?;
+        let bits = random
+            .iter()
+            .fold(millis, |acc, byte| (acc << 8) | u128::from(*byte));
+        let id: String = (0..26)
+            .rev()
+            .map(|i| char::from(ALPHABET[((bits >> (i * 5)) & 0x1f) as usize]))
+            .collect();
+        Ok(Self(id))
+    }
+}
+
+/// A client's `Idempotency-Key`: 1–128 characters of `[A-Za-z0-9_.:-]` (a UUID fits).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct IdempotencyKey(String);
+
+impl IdempotencyKey {
+    pub fn parse(raw: &str) -> Result<Self, AppError> {
+        let ok = (1..=128).contains(&raw.len())
+            && raw
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'));
+        if ok {
+            Ok(Self(raw.to_owned()))
+        } else {
+            Err(AppError::invalid(
+                "Idempotency-Key must be 1-128 characters of letters, digits, '_', '-', '.' or ':'",
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for IdempotencyKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::time::Timestamp;
+
+    #[test]
+    fn ids_accept_the_documented_alphabet_up_to_64_characters() {
+        for ok in ["c1", "o100", "sku-1", "A_b-9", &"x".repeat(64)] {
+            assert_eq!(CustomerId::parse(ok).expect(ok).as_str(), ok);
+        }
+    }
+
+    #[test]
+    fn ids_reject_separators_control_characters_and_bad_lengths() {
+        let long = "x".repeat(65);
+        for bad in ["", "c#1", "c 1", "c\n1", "c\u{0}", "é", "a/b", "a.b", &long] {
+            assert!(OrderId::parse(bad).is_err(), "{bad:?} was accepted");
+            assert!(Sku::parse(bad).is_err(), "{bad:?} was accepted");
+        }
+    }
+
+    #[test]
+    fn generated_order_ids_are_valid_unique_and_sort_by_time() {
+        let early = Timestamp::parse("2026-10-08T14:30:00Z")
+            .expect("t")
+            .as_datetime();
+        let late = early + chrono::Duration::milliseconds(1);
+        let a = OrderId::generate(early).expect("id");
+        let b = OrderId::generate(early).expect("id");
+        let c = OrderId::generate(late).expect("id");
+        assert_eq!(a.as_str().len(), 26);
+        assert_eq!(OrderId::parse(a.as_str()).expect("valid"), a);
+        assert_ne!(a, b);
+        assert!(a < c && b < c);
+    }
+
+    #[test]
+    fn idempotency_keys_allow_uuids_and_refuse_separators() {
+        assert!(IdempotencyKey::parse("3f1c9a2e-6b7d-4c1e-9f00-0a1b2c3d4e5f").is_ok());
+        for bad in ["", "a#b", "a b", "a\nb", &"k".repeat(129)] {
+            assert!(IdempotencyKey::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+}

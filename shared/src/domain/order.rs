@@ -1,0 +1,131 @@
+//! Orders: what a placed order is, its line items, the limits of one order, and its total.
+
+use serde::{Deserialize, Serialize};
+
+use crate::AppError;
+use crate::domain::ids::{CustomerId, OrderId, Sku};
+use crate::domain::money::{Decimal, Money};
+use crate::domain::status::OrderStatus;
+use crate::domain::time::Timestamp;
+
+/// The most lines one order may have. An order is written in one DynamoDB transaction of at
+/// most 100 actions, four of which are not lines (customer check, listing, header,
+/// idempotency record); the DynamoDB layer asserts that this still fits.
+pub const MAX_LINES: usize = 96;
+pub const MAX_QUANTITY: u32 = 10_000;
+/// The largest unit price, 1,000,000.00: keeps every total far inside DynamoDB's 38 digits.
+pub const MAX_PRICE: Decimal = Decimal::from_parts(100_000_000, 0, 0, false, 2);
+
+/// An order as its listing item in the customer's partition (and in GSI1) describes it, and as
+/// its header in the order's own partition does.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Order {
+    pub order_id: OrderId,
+    pub customer_id: CustomerId,
+    pub placed_at: Timestamp,
+    pub status: OrderStatus,
+    pub total: Money,
+}
+
+/// One product line of an order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LineItem {
+    pub sku: Sku,
+    pub quantity: u32,
+    pub price: Money,
+}
+
+/// An order about to be placed: always PLACED, its total the sum of its lines.
+#[derive(Debug, Clone)]
+pub struct NewOrder {
+    pub order_id: OrderId,
+    pub customer_id: CustomerId,
+    pub placed_at: Timestamp,
+    pub lines: Vec<LineItem>,
+    pub total: Money,
+}
+
+/// An order as the API shows it: header and line items.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderDetails {
+    pub order_id: OrderId,
+    pub customer_id: CustomerId,
+    pub placed_at: Timestamp,
+    pub status: OrderStatus,
+    pub total: Money,
+    pub items: Vec<LineItem>,
+}
+
+impl NewOrder {
+    /// A new order of `lines` (already validated) for `customer_id`, placed `now`, with a
+    /// fresh time-sortable ID.
+    pub fn new(
+        customer_id: CustomerId,
+        lines: Vec<LineItem>,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<Self, AppError> {
+        let total = lines
+            .iter()
+            .map(|line| line.price.amount() * Decimal::from(line.quantity))
+            .sum();
+        Ok(Self {
+            order_id: OrderId::generate(now)?,
+            customer_id,
+            placed_at: Timestamp::from_datetime(now),
+            lines,
+            total: Money::new(total),
+        })
+    }
+
+    /// The order as its listing and header describe it.
+    pub fn order(&self) -> Order {
+        Order {
+            order_id: self.order_id.clone(),
+            customer_id: self.customer_id.clone(),
+            placed_at: self.placed_at,
+            status: OrderStatus::Placed,
+            total: self.total,
+        }
+    }
+
+    pub fn details(&self) -> OrderDetails {
+        OrderDetails {
+            order_id: self.order_id.clone(),
+            customer_id: self.customer_id.clone(),
+            placed_at: self.placed_at,
+            status: OrderStatus::Placed,
+            total: self.total,
+            items: self.lines.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_order_is_placed_with_an_exact_total_at_the_whole_second() {
+        let line = |sku: &str, quantity, price: &str| LineItem {
+            sku: Sku::parse(sku).expect("sku"),
+            quantity,
+            price: Money::parse_number(price).expect("price"),
+        };
+        let now = Timestamp::parse("2026-10-08T14:30:00.750Z")
+            .expect("t")
+            .as_datetime();
+        let order = NewOrder::new(
+            CustomerId::parse("c1").expect("id"),
+            vec![line("sku-1", 2, "19.95"), line("sku-2", 3, "0.1")],
+            now,
+        )
+        .expect("order");
+        assert_eq!(order.total.to_string(), "40.20");
+        assert_eq!(order.placed_at.to_string(), "2026-10-08T14:30:00Z");
+        assert_eq!(order.order().status, OrderStatus::Placed);
+        assert_eq!(order.details().items.len(), 2);
+    }
+}

@@ -1,0 +1,98 @@
+//! Where an order is in its life, and the moves between statuses that the store allows.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::AppError;
+
+/// Where an order is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum OrderStatus {
+    Placed,
+    Shipped,
+    Delivered,
+    Cancelled,
+}
+
+impl OrderStatus {
+    pub const ALL: [OrderStatus; 4] = [
+        OrderStatus::Placed,
+        OrderStatus::Shipped,
+        OrderStatus::Delivered,
+        OrderStatus::Cancelled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OrderStatus::Placed => "PLACED",
+            OrderStatus::Shipped => "SHIPPED",
+            OrderStatus::Delivered => "DELIVERED",
+            OrderStatus::Cancelled => "CANCELLED",
+        }
+    }
+}
+
+impl OrderStatus {
+    /// The allowed moves: PLACED→SHIPPED→DELIVERED, and PLACED→CANCELLED.
+    pub fn can_become(self, next: OrderStatus) -> bool {
+        matches!(
+            (self, next),
+            (OrderStatus::Placed, OrderStatus::Shipped)
+                | (OrderStatus::Shipped, OrderStatus::Delivered)
+                | (OrderStatus::Placed, OrderStatus::Cancelled)
+        )
+    }
+}
+
+impl FromStr for OrderStatus {
+    type Err = AppError;
+
+    fn from_str(s: &str) -> Result<Self, AppError> {
+        OrderStatus::ALL
+            .into_iter()
+            .find(|status| status.as_str() == s)
+            .ok_or_else(|| {
+                AppError::invalid("status must be one of PLACED, SHIPPED, DELIVERED, CANCELLED")
+            })
+    }
+}
+
+impl fmt::Display for OrderStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_round_trips_through_its_wire_name() {
+        for status in OrderStatus::ALL {
+            assert_eq!(
+                status.as_str().parse::<OrderStatus>().expect("parses"),
+                status
+            );
+        }
+        assert!("placed".parse::<OrderStatus>().is_err());
+        assert!("".parse::<OrderStatus>().is_err());
+    }
+
+    #[test]
+    fn only_the_documented_transitions_are_allowed() {
+        use OrderStatus::*;
+        let allowed: Vec<_> = OrderStatus::ALL
+            .into_iter()
+            .flat_map(|from| OrderStatus::ALL.into_iter().map(move |to| (from, to)))
+            .filter(|(from, to)| from.can_become(*to))
+            .collect();
+        assert_eq!(
+            allowed,
+            [(Placed, Shipped), (Placed, Cancelled), (Shipped, Delivered)]
+        );
+    }
+}

@@ -1,0 +1,531 @@
+//! One codec per stored entity: each module names the entity's attributes once, with their
+//! types ([`Attr`]), and both writes and reads the item through them. Update expressions use
+//! the same declarations for their names and values.
+//!
+//! Items are read the way the article's boto3 code writes them: only the attributes of the key
+//! design are required, and what the keys already say (customerId, orderId, placedAt, sku) is
+//! taken from the keys.
+
+use crate::dynamo::codec::{Attr, BadItem, Item};
+use crate::dynamo::keys;
+
+/// The table's key attributes, as every entity writes them.
+pub const PK: Attr<String> = Attr::new(keys::PK);
+pub const SK: Attr<String> = Attr::new(keys::SK);
+
+/// An item holding just a primary key.
+pub fn key(pk: String, sk: impl Into<String>) -> Item {
+    let mut item = Item::with_capacity(2);
+    PK.put(&mut item, &pk);
+    SK.put(&mut item, &sk.into());
+    item
+}
+
+/// A customer's profile: `CUSTOMER#<id>` / `PROFILE`, with name and email as the article writes
+/// them, and the order statistics the stream consumer keeps on it.
+pub mod profile {
+    use super::*;
+    use crate::domain::customer::{Customer, CustomerProfile, OrderStats};
+    use crate::domain::money::{Decimal, Money};
+    use crate::domain::time::Timestamp;
+
+    pub const NAME: Attr<String> = Attr::new("name");
+    pub const EMAIL: Attr<String> = Attr::new("email");
+    pub const ORDER_COUNT: Attr<u64> = Attr::new("orderCount");
+    pub const TOTAL_SPENT: Attr<Money> = Attr::new("totalSpent");
+    pub const LAST_ORDER_AT: Attr<Timestamp> = Attr::new("lastOrderAt");
+    /// What an update adds to the statistics (a change may be negative).
+    pub const ORDER_COUNT_CHANGE: Attr<i64> = Attr::new("orderCount");
+    pub const TOTAL_SPENT_CHANGE: Attr<Decimal> = Attr::new("totalSpent");
+
+    pub fn key(customer: &crate::domain::ids::CustomerId) -> Item {
+        super::key(keys::customer::pk(customer), keys::customer::PROFILE_SK)
+    }
+
+    /// The profile as the article writes it: keys, name and email (no statistics yet).
+    pub fn to_item(customer: &Customer) -> Item {
+        let mut item = key(&customer.customer_id);
+        NAME.put(&mut item, &customer.name);
+        EMAIL.put(&mut item, &customer.email);
+        item
+    }
+
+    pub fn from_item(mut item: Item) -> Result<CustomerProfile, BadItem> {
+        let customer_id = keys::customer::parse_pk(&PK.take(&mut item)?)?;
+        Ok(CustomerProfile {
+            customer: Customer {
+                customer_id,
+                name: NAME.take(&mut item)?,
+                email: EMAIL.take(&mut item)?,
+            },
+            stats: OrderStats {
+                order_count: ORDER_COUNT.take_optional(&mut item)?.unwrap_or(0),
+                total_spent: TOTAL_SPENT.take_optional(&mut item)?.unwrap_or_default(),
+                last_order_at: LAST_ORDER_AT.take_optional(&mut item)?,
+            },
+        })
+    }
+}
+
+/// An order's listing: `CUSTOMER#<id>` / `ORDER#<placedAt>#<orderId>` and GSI1
+/// `STATUS#<status>` / `<placedAt>`, in the article's shape.
+pub mod listing {
+    use super::*;
+    use crate::domain::ids::OrderId;
+    use crate::domain::money::Money;
+    use crate::domain::order::Order;
+    use crate::domain::status::OrderStatus;
+
+    pub const ORDER_ID: Attr<OrderId> = Attr::new("orderId");
+    pub const STATUS: Attr<OrderStatus> = Attr::new("status");
+    pub const TOTAL: Attr<Money> = Attr::new("total");
+    pub const GSI1PK: Attr<String> = Attr::new(keys::GSI1PK);
+    pub const GSI1SK: Attr<String> = Attr::new(keys::GSI1SK);
+
+    pub fn key(order: &Order) -> Item {
+        super::key(
+            keys::order_listing::pk(&order.customer_id),
+            keys::order_listing::sk(order.placed_at, &order.order_id),
+        )
+    }
+
+    pub fn to_item(order: &Order) -> Item {
+        let mut item = key(order);
+        ORDER_ID.put(&mut item, &order.order_id);
+        STATUS.put(&mut item, &order.status);
+        TOTAL.put(&mut item, &order.total);
+        GSI1PK.put(&mut item, &keys::order_listing::gsi1pk(order.status));
+        GSI1SK.put(&mut item, &keys::order_listing::gsi1sk(order.placed_at));
+        item
+    }
+
+    /// Ids and time from the keys, status and total from the attributes the article writes.
+    pub fn from_item(mut item: Item) -> Result<Order, BadItem> {
+        let (placed_at, order_id) = keys::order_listing::parse_sk(&SK.take(&mut item)?)?;
+        Ok(Order {
+            order_id,
+            customer_id: keys::customer::parse_pk(&PK.take(&mut item)?)?,
+            placed_at,
+            status: STATUS.take(&mut item)?,
+            total: TOTAL.take(&mut item)?,
+        })
+    }
+}
+
+/// An order's header: `ORDER#<orderId>` / `HEADER`, what a lookup by order ID needs, beside
+/// the line items in the order's own partition.
+pub mod header {
+    use super::*;
+    use crate::domain::ids::{CustomerId, OrderId};
+    use crate::domain::order::Order;
+    use crate::domain::time::Timestamp;
+
+    pub use super::listing::{STATUS, TOTAL};
+    pub const CUSTOMER_ID: Attr<CustomerId> = Attr::new("customerId");
+    pub const PLACED_AT: Attr<Timestamp> = Attr::new("placedAt");
+
+    pub fn key(order: &OrderId) -> Item {
+        super::key(keys::order_header::pk(order), keys::order_header::SK)
+    }
+
+    pub fn to_item(order: &Order) -> Item {
+        let mut item = key(&order.order_id);
+        CUSTOMER_ID.put(&mut item, &order.customer_id);
+        PLACED_AT.put(&mut item, &order.placed_at);
+        STATUS.put(&mut item, &order.status);
+        TOTAL.put(&mut item, &order.total);
+        item
+    }
+
+    pub fn from_item(mut item: Item) -> Result<Order, BadItem> {
+        Ok(Order {
+            order_id: keys::line_item::parse_pk(&PK.take(&mut item)?)?,
+            customer_id: CUSTOMER_ID.take(&mut item)?,
+            placed_at: PLACED_AT.take(&mut item)?,
+            status: STATUS.take(&mut item)?,
+            total: TOTAL.take(&mut item)?,
+        })
+    }
+}
+
+/// An order's line item: `ORDER#<orderId>` / `ITEM#<sku>`, quantity and price.
+pub mod line_item {
+    use super::*;
+    use crate::domain::ids::OrderId;
+    use crate::domain::money::Money;
+    use crate::domain::order::LineItem;
+
+    pub const QUANTITY: Attr<u32> = Attr::new("quantity");
+    pub const PRICE: Attr<Money> = Attr::new("price");
+
+    pub fn to_item(order: &OrderId, line: &LineItem) -> Item {
+        let mut item = key(keys::line_item::pk(order), keys::line_item::sk(&line.sku));
+        QUANTITY.put(&mut item, &line.quantity);
+        PRICE.put(&mut item, &line.price);
+        item
+    }
+
+    pub fn from_item(mut item: Item) -> Result<LineItem, BadItem> {
+        Ok(LineItem {
+            sku: keys::line_item::parse_sk(&SK.take(&mut item)?)?,
+            quantity: QUANTITY.take(&mut item)?,
+            price: PRICE.take(&mut item)?,
+        })
+    }
+}
+
+/// What an `Idempotency-Key` remembers: `IDEMPOTENCY#<customerId>#<key>` / `RESPONSE`, until
+/// `expiresAt` (the table's TTL attribute).
+pub mod idempotency {
+    use super::*;
+    use crate::domain::idempotency::IdempotencyRecord;
+    use crate::domain::ids::{CustomerId, IdempotencyKey, OrderId};
+
+    pub const FINGERPRINT: Attr<String> = Attr::new("fingerprint");
+    pub const ORDER_ID: Attr<OrderId> = Attr::new("orderId");
+    pub const RESPONSE: Attr<String> = Attr::new("response");
+    pub const EXPIRES_AT: Attr<u64> = Attr::new("expiresAt");
+
+    pub fn key(customer: &CustomerId, idempotency_key: &IdempotencyKey) -> Item {
+        super::key(
+            keys::idempotency::pk(customer, idempotency_key),
+            keys::idempotency::SK,
+        )
+    }
+
+    pub fn to_item(
+        customer: &CustomerId,
+        idempotency_key: &IdempotencyKey,
+        record: &IdempotencyRecord,
+        expires_at: u64,
+    ) -> Item {
+        let mut item = key(customer, idempotency_key);
+        FINGERPRINT.put(&mut item, &record.fingerprint);
+        ORDER_ID.put(&mut item, &record.order_id);
+        RESPONSE.put(&mut item, &record.response);
+        EXPIRES_AT.put(&mut item, &expires_at);
+        item
+    }
+
+    /// The record and when it expires (0 when the item has no expiry).
+    pub fn from_item(mut item: Item) -> Result<(IdempotencyRecord, u64), BadItem> {
+        let record = IdempotencyRecord {
+            fingerprint: FINGERPRINT.take(&mut item)?,
+            order_id: ORDER_ID.take(&mut item)?,
+            response: RESPONSE.take(&mut item)?,
+        };
+        Ok((record, EXPIRES_AT.take_optional(&mut item)?.unwrap_or(0)))
+    }
+}
+
+/// The marker of an applied stream record: `STREAMRECORD#<eventID>` / `APPLIED`, until
+/// `expiresAt`. Only its existence is ever checked.
+pub mod marker {
+    use super::*;
+    use crate::domain::ids::CustomerId;
+
+    pub use super::idempotency::EXPIRES_AT;
+    pub const CUSTOMER_ID: Attr<CustomerId> = Attr::new("customerId");
+
+    pub fn to_item(event_id: &str, customer: &CustomerId, expires_at: u64) -> Item {
+        let mut item = key(keys::stream_marker::pk(event_id), keys::stream_marker::SK);
+        CUSTOMER_ID.put(&mut item, customer);
+        EXPIRES_AT.put(&mut item, &expires_at);
+        item
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::customer::{Customer, OrderStats};
+    use crate::domain::idempotency::IdempotencyRecord;
+    use crate::domain::ids::{CustomerId, IdempotencyKey, OrderId, Sku};
+    use crate::domain::money::Money;
+    use crate::domain::order::{LineItem, Order};
+    use crate::domain::status::OrderStatus;
+    use crate::domain::time::Timestamp;
+    use aws_sdk_dynamodb::types::AttributeValue;
+
+    fn s(v: &str) -> AttributeValue {
+        AttributeValue::S(v.to_owned())
+    }
+    fn n(v: &str) -> AttributeValue {
+        AttributeValue::N(v.to_owned())
+    }
+
+    fn order(status: OrderStatus) -> Order {
+        Order {
+            order_id: OrderId::parse("o100").expect("id"),
+            customer_id: CustomerId::parse("c1").expect("id"),
+            placed_at: Timestamp::parse("2026-10-08T14:30:00Z").expect("t"),
+            status,
+            total: Money::parse_number("39.9").expect("money"),
+        }
+    }
+
+    /// The item's attributes, each as its DynamoDB type and text, sorted.
+    fn shape(item: &Item) -> Vec<(String, String)> {
+        let mut shape: Vec<_> = item
+            .iter()
+            .map(|(name, value)| {
+                let typed = match value {
+                    AttributeValue::S(s) => format!("S {s}"),
+                    AttributeValue::N(n) => format!("N {n}"),
+                    other => format!("{other:?}"),
+                };
+                (name.clone(), typed)
+            })
+            .collect();
+        shape.sort();
+        shape
+    }
+
+    fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
+        expected
+            .iter()
+            .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn an_order_listing_is_written_in_the_articles_shape_and_reads_back() {
+        let shipped = order(OrderStatus::Shipped);
+        let item = listing::to_item(&shipped);
+        assert_eq!(
+            shape(&item),
+            pairs(&[
+                ("GSI1PK", "S STATUS#SHIPPED"),
+                ("GSI1SK", "S 2026-10-08T14:30:00Z"),
+                ("PK", "S CUSTOMER#c1"),
+                ("SK", "S ORDER#2026-10-08T14:30:00Z#o100"),
+                ("orderId", "S o100"),
+                ("status", "S SHIPPED"),
+                ("total", "N 39.90"),
+            ])
+        );
+        assert_eq!(listing::from_item(item).expect("reads"), shipped);
+    }
+
+    #[test]
+    fn an_order_header_is_written_beside_its_lines_and_reads_back() {
+        let placed = order(OrderStatus::Placed);
+        let item = header::to_item(&placed);
+        assert_eq!(
+            shape(&item),
+            pairs(&[
+                ("PK", "S ORDER#o100"),
+                ("SK", "S HEADER"),
+                ("customerId", "S c1"),
+                ("placedAt", "S 2026-10-08T14:30:00Z"),
+                ("status", "S PLACED"),
+                ("total", "N 39.90"),
+            ])
+        );
+        assert_eq!(header::from_item(item).expect("reads"), placed);
+    }
+
+    #[test]
+    fn a_line_item_is_written_in_the_articles_shape_and_reads_back() {
+        let line = LineItem {
+            sku: Sku::parse("sku-1").expect("sku"),
+            quantity: 2,
+            price: Money::parse_number("19.95").expect("money"),
+        };
+        let item = line_item::to_item(&OrderId::parse("o100").expect("id"), &line);
+        assert_eq!(
+            shape(&item),
+            pairs(&[
+                ("PK", "S ORDER#o100"),
+                ("SK", "S ITEM#sku-1"),
+                ("price", "N 19.95"),
+                ("quantity", "N 2"),
+            ])
+        );
+        assert_eq!(line_item::from_item(item).expect("reads"), line);
+    }
+
+    #[test]
+    fn a_profile_is_written_as_the_article_writes_it_and_reads_back() {
+        let customer = Customer::new(
+            CustomerId::parse("c1").expect("id"),
+            "Ana Torres",
+            "ana@example.com",
+        )
+        .expect("valid");
+        let mut item = profile::to_item(&customer);
+        assert_eq!(
+            shape(&item),
+            pairs(&[
+                ("PK", "S CUSTOMER#c1"),
+                ("SK", "S PROFILE"),
+                ("email", "S ana@example.com"),
+                ("name", "S Ana Torres"),
+            ])
+        );
+        let read = profile::from_item(item.clone()).expect("reads");
+        assert_eq!(
+            (read.customer, read.stats),
+            (customer.clone(), OrderStats::default())
+        );
+
+        let stats = OrderStats {
+            order_count: 3,
+            total_spent: Money::parse_number("79.8").expect("money"),
+            last_order_at: Some(Timestamp::parse("2026-10-08T14:30:00Z").expect("t")),
+        };
+        profile::ORDER_COUNT.put(&mut item, &stats.order_count);
+        profile::TOTAL_SPENT.put(&mut item, &stats.total_spent);
+        profile::LAST_ORDER_AT.put(&mut item, &stats.last_order_at.expect("set"));
+        let read = profile::from_item(item).expect("reads");
+        assert_eq!((read.customer, read.stats), (customer, stats));
+    }
+
+    #[test]
+    fn an_idempotency_record_reads_back_with_its_expiry() {
+        let record = IdempotencyRecord {
+            fingerprint: "f00d".into(),
+            order_id: OrderId::parse("o100").expect("id"),
+            response: r#"{"orderId":"o100"}"#.into(),
+        };
+        let item = idempotency::to_item(
+            &CustomerId::parse("c1").expect("id"),
+            &IdempotencyKey::parse("k-1").expect("key"),
+            &record,
+            1_800_000_000,
+        );
+        assert_eq!(item["PK"], AttributeValue::S("IDEMPOTENCY#c1#k-1".into()));
+        assert_eq!(item["expiresAt"], AttributeValue::N("1800000000".into()));
+        assert_eq!(
+            idempotency::from_item(item).expect("reads"),
+            (record, 1_800_000_000)
+        );
+    }
+
+    #[test]
+    fn a_stream_marker_names_its_record() {
+        let item = marker::to_item("e-1", &CustomerId::parse("c1").expect("id"), 42);
+        assert_eq!(
+            shape(&item),
+            pairs(&[
+                ("PK", "S STREAMRECORD#e-1"),
+                ("SK", "S APPLIED"),
+                ("customerId", "S c1"),
+                ("expiresAt", "N 42"),
+            ])
+        );
+    }
+
+    #[test]
+    fn the_articles_listing_item_reads_with_keys_as_the_source_of_ids() {
+        let item = Item::from([
+            ("PK".into(), s("CUSTOMER#c1")),
+            ("SK".into(), s("ORDER#2026-10-08T14:30:00Z#o100")),
+            ("orderId".into(), s("o100")),
+            ("status".into(), s("PLACED")),
+            ("total".into(), n("39.9")),
+            ("GSI1PK".into(), s("STATUS#PLACED")),
+            ("GSI1SK".into(), s("2026-10-08T14:30:00Z")),
+        ]);
+        let order = listing::from_item(item).expect("reads");
+        assert_eq!(order.order_id.as_str(), "o100");
+        assert_eq!(order.customer_id.as_str(), "c1");
+        assert_eq!(order.placed_at.to_string(), "2026-10-08T14:30:00Z");
+        assert_eq!(order.status, OrderStatus::Placed);
+        assert_eq!(order.total.to_string(), "39.90");
+    }
+
+    #[test]
+    fn a_profile_reads_with_or_without_statistics() {
+        let mut item = Item::from([
+            ("PK".into(), s("CUSTOMER#c1")),
+            ("SK".into(), s("PROFILE")),
+            ("name".into(), s("Ana Torres")),
+            ("email".into(), s("ana@example.com")),
+        ]);
+        let bare = profile::from_item(item.clone()).expect("reads");
+        assert_eq!(bare.stats, OrderStats::default());
+        item.insert("orderCount".into(), n("3"));
+        item.insert("totalSpent".into(), n("79.8"));
+        item.insert("lastOrderAt".into(), s("2026-10-08T14:30:00Z"));
+        let profile = profile::from_item(item).expect("reads");
+        assert_eq!(profile.stats.order_count, 3);
+        assert_eq!(profile.stats.total_spent.to_string(), "79.80");
+        let json = serde_json::to_value(&profile).expect("json");
+        assert_eq!(
+            json,
+            serde_json::json!({"customerId": "c1", "name": "Ana Torres", "email": "ana@example.com",
+                "orderCount": 3, "totalSpent": "79.80", "lastOrderAt": "2026-10-08T14:30:00Z"})
+        );
+    }
+
+    #[test]
+    fn the_articles_line_item_reads_exactly() {
+        let item = Item::from([
+            ("PK".into(), s("ORDER#o100")),
+            ("SK".into(), s("ITEM#sku-1")),
+            ("quantity".into(), n("2")),
+            ("price".into(), n("19.95")),
+        ]);
+        let line = line_item::from_item(item).expect("reads");
+        assert_eq!(line.sku.as_str(), "sku-1");
+        assert_eq!(line.quantity, 2);
+        assert_eq!(line.price.to_string(), "19.95");
+    }
+
+    #[test]
+    fn items_missing_what_the_article_writes_are_refused() {
+        let item = Item::from([
+            ("PK".into(), s("ORDER#o100")),
+            ("SK".into(), s("ITEM#sku-1")),
+            ("quantity".into(), n("2.5")),
+            ("price".into(), n("19.95")),
+        ]);
+        assert!(line_item::from_item(item).is_err());
+        let item = Item::from([("PK".into(), s("CUSTOMER#c1")), ("name".into(), s("Ana"))]);
+        assert!(profile::from_item(item).is_err());
+    }
+
+    #[test]
+    fn attributes_of_the_wrong_type_or_value_are_named() {
+        let listing = |status: AttributeValue, total: AttributeValue| {
+            Item::from([
+                ("PK".into(), s("CUSTOMER#c1")),
+                ("SK".into(), s("ORDER#2026-10-08T14:30:00Z#o100")),
+                ("status".into(), status),
+                ("total".into(), total),
+            ])
+        };
+        let err = |item| listing::from_item(item).expect_err("refused").to_string();
+        assert_eq!(
+            err(listing(s("PLACED"), s("39.9"))),
+            "attribute total is missing or is not a decimal number"
+        );
+        assert_eq!(
+            err(listing(s("LOST"), n("39.9"))),
+            "attribute status is missing or is not an order status"
+        );
+        assert_eq!(
+            err(listing(n("1"), n("39.9"))),
+            "attribute status is missing or is not an order status"
+        );
+        let mut missing = listing(s("PLACED"), n("39.9"));
+        missing.remove("total");
+        assert_eq!(
+            err(missing),
+            "attribute total is missing or is not a decimal number"
+        );
+        let profile = Item::from([
+            ("PK".into(), s("CUSTOMER#c1")),
+            ("name".into(), s("Ana")),
+            ("email".into(), s("ana@example.com")),
+            ("orderCount".into(), n("-1")),
+        ]);
+        assert_eq!(
+            profile::from_item(profile)
+                .expect_err("refused")
+                .to_string(),
+            "attribute orderCount is missing or is not a whole number"
+        );
+    }
+}

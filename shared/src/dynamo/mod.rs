@@ -1,0 +1,15 @@
+//! DynamoDB: the key design, one codec per stored entity, and the store's requests, one module
+//! per concern. Every access pattern is one request.
+
+pub mod client;
+pub mod codec;
+pub mod cursor;
+pub mod customers;
+pub mod errors;
+pub mod idempotency;
+pub mod items;
+pub mod keys;
+pub mod listings;
+pub mod orders;
+pub mod stats;
+pub mod store;

@@ -1,0 +1,267 @@
+//! Orders: placed in one transaction, read by order ID in one Query, and moved between statuses
+//! with the header and the listing kept in step.
+
+use aws_sdk_dynamodb::types::{
+    CancellationReason, ConditionCheck, Put, ReturnValuesOnConditionCheckFailure,
+    TransactWriteItem, Update,
+};
+
+use crate::domain::idempotency::{IDEMPOTENCY_TTL_SECONDS, IdempotencyRecord};
+use crate::domain::ids::{IdempotencyKey, OrderId};
+use crate::domain::order::{MAX_LINES, NewOrder, Order, OrderDetails};
+use crate::domain::status::OrderStatus;
+use crate::dynamo::codec::{Item, item_size};
+use crate::dynamo::errors::{conflicted, reason_code};
+use crate::dynamo::items::{self, header, idempotency, line_item, listing, profile};
+use crate::dynamo::keys::{self, PK};
+use crate::dynamo::store::{built, epoch_seconds};
+use crate::{AppError, Store};
+
+/// DynamoDB's limits, checked before anything is sent.
+const MAX_ITEM_BYTES: usize = 400 * 1024;
+const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
+const MAX_TRANSACTION_ACTIONS: usize = 100;
+
+// An order's transaction: the customer check, the listing, the header, the idempotency record
+// and one put per line.
+const _: () = assert!(MAX_LINES + 4 <= MAX_TRANSACTION_ACTIONS);
+
+/// Why an order was not placed.
+#[derive(Debug)]
+pub enum PlaceOrderError {
+    CustomerNotFound,
+    /// Another request holds the Idempotency-Key: read its record.
+    KeyTaken,
+    /// A concurrent transaction touched the same items; worth another try.
+    Contended,
+    Failed(AppError),
+}
+
+impl From<AppError> for PlaceOrderError {
+    fn from(err: AppError) -> Self {
+        PlaceOrderError::Failed(err)
+    }
+}
+
+/// Why a status change did not happen.
+#[derive(Debug)]
+pub enum StatusChangeError {
+    /// The order's status is no longer the one read; here is what it is now.
+    Stale(Option<OrderStatus>),
+    Contended,
+    Failed(AppError),
+}
+
+impl From<AppError> for StatusChangeError {
+    fn from(err: AppError) -> Self {
+        StatusChangeError::Failed(err)
+    }
+}
+
+/// A put only where no item is yet.
+fn put_new(table: &str, item: Item) -> Result<TransactWriteItem, AppError> {
+    let put = Put::builder()
+        .table_name(table)
+        .set_item(Some(item))
+        .condition_expression("attribute_not_exists(PK)");
+    Ok(TransactWriteItem::builder()
+        .put(built(put.build())?)
+        .build())
+}
+
+impl Store {
+    /// Places `order` in ONE TransactWriteItems: a check that the customer exists, the listing
+    /// item, the header, the line items, and (with a key) the idempotency record, each put only
+    /// where nothing is yet.
+    pub async fn place_order(
+        &self,
+        order: &NewOrder,
+        idempotency: Option<(&IdempotencyKey, &IdempotencyRecord)>,
+    ) -> Result<(), PlaceOrderError> {
+        let customer_check = ConditionCheck::builder()
+            .table_name(&self.table)
+            .set_key(Some(profile::key(&order.customer_id)))
+            .condition_expression("attribute_exists(PK)")
+            .build();
+        let mut actions = vec![
+            TransactWriteItem::builder()
+                .condition_check(built(customer_check)?)
+                .build(),
+        ];
+        let placed = order.order();
+        let mut new_items = vec![listing::to_item(&placed), header::to_item(&placed)];
+        new_items.extend(
+            order
+                .lines
+                .iter()
+                .map(|line| line_item::to_item(&order.order_id, line)),
+        );
+        let now = epoch_seconds();
+        let record_item = idempotency.map(|(idempotency_key, record)| {
+            idempotency::to_item(
+                &order.customer_id,
+                idempotency_key,
+                record,
+                now + IDEMPOTENCY_TTL_SECONDS,
+            )
+        });
+        let sizes: Vec<usize> = new_items
+            .iter()
+            .chain(&record_item)
+            .map(item_size)
+            .collect();
+        if sizes.iter().any(|size| *size > MAX_ITEM_BYTES)
+            || sizes.iter().sum::<usize>() > MAX_TRANSACTION_BYTES
+        {
+            return Err(AppError::PayloadTooLarge(
+                "the order exceeds DynamoDB's item or transaction size limit".into(),
+            )
+            .into());
+        }
+        for item in new_items {
+            actions.push(put_new(&self.table, item)?);
+        }
+        let mut idempotency_index = None;
+        if let Some(item) = record_item {
+            // An expired record that TTL has not yet removed may be taken over.
+            let put = Put::builder()
+                .table_name(&self.table)
+                .set_item(Some(item))
+                .condition_expression("attribute_not_exists(PK) OR #expires < :now")
+                .expression_attribute_names("#expires", idempotency::EXPIRES_AT.name)
+                .expression_attribute_values(":now", idempotency::EXPIRES_AT.value(&now));
+            idempotency_index = Some(actions.len());
+            actions.push(
+                TransactWriteItem::builder()
+                    .put(built(put.build())?)
+                    .build(),
+            );
+        }
+        let Some(reasons) = self.transact(actions).await? else {
+            return Ok(());
+        };
+        if reason_code(&reasons, 0) == "ConditionalCheckFailed" {
+            return Err(PlaceOrderError::CustomerNotFound);
+        }
+        if let Some(index) = idempotency_index
+            && reason_code(&reasons, index) == "ConditionalCheckFailed"
+        {
+            return Err(PlaceOrderError::KeyTaken);
+        }
+        if conflicted(&reasons) {
+            return Err(PlaceOrderError::Contended);
+        }
+        Err(AppError::internal(format!(
+            "order transaction cancelled: {:?}",
+            reasons
+                .iter()
+                .map(CancellationReason::code)
+                .collect::<Vec<_>>()
+        ))
+        .into())
+    }
+
+    /// The order's header and line items: ONE Query on the order's partition.
+    pub async fn get_order(&self, order: &OrderId) -> Result<Option<OrderDetails>, AppError> {
+        let out = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("#pk = :pk")
+            .expression_attribute_names("#pk", PK)
+            .expression_attribute_values(":pk", items::PK.value(&keys::order_header::pk(order)))
+            .consistent_read(true)
+            .send()
+            .await?;
+        let mut found = None;
+        let mut lines = Vec::new();
+        for item in out.items.unwrap_or_default() {
+            let sk = items::SK.get(&item).unwrap_or_default();
+            if sk == keys::order_header::SK {
+                found = Some(header::from_item(item)?);
+            } else if sk.starts_with(keys::line_item::SK_PREFIX) {
+                lines.push(line_item::from_item(item)?);
+            }
+        }
+        Ok(found.map(|h| OrderDetails {
+            order_id: h.order_id,
+            customer_id: h.customer_id,
+            placed_at: h.placed_at,
+            status: h.status,
+            total: h.total,
+            items: lines,
+        }))
+    }
+
+    /// The order's header alone (strongly consistent), as a status change reads it first.
+    pub async fn order_header(&self, order: &OrderId) -> Result<Option<Order>, AppError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(header::key(order)))
+            .consistent_read(true)
+            .send()
+            .await?;
+        Ok(out.item.map(header::from_item).transpose()?)
+    }
+
+    /// Moves the order from `current.status` to `next` in ONE TransactWriteItems: the header and
+    /// the listing item (whose GSI1PK follows the status), each only if its status is still the
+    /// one read, so of two racing changes only one can win.
+    pub async fn change_status(
+        &self,
+        current: &Order,
+        next: OrderStatus,
+    ) -> Result<(), StatusChangeError> {
+        let update = |key_item: Item, set: &str| {
+            Update::builder()
+                .table_name(&self.table)
+                .set_key(Some(key_item))
+                .update_expression(set)
+                .condition_expression("#status = :current")
+                .expression_attribute_names("#status", listing::STATUS.name)
+                .expression_attribute_values(":current", listing::STATUS.value(&current.status))
+                .expression_attribute_values(":next", listing::STATUS.value(&next))
+        };
+        let header_update = update(header::key(&current.order_id), "SET #status = :next")
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        let listing_update = update(
+            listing::key(current),
+            "SET #status = :next, #gsi1pk = :gsi1pk",
+        )
+        .expression_attribute_names("#gsi1pk", listing::GSI1PK.name)
+        .expression_attribute_values(
+            ":gsi1pk",
+            listing::GSI1PK.value(&keys::order_listing::gsi1pk(next)),
+        );
+        let actions = vec![
+            TransactWriteItem::builder()
+                .update(built(header_update.build())?)
+                .build(),
+            TransactWriteItem::builder()
+                .update(built(listing_update.build())?)
+                .build(),
+        ];
+        let Some(reasons) = self.transact(actions).await? else {
+            return Ok(());
+        };
+        match (reason_code(&reasons, 0), reason_code(&reasons, 1)) {
+            ("ConditionalCheckFailed", _) => {
+                let now = reasons[0].item().and_then(|item| listing::STATUS.get(item));
+                Err(StatusChangeError::Stale(now))
+            }
+            ("TransactionConflict", _) | (_, "TransactionConflict") => {
+                Err(StatusChangeError::Contended)
+            }
+            (_, "ConditionalCheckFailed") => Err(AppError::internal(format!(
+                "order {} has a header but its listing item is missing or out of step",
+                current.order_id
+            ))
+            .into()),
+            (a, b) => {
+                Err(AppError::internal(format!("status transaction cancelled: {a}, {b}")).into())
+            }
+        }
+    }
+}

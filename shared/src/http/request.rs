@@ -1,0 +1,80 @@
+//! Reading a request: path and query parameters, headers and JSON bodies, each refused with a
+//! 400-class problem when it is not what the endpoint takes.
+
+use lambda_http::{Body, Request, RequestExt};
+use serde::de::DeserializeOwned;
+
+use crate::AppError;
+use crate::domain::listing::PageRequest;
+
+/// A path parameter, parsed by the ID's own validation.
+pub fn path_param<T>(
+    req: &Request,
+    name: &str,
+    parse: impl FnOnce(&str) -> Result<T, AppError>,
+) -> Result<T, AppError> {
+    let raw = req
+        .path_parameters_ref()
+        .and_then(|params| params.first(name))
+        .ok_or_else(|| AppError::invalid(format!("{name} is required in the path")))?;
+    parse(raw)
+}
+
+/// A query string parameter, if given. A parameter given twice is refused rather than guessed.
+pub fn query_param<'r>(req: &'r Request, name: &str) -> Result<Option<&'r str>, AppError> {
+    let Some(params) = req.query_string_parameters_ref() else {
+        return Ok(None);
+    };
+    match params.all(name).as_deref() {
+        None | Some([]) => Ok(None),
+        Some([one]) => Ok(Some(one)),
+        Some(_) => Err(AppError::invalid(format!("{name} may be given only once"))),
+    }
+}
+
+/// `limit` and `cursor` from the query string.
+pub fn page_request(req: &Request) -> Result<PageRequest, AppError> {
+    PageRequest::parse(query_param(req, "limit")?, query_param(req, "cursor")?)
+}
+
+/// A request header, if given and readable.
+pub fn header_value<'r>(req: &'r Request, name: &str) -> Result<Option<&'r str>, AppError> {
+    req.headers()
+        .get(name)
+        .map(|value| {
+            value
+                .to_str()
+                .map_err(|_| AppError::invalid(format!("{name} must be visible ASCII")))
+        })
+        .transpose()
+}
+
+/// The JSON body as `T`: at most `max_bytes`, JSON by content type if one is given, and
+/// nothing `T` does not name (`T` should deny unknown fields).
+pub fn json_body<T: DeserializeOwned>(req: &Request, max_bytes: usize) -> Result<T, AppError> {
+    let bytes: &[u8] = match req.body() {
+        Body::Empty => &[],
+        Body::Text(text) => text.as_bytes(),
+        Body::Binary(bytes) => bytes,
+        _ => &[],
+    };
+    if bytes.len() > max_bytes {
+        return Err(AppError::PayloadTooLarge(format!(
+            "the body may be at most {max_bytes} bytes"
+        )));
+    }
+    if let Some(content_type) = header_value(req, "content-type")? {
+        let essence = content_type.split(';').next().unwrap_or_default().trim();
+        let json = essence.eq_ignore_ascii_case("application/json")
+            || essence.to_ascii_lowercase().ends_with("+json");
+        if !json {
+            return Err(AppError::UnsupportedMediaType(
+                "the body must be application/json".into(),
+            ));
+        }
+    }
+    if bytes.is_empty() {
+        return Err(AppError::invalid("a JSON body is required"));
+    }
+    serde_json::from_slice(bytes).map_err(|err| AppError::invalid(format!("invalid body: {err}")))
+}

@@ -1,0 +1,51 @@
+//! JSON responses: bodies as text with their content type, listings as `{items, nextCursor}`.
+
+use lambda_http::http::{HeaderValue, StatusCode, header};
+use lambda_http::{Body, Response};
+use serde::Serialize;
+
+/// A JSON response, as text: a binary body would reach API Gateway base64-encoded. Serializing
+/// our own response types cannot fail; if it ever did, the client gets an empty 500 rather
+/// than a panic.
+pub fn json_response<T: Serialize>(status: StatusCode, body: &T) -> Response<Body> {
+    // Sized for a page of orders, so the buffer is not regrown as it fills.
+    let mut buffer = Vec::with_capacity(2048);
+    let text = serde_json::to_writer(&mut buffer, body)
+        .map_err(|err| err.to_string())
+        .and_then(|()| String::from_utf8(buffer).map_err(|err| err.to_string()));
+    let (status, body) = match text {
+        Ok(text) => (status, Body::Text(text)),
+        Err(err) => {
+            tracing::error!(error = %err, "response did not serialize");
+            (StatusCode::INTERNAL_SERVER_ERROR, Body::Empty)
+        }
+    };
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ListBody<T> {
+    items: Vec<T>,
+    next_cursor: Option<String>,
+}
+
+/// The body every listing returns: `{items, nextCursor}`.
+pub fn list_response<T: Serialize>(items: Vec<T>, next_cursor: Option<String>) -> Response<Body> {
+    json_response(StatusCode::OK, &ListBody { items, next_cursor })
+}
+
+/// A JSON response with a `Location` header, for what a request created.
+pub fn created<T: Serialize>(location: &str, body: &T) -> Response<Body> {
+    let mut response = json_response(StatusCode::CREATED, body);
+    if let Ok(value) = HeaderValue::from_str(location) {
+        response.headers_mut().insert(header::LOCATION, value);
+    }
+    response
+}

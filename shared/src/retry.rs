@@ -1,0 +1,138 @@
+//! The one retry helper: bounded attempts, exponential backoff with full jitter. Every path
+//! that retries goes through [`retry`] and says what it retries on.
+
+use std::future::Future;
+use std::time::Duration;
+
+/// How often and how patiently to retry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backoff {
+    /// Attempts in all, the first included (at least one is always made).
+    pub attempts: u32,
+    /// The ceiling of the first wait; each further wait's ceiling doubles.
+    pub base: Duration,
+    /// No wait is longer than this.
+    pub cap: Duration,
+}
+
+impl Backoff {
+    /// For a DynamoDB transaction cancelled by a concurrent one: six attempts, waits drawn
+    /// from up to 10, 20, 40, 80 and 160 ms (at most ~310 ms in all, well inside an API
+    /// Gateway request's 30 s).
+    pub const TRANSACTION: Backoff = Backoff {
+        attempts: 6,
+        base: Duration::from_millis(10),
+        cap: Duration::from_millis(500),
+    };
+
+    /// The longest wait before retry number `retry` (0 before the second attempt).
+    pub fn ceiling(&self, retry: u32) -> Duration {
+        self.base
+            .checked_mul(1u32.checked_shl(retry).unwrap_or(u32::MAX))
+            .unwrap_or(self.cap)
+            .min(self.cap)
+    }
+
+    /// "Full jitter": a wait drawn uniformly from zero to the ceiling, so that clients that
+    /// collided once do not collide again in lockstep.
+    pub fn delay(&self, retry: u32) -> Duration {
+        let ceiling = self.ceiling(retry);
+        // A failed draw only costs the jitter, not the retry.
+        let draw = getrandom::u64().unwrap_or(u64::MAX / 2);
+        let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
+        Duration::from_nanos(if nanos == 0 { 0 } else { draw % (nanos + 1) })
+    }
+}
+
+/// Runs `attempt` (given the attempt's number, from 0) until it succeeds, fails with an error
+/// `retry_on` does not accept, or `backoff.attempts` have been made; then the last result.
+pub async fn retry<T, E, Fut>(
+    backoff: &Backoff,
+    retry_on: impl Fn(&E) -> bool,
+    mut attempt: impl FnMut(u32) -> Fut,
+) -> Result<T, E>
+where
+    Fut: Future<Output = Result<T, E>>,
+{
+    let mut number = 0;
+    loop {
+        match attempt(number).await {
+            Err(err) if retry_on(&err) && number + 1 < backoff.attempts => {
+                tokio::time::sleep(backoff.delay(number)).await;
+                number += 1;
+            }
+            result => return result,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    const QUICK: Backoff = Backoff {
+        attempts: 4,
+        base: Duration::from_micros(100),
+        cap: Duration::from_micros(250),
+    };
+
+    #[test]
+    fn ceilings_double_up_to_the_cap() {
+        let ceilings: Vec<_> = (0..5).map(|r| QUICK.ceiling(r).as_micros()).collect();
+        assert_eq!(ceilings, [100, 200, 250, 250, 250]);
+        assert_eq!(Backoff::TRANSACTION.ceiling(40), Duration::from_millis(500));
+    }
+
+    #[test]
+    fn delays_are_jittered_within_their_ceiling() {
+        let delays: Vec<Duration> = (0..200).map(|_| QUICK.delay(1)).collect();
+        assert!(delays.iter().all(|d| *d <= Duration::from_micros(200)));
+        let distinct: std::collections::HashSet<_> = delays.iter().collect();
+        assert!(distinct.len() > 100, "not jittered: {distinct:?}");
+    }
+
+    #[derive(Debug, PartialEq)]
+    enum Failure {
+        Transient,
+        Fatal,
+    }
+
+    #[tokio::test]
+    async fn retries_only_what_the_caller_names_and_only_so_often() {
+        let transient = |e: &Failure| *e == Failure::Transient;
+        let calls = AtomicU32::new(0);
+        let count = || calls.fetch_add(1, Ordering::SeqCst);
+
+        let result: Result<(), Failure> = retry(&QUICK, transient, |_| async {
+            count();
+            Err(Failure::Transient)
+        })
+        .await;
+        assert_eq!(
+            (result, calls.swap(0, Ordering::SeqCst)),
+            (Err(Failure::Transient), 4)
+        );
+
+        let result: Result<(), Failure> = retry(&QUICK, transient, |_| async {
+            count();
+            Err(Failure::Fatal)
+        })
+        .await;
+        assert_eq!(
+            (result, calls.swap(0, Ordering::SeqCst)),
+            (Err(Failure::Fatal), 1)
+        );
+
+        let result = retry(&QUICK, transient, |number| async move {
+            count();
+            if number < 2 {
+                Err(Failure::Transient)
+            } else {
+                Ok(number)
+            }
+        })
+        .await;
+        assert_eq!((result, calls.load(Ordering::SeqCst)), (Ok(2), 3));
+    }
+}
