@@ -8,10 +8,11 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 BENCH_VENV := .venv-bench
 READ_FUNCTIONS := get-customer list-customer-orders get-order-items list-orders-by-status
 
-.PHONY: help dev test lint build deploy bench tools clean
+.PHONY: help dev token test lint build deploy bench tools clean
 
 help:
 	@echo "make dev     run the store locally: DynamoDB engine on 127.0.0.1:8000, HTTP API on 127.0.0.1:3000"
+	@echo "make token   a bearer token make dev accepts: make token CUSTOMER=c1 | make token STAFF=1"
 	@echo "make test    all tests: keys, handlers on an embedded engine, events/, template checks"
 	@echo "make lint    rustfmt and clippy, as CI runs them"
 	@echo "make build   sam build (release binaries for Lambda, arm64 by default)"
@@ -20,6 +21,12 @@ help:
 
 dev:
 	cargo run --locked -p local-dev --bin store-local
+
+# A token from make dev's local issuer (its key beside STORE_DATA_FILE), valid for an hour. With
+# `make -s` the token is the only line on stdout: C1=$$(make -s token CUSTOMER=c1).
+token:
+	@cargo run --quiet --locked -p local-dev --bin store-token -- \
+		$(if $(STAFF),--staff,) $(if $(CUSTOMER),--customer $(CUSTOMER),) $(if $(SUB),--sub $(SUB),)
 
 test: $(TOOLS)
 	cargo test --workspace --locked

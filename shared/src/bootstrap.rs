@@ -23,13 +23,12 @@ fn required_env(name: &str) -> Result<String, BoxError> {
 }
 
 /// Logging (JSON when `AWS_LAMBDA_LOG_FORMAT=JSON`, level from `AWS_LAMBDA_LOG_LEVEL` or
-/// `RUST_LOG`), then the store: `TABLE_NAME`, `CURSOR_SECRET`, and an SDK client from the
+/// `RUST_LOG`), then the store: `TABLE_NAME`, and an SDK client from the
 /// standard AWS configuration, its connection opened before the first event.
 pub async fn init() -> Result<Store, BoxError> {
     lambda_runtime::tracing::init_default_subscriber();
     let table = required_env("TABLE_NAME")?;
-    let secret = required_env("CURSOR_SECRET")?;
-    Ok(client::connect(table, secret.as_bytes()).await)
+    Ok(client::connect(table).await)
 }
 
 /// Serves DynamoDB stream batches with `handler` until the runtime stops. The handler reports

@@ -94,7 +94,7 @@ async fn the_sample_event_is_answered() {
 #[tokio::test]
 async fn an_engine_failure_is_a_500_that_says_nothing_internal() {
     let app = TestApp::seeded().await.expect("app");
-    let broken = shared::Store::new(app.engine.client(), "NoSuchTable", b"secret");
+    let broken = shared::Store::new(app.engine.client(), "NoSuchTable");
     let response = dispatch(
         &broken,
         get(ROUTE, "/customers/c1", ""),

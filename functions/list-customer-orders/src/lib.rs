@@ -1,5 +1,5 @@
 //! `GET /customers/{customerId}/orders?limit=&cursor=&from=&to=`: a customer's orders, newest
-//! first (access pattern 2, one Query on the customer's partition).
+//! first (access pattern 2, one Query on the customer's partition), for the customer and staff.
 
 use lambda_http::Request;
 use serde::Serialize;
@@ -10,7 +10,7 @@ use shared::domain::order::Order;
 use shared::domain::status::OrderStatus;
 use shared::domain::time::Timestamp;
 use shared::http::HttpResult;
-use shared::http::request::{page_request, path_param, query_param};
+use shared::http::request::{caller, page_request, path_param, query_param};
 use shared::http::response::list_response;
 use shared::{AppError, Store};
 
@@ -42,9 +42,13 @@ fn timestamp_param(req: &Request, name: &str) -> Result<Option<Timestamp>, AppEr
 
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let customer = path_param(&req, "customerId", CustomerId::parse)?;
+    let caller = caller(&req)?;
+    caller.check_customer(&customer)?;
     let window = PlacedWindow::new(timestamp_param(&req, "from")?, timestamp_param(&req, "to")?)?;
     let page = page_request(&req)?;
-    let orders = store.list_customer_orders(&customer, window, &page).await?;
+    let orders = store
+        .list_customer_orders(&customer, window, &page, caller)
+        .await?;
     let items = orders.items.into_iter().map(OrderView::from).collect();
     Ok(list_response::<OrderView>(items, orders.next_cursor))
 }

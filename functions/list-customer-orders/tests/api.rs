@@ -6,6 +6,9 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::testing::{TestApp, from_event_file, get, order_ids, parts};
 use local_engine::{LOCAL_TABLE, seed};
 use serde_json::{Value, json};
+use shared::domain::access::Caller;
+use shared::dynamo::codec::Item;
+use shared::dynamo::cursor;
 use shared::http::serve::dispatch;
 
 const ROUTE: &str = "GET /customers/{customerId}/orders";
@@ -139,36 +142,91 @@ async fn from_and_to_narrow_the_same_query_to_a_half_open_window() {
     assert_eq!(last["orderId"], "o100");
 }
 
+/// A cursor for `key`, as the listing would hand it to the tests' caller (staff).
+fn forged(key: &[(&str, &str)]) -> String {
+    let key: Item = key
+        .iter()
+        .map(|(name, value)| ((*name).to_owned(), AttributeValue::S((*value).to_owned())))
+        .collect();
+    let staff = Caller::new("staff-1", ["staff"], []);
+    cursor::encode(&staff.cursor_tag(), &key).expect("cursor")
+}
+
 #[tokio::test]
-async fn a_cursor_from_another_listing_or_edited_is_a_400() {
+async fn a_cursor_that_does_not_lie_inside_its_listing_is_a_400() {
     let app = TestApp::seeded().await.expect("app");
     let (_, _, body) = list(&app, "c1", "limit=2").await;
     let cursor = body["nextCursor"].as_str().expect("cursor").to_owned();
 
+    // Another customer's listing: the cursor's key is in c1's partition.
     let (status, ct, body) = list(&app, "c2", &format!("limit=2&cursor={cursor}")).await;
     assert_eq!(
         (status, ct.as_str()),
         (400, "application/problem+json"),
         "{body}"
     );
+    // A window the cursor's position is not in.
     let (status, _, _) = list(
         &app,
         "c1",
-        &format!("limit=2&cursor={cursor}&from=2026-01-01T00:00:00Z"),
+        &format!("limit=2&cursor={cursor}&to=2026-09-01T00:00:00Z"),
     )
     .await;
-    assert_eq!(status, 400, "a cursor is bound to its window too");
+    assert_eq!(status, 400, "outside the window");
 
-    let mut edited = cursor.clone().into_bytes();
-    let last = edited.len() - 3;
-    edited[last] = if edited[last] == b'x' { b'y' } else { b'x' };
-    let edited = String::from_utf8(edited).expect("ascii");
-    let (status, _, _) = list(&app, "c1", &format!("limit=2&cursor={edited}")).await;
-    assert_eq!(status, 400);
+    // Edited cursors: whatever they say, they must name a listing key of this partition and
+    // window, or they are refused before any request.
+    let requests = app.requests.total();
+    for (why, key) in [
+        (
+            "another partition",
+            vec![
+                ("PK", "CUSTOMER#c2"),
+                ("SK", "ORDER#2026-10-08T14:30:00Z#o100"),
+            ],
+        ),
+        (
+            "the profile",
+            vec![("PK", "CUSTOMER#c1"), ("SK", "PROFILE")],
+        ),
+        (
+            "not an order key",
+            vec![("PK", "CUSTOMER#c1"), ("SK", "ORDER#yesterday#o1")],
+        ),
+        ("a missing attribute", vec![("PK", "CUSTOMER#c1")]),
+        (
+            "an extra attribute",
+            vec![
+                ("PK", "CUSTOMER#c1"),
+                ("SK", "ORDER#2026-10-08T14:30:00Z#o100"),
+                ("GSI1PK", "STATUS#PLACED"),
+            ],
+        ),
+    ] {
+        let (status, _, body) = list(&app, "c1", &format!("cursor={}", forged(&key))).await;
+        assert_eq!(status, 400, "{why}: {body}");
+    }
     for junk in ["x", "%00", "AAAAAAAAAAAAAAAAAAAAAAAAAAAA"] {
         let (status, _, _) = list(&app, "c1", &format!("cursor={junk}")).await;
         assert_eq!(status, 400, "{junk}");
     }
+    assert_eq!(app.requests.total(), requests, "refused before any request");
+
+    // An edited cursor that does lie inside the listing only moves where the page starts.
+    let key = [
+        ("PK", "CUSTOMER#c1"),
+        ("SK", "ORDER#2026-10-08T14:30:00Z#o100"),
+    ];
+    let (status, _, body) = list(&app, "c1", &format!("limit=100&cursor={}", forged(&key))).await;
+    assert_eq!(status, 200);
+    let mut older: Vec<seed::SampleOrder> = seed::orders()
+        .into_iter()
+        .filter(|o| o.customer_id == "c1" && o.placed_at.as_str() < "2026-10-08T14:30:00Z")
+        .collect();
+    older.sort_by(|a, b| b.placed_at.cmp(&a.placed_at));
+    let expected: Vec<String> = older.into_iter().map(|o| o.order_id).collect();
+    assert!(!expected.is_empty());
+    assert_eq!(order_ids(&body), expected);
 }
 
 #[tokio::test]

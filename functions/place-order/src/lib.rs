@@ -1,5 +1,6 @@
 //! `POST /customers/{customerId}/orders` `{items: [{sku, quantity, price}]}`: places an order in
 //! one transaction; with an `Idempotency-Key`, a retried request gets the first one's answer.
+//! The customer's own, or staff's.
 
 mod body;
 
@@ -10,7 +11,7 @@ use shared::domain::ids::{CustomerId, IdempotencyKey};
 use shared::domain::order::{NewOrder, OrderDetails};
 use shared::dynamo::orders::PlaceOrderError;
 use shared::http::HttpResult;
-use shared::http::request::{header_value, json_body, path_param};
+use shared::http::request::{caller, header_value, json_body, path_param};
 use shared::http::response::created;
 use shared::retry::{Backoff, retry};
 use shared::{AppError, Store};
@@ -51,6 +52,7 @@ fn worth_retrying(err: &PlaceOrderError) -> bool {
 
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let customer = path_param(&req, "customerId", CustomerId::parse)?;
+    caller(&req)?.check_customer(&customer)?;
     let idempotency_key = header_value(&req, "idempotency-key")?
         .map(IdempotencyKey::parse)
         .transpose()?;

@@ -1,5 +1,6 @@
 //! `PATCH /orders/{orderId}` `{status}`: moves an order along PLACED→SHIPPED→DELIVERED or
 //! PLACED→CANCELLED, header and listing together, so that of racing changes only one wins.
+//! Staff move any order; its owner may cancel it while it is PLACED.
 
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
@@ -9,7 +10,7 @@ use shared::domain::order::Order;
 use shared::domain::status::OrderStatus;
 use shared::dynamo::orders::StatusChangeError;
 use shared::http::HttpResult;
-use shared::http::request::{json_body, path_param};
+use shared::http::request::{caller, json_body, path_param};
 use shared::http::response::json_response;
 use shared::retry::{Backoff, retry};
 use shared::{AppError, Store};
@@ -34,6 +35,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let next: OrderStatus = json_body::<StatusBody>(&req, MAX_BODY_BYTES)?
         .status
         .parse()?;
+    let caller = caller(&req)?;
     // Read the status, then change it only if it is still the one read; a collision with a
     // concurrent transaction is tried again from the read.
     let changed = retry(
@@ -43,7 +45,9 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
             let header = store
                 .order_header(&id)
                 .await?
+                .filter(|header| caller.may_see_order(Some(&header.customer_id)))
                 .ok_or_else(|| AppError::not_found(format!("order {id} does not exist")))?;
+            caller.check_status_change(next)?;
             if !header.status.can_become(next) {
                 return Err(not_allowed(header.status, next).into());
             }

@@ -1,6 +1,7 @@
 //! `make dev`: the HTTP API of template.yaml served on the embedded engine, each route calling
 //! the same handler code as its Lambda, through the same API Gateway (payload 2.0) event.
 
+pub mod auth;
 pub mod routes;
 pub mod server;
 
@@ -38,4 +39,25 @@ pub async fn invoke(binary: &str, store: &Store, req: Request) -> Option<Respons
 /// Whether [`invoke`] knows the binary.
 pub fn knows(binary: &str) -> bool {
     BINARIES.contains(&binary)
+}
+
+/// The folder beside the data file (`STORE_DATA_FILE`) where local state other than the
+/// table lives: the issuer's key, the stream checkpoints.
+pub fn data_dir(data_file: &std::path::Path) -> std::path::PathBuf {
+    data_file
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map_or_else(
+            || std::path::PathBuf::from("."),
+            std::path::Path::to_path_buf,
+        )
+}
+
+/// `STORE_DATA_FILE`, or `.local-data/store.db`.
+pub fn data_file() -> std::path::PathBuf {
+    std::env::var("STORE_DATA_FILE")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| ".local-data/store.db".to_owned())
+        .into()
 }

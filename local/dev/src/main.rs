@@ -2,15 +2,16 @@
 //! table from template.yaml, the sample data, and the HTTP API on 127.0.0.1:3000.
 //!
 //! Environment: STORE_HOST (127.0.0.1), DYNAMODB_PORT (8000), API_PORT (3000),
-//! STORE_DATA_FILE (.local-data/store.db), CURSOR_SECRET.
+//! STORE_DATA_FILE (.local-data/store.db).
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use local_dev::auth::{Issuer, LOCAL_AUDIENCE, LOCAL_ISSUER};
 use local_dev::routes::{self, Route};
-use local_engine::{Engine, LOCAL_CURSOR_SECRET, LOCAL_TABLE, dynoxide, seed, streams, template};
+use local_engine::{Engine, LOCAL_TABLE, dynoxide, seed, streams, template};
 use shared::Store;
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -20,7 +21,6 @@ struct Config {
     dynamodb_port: u16,
     api_port: u16,
     data_file: PathBuf,
-    cursor_secret: String,
 }
 
 fn env_or(name: &str, default: &str) -> String {
@@ -43,8 +43,7 @@ impl Config {
                 .map_err(|_| "STORE_HOST must be an IP address")?,
             dynamodb_port: port("DYNAMODB_PORT", "8000")?,
             api_port: port("API_PORT", "3000")?,
-            data_file: env_or("STORE_DATA_FILE", ".local-data/store.db").into(),
-            cursor_secret: env_or("CURSOR_SECRET", LOCAL_CURSOR_SECRET),
+            data_file: local_dev::data_file(),
         })
     }
 }
@@ -107,8 +106,11 @@ async fn run() -> Result<(), Error> {
         )
         .into());
     }
-    let store = Store::new(client, LOCAL_TABLE, config.cursor_secret.as_bytes());
+    let store = Store::new(client, LOCAL_TABLE);
     let consumers = spawn_stream_consumers(&engine, &store, &config.data_file)?;
+    // API Gateway's JWT authorizer, locally: tokens of the issuer whose key lives beside the
+    // data (`make token`).
+    let issuer = Issuer::open(&local_dev::data_dir(&config.data_file))?;
     let api_addr = SocketAddr::new(config.host, config.api_port);
     let listener = tokio::net::TcpListener::bind(api_addr)
         .await
@@ -124,9 +126,12 @@ async fn run() -> Result<(), Error> {
         seeded,
         started,
     );
-    axum::serve(listener, local_dev::server::router(&routes, store))
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
+    axum::serve(
+        listener,
+        local_dev::server::router(&routes, store, issuer.verifier()),
+    )
+    .with_graceful_shutdown(shutdown_signal())
+    .await?;
     println!(
         "store-local: stopping; data kept in {}",
         config.data_file.display()
@@ -253,16 +258,22 @@ fn print_banner(
     for consumer in consumers {
         println!("  stream consumer  {consumer}");
     }
-    println!("Try:");
-    println!("  curl -s http://{api}/customers/c1");
-    println!("  curl -s 'http://{api}/customers/c1/orders?limit=5'");
-    println!("  curl -s http://{api}/orders/o100/items");
-    println!("  curl -s 'http://{api}/orders?status=PLACED&limit=3'");
+    println!("  authorizer       JWT (RS256), issuer {LOCAL_ISSUER}, audience {LOCAL_AUDIENCE}");
+    println!("Try (every route needs a token; `make -s token` prints one):");
+    println!("  C1=$(make -s token CUSTOMER=c1); STAFF=$(make -s token STAFF=1)");
+    println!("  curl -s http://{api}/customers/c1 -H \"authorization: Bearer $C1\"");
     println!(
-        "  curl -s -X POST http://{api}/customers/c1/orders -H 'content-type: application/json' \\\n      -d '{{\"items\":[{{\"sku\":\"sku-1\",\"quantity\":1,\"price\":\"19.95\"}}]}}'"
+        "  curl -s 'http://{api}/customers/c1/orders?limit=5' -H \"authorization: Bearer $C1\""
+    );
+    println!("  curl -s http://{api}/orders/o100/items -H \"authorization: Bearer $C1\"");
+    println!(
+        "  curl -s 'http://{api}/orders?status=PLACED&limit=3' -H \"authorization: Bearer $STAFF\""
     );
     println!(
-        "  curl -s -X PATCH http://{api}/orders/o100 -H 'content-type: application/json' -d '{{\"status\":\"SHIPPED\"}}'"
+        "  curl -s -X POST http://{api}/customers/c1/orders -H \"authorization: Bearer $C1\" \\\n      -H 'content-type: application/json' -d '{{\"items\":[{{\"sku\":\"sku-1\",\"quantity\":1,\"price\":\"19.95\"}}]}}'"
+    );
+    println!(
+        "  curl -s -X PATCH http://{api}/orders/o100 -H \"authorization: Bearer $STAFF\" \\\n      -H 'content-type: application/json' -d '{{\"status\":\"SHIPPED\"}}'"
     );
     println!(
         "  aws dynamodb scan --table-name {LOCAL_TABLE} --endpoint-url {dynamodb} --max-items 3"

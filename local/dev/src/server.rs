@@ -1,5 +1,6 @@
-//! The local HTTP API: one axum route per template route, each answered by its Lambda's
-//! handler through the event API Gateway would send.
+//! The local HTTP API: one axum route per template route, each behind the JWT authorizer
+//! every route has in template.yaml, and answered by its Lambda's handler through the event
+//! API Gateway would send.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -14,13 +15,17 @@ use lambda_http::Body;
 use local_engine::gateway::{self, Call};
 use shared::Store;
 
+use crate::auth::Verifier;
 use crate::routes::Route;
 
-type App = Arc<Store>;
+struct App {
+    store: Store,
+    verifier: Verifier,
+}
 
-pub fn router(routes: &[Route], store: Store) -> Router {
+pub fn router(routes: &[Route], store: Store, verifier: Verifier) -> Router {
     // One MethodRouter per path, since a path may carry several methods.
-    let mut by_path: BTreeMap<&str, MethodRouter<App>> = BTreeMap::new();
+    let mut by_path: BTreeMap<&str, MethodRouter<Arc<App>>> = BTreeMap::new();
     for route in routes {
         let Ok(method) = Method::from_bytes(route.method.as_bytes()) else {
             continue;
@@ -39,7 +44,22 @@ pub fn router(routes: &[Route], store: Store) -> Router {
     for (path, methods) in by_path {
         router = router.route(path, methods.fallback(not_found));
     }
-    router.fallback(not_found).with_state(Arc::new(store))
+    router
+        .fallback(not_found)
+        .with_state(Arc::new(App { store, verifier }))
+}
+
+/// What API Gateway's JWT authorizer answers for a missing or invalid token.
+fn unauthorized() -> Response {
+    (
+        StatusCode::UNAUTHORIZED,
+        [
+            ("content-type", "application/json"),
+            ("www-authenticate", "Bearer"),
+        ],
+        r#"{"message":"Unauthorized"}"#,
+    )
+        .into_response()
 }
 
 /// What API Gateway answers for a route it does not have.
@@ -55,7 +75,7 @@ async fn not_found() -> Response {
 #[allow(clippy::too_many_arguments)]
 async fn serve(
     route: Route,
-    State(store): State<App>,
+    State(app): State<Arc<App>>,
     Path(params): Path<HashMap<String, String>>,
     RawQuery(query): RawQuery,
     method: Method,
@@ -63,17 +83,29 @@ async fn serve(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    let authorization = headers.get("authorization").and_then(|v| v.to_str().ok());
+    let claims = match app
+        .verifier
+        .verify(authorization, chrono::Utc::now().timestamp())
+    {
+        Ok(claims) => claims,
+        Err(refused) => {
+            tracing::info!(route = %route.key(), reason = %refused, "token refused");
+            return unauthorized();
+        }
+    };
     let call = Call {
         method: &method,
         path: uri.path(),
         raw_query: query.as_deref().unwrap_or_default(),
         headers: &headers,
         body: &body,
+        claims: Some(&claims),
     };
     let params: BTreeMap<String, String> = params.into_iter().collect();
     let event = gateway::event(&route.key(), &call, &params);
     let response = match gateway::request(&event) {
-        Ok(req) => crate::invoke(&route.binary, &store, req).await,
+        Ok(req) => crate::invoke(&route.binary, &app.store, req).await,
         // As the Lambda answers an event it cannot read as a request.
         Err(err) => Some(shared::http::problem::problem(&err)),
     };

@@ -1,27 +1,70 @@
-//! The `make dev` API over real HTTP: template.yaml's routes, the handlers, API Gateway's 404.
+//! The `make dev` API over real HTTP: template.yaml's routes behind the local JWT authorizer,
+//! the handlers and their access rules, API Gateway's 401 and 404.
 
+use std::sync::OnceLock;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use local_dev::auth::{Issuer, LOCAL_AUDIENCE, LOCAL_ISSUER};
 use local_dev::routes;
 use local_dev::server::router;
-use local_engine::template;
 use local_engine::testing::TestApp;
-use serde_json::Value;
+use local_engine::{LOCAL_TABLE, seed, template};
+use serde_json::{Value, json};
+use shared::domain::status::OrderStatus;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+
+/// One issuer for the whole test binary: generating an RSA key takes a while.
+fn issuer() -> &'static Issuer {
+    static ISSUER: OnceLock<Issuer> = OnceLock::new();
+    ISSUER.get_or_init(|| Issuer::generate().expect("key"))
+}
+
+fn now() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+fn customer(id: &str) -> String {
+    issuer().token(id, false, now()).expect("token")
+}
+
+fn staff() -> String {
+    issuer().token("staff-1", true, now()).expect("token")
+}
 
 /// Serves the local API for `app` on a free port.
 async fn serve(app: &TestApp) -> String {
     let routes = routes::from_template(&template::parse().expect("template")).expect("routes");
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
-    let router = router(&routes, app.store.clone());
+    let router = router(&routes, app.store.clone(), issuer().verifier());
     tokio::spawn(async move { axum::serve(listener, router).await });
     addr.to_string()
 }
 
-/// A plain HTTP/1.1 GET, as curl would send it.
-async fn http_get(addr: &str, target: &str) -> (u16, String, Value) {
+struct Reply {
+    status: u16,
+    head: String,
+    body: Value,
+}
+
+/// A plain HTTP/1.1 request, as curl would send it, with `token` as its bearer token.
+async fn http(addr: &str, method: &str, target: &str, token: Option<&str>, body: &str) -> Reply {
     let mut stream = TcpStream::connect(addr).await.expect("connect");
-    let request = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    let mut request =
+        format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    if let Some(token) = token {
+        request.push_str(&format!("Authorization: Bearer {token}\r\n"));
+    }
+    if !body.is_empty() {
+        request.push_str(&format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            body.len()
+        ));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
     stream.write_all(request.as_bytes()).await.expect("write");
     let mut raw = String::new();
     stream.read_to_string(&mut raw).await.expect("read");
@@ -32,52 +75,58 @@ async fn http_get(addr: &str, target: &str) -> (u16, String, Value) {
         .expect("status")
         .parse()
         .expect("number");
-    let content_type = head
-        .lines()
-        .find_map(|l| l.strip_prefix("content-type: "))
-        .unwrap_or_default()
-        .to_owned();
-    (
+    Reply {
         status,
-        content_type,
-        serde_json::from_str(body).unwrap_or(Value::Null),
-    )
+        head: head.to_ascii_lowercase(),
+        body: serde_json::from_str(body).unwrap_or(Value::Null),
+    }
+}
+
+async fn get(addr: &str, target: &str, token: &str) -> Reply {
+    http(addr, "GET", target, Some(token), "").await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_access_pattern_answers_over_http() {
     let app = TestApp::seeded().await.expect("app");
     let addr = serve(&app).await;
+    let c1 = customer("c1");
 
-    let (status, ct, body) = http_get(&addr, "/customers/c1").await;
-    assert_eq!((status, ct.as_str()), (200, "application/json"));
-    assert_eq!(body["email"], "ana@example.com");
+    let reply = get(&addr, "/customers/c1", &c1).await;
+    assert_eq!(reply.status, 200);
+    assert!(reply.head.contains("content-type: application/json"));
+    assert_eq!(reply.body["email"], "ana@example.com");
 
-    let (status, _, body) = http_get(&addr, "/customers/c1/orders?limit=2").await;
-    assert_eq!(status, 200);
-    assert_eq!(body["items"].as_array().expect("items").len(), 2);
-    let cursor = body["nextCursor"].as_str().expect("cursor").to_owned();
-    let (status, _, body) = http_get(
+    let reply = get(&addr, "/customers/c1/orders?limit=2", &c1).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.body["items"].as_array().expect("items").len(), 2);
+    let cursor = reply.body["nextCursor"]
+        .as_str()
+        .expect("cursor")
+        .to_owned();
+    let reply = get(
         &addr,
         &format!("/customers/c1/orders?limit=2&cursor={cursor}"),
+        &c1,
     )
     .await;
-    assert_eq!(status, 200);
-    assert_eq!(body["items"].as_array().expect("items").len(), 2);
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.body["items"].as_array().expect("items").len(), 2);
 
-    let (status, _, body) = http_get(&addr, "/orders/o100/items").await;
-    assert_eq!(status, 200);
-    assert_eq!(body["items"][0]["price"], "19.95");
+    let reply = get(&addr, "/orders/o100/items", &c1).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.body["items"][0]["price"], "19.95");
 
-    let (status, _, body) = http_get(&addr, "/orders?status=SHIPPED&limit=3").await;
-    assert_eq!(status, 200);
-    assert_eq!(body["items"][0]["status"], "SHIPPED");
+    let reply = get(&addr, "/orders?status=SHIPPED&limit=3", &staff()).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.body["items"][0]["status"], "SHIPPED");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_requests_are_problems_and_unknown_routes_are_api_gateways_404() {
     let app = TestApp::seeded().await.expect("app");
     let addr = serve(&app).await;
+    let staff = staff();
 
     for target in [
         "/customers/c%231",
@@ -85,15 +134,322 @@ async fn bad_requests_are_problems_and_unknown_routes_are_api_gateways_404() {
         "/customers/c1/orders?cursor=bm90IGEgY3Vyc29y",
         "/orders?status=SOLD",
     ] {
-        let (status, ct, body) = http_get(&addr, target).await;
-        assert_eq!(
-            (status, ct.as_str()),
-            (400, "application/problem+json"),
-            "{target}"
+        let reply = get(&addr, target, &staff).await;
+        assert_eq!(reply.status, 400, "{target}");
+        assert!(
+            reply
+                .head
+                .contains("content-type: application/problem+json")
         );
-        assert_eq!(body["status"], 400);
+        assert_eq!(reply.body["status"], 400);
     }
-    let (status, _, body) = http_get(&addr, "/customers/c9/nothing").await;
-    assert_eq!(status, 404);
-    assert_eq!(body["message"], "Not Found");
+    let reply = get(&addr, "/customers/c9/nothing", &staff).await;
+    assert_eq!(reply.status, 404);
+    assert_eq!(reply.body["message"], "Not Found");
+}
+
+/// `claims` with `changes` applied (`null` removes a claim).
+fn with(changes: Value) -> Value {
+    let mut claims = json!({
+        "iss": LOCAL_ISSUER,
+        "aud": LOCAL_AUDIENCE,
+        "sub": "c1",
+        "iat": now(),
+        "exp": now() + 600,
+    });
+    for (name, value) in changes.as_object().expect("object") {
+        if value.is_null() {
+            claims.as_object_mut().expect("object").remove(name);
+        } else {
+            claims[name] = value.clone();
+        }
+    }
+    claims
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_are_checked_as_api_gateways_jwt_authorizer_checks_them() {
+    let app = TestApp::seeded().await.expect("app");
+    let addr = serve(&app).await;
+    let issuer = issuer();
+    let header = issuer.header();
+    let sign = |claims: Value| issuer.sign(&header, &claims).expect("token");
+
+    // What passes: aud, or a Cognito access token's client_id, an nbf already past.
+    for token in [
+        sign(with(json!({}))),
+        sign(with(json!({"aud": null, "client_id": LOCAL_AUDIENCE}))),
+        sign(with(
+            json!({"aud": ["other", LOCAL_AUDIENCE], "nbf": now() - 5}),
+        )),
+    ] {
+        assert_eq!(get(&addr, "/customers/c1", &token).await.status, 200);
+    }
+
+    let valid = sign(with(json!({})));
+    let (head, rest) = valid.split_once('.').expect("parts");
+    let (payload, signature) = rest.split_once('.').expect("parts");
+    let reheaded = |header: Value| {
+        format!(
+            "{}.{payload}.{signature}",
+            URL_SAFE_NO_PAD.encode(header.to_string())
+        )
+    };
+    // HS256 "signed" with the public key as the HMAC secret: the classic confusion attack.
+    let public_key_secret = issuer.jwk().n.clone();
+    let hs256 = {
+        let input = format!(
+            "{}.{payload}",
+            URL_SAFE_NO_PAD
+                .encode(json!({"alg": "HS256", "typ": "JWT", "kid": issuer.jwk().kid}).to_string())
+        );
+        let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &public_key_secret);
+        let tag = ring::hmac::sign(&key, input.as_bytes());
+        format!("{input}.{}", URL_SAFE_NO_PAD.encode(tag.as_ref()))
+    };
+    let other_issuer = Issuer::generate().expect("key");
+    let mut tampered = payload.as_bytes().to_vec();
+    tampered[4] ^= 1;
+    let refused: Vec<(&str, Option<String>)> = vec![
+        ("no token", None),
+        ("expired", Some(sign(with(json!({"exp": now() - 1}))))),
+        ("no exp", Some(sign(with(json!({"exp": null}))))),
+        (
+            "not yet valid",
+            Some(sign(with(json!({"nbf": now() + 300})))),
+        ),
+        (
+            "wrong issuer",
+            Some(sign(with(json!({"iss": "https://elsewhere.invalid"})))),
+        ),
+        (
+            "wrong audience",
+            Some(sign(with(json!({"aud": "another-api"})))),
+        ),
+        ("no audience", Some(sign(with(json!({"aud": null}))))),
+        (
+            "bad signature",
+            Some(format!(
+                "{head}.{}.{signature}",
+                String::from_utf8(tampered).expect("ascii")
+            )),
+        ),
+        (
+            "another key under this kid",
+            Some(other_issuer.sign(&header, &with(json!({}))).expect("token")),
+        ),
+        (
+            "unknown kid",
+            Some(reheaded(
+                json!({"alg": "RS256", "typ": "JWT", "kid": "nope"}),
+            )),
+        ),
+        (
+            "alg none",
+            Some(format!(
+                "{}.{payload}.",
+                URL_SAFE_NO_PAD.encode(json!({"alg": "none", "kid": issuer.jwk().kid}).to_string())
+            )),
+        ),
+        ("HS256 with the public key", Some(hs256)),
+        ("garbage", Some("not.a.jwt".to_owned())),
+    ];
+    for (why, token) in refused {
+        let reply = http(&addr, "GET", "/customers/c1", token.as_deref(), "").await;
+        assert_eq!(reply.status, 401, "{why}");
+        assert_eq!(reply.body, json!({"message": "Unauthorized"}), "{why}");
+        assert!(reply.head.contains("www-authenticate: bearer"), "{why}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_customer_reaches_only_their_own_data_and_staff_reach_everything() {
+    let app = TestApp::seeded().await.expect("app");
+    let addr = serve(&app).await;
+    let (c1, c2, staff) = (customer("c1"), customer("c2"), staff());
+    let profile = r#"{"name":"Ana Torres","email":"ana@example.com"}"#;
+    let order = r#"{"items":[{"sku":"sku-1","quantity":1,"price":"19.95"}]}"#;
+
+    // c2 on each of c1's routes (o100 is c1's): 403 where the path names c1, 404 for c1's
+    // order (as for a missing one), 403 for the staff-only listing.
+    for (method, target, body, expected) in [
+        ("GET", "/customers/c1", "", 403),
+        ("PUT", "/customers/c1", profile, 403),
+        ("GET", "/customers/c1/orders", "", 403),
+        ("POST", "/customers/c1/orders", order, 403),
+        ("GET", "/orders/o100", "", 404),
+        ("GET", "/orders/o100/items", "", 404),
+        ("PATCH", "/orders/o100", r#"{"status":"CANCELLED"}"#, 404),
+        ("GET", "/orders?status=PLACED", "", 403),
+    ] {
+        let reply = http(&addr, method, target, Some(&c2), body).await;
+        assert_eq!(reply.status, expected, "c2: {method} {target}");
+        assert!(
+            reply.head.contains("application/problem+json"),
+            "{method} {target}"
+        );
+        if expected == 404 {
+            let missing = http(
+                &addr,
+                method,
+                &target.replace("o100", "o999"),
+                Some(&c2),
+                body,
+            )
+            .await;
+            assert_eq!(
+                (reply.body["type"].clone(), reply.body["detail"].clone()),
+                (
+                    missing.body["type"].clone(),
+                    json!("order o100 does not exist")
+                ),
+                "the same answer as a missing order"
+            );
+        }
+    }
+    let c1_orders = get(&addr, "/customers/c1/orders?limit=100", &c1).await.body;
+    assert_eq!(
+        c1_orders["items"].as_array().expect("items").len(),
+        30,
+        "nothing c2 tried changed c1's orders"
+    );
+
+    // c1 on their own routes, and staff on every route.
+    for token in [&c1, &staff] {
+        for (method, target, body, expected) in [
+            ("GET", "/customers/c1", "", 200),
+            ("PUT", "/customers/c1", profile, 200),
+            ("GET", "/customers/c1/orders", "", 200),
+            ("POST", "/customers/c1/orders", order, 201),
+            ("GET", "/orders/o100", "", 200),
+            ("GET", "/orders/o100/items", "", 200),
+        ] {
+            let reply = http(&addr, method, target, Some(token), body).await;
+            assert_eq!(reply.status, expected, "{method} {target}");
+        }
+    }
+    assert_eq!(
+        get(&addr, "/orders?status=PLACED", &staff).await.status,
+        200
+    );
+    assert_eq!(get(&addr, "/orders?status=PLACED", &c1).await.status, 403);
+
+    // An order the article's code wrote (no header): its owner is not known, so staff only.
+    let article_order = seed::SampleOrder {
+        order_id: "o900".into(),
+        customer_id: "c1".into(),
+        placed_at: "2026-10-09T10:00:00Z".into(),
+        status: OrderStatus::Placed,
+        lines: vec![("sku-1".into(), 1, "19.95".into())],
+    };
+    let items = seed::order_items(&article_order).expect("items");
+    seed::write_all(&app.engine.client(), LOCAL_TABLE, items)
+        .await
+        .expect("written");
+    assert_eq!(get(&addr, "/orders/o900/items", &c1).await.status, 404);
+    let reply = get(&addr, "/orders/o900/items", &staff).await;
+    assert_eq!(
+        (reply.status, reply.body["items"][0]["sku"].as_str()),
+        (200, Some("sku-1"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_customer_may_cancel_their_placed_order_but_not_ship_it() {
+    let app = TestApp::seeded().await.expect("app");
+    let addr = serve(&app).await;
+    let c1 = customer("c1");
+    let placed = http(
+        &addr,
+        "POST",
+        "/customers/c1/orders",
+        Some(&c1),
+        r#"{"items":[{"sku":"sku-2","quantity":2,"price":"4.50"}]}"#,
+    )
+    .await;
+    assert_eq!(placed.status, 201);
+    let target = format!("/orders/{}", placed.body["orderId"].as_str().expect("id"));
+
+    let ship = http(
+        &addr,
+        "PATCH",
+        &target,
+        Some(&c1),
+        r#"{"status":"SHIPPED"}"#,
+    )
+    .await;
+    assert_eq!(ship.status, 403);
+    let cancel = http(
+        &addr,
+        "PATCH",
+        &target,
+        Some(&c1),
+        r#"{"status":"CANCELLED"}"#,
+    )
+    .await;
+    assert_eq!(
+        (cancel.status, cancel.body["status"].as_str()),
+        (200, Some("CANCELLED"))
+    );
+    // Cancelled is final, for its owner as for staff.
+    let again = http(
+        &addr,
+        "PATCH",
+        &target,
+        Some(&c1),
+        r#"{"status":"CANCELLED"}"#,
+    )
+    .await;
+    assert_eq!(
+        (again.status, again.body["currentStatus"].as_str()),
+        (409, Some("CANCELLED"))
+    );
+
+    // Staff ship the article's order o100; its owner may then no longer cancel it.
+    let shipped = http(
+        &addr,
+        "PATCH",
+        "/orders/o100",
+        Some(&staff()),
+        r#"{"status":"SHIPPED"}"#,
+    )
+    .await;
+    assert_eq!(shipped.status, 200);
+    let late = http(
+        &addr,
+        "PATCH",
+        "/orders/o100",
+        Some(&c1),
+        r#"{"status":"CANCELLED"}"#,
+    )
+    .await;
+    assert_eq!(late.status, 409);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cursor_handed_to_one_caller_is_refused_for_another() {
+    let app = TestApp::seeded().await.expect("app");
+    let addr = serve(&app).await;
+    let (c1, staff, other_staff) = (
+        customer("c1"),
+        staff(),
+        issuer().token("staff-2", true, now()).expect("token"),
+    );
+    let first = get(&addr, "/customers/c1/orders?limit=2", &c1).await;
+    let cursor = first.body["nextCursor"]
+        .as_str()
+        .expect("cursor")
+        .to_owned();
+    let next = format!("/customers/c1/orders?limit=2&cursor={cursor}");
+    assert_eq!(get(&addr, &next, &c1).await.status, 200);
+    assert_eq!(get(&addr, &next, &staff).await.status, 400);
+
+    let first = get(&addr, "/orders?status=PLACED&limit=2", &staff).await;
+    let cursor = first.body["nextCursor"]
+        .as_str()
+        .expect("cursor")
+        .to_owned();
+    let next = format!("/orders?status=PLACED&limit=2&cursor={cursor}");
+    assert_eq!(get(&addr, &next, &staff).await.status, 200);
+    assert_eq!(get(&addr, &next, &other_staff).await.status, 400);
 }

@@ -17,6 +17,42 @@ pub struct Call<'a> {
     pub raw_query: &'a str,
     pub headers: &'a HeaderMap,
     pub body: &'a [u8],
+    /// The verified token's claims, when a JWT authorizer let the request through.
+    pub claims: Option<&'a Map<String, Value>>,
+}
+
+/// A claim's value as a JWT authorizer passes it on: a string, an array flattened into one
+/// (`["a","b"]` becomes `[a b]`), numbers and booleans as their text.
+pub fn flattened(claim: &Value) -> Value {
+    match claim {
+        Value::String(text) => json!(text),
+        Value::Array(values) => {
+            let items: Vec<String> = values
+                .iter()
+                .map(|v| match flattened(v) {
+                    Value::String(text) => text,
+                    other => other.to_string(),
+                })
+                .collect();
+            json!(format!("[{}]", items.join(" ")))
+        }
+        other => json!(other.to_string()),
+    }
+}
+
+/// `requestContext.authorizer` for a JWT authorizer that verified a token with `claims`: the
+/// claims flattened, and the token's scopes (from its `scope` claim) or null.
+pub fn authorizer(claims: &Map<String, Value>) -> Value {
+    let flat: Map<String, Value> = claims
+        .iter()
+        .map(|(name, value)| (name.clone(), flattened(value)))
+        .collect();
+    let scopes = claims
+        .get("scope")
+        .and_then(Value::as_str)
+        .map(|scope| json!(scope.split_whitespace().collect::<Vec<_>>()))
+        .unwrap_or(Value::Null);
+    json!({"jwt": {"claims": flat, "scopes": scopes}})
 }
 
 static REQUEST_IDS: AtomicU64 = AtomicU64::new(1);
@@ -74,6 +110,9 @@ pub fn event(route_key: &str, call: &Call<'_>, path_params: &BTreeMap<String, St
         },
         "isBase64Encoded": false,
     });
+    if let Some(claims) = call.claims {
+        event["requestContext"]["authorizer"] = authorizer(claims);
+    }
     if !query.is_empty() {
         event["queryStringParameters"] = Value::Object(query);
     }
@@ -92,7 +131,7 @@ pub fn event(route_key: &str, call: &Call<'_>, path_params: &BTreeMap<String, St
     event
 }
 
-/// The handler's request for an event, exactly as the Lambda builds it (`shared::gateway`).
+/// The handler's request for an event, exactly as the Lambda builds it (`shared::http::gateway`).
 pub fn request(event: &Value) -> Result<lambda_http::Request, shared::AppError> {
     shared::http::gateway::request_from_json(&event.to_string())
 }

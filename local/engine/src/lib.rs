@@ -26,8 +26,6 @@ pub type Error = Box<dyn std::error::Error + Send + Sync>;
 
 /// The table's name locally, as in the article.
 pub const LOCAL_TABLE: &str = "AppTable";
-/// The cursor key used by `make dev` and the tests (deployments generate their own).
-pub const LOCAL_CURSOR_SECRET: &str = "local-development-cursor-secret";
 
 /// A running engine: the database and the DynamoDB HTTP API in front of it.
 pub struct Engine {

@@ -228,8 +228,7 @@ pub fn lambda_environment(
         .env("AWS_ACCESS_KEY_ID", "local")
         .env("AWS_SECRET_ACCESS_KEY", "local")
         .env("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
-        .env("TABLE_NAME", crate::LOCAL_TABLE)
-        .env("CURSOR_SECRET", crate::LOCAL_CURSOR_SECRET);
+        .env("TABLE_NAME", crate::LOCAL_TABLE);
 }
 
 /// A function's built binary running against its own Runtime API, as Lambda and

@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 
 use lambda_http::http::{HeaderMap, Method};
 use lambda_http::{Body, Request, Response};
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 use shared::Store;
 
 use crate::gateway::{self, Call};
-use crate::{Engine, Error, LOCAL_CURSOR_SECRET, LOCAL_TABLE, RequestCounter, seed};
+use crate::{Engine, Error, LOCAL_TABLE, RequestCounter, seed};
 
 /// One test's own engine, table and store; its client counts requests.
 pub struct TestApp {
@@ -23,7 +23,7 @@ impl TestApp {
     pub async fn empty() -> Result<Self, Error> {
         let engine = Engine::in_memory().await?;
         let (client, requests) = engine.counting_client();
-        let store = Store::new(client, LOCAL_TABLE, LOCAL_CURSOR_SECRET.as_bytes());
+        let store = Store::new(client, LOCAL_TABLE);
         Ok(Self {
             engine,
             store,
@@ -39,22 +39,92 @@ impl TestApp {
     }
 }
 
+/// Who a test request comes from: the claims of the token a JWT authorizer verified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Who<'a> {
+    /// A member of the `staff` group (what the tests that are not about access use).
+    Staff,
+    /// A machine client holding the `store/admin` scope.
+    Admin,
+    /// The customer with this ID (the token's `sub`).
+    Customer(&'a str),
+    /// No authorizer: a route deployed without one.
+    Nobody,
+}
+
+impl Who<'_> {
+    /// The token's claims, as Cognito issues them.
+    pub fn claims(self) -> Option<Map<String, Value>> {
+        let (sub, extra) = match self {
+            Who::Staff => (
+                "staff-1",
+                json!({"cognito:groups": ["staff"], "scope": "aws.cognito.signin.user.admin"}),
+            ),
+            Who::Admin => ("machine-1", json!({"scope": "store/admin"})),
+            Who::Customer(id) => (id, json!({"scope": "aws.cognito.signin.user.admin"})),
+            Who::Nobody => return None,
+        };
+        let mut claims = json!({
+            "sub": sub,
+            "iss": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_example",
+            "client_id": "exampleclientid",
+            "token_use": "access",
+            "auth_time": 1791470100,
+            "exp": 1791473712,
+            "iat": 1791470112,
+        });
+        if let (Value::Object(claims), Value::Object(extra)) = (&mut claims, extra) {
+            claims.extend(extra);
+        }
+        claims.as_object().cloned()
+    }
+}
+
 /// A GET on `route_key` (`GET /customers/{customerId}`) for `path`, with `query` as raw query
-/// string, turned into the handler's request through an API Gateway payload 2.0 event.
+/// string, turned into the handler's request through an API Gateway payload 2.0 event, from
+/// staff.
 pub fn get(route_key: &str, path: &str, query: &str) -> Request {
     call(route_key, path, query, &[], b"")
 }
 
-/// A JSON request with `body` on `route_key` (`POST /customers/{customerId}/orders`), and
-/// `headers` besides `content-type: application/json`.
-pub fn send_json(route_key: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Request {
-    let mut all = vec![("content-type", "application/json")];
-    all.extend_from_slice(headers);
-    call(route_key, path, "", &all, body.as_bytes())
+/// [`get`], from `who`.
+pub fn get_as(who: Who<'_>, route_key: &str, path: &str, query: &str) -> Request {
+    call_as(who, route_key, path, query, &[], b"")
 }
 
-/// Any request on `route_key`, through an API Gateway payload 2.0 event.
+/// A JSON request with `body` on `route_key` (`POST /customers/{customerId}/orders`), and
+/// `headers` besides `content-type: application/json`, from staff.
+pub fn send_json(route_key: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Request {
+    send_json_as(Who::Staff, route_key, path, headers, body)
+}
+
+/// [`send_json`], from `who`.
+pub fn send_json_as(
+    who: Who<'_>,
+    route_key: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Request {
+    let mut all = vec![("content-type", "application/json")];
+    all.extend_from_slice(headers);
+    call_as(who, route_key, path, "", &all, body.as_bytes())
+}
+
+/// Any request on `route_key`, through an API Gateway payload 2.0 event, from staff.
 pub fn call(
+    route_key: &str,
+    path: &str,
+    query: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Request {
+    call_as(Who::Staff, route_key, path, query, headers, body)
+}
+
+/// [`call`], from `who`.
+pub fn call_as(
+    who: Who<'_>,
     route_key: &str,
     path: &str,
     query: &str,
@@ -73,12 +143,14 @@ pub fn call(
             header_map.append(name, value);
         }
     }
+    let claims = who.claims();
     let call = Call {
         method: &method,
         path,
         raw_query: query,
         headers: &header_map,
         body,
+        claims: claims.as_ref(),
     };
     let event = gateway::event(route_key, &call, &params);
     gateway::request(&event).unwrap_or_else(|err| panic!("event for {path}: {err}"))

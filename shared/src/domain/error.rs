@@ -12,6 +12,12 @@ pub enum AppError {
     /// The request is malformed; the message is shown to the client.
     #[error("{0}")]
     Invalid(String),
+    /// No caller the authorizer vouched for.
+    #[error("{0}")]
+    Unauthorized(String),
+    /// The caller may not do this; the message is shown to the client.
+    #[error("{0}")]
+    Forbidden(String),
     /// What the request names does not exist; the message is shown to the client.
     #[error("{0}")]
     NotFound(String),
@@ -62,6 +68,8 @@ impl AppError {
     pub fn status(&self) -> u16 {
         match self {
             AppError::Invalid(_) => 400,
+            AppError::Unauthorized(_) => 401,
+            AppError::Forbidden(_) => 403,
             AppError::NotFound(_) => 404,
             AppError::Conflict { .. } => 409,
             AppError::PayloadTooLarge(_) => 413,

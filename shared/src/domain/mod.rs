@@ -1,6 +1,7 @@
 //! The domain: IDs, money, timestamps, order statuses and their transitions, customers,
-//! orders, listings and statistics. Plain Rust: no SDK and no HTTP types.
+//! orders, listings and statistics, and who may do what. Plain Rust: no SDK and no HTTP types.
 
+pub mod access;
 pub mod customer;
 pub mod error;
 pub mod idempotency;

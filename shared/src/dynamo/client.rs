@@ -19,12 +19,12 @@ pub fn http_client() -> SharedHttpClient {
 /// The store on `table`, with an SDK client from the standard AWS configuration (so
 /// `AWS_ENDPOINT_URL_DYNAMODB` points it at a local engine), its connection opened before the
 /// first event.
-pub async fn connect(table: String, cursor_secret: &[u8]) -> Store {
+pub async fn connect(table: String) -> Store {
     let config = aws_config::defaults(BehaviorVersion::latest())
         .http_client(http_client())
         .load()
         .await;
-    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), table, cursor_secret);
+    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), table);
     store.warm_up().await;
     store
 }

@@ -34,11 +34,11 @@ impl Store {
             .expression_attribute_names("#email", profile::EMAIL.name)
             .expression_attribute_values(":name", profile::NAME.value(&customer.name))
             .expression_attribute_values(":email", profile::EMAIL.value(&customer.email))
-            .return_values(ReturnValue::AllOld)
+            .return_values(ReturnValue::UpdatedOld)
             .send()
             .await?;
-        // DynamoDB returns no old attributes for a new item; an engine that hands back the bare
-        // key (dynoxide 3.2 does) means the same.
+        // Only the old name and email come back (UPDATED_OLD): none for a new customer. An
+        // engine that hands back the bare key (dynoxide 3.2 does for ALL_OLD) means the same.
         Ok(out
             .attributes
             .is_none_or(|old| old.keys().all(|name| name == PK || name == SK)))

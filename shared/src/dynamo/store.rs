@@ -1,4 +1,4 @@
-//! The store: the table, its client and cursor key, built once per cold start; and the two
+//! The store: the table and its client, built once per cold start; and the two
 //! requests every concern shares (the connection warm-up, a transaction).
 
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -7,7 +7,6 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{CancellationReason, TransactWriteItem};
 
 use crate::AppError;
-use crate::dynamo::cursor::CursorCodec;
 use crate::dynamo::errors::cancellation_reasons;
 use crate::dynamo::items;
 use crate::dynamo::keys;
@@ -17,7 +16,6 @@ use crate::dynamo::keys;
 pub struct Store {
     pub(crate) client: Client,
     pub(crate) table: String,
-    pub(crate) cursors: CursorCodec,
 }
 
 /// Seconds since the Unix epoch, as the table's TTL attribute counts them.
@@ -35,11 +33,10 @@ pub(crate) fn built<T, E: std::error::Error + Send + Sync + 'static>(
 }
 
 impl Store {
-    pub fn new(client: Client, table: impl Into<String>, cursor_secret: &[u8]) -> Self {
+    pub fn new(client: Client, table: impl Into<String>) -> Self {
         Self {
             client,
             table: table.into(),
-            cursors: CursorCodec::new(cursor_secret),
         }
     }
 

@@ -7,7 +7,8 @@
 //! the handlers use, and the request is the same `lambda_http::Request` with the same
 //! extensions (path parameters, query string parameters), so handlers cannot tell the
 //! difference. A body that claims to be base64 and is not is a 400 rather than lambda_http's
-//! panic.
+//! panic. The authorizer's claims become the request's [`Caller`] (an extension); a request
+//! without one is refused by the handler that asks for it.
 
 use std::collections::HashMap;
 
@@ -21,6 +22,7 @@ use lambda_http::{Body, Request, RequestExt, Response};
 use serde::Deserialize;
 
 use crate::AppError;
+use crate::domain::access::Caller;
 
 /// What the handlers use of an HTTP API event; every other field is skipped unread, and any of
 /// them but the request context may be absent.
@@ -40,6 +42,74 @@ pub struct HttpEvent {
 #[derive(Debug, Deserialize)]
 struct RequestContext {
     http: HttpContext,
+    authorizer: Option<Authorizer>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Authorizer {
+    jwt: Option<Jwt>,
+}
+
+/// What a JWT authorizer passes on: the token's claims (API Gateway flattens every value to a
+/// string) and its scopes.
+#[derive(Debug, Deserialize)]
+struct Jwt {
+    claims: Option<Claims>,
+    scopes: Option<Vec<String>>,
+}
+
+/// The claims authorization reads; the others are skipped unread.
+#[derive(Debug, Deserialize)]
+struct Claims {
+    sub: Option<String>,
+    #[serde(rename = "cognito:groups")]
+    groups: Option<Groups>,
+    /// Space-separated, as OAuth access tokens carry it.
+    scope: Option<String>,
+}
+
+/// `cognito:groups` as API Gateway passes it, flattened into one string (`[staff admins]`), or
+/// as a JSON array.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Groups {
+    Flattened(String),
+    List(Vec<String>),
+}
+
+impl Groups {
+    fn names(&self) -> Vec<&str> {
+        match self {
+            Groups::Flattened(text) => text
+                .trim()
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .split([' ', ','])
+                .filter(|g| !g.is_empty())
+                .collect(),
+            Groups::List(names) => names.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
+impl Jwt {
+    /// The caller, when the token names a subject.
+    fn caller(&self) -> Option<Caller> {
+        let claims = self.claims.as_ref()?;
+        let subject = claims.sub.as_deref().filter(|s| !s.is_empty())?;
+        let groups = claims
+            .groups
+            .as_ref()
+            .map(Groups::names)
+            .unwrap_or_default();
+        let scopes = self
+            .scopes
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .chain(claims.scope.iter().flat_map(|s| s.split_whitespace()));
+        Some(Caller::new(subject, groups, scopes))
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -90,7 +160,16 @@ impl HttpEvent {
             headers.insert(COOKIE, value);
         }
 
+        let caller = self
+            .request_context
+            .authorizer
+            .and_then(|a| a.jwt)
+            .and_then(|jwt| jwt.caller());
+
         let mut request = Request::new(body);
+        if let Some(caller) = caller {
+            request.extensions_mut().insert(caller);
+        }
         *request.method_mut() = method;
         *request.uri_mut() = uri;
         *request.headers_mut() = headers;
@@ -187,6 +266,60 @@ mod tests {
         assert_eq!(q.all("tag"), Some(vec!["a", "b"]));
         assert_eq!(ours.headers()[COOKIE], "a=1; b=2");
         assert!(matches!(ours.body(), Body::Empty));
+    }
+
+    fn caller_of(authorizer: &str) -> Option<Caller> {
+        let event = format!(
+            r#"{{"requestContext": {{"http": {{"method": "GET"}}, "authorizer": {authorizer}}}}}"#
+        );
+        request_from_json(&event)
+            .expect("reads")
+            .extensions()
+            .get::<Caller>()
+            .cloned()
+    }
+
+    #[test]
+    fn the_caller_is_read_from_the_jwt_authorizers_claims() {
+        let c1 = caller_of(r#"{"jwt": {"claims": {"sub": "c1", "iss": "x", "exp": "1791473712"}, "scopes": null}}"#)
+            .expect("caller");
+        assert_eq!(c1.subject(), "c1");
+        assert!(!c1.is_staff());
+        // API Gateway flattens a claim's array into one string; a JSON array reads the same.
+        for groups in [
+            r#""[staff]""#,
+            r#""[admins staff]""#,
+            r#"["admins", "staff"]"#,
+        ] {
+            let claims =
+                format!(r#"{{"jwt": {{"claims": {{"sub": "u-1", "cognito:groups": {groups}}}}}}}"#);
+            assert!(caller_of(&claims).expect("caller").is_staff(), "{groups}");
+        }
+        assert!(
+            !caller_of(r#"{"jwt": {"claims": {"sub": "u-1", "cognito:groups": "[staffers]"}}}"#)
+                .expect("caller")
+                .is_staff()
+        );
+        // A machine client: the scope in `scopes`, or in the token's `scope` claim.
+        assert!(
+            caller_of(r#"{"jwt": {"claims": {"sub": "m"}, "scopes": ["store/admin"]}}"#)
+                .expect("caller")
+                .is_staff()
+        );
+        assert!(
+            caller_of(r#"{"jwt": {"claims": {"sub": "m", "scope": "store/read store/admin"}}}"#)
+                .expect("caller")
+                .is_staff()
+        );
+        for none in [
+            "null",
+            r#"{"jwt": null}"#,
+            r#"{"jwt": {"claims": {}}}"#,
+            r#"{"jwt": {"claims": {"sub": ""}}}"#,
+            r#"{"lambda": {"sub": "c1"}}"#,
+        ] {
+            assert_eq!(caller_of(none), None, "{none}");
+        }
     }
 
     #[test]

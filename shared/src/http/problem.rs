@@ -46,6 +46,8 @@ pub fn problem(err: &AppError) -> Response<Body> {
             "Invalid request",
             detail.as_str(),
         ),
+        AppError::Unauthorized(_) => ("/problems/unauthorized", "Unauthorized", detail.as_str()),
+        AppError::Forbidden(_) => ("/problems/forbidden", "Forbidden", detail.as_str()),
         AppError::NotFound(_) => ("/problems/not-found", "Not found", detail.as_str()),
         AppError::Conflict { .. } => ("/problems/conflict", "Conflict", detail.as_str()),
         AppError::Unprocessable(_) => (
@@ -91,6 +93,11 @@ pub fn problem(err: &AppError) -> Response<Body> {
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/problem+json"),
     );
+    if matches!(err, AppError::Unauthorized(_)) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    }
     if matches!(err, AppError::Throttled(_)) {
         response
             .headers_mut()

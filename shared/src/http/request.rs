@@ -5,6 +5,7 @@ use lambda_http::{Body, Request, RequestExt};
 use serde::de::DeserializeOwned;
 
 use crate::AppError;
+use crate::domain::access::Caller;
 use crate::domain::listing::PageRequest;
 
 /// A path parameter, parsed by the ID's own validation.
@@ -77,4 +78,12 @@ pub fn json_body<T: DeserializeOwned>(req: &Request, max_bytes: usize) -> Result
         return Err(AppError::invalid("a JSON body is required"));
     }
     serde_json::from_slice(bytes).map_err(|err| AppError::invalid(format!("invalid body: {err}")))
+}
+
+/// Who is asking, as the authorizer vouched for them; a request without a caller (a route
+/// deployed without the authorizer, a hand-made event) is a 401.
+pub fn caller(req: &Request) -> Result<&Caller, AppError> {
+    req.extensions()
+        .get::<Caller>()
+        .ok_or_else(|| AppError::Unauthorized("a valid bearer token is required".into()))
 }
