@@ -41,8 +41,18 @@ fn statements(template: &Value, function: &Value) -> Vec<Value> {
         .collect()
 }
 
-/// Every IAM action a function's policies grant, with the resources they apply to.
-fn grants(template: &Value, function: &Value) -> Vec<(String, String)> {
+/// One granted action: what, on which resource, under which conditions (`operator key` to
+/// values, sorted).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Grant {
+    action: String,
+    resource: String,
+    conditions: BTreeMap<String, Vec<String>>,
+}
+
+/// Every IAM action a function's policies grant, with the resources and conditions they apply
+/// to.
+fn grants(template: &Value, function: &Value) -> Vec<Grant> {
     let mut out = Vec::new();
     for statement in statements(template, function) {
         assert_eq!(statement["Effect"].as_str(), Some("Allow"));
@@ -55,11 +65,58 @@ fn grants(template: &Value, function: &Value) -> Vec<(String, String)> {
             other => panic!("Action {other:?}"),
         };
         let resource = serde_yaml::to_string(&statement["Resource"]).expect("resource");
+        let mut conditions = BTreeMap::new();
+        for (operator, keys) in statement["Condition"].as_mapping().into_iter().flatten() {
+            for (key, values) in keys.as_mapping().expect("condition keys") {
+                let mut values: Vec<String> = values
+                    .as_sequence()
+                    .expect("condition values")
+                    .iter()
+                    .map(|v| v.as_str().expect("string").to_owned())
+                    .collect();
+                values.sort();
+                let name = format!(
+                    "{} {}",
+                    operator.as_str().expect("operator"),
+                    key.as_str().expect("key")
+                );
+                conditions.insert(name, values);
+            }
+        }
         for action in actions {
-            out.push((action, resource.trim().to_owned()));
+            out.push(Grant {
+                action,
+                resource: resource.trim().to_owned(),
+                conditions: conditions.clone(),
+            });
         }
     }
     out
+}
+
+const LEADING_KEYS: &str = "ForAllValues:StringLike dynamodb:LeadingKeys";
+const ATTRIBUTES: &str = "ForAllValues:StringEquals dynamodb:Attributes";
+
+/// `action` on `resource`, for items whose partition key is like one of `keys` (none: no
+/// condition) and, for writes, touching only `attributes`.
+fn grant(action: &str, resource: &str, keys: &[&str], attributes: &[&str]) -> Grant {
+    let mut conditions = BTreeMap::new();
+    let sorted = |values: &[&str]| {
+        let mut values: Vec<String> = values.iter().map(|v| (*v).to_owned()).collect();
+        values.sort();
+        values
+    };
+    if !keys.is_empty() {
+        conditions.insert(LEADING_KEYS.to_owned(), sorted(keys));
+    }
+    if !attributes.is_empty() {
+        conditions.insert(ATTRIBUTES.to_owned(), sorted(attributes));
+    }
+    Grant {
+        action: action.to_owned(),
+        resource: resource.to_owned(),
+        conditions,
+    }
 }
 
 fn functions(template: &Value) -> impl Iterator<Item = (&str, &Value)> {
@@ -101,93 +158,327 @@ fn the_warm_up_grant_reads_the_reserved_key_and_nothing_else() {
     assert_eq!(seen, 9);
 }
 
-#[test]
-fn functions_are_granted_only_the_requests_they_make() {
-    let template = template::parse().expect("template");
-    const TABLE: &str = "!GetAtt AppTable.Arn";
-    const STREAM: &str = "!GetAtt AppTable.StreamArn";
-    // Every function reads the reserved warm-up key at init (checked below).
-    const WARM_UP: (&str, &str) = ("dynamodb:GetItem", TABLE);
-    let expected: BTreeMap<&str, Vec<(&str, &str)>> = [
+const TABLE: &str = "!GetAtt AppTable.Arn";
+const STREAM: &str = "!GetAtt AppTable.StreamArn";
+
+/// What each function may do: the requests it makes, each on the partitions it uses and, for
+/// writes, the attributes it writes.
+fn expected_grants() -> BTreeMap<&'static str, Vec<Grant>> {
+    let warm_up = || {
+        let mut g = grant("dynamodb:GetItem", TABLE, &[], &[]);
+        g.conditions.insert(
+            "ForAllValues:StringEquals dynamodb:LeadingKeys".to_owned(),
+            vec![shared::dynamo::keys::warm_up::PK.to_owned()],
+        );
+        g
+    };
+    [
         (
             "GetCustomerFunction",
-            vec![WARM_UP, ("dynamodb:GetItem", TABLE)],
+            vec![
+                warm_up(),
+                grant("dynamodb:GetItem", TABLE, &["CUSTOMER#*"], &[]),
+            ],
         ),
         (
             "ListCustomerOrdersFunction",
-            vec![WARM_UP, ("dynamodb:Query", TABLE)],
+            vec![
+                warm_up(),
+                grant("dynamodb:Query", TABLE, &["CUSTOMER#*"], &[]),
+            ],
         ),
         (
             "GetOrderItemsFunction",
-            vec![WARM_UP, ("dynamodb:Query", TABLE)],
+            vec![warm_up(), grant("dynamodb:Query", TABLE, &["ORDER#*"], &[])],
         ),
         (
             "ListOrdersByStatusFunction",
             vec![
-                WARM_UP,
-                ("dynamodb:Query", "!Sub ${AppTable.Arn}/index/GSI1"),
+                warm_up(),
+                grant(
+                    "dynamodb:Query",
+                    "!Sub ${AppTable.Arn}/index/GSI1",
+                    &[],
+                    &[],
+                ),
             ],
         ),
         (
             "PutCustomerFunction",
-            vec![WARM_UP, ("dynamodb:UpdateItem", TABLE)],
+            vec![
+                warm_up(),
+                grant(
+                    "dynamodb:UpdateItem",
+                    TABLE,
+                    &["CUSTOMER#*"],
+                    &["PK", "SK", "name", "email"],
+                ),
+            ],
         ),
         (
             "PlaceOrderFunction",
             vec![
-                WARM_UP,
-                ("dynamodb:ConditionCheckItem", TABLE),
-                ("dynamodb:PutItem", TABLE),
-                ("dynamodb:GetItem", TABLE),
+                warm_up(),
+                grant(
+                    "dynamodb:ConditionCheckItem",
+                    TABLE,
+                    &["CUSTOMER#*"],
+                    &["PK", "SK"],
+                ),
+                grant(
+                    "dynamodb:PutItem",
+                    TABLE,
+                    &["CUSTOMER#*"],
+                    &["PK", "SK", "orderId", "status", "total", "GSI1PK", "GSI1SK"],
+                ),
+                grant(
+                    "dynamodb:PutItem",
+                    TABLE,
+                    &["ORDER#*"],
+                    &[
+                        "PK",
+                        "SK",
+                        "customerId",
+                        "placedAt",
+                        "status",
+                        "total",
+                        "quantity",
+                        "price",
+                    ],
+                ),
+                grant(
+                    "dynamodb:PutItem",
+                    TABLE,
+                    &["IDEMPOTENCY#*"],
+                    &[
+                        "PK",
+                        "SK",
+                        "fingerprint",
+                        "orderId",
+                        "response",
+                        "expiresAt",
+                    ],
+                ),
+                grant("dynamodb:GetItem", TABLE, &["IDEMPOTENCY#*"], &[]),
             ],
         ),
-        ("GetOrderFunction", vec![WARM_UP, ("dynamodb:Query", TABLE)]),
+        (
+            "GetOrderFunction",
+            vec![warm_up(), grant("dynamodb:Query", TABLE, &["ORDER#*"], &[])],
+        ),
         (
             "UpdateOrderStatusFunction",
             vec![
-                WARM_UP,
-                ("dynamodb:GetItem", TABLE),
-                ("dynamodb:UpdateItem", TABLE),
+                warm_up(),
+                grant("dynamodb:GetItem", TABLE, &["ORDER#*"], &[]),
+                grant(
+                    "dynamodb:UpdateItem",
+                    TABLE,
+                    &["ORDER#*", "CUSTOMER#*"],
+                    &["PK", "SK", "status", "GSI1PK"],
+                ),
             ],
         ),
         (
             "OrderStatsFunction",
             vec![
-                WARM_UP,
-                ("dynamodb:DescribeStream", STREAM),
-                ("dynamodb:GetRecords", STREAM),
-                ("dynamodb:GetShardIterator", STREAM),
-                ("dynamodb:ListStreams", STREAM),
-                ("dynamodb:UpdateItem", TABLE),
-                ("dynamodb:PutItem", TABLE),
-                ("sqs:SendMessage", "!GetAtt OrderStatsFailureQueue.Arn"),
-                ("logs:CreateLogStream", "!GetAtt OrderStatsLogGroup.Arn"),
-                ("logs:PutLogEvents", "!GetAtt OrderStatsLogGroup.Arn"),
+                warm_up(),
+                grant("dynamodb:DescribeStream", STREAM, &[], &[]),
+                grant("dynamodb:GetRecords", STREAM, &[], &[]),
+                grant("dynamodb:GetShardIterator", STREAM, &[], &[]),
+                grant("dynamodb:ListStreams", STREAM, &[], &[]),
+                grant(
+                    "dynamodb:UpdateItem",
+                    TABLE,
+                    &["CUSTOMER#*"],
+                    &["PK", "SK", "orderCount", "totalSpent", "lastOrderAt"],
+                ),
+                grant(
+                    "dynamodb:PutItem",
+                    TABLE,
+                    &["STREAMRECORD#*"],
+                    &["PK", "SK", "customerId", "expiresAt"],
+                ),
+                grant(
+                    "sqs:SendMessage",
+                    "!GetAtt OrderStatsFailureQueue.Arn",
+                    &[],
+                    &[],
+                ),
+                grant(
+                    "logs:CreateLogStream",
+                    "!GetAtt OrderStatsLogGroup.Arn",
+                    &[],
+                    &[],
+                ),
+                grant(
+                    "logs:PutLogEvents",
+                    "!GetAtt OrderStatsLogGroup.Arn",
+                    &[],
+                    &[],
+                ),
             ],
         ),
     ]
-    .into();
+    .into()
+}
+
+#[test]
+fn functions_are_granted_only_the_requests_they_make_on_the_keys_they_use() {
+    let template = template::parse().expect("template");
+    let expected = expected_grants();
     let mut seen = 0;
     for (name, resource) in functions(&template) {
         let Some(want) = expected.get(name) else {
             panic!("{name} has no expected permissions in this test");
         };
         let grants = grants(&template, resource);
-        let want: Vec<(String, String)> = want
-            .iter()
-            .map(|(a, r)| (a.to_string(), r.to_string()))
-            .collect();
-        assert_eq!(grants, want, "{name}");
-        for (action, resource) in &grants {
+        assert_eq!(&grants, want, "{name}");
+        for grant in &grants {
             assert!(
-                !action.contains('*') && !resource.contains('*'),
+                !grant.action.contains('*') && !grant.resource.contains('*'),
                 "{name}: wildcard"
             );
-            assert_ne!(action, "dynamodb:Scan", "{name}");
+            assert_ne!(grant.action, "dynamodb:Scan", "{name}");
+            // Every grant on the table's items names the partitions it may touch.
+            if grant.resource == TABLE {
+                assert!(
+                    grant
+                        .conditions
+                        .keys()
+                        .any(|k| k.ends_with("dynamodb:LeadingKeys")),
+                    "{name}: {} on every partition",
+                    grant.action
+                );
+            }
+            // Every write names the attributes it may write.
+            if ["dynamodb:PutItem", "dynamodb:UpdateItem"].contains(&grant.action.as_str()) {
+                assert!(
+                    grant.conditions.contains_key(ATTRIBUTES),
+                    "{name}: {grant:?}"
+                );
+            }
         }
         seen += 1;
     }
     assert_eq!(seen, expected.len());
+}
+
+/// The attributes a write grant allows are exactly those the code writes there: the entity
+/// codecs' items and the names of the update expressions.
+#[test]
+fn write_grants_allow_exactly_the_attributes_the_codecs_write() {
+    use shared::domain::customer::Customer;
+    use shared::domain::idempotency::IdempotencyRecord;
+    use shared::domain::ids::{CustomerId, IdempotencyKey, OrderId, Sku};
+    use shared::domain::money::Money;
+    use shared::domain::order::{LineItem, Order};
+    use shared::domain::status::OrderStatus;
+    use shared::domain::time::Timestamp;
+    use shared::dynamo::items::{self, header, idempotency, line_item, listing, marker, profile};
+
+    let c1 = CustomerId::parse("c1").expect("id");
+    let o1 = OrderId::parse("o1").expect("id");
+    let order = Order {
+        order_id: o1.clone(),
+        customer_id: c1.clone(),
+        placed_at: Timestamp::parse("2026-10-08T14:30:00Z").expect("t"),
+        status: OrderStatus::Placed,
+        total: Money::parse_number("1").expect("money"),
+    };
+    let line = LineItem {
+        sku: Sku::parse("s").expect("sku"),
+        quantity: 1,
+        price: Money::parse_number("1").expect("money"),
+    };
+    let record = IdempotencyRecord {
+        fingerprint: "f".into(),
+        order_id: o1.clone(),
+        response: "{}".into(),
+    };
+    let names = |items: &[&shared::dynamo::codec::Item]| -> Vec<String> {
+        let mut names: Vec<String> = items.iter().flat_map(|i| i.keys().cloned()).collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    let keys_and = |more: &[&str]| -> Vec<String> {
+        let mut names: Vec<String> = [items::PK.name, items::SK.name]
+            .iter()
+            .chain(more)
+            .map(|n| (*n).to_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let written: Vec<(&str, &str, &str, Vec<String>)> = vec![
+        (
+            "PutCustomerFunction",
+            "dynamodb:UpdateItem",
+            "CUSTOMER#*",
+            names(&[&profile::to_item(
+                &Customer::new(c1.clone(), "Ana", "ana@example.com").expect("customer"),
+            )]),
+        ),
+        (
+            "PlaceOrderFunction",
+            "dynamodb:PutItem",
+            "CUSTOMER#*",
+            names(&[&listing::to_item(&order)]),
+        ),
+        (
+            "PlaceOrderFunction",
+            "dynamodb:PutItem",
+            "ORDER#*",
+            names(&[&header::to_item(&order), &line_item::to_item(&o1, &line)]),
+        ),
+        (
+            "PlaceOrderFunction",
+            "dynamodb:PutItem",
+            "IDEMPOTENCY#*",
+            names(&[&idempotency::to_item(
+                &c1,
+                &IdempotencyKey::parse("k").expect("key"),
+                &record,
+                1,
+            )]),
+        ),
+        (
+            "UpdateOrderStatusFunction",
+            "dynamodb:UpdateItem",
+            "CUSTOMER#*",
+            keys_and(&[listing::STATUS.name, listing::GSI1PK.name]),
+        ),
+        (
+            "OrderStatsFunction",
+            "dynamodb:UpdateItem",
+            "CUSTOMER#*",
+            keys_and(&[
+                profile::ORDER_COUNT.name,
+                profile::TOTAL_SPENT.name,
+                profile::LAST_ORDER_AT.name,
+            ]),
+        ),
+        (
+            "OrderStatsFunction",
+            "dynamodb:PutItem",
+            "STREAMRECORD#*",
+            names(&[&marker::to_item("e", &c1, 1)]),
+        ),
+    ];
+    let expected = expected_grants();
+    for (function, action, partition, attributes) in written {
+        let grant = expected[function]
+            .iter()
+            .find(|g| {
+                g.action == action && g.conditions[LEADING_KEYS].contains(&partition.to_owned())
+            })
+            .unwrap_or_else(|| panic!("{function}: no {action} on {partition}"));
+        assert_eq!(
+            grant.conditions[ATTRIBUTES], attributes,
+            "{function} {action} {partition}"
+        );
+    }
 }
 
 #[test]
@@ -243,5 +534,45 @@ fn the_stream_consumer_reports_partial_failures_and_keeps_what_it_gives_up_on() 
         stream["FilterCriteria"]["Filters"][0]["Pattern"]
             .as_str()
             .is_some()
+    );
+}
+
+#[test]
+fn every_route_is_behind_the_jwt_authorizer_and_throttled() {
+    let template = template::parse().expect("template");
+    let api = &template["Resources"]["HttpApi"]["Properties"];
+    assert_eq!(api["Auth"]["DefaultAuthorizer"].as_str(), Some("StoreJwt"));
+    let authorizer = &api["Auth"]["Authorizers"]["StoreJwt"];
+    assert_eq!(
+        authorizer["IdentitySource"].as_str(),
+        Some("$request.header.Authorization")
+    );
+    for field in ["issuer", "audience"] {
+        assert!(!authorizer["JwtConfiguration"][field].is_null(), "{field}");
+    }
+    for setting in ["ThrottlingBurstLimit", "ThrottlingRateLimit"] {
+        assert!(!api["DefaultRouteSettings"][setting].is_null(), "{setting}");
+    }
+    let mut routes = 0;
+    for (name, function) in functions(&template) {
+        for event in function["Properties"]["Events"]
+            .as_mapping()
+            .expect("events")
+            .values()
+            .filter(|e| e["Type"].as_str() == Some("HttpApi"))
+        {
+            // A route's own Auth could opt out (Authorizer: NONE); none may.
+            assert!(
+                event["Properties"]["Auth"].is_null(),
+                "{name} overrides the authorizer"
+            );
+            routes += 1;
+        }
+    }
+    assert_eq!(routes, 8);
+    // The staff group the functions look for is the one the pool defines.
+    assert_eq!(
+        template["Resources"]["StaffGroup"]["Properties"]["GroupName"].as_str(),
+        Some(shared::domain::access::STAFF_GROUP)
     );
 }
