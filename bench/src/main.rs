@@ -288,12 +288,14 @@ async fn raw_request(store: &Store, binary: &str) -> Result<(), AppError> {
             client
                 .query()
                 .table_name(store.table())
-                .key_condition_expression("#pk = :pk AND begins_with(#sk, :prefix)")
+                // The header (the owner) and the lines; a customer's page reads up to 98 items.
+                .key_condition_expression("#pk = :pk AND #sk BETWEEN :from AND :to")
                 .expression_attribute_names("#pk", keys::PK)
                 .expression_attribute_names("#sk", keys::SK)
                 .expression_attribute_values(":pk", s(&keys::line_item::pk(&o100)))
-                .expression_attribute_values(":prefix", s(keys::line_item::SK_PREFIX))
-                .limit(26)
+                .expression_attribute_values(":from", s(keys::order_header::SK))
+                .expression_attribute_values(":to", s(keys::line_item::SK_END))
+                .limit(98)
                 .send()
                 .await?;
         }

@@ -139,6 +139,10 @@ pub mod line_item {
     /// Every line item sort key starts with this.
     pub const SK_PREFIX: &str = ITEM_PREFIX;
 
+    /// Sorts after every line item's sort key ('$' follows '#'): `SK BETWEEN HEADER AND ITEM$`
+    /// is an order's header and all its line items.
+    pub const SK_END: &str = "ITEM$";
+
     pub fn parse_pk(pk: &str) -> Result<OrderId, MalformedKey> {
         pk.strip_prefix(ORDER_PREFIX)
             .and_then(|raw| OrderId::parse(raw).ok())
@@ -252,8 +256,9 @@ mod tests {
     fn order_header_and_idempotency_keys() {
         assert_eq!(order_header::pk(&o100()), "ORDER#o100");
         assert_eq!(order_header::SK, "HEADER");
-        // The header sorts before every line item of its order.
+        // The header sorts before every line item of its order, ITEM$ after them all.
         assert!(order_header::SK < line_item::SK_PREFIX);
+        assert!(line_item::sk(&Sku::parse("zzz").expect("valid")).as_str() < line_item::SK_END);
         let key = IdempotencyKey::parse("k-1").expect("valid");
         assert_eq!(idempotency::pk(&c1(), &key), "IDEMPOTENCY#c1#k-1");
         assert_eq!(idempotency::SK, "RESPONSE");

@@ -37,10 +37,9 @@ fn text<'i>(key: &'i Item, name: &str) -> Option<&'i str> {
         .map(String::as_str)
 }
 
-/// The sort keys of an order's partition, from its header to its last line item: `HEADER`
-/// sorts before `ITEM#…`, and `ITEM$` after every one of them.
+/// The sort keys of an order's partition, from its header to its last line item.
 const ORDER_PARTITION_FROM: &str = keys::order_header::SK;
-const ORDER_PARTITION_TO: &str = "ITEM$";
+const ORDER_PARTITION_TO: &str = keys::line_item::SK_END;
 
 impl Store {
     /// Access pattern 2: a customer's orders, newest first, optionally within a window.

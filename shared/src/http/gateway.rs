@@ -146,6 +146,12 @@ impl HttpEvent {
 
         let mut headers = HeaderMap::with_capacity(self.headers.as_ref().map_or(0, HashMap::len));
         for (name, value) in self.headers.into_iter().flatten() {
+            // The authorizer has checked the bearer token and passed its claims on; handlers
+            // never need the token itself (about a kilobyte from Cognito), and a request that
+            // does not carry it cannot leak it into a log.
+            if name.eq_ignore_ascii_case("authorization") {
+                continue;
+            }
             // HTTP API has already joined repeated headers with commas.
             if let (Ok(name), Ok(value)) = (
                 HeaderName::from_bytes(name.as_bytes()),
@@ -319,6 +325,35 @@ mod tests {
             r#"{"lambda": {"sub": "c1"}}"#,
         ] {
             assert_eq!(caller_of(none), None, "{none}");
+        }
+    }
+
+    #[test]
+    fn the_sample_events_carry_the_callers_api_gateway_would_pass() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../events");
+        let expected = [
+            ("get-customer.json", "c1", false),
+            ("get-order-items.json", "c1", false),
+            ("get-order.json", "c1", false),
+            ("list-customer-orders.json", "c1", false),
+            ("list-orders-by-status.json", "staff-1", true),
+            ("place-order.json", "c1", false),
+            ("put-customer.json", "c7", false),
+            ("update-order-status.json", "staff-1", true),
+        ];
+        for (file, subject, staff) in expected {
+            let text = std::fs::read_to_string(dir.join(file)).expect(file);
+            let request = request_from_json(&text).expect(file);
+            let caller = request.extensions().get::<Caller>().expect(file);
+            assert_eq!(
+                (caller.subject(), caller.is_staff()),
+                (subject, staff),
+                "{file}"
+            );
+            assert!(
+                request.headers().get("authorization").is_none(),
+                "{file}: token dropped"
+            );
         }
     }
 
