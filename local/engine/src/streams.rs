@@ -218,14 +218,15 @@ impl StreamSource {
     }
 
     /// The next records of a shard, as Lambda event records, with those the filters reject
-    /// already dropped (Lambda drops them too, and moves past them).
-    fn read(&mut self, shard_id: &str) -> Result<Vec<EventRecord>, Error> {
+    /// already dropped (Lambda drops them too, and moves past them); and how many records the
+    /// shard gave, filtered or not (0: nothing more there now).
+    fn read(&mut self, shard_id: &str) -> Result<(Vec<EventRecord>, usize), Error> {
         let Some(shard) = self.shards.get_mut(shard_id) else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), 0));
         };
         let Some(iterator) = shard.iterator.take() else {
             shard.closed = true;
-            return Ok(Vec::new());
+            return Ok((Vec::new(), 0));
         };
         let out = serde_json::to_value(self.db.get_records(call(json!({
             "ShardIterator": iterator,
@@ -233,7 +234,9 @@ impl StreamSource {
         }))?)?)?;
         shard.iterator = out["NextShardIterator"].as_str().map(str::to_owned);
         let mut records = Vec::new();
-        for mut raw in out["Records"].as_array().cloned().unwrap_or_default() {
+        let raw_records = out["Records"].as_array().cloned().unwrap_or_default();
+        let given = raw_records.len();
+        for mut raw in raw_records {
             raw["eventSourceARN"] = json!(self.stream_arn);
             let wanted = self.consumer.filters.is_empty()
                 || self.consumer.filters.iter().any(|f| matches(f, &raw));
@@ -244,7 +247,7 @@ impl StreamSource {
                 records.push(serde_json::from_value(raw)?);
             }
         }
-        Ok(records)
+        Ok((records, given))
     }
 
     /// Every record there is now, filtered, in stream order (shard by shard), without
@@ -255,8 +258,8 @@ impl StreamSource {
         let mut all = Vec::new();
         for id in ids {
             loop {
-                let records = self.read(&id)?;
-                if records.is_empty() {
+                let (records, given) = self.read(&id)?;
+                if given == 0 {
                     break;
                 }
                 all.extend(records);
@@ -277,9 +280,12 @@ impl StreamSource {
         let ids: Vec<String> = self.shards.keys().cloned().collect();
         for id in ids {
             loop {
-                let mut batch = self.read(&id)?;
-                if batch.is_empty() {
+                let (mut batch, given) = self.read(&id)?;
+                if given == 0 {
                     break;
+                }
+                if batch.is_empty() {
+                    continue;
                 }
                 drained.batches += 1;
                 drained.records += batch.len();
