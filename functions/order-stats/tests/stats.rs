@@ -8,7 +8,7 @@ use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::streams::DynamoDbEventResponse;
 use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::streams::{self, StreamSource};
-use local_engine::testing::{TestApp, all_items, get, parts, send_json};
+use local_engine::testing::{TestApp, all_items, get, parts, send_json, stock_catalog};
 use local_engine::{LOCAL_TABLE, template};
 use serde_json::Value;
 use shared::Store;
@@ -136,6 +136,7 @@ async fn every_batch_twice_and_customers_interleaved_still_count_once() {
             3 + i,
             i * 7
         );
+        stock_catalog(&app.engine, &body).await;
         placed.push(
             place(&app.store, customer, &body).await["orderId"]
                 .as_str()
@@ -188,15 +189,15 @@ async fn every_batch_twice_and_customers_interleaved_still_count_once() {
 #[tokio::test]
 async fn a_poison_record_is_reported_with_the_records_after_it_and_nothing_else() {
     let app = TestApp::seeded().await.expect("app");
+    let order =
+        |i: usize| format!(r#"{{"items":[{{"sku":"p{i}","quantity":1,"price":"10.00"}}]}}"#);
+    for i in 0..5 {
+        stock_catalog(&app.engine, &order(i)).await;
+    }
     let mut source = source(&app);
     source.read_all().expect("seed records"); // the seed's own records are not this test's
     for i in 0..5 {
-        place(
-            &app.store,
-            "c5",
-            &format!(r#"{{"items":[{{"sku":"p{i}","quantity":1,"price":"10.00"}}]}}"#),
-        )
-        .await;
+        place(&app.store, "c5", &order(i)).await;
     }
     let mut batch = source.read_all().expect("records");
     assert_eq!(batch.len(), 5);
@@ -306,19 +307,24 @@ async fn a_thousand_orders_for_fifty_customers_placed_concurrently_count_exactly
             201
         );
     }
+    // Every SKU is named after its one price: s<units>_<cents>, 100 of them.
+    let body = |n: usize| {
+        format!(
+            r#"{{"items":[{{"sku":"s{0}_{1:02}","quantity":{2},"price":"{0}.{1:02}"}}]}}"#,
+            1 + n % 50,
+            n % 100,
+            1 + n % 4,
+        )
+    };
+    for n in 0..100 {
+        stock_catalog(&app.engine, &body(n)).await;
+    }
     let started = Instant::now();
     let mut tasks = Vec::new();
     for n in 0..1000 {
         let store = app.store.clone();
         tasks.push(tokio::spawn(async move {
-            let body = format!(
-                r#"{{"items":[{{"sku":"s{}","quantity":{},"price":"{}.{:02}"}}]}}"#,
-                n % 13,
-                1 + n % 4,
-                1 + n % 50,
-                n % 100
-            );
-            place(&store, &format!("k{}", n % 50), &body).await["orderId"]
+            place(&store, &format!("k{}", n % 50), &body(n)).await["orderId"]
                 .as_str()
                 .expect("id")
                 .to_owned()

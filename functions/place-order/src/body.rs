@@ -1,17 +1,19 @@
-//! The body of `POST /customers/{customerId}/orders`, read into validated order lines.
+//! The body of `POST /customers/{customerId}/orders`, read into validated order lines: which
+//! products and how many. Prices come from the catalog; a `price` a client still sends is the
+//! price it expects to pay, and a different catalog price is then a 409, never a silent change.
 
 use std::collections::HashSet;
 
 use serde::Deserialize;
 use shared::AppError;
 use shared::domain::ids::Sku;
-use shared::domain::money::{Decimal, Money};
-use shared::domain::order::{LineItem, MAX_LINES, MAX_PRICE, MAX_QUANTITY};
+use shared::domain::order::{MAX_LINES, MAX_QUANTITY, RequestedLine};
+use shared::domain::product;
 
-/// Far above the largest valid order (96 lines of 64-character SKUs is ~12 KB).
+/// Far above the largest valid order (48 lines of 64-character SKUs is ~6 KB).
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
-/// `{"items": [{"sku", "quantity", "price"}]}`.
+/// `{"items": [{"sku", "quantity", "price"?}]}`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NewOrderBody {
@@ -23,7 +25,7 @@ pub struct NewOrderBody {
 struct NewLineBody {
     sku: String,
     quantity: u32,
-    price: PriceText,
+    price: Option<PriceText>,
 }
 
 /// A price must arrive as a decimal string: a JSON number would have been a float somewhere.
@@ -46,33 +48,10 @@ impl<'de> Deserialize<'de> for PriceText {
     }
 }
 
-fn parse_price(raw: &str) -> Result<Money, AppError> {
-    let invalid = || {
-        AppError::invalid(format!(
-            "price {:?} must be a decimal string above 0 and at most {MAX_PRICE}, with at most two decimal places",
-            raw.escape_default().to_string()
-        ))
-    };
-    // Plain digits with an optional point: no exponent, sign, or spaces.
-    let plain = !raw.is_empty()
-        && raw.bytes().all(|b| b.is_ascii_digit() || b == b'.')
-        && raw.bytes().filter(|b| *b == b'.').count() <= 1
-        && !raw.starts_with('.')
-        && !raw.ends_with('.');
-    if !plain {
-        return Err(invalid());
-    }
-    let price: Decimal = raw.parse().map_err(|_| invalid())?;
-    if price <= Decimal::ZERO || price > MAX_PRICE || price.scale() > 2 {
-        return Err(invalid());
-    }
-    Ok(Money::new(price))
-}
-
 impl NewOrderBody {
-    /// The lines, validated: 1–96 of them, a SKU at most once, quantity 1–10,000, price as
-    /// above.
-    pub fn into_lines(self) -> Result<Vec<LineItem>, AppError> {
+    /// The lines, validated: 1–48 of them, a SKU at most once, quantity 1–10,000, an expected
+    /// price (if any) a valid price.
+    pub fn into_lines(self) -> Result<Vec<RequestedLine>, AppError> {
         if self.items.is_empty() {
             return Err(AppError::invalid("an order needs at least one item"));
         }
@@ -96,11 +75,15 @@ impl NewOrderBody {
                         "quantity must be from 1 to {MAX_QUANTITY}"
                     ))));
                 }
-                let price = parse_price(&line.price.0).map_err(at)?;
-                Ok(LineItem {
+                let expected_price = line
+                    .price
+                    .map(|price| product::price(&price.0))
+                    .transpose()
+                    .map_err(at)?;
+                Ok(RequestedLine {
                     sku,
                     quantity: line.quantity,
-                    price,
+                    expected_price,
                 })
             })
             .collect()
@@ -111,7 +94,7 @@ impl NewOrderBody {
 mod tests {
     use super::*;
 
-    fn body(json: &str) -> Result<Vec<LineItem>, AppError> {
+    fn body(json: &str) -> Result<Vec<RequestedLine>, AppError> {
         serde_json::from_str::<NewOrderBody>(json)
             .map_err(|e| AppError::invalid(e.to_string()))?
             .into_lines()
@@ -119,13 +102,16 @@ mod tests {
 
     #[test]
     fn a_valid_body_becomes_exact_lines() {
-        let lines = body(r#"{"items":[{"sku":"sku-1","quantity":2,"price":"19.95"},{"sku":"sku-2","quantity":3,"price":"0.1"}]}"#)
+        let lines = body(r#"{"items":[{"sku":"sku-1","quantity":2},{"sku":"sku-2","quantity":3,"price":"0.1"}]}"#)
             .expect("valid");
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0].sku.as_str(), "sku-1");
         assert_eq!(lines[0].quantity, 2);
-        assert_eq!(lines[0].price.to_string(), "19.95");
-        assert_eq!(lines[1].price.to_string(), "0.10");
+        assert_eq!(lines[0].expected_price, None);
+        assert_eq!(
+            lines[1].expected_price.map(|p| p.to_string()),
+            Some("0.10".into())
+        );
     }
 
     #[test]
@@ -189,6 +175,6 @@ mod tests {
             .map(|i| format!(r#"{{"sku":"s{i}","quantity":1,"price":"1"}}"#))
             .collect();
         let err = body(&format!(r#"{{"items":[{}]}}"#, many.join(","))).expect_err("too many");
-        assert!(err.to_string().contains("at most 96"));
+        assert!(err.to_string().contains("at most 48"));
     }
 }

@@ -1,5 +1,6 @@
-//! `POST /customers/{customerId}/orders` `{items: [{sku, quantity, price}]}`: places an order in
-//! one transaction; with an `Idempotency-Key`, a retried request gets the first one's answer.
+//! `POST /customers/{customerId}/orders` `{items: [{sku, quantity}]}`: prices the order from the
+//! catalog (one BatchGetItem) and places it, taking the stock, in one transaction; with an
+//! `Idempotency-Key`, a retried request gets the first one's answer and takes nothing twice.
 //! The customer's own, or staff's.
 
 mod body;
@@ -7,8 +8,11 @@ mod body;
 use lambda_http::http::HeaderValue;
 use lambda_http::{Body, Request, Response};
 use shared::domain::idempotency::{IdempotencyRecord, fingerprint};
-use shared::domain::ids::{CustomerId, IdempotencyKey};
-use shared::domain::order::{NewOrder, OrderDetails};
+use std::collections::HashMap;
+
+use shared::domain::ids::{CustomerId, IdempotencyKey, Sku};
+use shared::domain::order::{LineItem, NewOrder, OrderDetails, RequestedLine};
+use shared::domain::product::Product;
 use shared::dynamo::orders::PlaceOrderError;
 use shared::http::HttpResult;
 use shared::http::request::{caller, header_value, json_body, path_param};
@@ -44,10 +48,59 @@ enum Outcome {
     Replayed(IdempotencyRecord),
 }
 
-/// Worth another attempt: a transaction that collided with a concurrent one, or a key that
-/// another request took meanwhile (the next attempt reads its record and replays it).
+/// Worth another attempt: a transaction that collided with a concurrent one, a key that
+/// another request took meanwhile (the next attempt reads its record and replays it), or a
+/// price that changed between the read and the write (the next attempt reads it again).
 fn worth_retrying(err: &PlaceOrderError) -> bool {
-    matches!(err, PlaceOrderError::Contended | PlaceOrderError::KeyTaken)
+    matches!(
+        err,
+        PlaceOrderError::Contended | PlaceOrderError::KeyTaken | PlaceOrderError::PriceChanged
+    )
+}
+
+/// The lines priced from the catalog: every product known (else 422), at the price the client
+/// expected if it said one (else 409), with the stock asked for (else 409); each list names
+/// every SKU it is about.
+fn priced(
+    requested: &[RequestedLine],
+    catalog: &HashMap<Sku, Product>,
+) -> Result<Vec<LineItem>, AppError> {
+    let unknown: Vec<Sku> = requested
+        .iter()
+        .filter(|line| !catalog.contains_key(&line.sku))
+        .map(|line| line.sku.clone())
+        .collect();
+    if !unknown.is_empty() {
+        return Err(AppError::UnknownProducts(unknown));
+    }
+    let product = |line: &RequestedLine| &catalog[&line.sku];
+    let repriced: Vec<Sku> = requested
+        .iter()
+        .filter(|line| {
+            line.expected_price
+                .is_some_and(|p| p != product(line).price)
+        })
+        .map(|line| line.sku.clone())
+        .collect();
+    if !repriced.is_empty() {
+        return Err(AppError::PriceChanged(repriced));
+    }
+    let short: Vec<Sku> = requested
+        .iter()
+        .filter(|line| product(line).stock < u64::from(line.quantity))
+        .map(|line| line.sku.clone())
+        .collect();
+    if !short.is_empty() {
+        return Err(AppError::OutOfStock(short));
+    }
+    Ok(requested
+        .iter()
+        .map(|line| LineItem {
+            sku: line.sku.clone(),
+            quantity: line.quantity,
+            price: product(line).price,
+        })
+        .collect())
 }
 
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
@@ -60,14 +113,18 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let fingerprint = fingerprint(&customer, &lines);
 
     let (customer_ref, key_ref) = (&customer, idempotency_key.as_ref());
-    let (lines_ref, fingerprint_ref) = (&lines, &fingerprint);
+    let (requested, fingerprint_ref) = (&lines, &fingerprint);
+    let skus: Vec<Sku> = lines.iter().map(|line| line.sku.clone()).collect();
+    let skus = &skus;
     let outcome = retry(&Backoff::TRANSACTION, worth_retrying, |_| async move {
         if let Some(key) = key_ref
             && let Some(record) = store.idempotency_record(customer_ref, key).await?
         {
             return Ok(Outcome::Replayed(record));
         }
-        let order = NewOrder::new(customer_ref.clone(), lines_ref.clone(), chrono::Utc::now())?;
+        let catalog = store.read_products(skus).await?;
+        let lines = priced(requested, &catalog)?;
+        let order = NewOrder::new(customer_ref.clone(), lines, chrono::Utc::now())?;
         let details = order.details();
         let record = IdempotencyRecord {
             fingerprint: fingerprint_ref.clone(),
@@ -86,10 +143,14 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
         Err(PlaceOrderError::CustomerNotFound) => Err(AppError::not_found(format!(
             "customer {customer} does not exist"
         ))),
-        Err(PlaceOrderError::Contended | PlaceOrderError::KeyTaken) => Err(AppError::conflict(
+        Err(
+            PlaceOrderError::Contended | PlaceOrderError::KeyTaken | PlaceOrderError::PriceChanged,
+        ) => Err(AppError::conflict(
             "the order collided with concurrent requests; retry it",
             None,
         )),
+        Err(PlaceOrderError::OutOfStock(skus)) => Err(AppError::OutOfStock(skus)),
+        Err(PlaceOrderError::UnknownProducts(skus)) => Err(AppError::UnknownProducts(skus)),
         Err(PlaceOrderError::Failed(err)) => Err(err),
     }
 }

@@ -4,12 +4,14 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::LOCAL_TABLE;
-use local_engine::testing::{TestApp, all_items, from_event_file, header, parts, send_json};
+use local_engine::testing::{
+    TestApp, all_items, from_event_file, header, parts, send_json, stock_catalog,
+};
 use serde_json::{Value, json};
 use shared::http::serve::dispatch;
 
 const ROUTE: &str = "POST /customers/{customerId}/orders";
-const TWO_LINES: &str = r#"{"items":[{"sku":"sku-1","quantity":2,"price":"19.95"},{"sku":"sku-9","quantity":1,"price":"0.10"}]}"#;
+const TWO_LINES: &str = r#"{"items":[{"sku":"sku-1","quantity":2,"price":"19.95"},{"sku":"sku-2","quantity":1,"price":"4.50"}]}"#;
 
 async fn post(
     app: &TestApp,
@@ -41,7 +43,12 @@ async fn a_placed_order_is_found_by_the_articles_own_queries() {
     assert_eq!((status, ct.as_str()), (201, "application/json"), "{body}");
     assert_eq!(
         app.requests.by_operation(),
-        [("TransactWriteItems".to_owned(), 1)].into()
+        // The catalog's prices and stock, then the one transaction.
+        [
+            ("BatchGetItem".to_owned(), 1),
+            ("TransactWriteItems".to_owned(), 1)
+        ]
+        .into()
     );
     let order_id = body["orderId"].as_str().expect("orderId").to_owned();
     assert_eq!(
@@ -49,11 +56,11 @@ async fn a_placed_order_is_found_by_the_articles_own_queries() {
         Some(format!("/orders/{order_id}").as_str())
     );
     assert_eq!(body["status"], "PLACED");
-    assert_eq!(body["total"], "40.00");
+    assert_eq!(body["total"], "44.40");
     assert_eq!(body["customerId"], "c1");
     assert_eq!(
         body["items"],
-        json!([{"sku":"sku-1","quantity":2,"price":"19.95"},{"sku":"sku-9","quantity":1,"price":"0.10"}])
+        json!([{"sku":"sku-1","quantity":2,"price":"19.95"},{"sku":"sku-2","quantity":1,"price":"4.50"}])
     );
     let placed_at = body["placedAt"].as_str().expect("placedAt").to_owned();
     let client = app.engine.client();
@@ -73,8 +80,8 @@ async fn a_placed_order_is_found_by_the_articles_own_queries() {
     assert_eq!(newest["SK"], s(&format!("ORDER#{placed_at}#{order_id}")));
     assert_eq!(newest["orderId"], s(&order_id));
     assert_eq!(newest["status"], s("PLACED"));
-    // DynamoDB gives numbers back normalised: 40.00 is 40.
-    assert_eq!(newest["total"], AttributeValue::N("40".into()));
+    // DynamoDB gives numbers back normalised: 44.40 is 44.4.
+    assert_eq!(newest["total"], AttributeValue::N("44.4".into()));
     assert_eq!(newest["GSI1PK"], s("STATUS#PLACED"));
     assert_eq!(newest["GSI1SK"], s(&placed_at));
     assert_eq!(
@@ -107,9 +114,9 @@ async fn a_placed_order_is_found_by_the_articles_own_queries() {
                 AttributeValue::N("19.95".into())
             ),
             (
-                s("ITEM#sku-9"),
+                s("ITEM#sku-2"),
                 AttributeValue::N("1".into()),
-                AttributeValue::N("0.1".into())
+                AttributeValue::N("4.5".into())
             ),
         ]
     );
@@ -215,7 +222,7 @@ async fn bad_requests_are_4xx_problems_and_write_nothing() {
 #[tokio::test]
 async fn the_largest_valid_order_fits_dynamodbs_limits() {
     let app = TestApp::seeded().await.expect("app");
-    let lines: Vec<String> = (0..96)
+    let lines: Vec<String> = (0..48)
         .map(|i| {
             format!(
                 r#"{{"sku":"{}","quantity":10000,"price":"1000000.00"}}"#,
@@ -223,6 +230,8 @@ async fn the_largest_valid_order_fits_dynamodbs_limits() {
             )
         })
         .collect();
+    let order = format!(r#"{{"items":[{}]}}"#, lines.join(","));
+    stock_catalog(&app.engine, &order).await;
     let (status, _, _, body) = post(
         &app,
         "c1",
@@ -231,8 +240,29 @@ async fn the_largest_valid_order_fits_dynamodbs_limits() {
     )
     .await;
     assert_eq!(status, 201, "{body}");
-    assert_eq!(body["total"], "960000000000.00");
-    assert_eq!(body["items"].as_array().expect("items").len(), 96);
+    assert_eq!(body["total"], "480000000000.00");
+    assert_eq!(body["items"].as_array().expect("items").len(), 48);
+
+    // One line more does not fit one transaction: refused before any request.
+    let lines: Vec<String> = (0..49)
+        .map(|i| format!(r#"{{"sku":"x{i}","quantity":1}}"#))
+        .collect();
+    app.requests.reset();
+    let req = send_json(
+        ROUTE,
+        "/customers/c1/orders",
+        &[],
+        &format!(r#"{{"items":[{}]}}"#, lines.join(",")),
+    );
+    let (status, _, body) = parts(dispatch(&app.store, req, place_order::handle).await);
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["detail"]
+            .as_str()
+            .expect("detail")
+            .contains("at most 48")
+    );
+    assert_eq!(app.requests.total(), 0);
 }
 
 #[tokio::test]
@@ -251,7 +281,7 @@ async fn a_retried_post_returns_the_first_answer_without_a_second_order() {
     let (status, _, again) = parts(response);
     assert_eq!((status, &again), (201, &first));
     // The same content, spelled differently, is the same request.
-    let respelled = TWO_LINES.replace("\"0.10\"", "\"0.1\"");
+    let respelled = TWO_LINES.replace("\"4.50\"", "\"4.5\"");
     let (status, _, _, again) = post(&app, "c1", &key, &respelled).await;
     assert_eq!((status, &again), (201, &first));
     let listings = count_listings(&app, "c1").await;
@@ -330,6 +360,7 @@ async fn the_sample_event_is_answered() {
     let req = from_event_file("../../events/place-order.json").expect("event");
     let (status, _, body) = parts(dispatch(&app.store, req, place_order::handle).await);
     assert_eq!(status, 201, "{body}");
-    assert_eq!(body["total"], "45.40");
+    // Priced from the catalog: 2 × sku-1 at 19.95 and 1 × sku-2 at 4.50.
+    assert_eq!(body["total"], "44.40");
     assert_eq!(body["customerId"], "c1");
 }

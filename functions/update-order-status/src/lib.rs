@@ -1,6 +1,7 @@
 //! `PATCH /orders/{orderId}` `{status}`: moves an order along PLACED→SHIPPED→DELIVERED or
 //! PLACED→CANCELLED, header and listing together, so that of racing changes only one wins.
-//! Staff move any order; its owner may cancel it while it is PLACED.
+//! Staff move any order; its owner may cancel it while it is PLACED. Cancelling gives the lines'
+//! stock back in the same transaction.
 
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
@@ -42,16 +43,24 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
         &Backoff::TRANSACTION,
         |err| matches!(err, StatusChangeError::Contended),
         |_| async {
-            let header = store
-                .order_header(&id)
+            // The header and the lines (a cancellation gives their stock back): one Query.
+            let order = store
+                .get_order(&id)
                 .await?
-                .filter(|header| caller.may_see_order(Some(&header.customer_id)))
+                .filter(|order| caller.may_see_order(Some(&order.customer_id)))
                 .ok_or_else(|| AppError::not_found(format!("order {id} does not exist")))?;
             caller.check_status_change(next)?;
+            let header = Order {
+                order_id: order.order_id,
+                customer_id: order.customer_id,
+                placed_at: order.placed_at,
+                status: order.status,
+                total: order.total,
+            };
             if !header.status.can_become(next) {
                 return Err(not_allowed(header.status, next).into());
             }
-            store.change_status(&header, next).await?;
+            store.change_status(&header, next, &order.items).await?;
             Ok(Order {
                 status: next,
                 ..header

@@ -10,7 +10,7 @@ use shared::Store;
 use shared::http::serve::dispatch;
 
 /// The Cargo binaries (template.yaml's `Metadata.BuildProperties.Binary`) [`invoke`] can run.
-pub const BINARIES: [&str; 8] = [
+pub const BINARIES: [&str; 12] = [
     "get-customer",
     "list-customer-orders",
     "get-order-items",
@@ -19,6 +19,10 @@ pub const BINARIES: [&str; 8] = [
     "place-order",
     "get-order",
     "update-order-status",
+    "get-product",
+    "list-products",
+    "put-product",
+    "adjust-stock",
 ];
 
 /// Calls the handler of the Lambda built from `binary`, as its `main` would.
@@ -32,6 +36,10 @@ pub async fn invoke(binary: &str, store: &Store, req: Request) -> Option<Respons
         "place-order" => dispatch(store, req, place_order::handle).await,
         "get-order" => dispatch(store, req, get_order::handle).await,
         "update-order-status" => dispatch(store, req, update_order_status::handle).await,
+        "get-product" => dispatch(store, req, get_product::handle).await,
+        "list-products" => dispatch(store, req, list_products::handle).await,
+        "put-product" => dispatch(store, req, put_product::handle).await,
+        "adjust-stock" => dispatch(store, req, adjust_stock::handle).await,
         _ => return None,
     })
 }

@@ -87,12 +87,16 @@ mod tests {
                 ("GET /orders".to_owned(), "list-orders-by-status"),
                 ("GET /orders/{orderId}".to_owned(), "get-order"),
                 ("GET /orders/{orderId}/items".to_owned(), "get-order-items"),
+                ("GET /products".to_owned(), "list-products"),
+                ("GET /products/{sku}".to_owned(), "get-product"),
                 ("PATCH /orders/{orderId}".to_owned(), "update-order-status"),
                 (
                     "POST /customers/{customerId}/orders".to_owned(),
                     "place-order"
                 ),
+                ("POST /products/{sku}/stock".to_owned(), "adjust-stock"),
                 ("PUT /customers/{customerId}".to_owned(), "put-customer"),
+                ("PUT /products/{sku}".to_owned(), "put-product"),
             ]
         );
         assert!(routes.iter().all(|r| crate::knows(&r.binary)));

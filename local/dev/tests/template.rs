@@ -155,7 +155,7 @@ fn the_warm_up_grant_reads_the_reserved_key_and_nothing_else() {
         );
         seen += 1;
     }
-    assert_eq!(seen, 9);
+    assert_eq!(seen, 13);
 }
 
 const TABLE: &str = "!GetAtt AppTable.Arn";
@@ -226,6 +226,12 @@ fn expected_grants() -> BTreeMap<&'static str, Vec<Grant>> {
                     &["PK", "SK"],
                 ),
                 grant(
+                    "dynamodb:UpdateItem",
+                    TABLE,
+                    &["PRODUCT#*"],
+                    &["PK", "SK", "stock", "price"],
+                ),
+                grant(
                     "dynamodb:PutItem",
                     TABLE,
                     &["CUSTOMER#*"],
@@ -259,7 +265,53 @@ fn expected_grants() -> BTreeMap<&'static str, Vec<Grant>> {
                         "expiresAt",
                     ],
                 ),
+                grant("dynamodb:BatchGetItem", TABLE, &["PRODUCT#*"], &[]),
                 grant("dynamodb:GetItem", TABLE, &["IDEMPOTENCY#*"], &[]),
+            ],
+        ),
+        (
+            "GetProductFunction",
+            vec![
+                warm_up(),
+                grant("dynamodb:GetItem", TABLE, &["PRODUCT#*"], &[]),
+            ],
+        ),
+        (
+            "ListProductsFunction",
+            vec![
+                warm_up(),
+                grant("dynamodb:Query", TABLE, &["CATALOG#*"], &[]),
+            ],
+        ),
+        (
+            "PutProductFunction",
+            vec![
+                warm_up(),
+                grant("dynamodb:GetItem", TABLE, &["PRODUCT#*"], &[]),
+                grant(
+                    "dynamodb:UpdateItem",
+                    TABLE,
+                    &["PRODUCT#*"],
+                    &["PK", "SK", "name", "price", "version", "stock"],
+                ),
+                grant(
+                    "dynamodb:PutItem",
+                    TABLE,
+                    &["CATALOG#*"],
+                    &["PK", "SK", "name", "price"],
+                ),
+            ],
+        ),
+        (
+            "AdjustStockFunction",
+            vec![
+                warm_up(),
+                grant(
+                    "dynamodb:UpdateItem",
+                    TABLE,
+                    &["PRODUCT#*"],
+                    &["PK", "SK", "stock"],
+                ),
             ],
         ),
         (
@@ -270,12 +322,18 @@ fn expected_grants() -> BTreeMap<&'static str, Vec<Grant>> {
             "UpdateOrderStatusFunction",
             vec![
                 warm_up(),
-                grant("dynamodb:GetItem", TABLE, &["ORDER#*"], &[]),
+                grant("dynamodb:Query", TABLE, &["ORDER#*"], &[]),
                 grant(
                     "dynamodb:UpdateItem",
                     TABLE,
                     &["ORDER#*", "CUSTOMER#*"],
                     &["PK", "SK", "status", "GSI1PK"],
+                ),
+                grant(
+                    "dynamodb:UpdateItem",
+                    TABLE,
+                    &["PRODUCT#*"],
+                    &["PK", "SK", "stock"],
                 ),
             ],
         ),
@@ -373,9 +431,12 @@ fn write_grants_allow_exactly_the_attributes_the_codecs_write() {
     use shared::domain::ids::{CustomerId, IdempotencyKey, OrderId, Sku};
     use shared::domain::money::Money;
     use shared::domain::order::{LineItem, Order};
+    use shared::domain::product::{CatalogEntry, Product};
     use shared::domain::status::OrderStatus;
     use shared::domain::time::Timestamp;
-    use shared::dynamo::items::{self, header, idempotency, line_item, listing, marker, profile};
+    use shared::dynamo::items::{
+        self, catalog_entry, header, idempotency, line_item, listing, marker, product, profile,
+    };
 
     let c1 = CustomerId::parse("c1").expect("id");
     let o1 = OrderId::parse("o1").expect("id");
@@ -411,7 +472,47 @@ fn write_grants_allow_exactly_the_attributes_the_codecs_write() {
         names.sort();
         names
     };
+    let mug = Product {
+        sku: Sku::parse("s").expect("sku"),
+        name: "Mug".into(),
+        price: Money::parse_number("1").expect("money"),
+        stock: 1,
+    };
     let written: Vec<(&str, &str, &str, Vec<String>)> = vec![
+        (
+            "PutProductFunction",
+            "dynamodb:UpdateItem",
+            "PRODUCT#*",
+            names(&[&product::to_item(&mug, 1)]),
+        ),
+        (
+            "PutProductFunction",
+            "dynamodb:PutItem",
+            "CATALOG#*",
+            names(&[&catalog_entry::to_item(&CatalogEntry {
+                sku: mug.sku.clone(),
+                name: mug.name.clone(),
+                price: mug.price,
+            })]),
+        ),
+        (
+            "AdjustStockFunction",
+            "dynamodb:UpdateItem",
+            "PRODUCT#*",
+            keys_and(&[product::STOCK.name]),
+        ),
+        (
+            "PlaceOrderFunction",
+            "dynamodb:UpdateItem",
+            "PRODUCT#*",
+            keys_and(&[product::STOCK.name, product::PRICE.name]),
+        ),
+        (
+            "UpdateOrderStatusFunction",
+            "dynamodb:UpdateItem",
+            "PRODUCT#*",
+            keys_and(&[product::STOCK.name]),
+        ),
         (
             "PutCustomerFunction",
             "dynamodb:UpdateItem",
@@ -569,7 +670,7 @@ fn every_route_is_behind_the_jwt_authorizer_and_throttled() {
             routes += 1;
         }
     }
-    assert_eq!(routes, 8);
+    assert_eq!(routes, 12);
     // The staff group the functions look for is the one the pool defines.
     assert_eq!(
         template["Resources"]["StaffGroup"]["Properties"]["GroupName"].as_str(),

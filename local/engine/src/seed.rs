@@ -14,6 +14,7 @@ use shared::domain::customer::Customer;
 use shared::domain::ids::{CustomerId, OrderId, Sku};
 use shared::domain::money::{Decimal, Money};
 use shared::domain::order::{LineItem, Order};
+use shared::domain::product::{CatalogEntry, Product};
 use shared::domain::status::OrderStatus;
 use shared::domain::time::Timestamp;
 use shared::dynamo::items;
@@ -61,17 +62,21 @@ pub const CUSTOMERS: [SampleCustomer; 6] = [
     },
 ];
 
-/// Products the generated orders draw from: (sku, unit price).
-const CATALOG: [(&str, &str); 8] = [
-    ("sku-1", "19.95"),
-    ("sku-2", "4.50"),
-    ("sku-3", "12.00"),
-    ("sku-4", "99.99"),
-    ("sku-5", "0.99"),
-    ("sku-6", "35.10"),
-    ("sku-7", "7.25"),
-    ("sku-8", "249.00"),
+/// The catalog, which the generated orders draw from: (sku, unit price, name). The article's
+/// line item is sku-1 at 19.95.
+pub const CATALOG: [(&str, &str, &str); 8] = [
+    ("sku-1", "19.95", "Stoneware mug"),
+    ("sku-2", "4.50", "Tea towel"),
+    ("sku-3", "12.00", "Beeswax candle"),
+    ("sku-4", "99.99", "Cast-iron pan"),
+    ("sku-5", "0.99", "Greeting card"),
+    ("sku-6", "35.10", "Linen apron"),
+    ("sku-7", "7.25", "Coffee beans, 250 g"),
+    ("sku-8", "249.00", "Espresso grinder"),
 ];
+
+/// How many of each product the sample catalog has in stock.
+pub const SAMPLE_STOCK: u64 = 100;
 
 /// How many orders each customer has: c1 has more than one default page (25).
 const ORDERS_PER_CUSTOMER: [usize; 6] = [30, 6, 5, 4, 3, 2];
@@ -121,7 +126,7 @@ pub fn orders() -> Vec<SampleOrder> {
             );
             let lines = (0..1 + n % 3)
                 .map(|j| {
-                    let (sku, price) = CATALOG[(n + j * 3) % CATALOG.len()];
+                    let (sku, price, _) = CATALOG[(n + j * 3) % CATALOG.len()];
                     (sku.to_owned(), (1 + (n + j) % 4) as u32, price.to_owned())
                 })
                 .collect();
@@ -179,9 +184,30 @@ pub fn order_items(sample: &SampleOrder) -> Result<Vec<Item>, Error> {
     Ok(written)
 }
 
+/// The products of the sample catalog, and their catalog entries (written by this store's API,
+/// not the article's code, which has no catalog).
+pub fn catalog_items() -> Result<Vec<Item>, Error> {
+    let mut items = Vec::new();
+    for (sku, price, name) in CATALOG {
+        let product = Product {
+            sku: Sku::parse(sku)?,
+            name: name.to_owned(),
+            price: Money::parse_number(price).ok_or_else(|| format!("{sku}: bad price"))?,
+            stock: SAMPLE_STOCK,
+        };
+        items.push(items::catalog_entry::to_item(&CatalogEntry {
+            sku: product.sku.clone(),
+            name: product.name.clone(),
+            price: product.price,
+        }));
+        items.push(items::product::to_item(&product, 1));
+    }
+    Ok(items)
+}
+
 /// Every sample item.
 pub fn items() -> Result<Vec<Item>, Error> {
-    let mut items = Vec::new();
+    let mut items = catalog_items()?;
     for customer in &CUSTOMERS {
         items.push(customer_item(customer)?);
     }

@@ -7,6 +7,8 @@ use lambda_http::http::{HeaderMap, Method};
 use lambda_http::{Body, Request, Response};
 use serde_json::{Map, Value, json};
 use shared::Store;
+use shared::domain::ids::Sku;
+use shared::domain::product;
 
 use crate::gateway::{self, Call};
 use crate::{Engine, Error, LOCAL_TABLE, RequestCounter, seed};
@@ -236,4 +238,35 @@ pub fn order_ids(body: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Puts every product an order body names (`{"items":[{"sku","price",...}]}`) into the
+/// catalog at that price, with ample stock, through the store's own catalog writes (on the
+/// engine's uncounted client, so tests still count only their own requests), so that tests not
+/// about the catalog can place the orders they describe. Creation is serialised: racing first
+/// writes of one product would only be retried.
+pub async fn stock_catalog(engine: &Engine, body: &str) {
+    let store = Store::new(engine.client(), LOCAL_TABLE);
+    let store = &store;
+    static CATALOG: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    let _one_at_a_time = CATALOG.lock().await;
+    let body: Value = serde_json::from_str(body).unwrap_or(Value::Null);
+    for line in body["items"].as_array().into_iter().flatten() {
+        let (Some(sku), Some(price)) = (line["sku"].as_str(), line["price"].as_str()) else {
+            continue;
+        };
+        let (Ok(sku), Ok(price)) = (Sku::parse(sku), product::price(price)) else {
+            continue;
+        };
+        let current = store.get_product(&sku).await.expect("read product");
+        if current.as_ref().map(|p| p.price) != Some(price) {
+            store
+                .put_product(&sku, &format!("Test product {sku}"), price)
+                .await
+                .expect("product");
+        }
+        if current.is_none_or(|p| p.stock < 100_000) {
+            store.adjust_stock(&sku, 1_000_000).await.expect("stock");
+        }
+    }
 }

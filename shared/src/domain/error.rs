@@ -3,9 +3,14 @@
 
 use std::error::Error as StdError;
 
+use crate::domain::ids::Sku;
 use crate::domain::status::OrderStatus;
 
 pub type BoxError = Box<dyn StdError + Send + Sync>;
+
+fn skus_text(skus: &[Sku]) -> String {
+    skus.iter().map(Sku::as_str).collect::<Vec<_>>().join(", ")
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -28,6 +33,15 @@ pub enum AppError {
         /// The order's status now, when that is what the conflict is about.
         current_status: Option<OrderStatus>,
     },
+    /// The catalog has less stock of these products than the order asks for.
+    #[error("not enough stock of {}", skus_text(.0))]
+    OutOfStock(Vec<Sku>),
+    /// The price the client expected for these products is no longer the catalog's.
+    #[error("the price of {} has changed", skus_text(.0))]
+    PriceChanged(Vec<Sku>),
+    /// The order names products the catalog does not have.
+    #[error("no such product: {}", skus_text(.0))]
+    UnknownProducts(Vec<Sku>),
     /// Well-formed, but not acceptable: an Idempotency-Key reused with another body.
     #[error("{0}")]
     Unprocessable(String),
@@ -71,7 +85,8 @@ impl AppError {
             AppError::Unauthorized(_) => 401,
             AppError::Forbidden(_) => 403,
             AppError::NotFound(_) => 404,
-            AppError::Conflict { .. } => 409,
+            AppError::Conflict { .. } | AppError::OutOfStock(_) | AppError::PriceChanged(_) => 409,
+            AppError::UnknownProducts(_) => 422,
             AppError::PayloadTooLarge(_) => 413,
             AppError::UnsupportedMediaType(_) => 415,
             AppError::Unprocessable(_) => 422,

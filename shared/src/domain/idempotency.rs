@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use sha2::{Digest, Sha256};
 
 use crate::domain::ids::{CustomerId, OrderId};
-use crate::domain::order::LineItem;
+use crate::domain::order::RequestedLine;
 
 /// How long an Idempotency-Key is remembered.
 pub const IDEMPOTENCY_TTL_SECONDS: u64 = 24 * 60 * 60;
@@ -20,17 +20,17 @@ pub struct IdempotencyRecord {
     pub response: String,
 }
 
-/// What identifies a request for idempotency: the customer and the lines, in order.
-pub fn fingerprint(customer: &CustomerId, lines: &[LineItem]) -> String {
+/// What identifies a request for idempotency: the customer and the lines as asked for, in
+/// order (not the prices charged: a replay answers with the first request's order, whatever the
+/// catalog says now).
+pub fn fingerprint(customer: &CustomerId, lines: &[RequestedLine]) -> String {
     let mut canonical = format!("{customer}\n");
     for line in lines {
-        let _ = writeln!(
-            canonical,
-            "{}|{}|{}",
-            line.sku,
-            line.quantity,
-            line.price.amount().normalize()
-        );
+        let expected = line
+            .expected_price
+            .map(|price| price.amount().normalize().to_string())
+            .unwrap_or_default();
+        let _ = writeln!(canonical, "{}|{}|{expected}", line.sku, line.quantity);
     }
     Sha256::digest(canonical.as_bytes())
         .iter()
@@ -46,11 +46,11 @@ mod tests {
     use crate::domain::ids::Sku;
     use crate::domain::money::Money;
 
-    fn lines(quantity: u32, price: &str) -> Vec<LineItem> {
-        vec![LineItem {
+    fn lines(quantity: u32, price: &str) -> Vec<RequestedLine> {
+        vec![RequestedLine {
             sku: Sku::parse("a").expect("sku"),
             quantity,
-            price: Money::parse_number(price).expect("price"),
+            expected_price: Some(Money::parse_number(price).expect("price")),
         }]
     }
 

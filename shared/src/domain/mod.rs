@@ -9,6 +9,7 @@ pub mod ids;
 pub mod listing;
 pub mod money;
 pub mod order;
+pub mod product;
 pub mod stats;
 pub mod status;
 pub mod time;

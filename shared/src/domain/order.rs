@@ -9,9 +9,10 @@ use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 
 /// The most lines one order may have. An order is written in one DynamoDB transaction of at
-/// most 100 actions, four of which are not lines (customer check, listing, header,
-/// idempotency record); the DynamoDB layer asserts that this still fits.
-pub const MAX_LINES: usize = 96;
+/// most 100 actions: two per line (the product's stock, the line item) and four more
+/// (customer check, listing, header, idempotency record); the DynamoDB layer asserts that this
+/// still fits.
+pub const MAX_LINES: usize = 48;
 pub const MAX_QUANTITY: u32 = 10_000;
 /// The largest unit price, 1,000,000.00: keeps every total far inside DynamoDB's 38 digits.
 pub const MAX_PRICE: Decimal = Decimal::from_parts(100_000_000, 0, 0, false, 2);
@@ -35,6 +36,15 @@ pub struct LineItem {
     pub sku: Sku,
     pub quantity: u32,
     pub price: Money,
+}
+
+/// One line as a client asks for it: the price is the catalog's, unless the client says what it
+/// expects to pay (then a different catalog price is a 409 rather than a surprise).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestedLine {
+    pub sku: Sku,
+    pub quantity: u32,
+    pub expected_price: Option<Money>,
 }
 
 /// An order about to be placed: always PLACED, its total the sum of its lines.

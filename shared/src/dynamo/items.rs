@@ -218,6 +218,73 @@ pub mod idempotency {
     }
 }
 
+/// A product: `PRODUCT#<sku>` / `PRODUCT`, what orders read and change. `version` counts the
+/// catalog's changes to it (name, price), so that a replacement never overwrites a concurrent one.
+pub mod product {
+    use super::*;
+    use crate::domain::ids::Sku;
+    use crate::domain::money::Money;
+    use crate::domain::product::Product;
+
+    pub const NAME: Attr<String> = Attr::new("name");
+    pub const PRICE: Attr<Money> = Attr::new("price");
+    pub const STOCK: Attr<u64> = Attr::new("stock");
+    pub const VERSION: Attr<u64> = Attr::new("version");
+    /// What an order takes from or a cancellation gives back to the stock.
+    pub const STOCK_CHANGE: Attr<i64> = Attr::new("stock");
+
+    pub fn key(sku: &Sku) -> Item {
+        super::key(keys::product::pk(sku), keys::product::SK)
+    }
+
+    pub fn to_item(product: &Product, version: u64) -> Item {
+        let mut item = key(&product.sku);
+        NAME.put(&mut item, &product.name);
+        PRICE.put(&mut item, &product.price);
+        STOCK.put(&mut item, &product.stock);
+        VERSION.put(&mut item, &version);
+        item
+    }
+
+    /// The product and its version.
+    pub fn from_item(mut item: Item) -> Result<(Product, u64), BadItem> {
+        let product = Product {
+            sku: keys::product::parse_pk(&PK.take(&mut item)?)?,
+            name: NAME.take(&mut item)?,
+            price: PRICE.take(&mut item)?,
+            stock: STOCK.take(&mut item)?,
+        };
+        Ok((product, VERSION.take_optional(&mut item)?.unwrap_or(0)))
+    }
+}
+
+/// A catalog entry: `CATALOG#<shard>` / `PRODUCT#<sku>`, a product's name and price again for
+/// the listing, in the shard of its SKU.
+pub mod catalog_entry {
+    use super::*;
+    use crate::domain::product::CatalogEntry;
+
+    pub use super::product::{NAME, PRICE};
+
+    pub fn to_item(entry: &CatalogEntry) -> Item {
+        let mut item = key(
+            keys::catalog::pk(keys::catalog::shard(&entry.sku)),
+            keys::catalog::sk(&entry.sku),
+        );
+        NAME.put(&mut item, &entry.name);
+        PRICE.put(&mut item, &entry.price);
+        item
+    }
+
+    pub fn from_item(mut item: Item) -> Result<CatalogEntry, BadItem> {
+        Ok(CatalogEntry {
+            sku: keys::catalog::parse_sk(&SK.take(&mut item)?)?,
+            name: NAME.take(&mut item)?,
+            price: PRICE.take(&mut item)?,
+        })
+    }
+}
+
 /// The marker of an applied stream record: `STREAMRECORD#<eventID>` / `APPLIED`, until
 /// `expiresAt`. Only its existence is ever checked.
 pub mod marker {
@@ -400,6 +467,39 @@ mod tests {
             idempotency::from_item(item).expect("reads"),
             (record, 1_800_000_000)
         );
+    }
+
+    #[test]
+    fn a_product_and_its_catalog_entry_read_back() {
+        use crate::domain::product::{CatalogEntry, Product};
+        let mug = Product {
+            sku: Sku::parse("sku-1").expect("sku"),
+            name: "Blue mug".into(),
+            price: Money::parse_number("19.95").expect("money"),
+            stock: 7,
+        };
+        let item = product::to_item(&mug, 3);
+        assert_eq!(
+            shape(&item),
+            pairs(&[
+                ("PK", "S PRODUCT#sku-1"),
+                ("SK", "S PRODUCT"),
+                ("name", "S Blue mug"),
+                ("price", "N 19.95"),
+                ("stock", "N 7"),
+                ("version", "N 3"),
+            ])
+        );
+        assert_eq!(product::from_item(item).expect("reads"), (mug.clone(), 3));
+        let entry = CatalogEntry {
+            sku: mug.sku.clone(),
+            name: mug.name.clone(),
+            price: mug.price,
+        };
+        let item = catalog_entry::to_item(&entry);
+        assert_eq!(item["PK"], AttributeValue::S("CATALOG#0".into()));
+        assert_eq!(item["SK"], AttributeValue::S("PRODUCT#sku-1".into()));
+        assert_eq!(catalog_entry::from_item(item).expect("reads"), entry);
     }
 
     #[test]

@@ -8,6 +8,8 @@
 //! | order header    | `ORDER#<orderId>`       | `HEADER`                        |                   |             |
 //! | idempotency     | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE`             |                   |             |
 //! | stream marker   | `STREAMRECORD#<eventID>` | `APPLIED`                      |                   |             |
+//! | product         | `PRODUCT#<sku>`         | `PRODUCT`                       |                   |             |
+//! | catalog entry   | `CATALOG#<shard>`       | `PRODUCT#<sku>`                 |                   |             |
 
 use std::fmt;
 
@@ -28,6 +30,8 @@ const ITEM_PREFIX: &str = "ITEM#";
 const STATUS_PREFIX: &str = "STATUS#";
 const IDEMPOTENCY_PREFIX: &str = "IDEMPOTENCY#";
 const STREAM_MARKER_PREFIX: &str = "STREAMRECORD#";
+const PRODUCT_PREFIX: &str = "PRODUCT#";
+const CATALOG_PREFIX: &str = "CATALOG#";
 
 /// A stored key that does not have the shape the key design gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,6 +184,54 @@ pub mod idempotency {
     }
 }
 
+/// Keys of a product: what orders read (price, stock) and change (stock), one item per SKU.
+pub mod product {
+    use super::*;
+
+    pub const SK: &str = "PRODUCT";
+
+    pub fn pk(sku: &Sku) -> String {
+        format!("{PRODUCT_PREFIX}{sku}")
+    }
+
+    pub fn parse_pk(pk: &str) -> Result<Sku, MalformedKey> {
+        pk.strip_prefix(PRODUCT_PREFIX)
+            .and_then(|raw| Sku::parse(raw).ok())
+            .ok_or_else(|| malformed(PK, pk))
+    }
+}
+
+/// Keys of the catalog's listing entries: each product's name and price again, in one of
+/// [`SHARDS`](catalog::SHARDS) partitions chosen by its SKU, so that listing the catalog reads
+/// no partition that holds every product, and orders (which change stock) never write here.
+pub mod catalog {
+    use super::*;
+
+    pub const SHARDS: u32 = 4;
+
+    /// The shard of `sku`: FNV-1a of its bytes, stable across releases and machines.
+    pub fn shard(sku: &Sku) -> u32 {
+        let hash = sku.as_str().bytes().fold(0x811c_9dc5_u32, |hash, byte| {
+            (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+        });
+        hash % SHARDS
+    }
+
+    pub fn pk(shard: u32) -> String {
+        format!("{CATALOG_PREFIX}{shard}")
+    }
+
+    pub fn sk(sku: &Sku) -> String {
+        format!("{PRODUCT_PREFIX}{sku}")
+    }
+
+    pub fn parse_sk(sk: &str) -> Result<Sku, MalformedKey> {
+        sk.strip_prefix(PRODUCT_PREFIX)
+            .and_then(|raw| Sku::parse(raw).ok())
+            .ok_or_else(|| malformed(SK, sk))
+    }
+}
+
 /// Keys of the marker that a stream record's effect on the statistics has been applied, named
 /// after the record's event ID.
 pub mod stream_marker {
@@ -264,6 +316,23 @@ mod tests {
         assert_eq!(idempotency::SK, "RESPONSE");
         assert_eq!(stream_marker::pk("e-1"), "STREAMRECORD#e-1");
         assert_eq!(stream_marker::SK, "APPLIED");
+    }
+
+    #[test]
+    fn product_and_catalog_keys() {
+        let sku = Sku::parse("sku-1").expect("valid");
+        assert_eq!(product::pk(&sku), "PRODUCT#sku-1");
+        assert_eq!(product::SK, "PRODUCT");
+        assert_eq!(product::parse_pk("PRODUCT#sku-1"), Ok(sku.clone()));
+        assert_eq!(catalog::sk(&sku), "PRODUCT#sku-1");
+        assert_eq!(catalog::parse_sk("PRODUCT#sku-1"), Ok(sku.clone()));
+        // Fixed values: a shard that moved between releases would hide products.
+        let shards: Vec<u32> = ["sku-1", "sku-2", "sku-3", "sku-4", "a", "B"]
+            .iter()
+            .map(|raw| catalog::shard(&Sku::parse(raw).expect("valid")))
+            .collect();
+        assert_eq!(shards, [0, 1, 2, 3, 0, 1]);
+        assert_eq!(catalog::pk(catalog::shard(&sku)), "CATALOG#0");
     }
 
     #[test]

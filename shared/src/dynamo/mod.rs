@@ -11,5 +11,6 @@ pub mod items;
 pub mod keys;
 pub mod listings;
 pub mod orders;
+pub mod products;
 pub mod stats;
 pub mod store;

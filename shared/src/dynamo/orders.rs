@@ -7,12 +7,12 @@ use aws_sdk_dynamodb::types::{
 };
 
 use crate::domain::idempotency::{IDEMPOTENCY_TTL_SECONDS, IdempotencyRecord};
-use crate::domain::ids::{IdempotencyKey, OrderId};
-use crate::domain::order::{MAX_LINES, NewOrder, Order, OrderDetails};
+use crate::domain::ids::{IdempotencyKey, OrderId, Sku};
+use crate::domain::order::{LineItem, MAX_LINES, NewOrder, Order, OrderDetails};
 use crate::domain::status::OrderStatus;
 use crate::dynamo::codec::{Item, item_size};
 use crate::dynamo::errors::{conflicted, reason_code};
-use crate::dynamo::items::{self, header, idempotency, line_item, listing, profile};
+use crate::dynamo::items::{self, header, idempotency, line_item, listing, product, profile};
 use crate::dynamo::keys::{self, PK};
 use crate::dynamo::store::{built, epoch_seconds};
 use crate::{AppError, Store};
@@ -22,9 +22,9 @@ const MAX_ITEM_BYTES: usize = 400 * 1024;
 const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
 const MAX_TRANSACTION_ACTIONS: usize = 100;
 
-// An order's transaction: the customer check, the listing, the header, the idempotency record
-// and one put per line.
-const _: () = assert!(MAX_LINES + 4 <= MAX_TRANSACTION_ACTIONS);
+// An order's transaction: the customer check, the listing, the header, the idempotency record,
+// and per line its product's stock and the line item.
+const _: () = assert!(2 * MAX_LINES + 4 <= MAX_TRANSACTION_ACTIONS);
 
 /// Why an order was not placed.
 #[derive(Debug)]
@@ -34,6 +34,12 @@ pub enum PlaceOrderError {
     KeyTaken,
     /// A concurrent transaction touched the same items; worth another try.
     Contended,
+    /// A product's price is no longer the one read: read again and retry.
+    PriceChanged,
+    /// These products have less stock than the order asks for.
+    OutOfStock(Vec<Sku>),
+    /// These products do not exist.
+    UnknownProducts(Vec<Sku>),
     Failed(AppError),
 }
 
@@ -70,9 +76,10 @@ fn put_new(table: &str, item: Item) -> Result<TransactWriteItem, AppError> {
 }
 
 impl Store {
-    /// Places `order` in ONE TransactWriteItems: a check that the customer exists, the listing
-    /// item, the header, the line items, and (with a key) the idempotency record, each put only
-    /// where nothing is yet.
+    /// Places `order` in ONE TransactWriteItems: a check that the customer exists, each line's
+    /// product's stock taken on the condition that its price is still the line's (the price read
+    /// from the catalog) and that enough remains, the listing item, the header, the line items,
+    /// and (with a key) the idempotency record, each put only where nothing is yet.
     pub async fn place_order(
         &self,
         order: &NewOrder,
@@ -88,6 +95,28 @@ impl Store {
                 .condition_check(built(customer_check)?)
                 .build(),
         ];
+        for line in &order.lines {
+            let take = Update::builder()
+                .table_name(&self.table)
+                .set_key(Some(product::key(&line.sku)))
+                .update_expression("SET #stock = #stock - :quantity")
+                .condition_expression("#price = :price AND #stock >= :quantity")
+                .expression_attribute_names("#stock", product::STOCK.name)
+                .expression_attribute_names("#price", product::PRICE.name)
+                .expression_attribute_values(
+                    ":quantity",
+                    product::STOCK.value(&u64::from(line.quantity)),
+                )
+                .expression_attribute_values(":price", product::PRICE.value(&line.price))
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                );
+            actions.push(
+                TransactWriteItem::builder()
+                    .update(built(take.build())?)
+                    .build(),
+            );
+        }
         let placed = order.order();
         let mut new_items = vec![listing::to_item(&placed), header::to_item(&placed)];
         new_items.extend(
@@ -143,6 +172,27 @@ impl Store {
         if reason_code(&reasons, 0) == "ConditionalCheckFailed" {
             return Err(PlaceOrderError::CustomerNotFound);
         }
+        // The products' reasons, from action 1 on: what they hold now says why.
+        let (mut unknown, mut short, mut repriced) = (Vec::new(), Vec::new(), false);
+        for (i, line) in order.lines.iter().enumerate() {
+            if reason_code(&reasons, 1 + i) != "ConditionalCheckFailed" {
+                continue;
+            }
+            match reasons[1 + i].item().filter(|item| !item.is_empty()) {
+                None => unknown.push(line.sku.clone()),
+                Some(now) if product::PRICE.get(now) != Some(line.price) => repriced = true,
+                Some(_) => short.push(line.sku.clone()),
+            }
+        }
+        if !unknown.is_empty() {
+            return Err(PlaceOrderError::UnknownProducts(unknown));
+        }
+        if repriced {
+            return Err(PlaceOrderError::PriceChanged);
+        }
+        if !short.is_empty() {
+            return Err(PlaceOrderError::OutOfStock(short));
+        }
         if let Some(index) = idempotency_index
             && reason_code(&reasons, index) == "ConditionalCheckFailed"
         {
@@ -193,74 +243,109 @@ impl Store {
         }))
     }
 
-    /// The order's header alone (strongly consistent), as a status change reads it first.
-    pub async fn order_header(&self, order: &OrderId) -> Result<Option<Order>, AppError> {
-        let out = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .set_key(Some(header::key(order)))
-            .consistent_read(true)
-            .send()
-            .await?;
-        Ok(out.item.map(header::from_item).transpose()?)
-    }
-
     /// Moves the order from `current.status` to `next` in ONE TransactWriteItems: the header and
     /// the listing item (whose GSI1PK follows the status), each only if its status is still the
-    /// one read, so of two racing changes only one can win.
+    /// one read, so of two racing changes only one can win. A cancellation gives each line's
+    /// quantity back to its product's stock in the same transaction (a product that no longer
+    /// exists is left out, and logged).
     pub async fn change_status(
         &self,
         current: &Order,
         next: OrderStatus,
+        lines: &[LineItem],
     ) -> Result<(), StatusChangeError> {
-        let update = |key_item: Item, set: &str| {
-            Update::builder()
-                .table_name(&self.table)
-                .set_key(Some(key_item))
-                .update_expression(set)
-                .condition_expression("#status = :current")
-                .expression_attribute_names("#status", listing::STATUS.name)
-                .expression_attribute_values(":current", listing::STATUS.value(&current.status))
-                .expression_attribute_values(":next", listing::STATUS.value(&next))
+        let mut restock: Vec<&LineItem> = if next == OrderStatus::Cancelled {
+            lines.iter().collect()
+        } else {
+            Vec::new()
         };
-        let header_update = update(header::key(&current.order_id), "SET #status = :next")
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
-        let listing_update = update(
-            listing::key(current),
-            "SET #status = :next, #gsi1pk = :gsi1pk",
-        )
-        .expression_attribute_names("#gsi1pk", listing::GSI1PK.name)
-        .expression_attribute_values(
-            ":gsi1pk",
-            listing::GSI1PK.value(&keys::order_listing::gsi1pk(next)),
-        );
-        let actions = vec![
-            TransactWriteItem::builder()
-                .update(built(header_update.build())?)
-                .build(),
-            TransactWriteItem::builder()
-                .update(built(listing_update.build())?)
-                .build(),
-        ];
-        let Some(reasons) = self.transact(actions).await? else {
-            return Ok(());
-        };
-        match (reason_code(&reasons, 0), reason_code(&reasons, 1)) {
-            ("ConditionalCheckFailed", _) => {
-                let now = reasons[0].item().and_then(|item| listing::STATUS.get(item));
-                Err(StatusChangeError::Stale(now))
+        loop {
+            let update = |key_item: Item, set: &str| {
+                Update::builder()
+                    .table_name(&self.table)
+                    .set_key(Some(key_item))
+                    .update_expression(set)
+                    .condition_expression("#status = :current")
+                    .expression_attribute_names("#status", listing::STATUS.name)
+                    .expression_attribute_values(":current", listing::STATUS.value(&current.status))
+                    .expression_attribute_values(":next", listing::STATUS.value(&next))
+            };
+            let header_update = update(header::key(&current.order_id), "SET #status = :next")
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                );
+            let listing_update = update(
+                listing::key(current),
+                "SET #status = :next, #gsi1pk = :gsi1pk",
+            )
+            .expression_attribute_names("#gsi1pk", listing::GSI1PK.name)
+            .expression_attribute_values(
+                ":gsi1pk",
+                listing::GSI1PK.value(&keys::order_listing::gsi1pk(next)),
+            );
+            let mut actions = vec![
+                TransactWriteItem::builder()
+                    .update(built(header_update.build())?)
+                    .build(),
+                TransactWriteItem::builder()
+                    .update(built(listing_update.build())?)
+                    .build(),
+            ];
+            for line in &restock {
+                let give_back = Update::builder()
+                    .table_name(&self.table)
+                    .set_key(Some(product::key(&line.sku)))
+                    .update_expression("ADD #stock :quantity")
+                    .condition_expression("attribute_exists(PK)")
+                    .expression_attribute_names("#stock", product::STOCK.name)
+                    .expression_attribute_values(
+                        ":quantity",
+                        product::STOCK_CHANGE.value(&i64::from(line.quantity)),
+                    );
+                actions.push(
+                    TransactWriteItem::builder()
+                        .update(built(give_back.build())?)
+                        .build(),
+                );
             }
-            ("TransactionConflict", _) | (_, "TransactionConflict") => {
-                Err(StatusChangeError::Contended)
+            let Some(reasons) = self.transact(actions).await? else {
+                return Ok(());
+            };
+            match (reason_code(&reasons, 0), reason_code(&reasons, 1)) {
+                ("ConditionalCheckFailed", _) => {
+                    let now = reasons[0].item().and_then(|item| listing::STATUS.get(item));
+                    return Err(StatusChangeError::Stale(now));
+                }
+                _ if conflicted(&reasons) => return Err(StatusChangeError::Contended),
+                (_, "ConditionalCheckFailed") => {
+                    return Err(AppError::internal(format!(
+                        "order {} has a header but its listing item is missing or out of step",
+                        current.order_id
+                    ))
+                    .into());
+                }
+                _ => {}
             }
-            (_, "ConditionalCheckFailed") => Err(AppError::internal(format!(
-                "order {} has a header but its listing item is missing or out of step",
-                current.order_id
-            ))
-            .into()),
-            (a, b) => {
-                Err(AppError::internal(format!("status transaction cancelled: {a}, {b}")).into())
+            // Products that no longer exist: give their stock back to nobody, and send again.
+            let before = restock.len();
+            let mut index = 2;
+            restock.retain(|line| {
+                let gone = reason_code(&reasons, index) == "ConditionalCheckFailed";
+                index += 1;
+                if gone {
+                    tracing::warn!(order = %current.order_id, sku = %line.sku, "stock not given back: the product no longer exists");
+                }
+                !gone
+            });
+            if restock.len() == before {
+                return Err(AppError::internal(format!(
+                    "status transaction cancelled: {:?}",
+                    reasons
+                        .iter()
+                        .map(CancellationReason::code)
+                        .collect::<Vec<_>>()
+                ))
+                .into());
             }
         }
     }

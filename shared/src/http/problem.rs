@@ -6,6 +6,7 @@ use lambda_http::{Body, Response};
 use serde::Serialize;
 
 use crate::AppError;
+use crate::domain::ids::Sku;
 use crate::domain::status::OrderStatus;
 use crate::http::response::json_response;
 
@@ -35,6 +36,9 @@ struct Problem<'a> {
     detail: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     current_status: Option<OrderStatus>,
+    /// The products a catalog problem is about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skus: Option<&'a [Sku]>,
 }
 
 /// The problem document (RFC 9457) for an error. 5xx bodies say nothing internal.
@@ -50,6 +54,13 @@ pub fn problem(err: &AppError) -> Response<Body> {
         AppError::Forbidden(_) => ("/problems/forbidden", "Forbidden", detail.as_str()),
         AppError::NotFound(_) => ("/problems/not-found", "Not found", detail.as_str()),
         AppError::Conflict { .. } => ("/problems/conflict", "Conflict", detail.as_str()),
+        AppError::OutOfStock(_) => ("/problems/out-of-stock", "Out of stock", detail.as_str()),
+        AppError::PriceChanged(_) => ("/problems/price-changed", "Price changed", detail.as_str()),
+        AppError::UnknownProducts(_) => (
+            "/problems/unknown-product",
+            "Unknown product",
+            detail.as_str(),
+        ),
         AppError::Unprocessable(_) => (
             "/problems/idempotency-key-reused",
             "Idempotency-Key reused",
@@ -78,12 +89,19 @@ pub fn problem(err: &AppError) -> Response<Body> {
         AppError::Conflict { current_status, .. } => *current_status,
         _ => None,
     };
+    let skus = match err {
+        AppError::OutOfStock(skus)
+        | AppError::PriceChanged(skus)
+        | AppError::UnknownProducts(skus) => Some(skus.as_slice()),
+        _ => None,
+    };
     let body = Problem {
         kind,
         title,
         status: err.status(),
         detail,
         current_status,
+        skus,
     };
     let mut response = json_response(
         StatusCode::from_u16(err.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),

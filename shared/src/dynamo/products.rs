@@ -1,0 +1,360 @@
+//! The catalog: a product by SKU (one GetItem), the listing (one Query per page over the
+//! catalog's shards), replacing a product (its item and its catalog entry in one transaction),
+//! changing stock (one conditional UpdateItem), and reading the products of an order (one
+//! BatchGetItem).
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, KeysAndAttributes, Put, ReturnValue, ReturnValuesOnConditionCheckFailure,
+    TransactWriteItem, Update,
+};
+
+use crate::AppError;
+use crate::domain::access::Caller;
+use crate::domain::ids::Sku;
+use crate::domain::listing::{Page, PageRequest};
+use crate::domain::money::Money;
+use crate::domain::product::{CatalogEntry, Product};
+use crate::dynamo::codec::Item;
+use crate::dynamo::cursor;
+use crate::dynamo::errors::{conflicted, reason_code};
+use crate::dynamo::items::{self, catalog_entry, product};
+use crate::dynamo::keys::{self, PK, SK};
+use crate::dynamo::store::{Store, built};
+use crate::retry::{Backoff, retry};
+
+/// BatchGetItem takes at most 100 keys.
+const MAX_BATCH_GET: usize = 100;
+
+/// Why a product was not replaced on this attempt.
+enum Replace {
+    /// Another replacement (or its transaction) got there between the read and the write.
+    Changed,
+    Failed(AppError),
+}
+
+/// Why a BatchGetItem round did not read everything.
+enum Batch {
+    /// DynamoDB left keys unprocessed (it does under load): asked for again.
+    Unprocessed,
+    Failed(AppError),
+}
+
+impl From<AppError> for Batch {
+    fn from(err: AppError) -> Self {
+        Batch::Failed(err)
+    }
+}
+
+impl From<AppError> for Replace {
+    fn from(err: AppError) -> Self {
+        Replace::Failed(err)
+    }
+}
+
+fn text<'i>(key: &'i Item, name: &str) -> Option<&'i str> {
+    key.get(name)
+        .and_then(|v| v.as_s().ok())
+        .map(String::as_str)
+}
+
+impl Store {
+    /// A product, by GetItem.
+    pub async fn get_product(&self, sku: &Sku) -> Result<Option<Product>, AppError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(product::key(sku)))
+            .send()
+            .await?;
+        Ok(out
+            .item
+            .map(product::from_item)
+            .transpose()?
+            .map(|(product, _)| product))
+    }
+
+    /// Creates (stock 0) or replaces a product's name and price, and its catalog entry, in one
+    /// TransactWriteItems conditioned on the version read just before; a concurrent replacement
+    /// makes it read and try again. The product as it now is, and whether it is new.
+    pub async fn put_product(
+        &self,
+        sku: &Sku,
+        name: &str,
+        price: Money,
+    ) -> Result<(Product, bool), AppError> {
+        let replaced = retry(
+            &Backoff::TRANSACTION,
+            |err| matches!(err, Replace::Changed),
+            |_| async move {
+                let current = self
+                    .client
+                    .get_item()
+                    .table_name(&self.table)
+                    .set_key(Some(product::key(sku)))
+                    .consistent_read(true)
+                    .send()
+                    .await
+                    .map_err(AppError::from)?
+                    .item
+                    .map(product::from_item)
+                    .transpose()
+                    .map_err(AppError::from)?;
+                let (stock, version) = current
+                    .as_ref()
+                    .map_or((0, 0), |(product, version)| (product.stock, *version));
+                let replacement = Product {
+                    sku: sku.clone(),
+                    name: name.to_owned(),
+                    price,
+                    stock,
+                };
+                let update = Update::builder()
+                    .table_name(&self.table)
+                    .set_key(Some(product::key(sku)))
+                    .update_expression(
+                        "SET #name = :name, #price = :price, #version = :next, #stock = if_not_exists(#stock, :zero)",
+                    )
+                    .condition_expression(if current.is_some() {
+                        "#version = :version"
+                    } else {
+                        "attribute_not_exists(PK)"
+                    })
+                    .expression_attribute_names("#name", product::NAME.name)
+                    .expression_attribute_names("#price", product::PRICE.name)
+                    .expression_attribute_names("#version", product::VERSION.name)
+                    .expression_attribute_names("#stock", product::STOCK.name)
+                    .expression_attribute_values(":name", product::NAME.value(&replacement.name))
+                    .expression_attribute_values(":price", product::PRICE.value(&price))
+                    .expression_attribute_values(":next", product::VERSION.value(&(version + 1)))
+                    .expression_attribute_values(":zero", product::STOCK.value(&0));
+                let update = if current.is_some() {
+                    update.expression_attribute_values(":version", product::VERSION.value(&version))
+                } else {
+                    update
+                };
+                let entry = catalog_entry::to_item(&CatalogEntry {
+                    sku: sku.clone(),
+                    name: replacement.name.clone(),
+                    price,
+                });
+                let actions = vec![
+                    TransactWriteItem::builder()
+                        .update(built(update.build())?)
+                        .build(),
+                    TransactWriteItem::builder()
+                        .put(built(
+                            Put::builder()
+                                .table_name(&self.table)
+                                .set_item(Some(entry))
+                                .build(),
+                        )?)
+                        .build(),
+                ];
+                match self.transact(actions).await? {
+                    None => Ok((replacement, current.is_none())),
+                    Some(reasons)
+                        if reason_code(&reasons, 0) == "ConditionalCheckFailed"
+                            || conflicted(&reasons) =>
+                    {
+                        Err(Replace::Changed)
+                    }
+                    Some(reasons) => Err(Replace::Failed(AppError::internal(format!(
+                        "product transaction cancelled: {:?}",
+                        reasons.iter().map(|r| r.code()).collect::<Vec<_>>()
+                    )))),
+                }
+            },
+        )
+        .await;
+        match replaced {
+            Ok(done) => Ok(done),
+            Err(Replace::Changed) => Err(AppError::conflict(
+                "the product is being changed by concurrent requests; retry",
+                None,
+            )),
+            Err(Replace::Failed(err)) => Err(err),
+        }
+    }
+
+    /// Adds `delta` (negative: takes) to a product's stock in one UpdateItem, atomically, so
+    /// racing changes are never lost, and only while the stock stays at 0 or above: 409
+    /// otherwise, 404 for an unknown product.
+    pub async fn adjust_stock(&self, sku: &Sku, delta: i64) -> Result<Product, AppError> {
+        let needed = delta.min(0).unsigned_abs();
+        let out = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(product::key(sku)))
+            .update_expression("ADD #stock :delta")
+            .condition_expression("attribute_exists(PK) AND #stock >= :needed")
+            .expression_attribute_names("#stock", product::STOCK.name)
+            .expression_attribute_values(":delta", product::STOCK_CHANGE.value(&delta))
+            .expression_attribute_values(":needed", product::STOCK.value(&needed))
+            .return_values(ReturnValue::AllNew)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await;
+        match out {
+            Ok(out) => {
+                let item = out
+                    .attributes
+                    .ok_or_else(|| AppError::internal("UpdateItem returned no attributes"))?;
+                Ok(product::from_item(item)?.0)
+            }
+            Err(err) => match err.as_service_error() {
+                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
+                    match failed.item().filter(|item| !item.is_empty()) {
+                        None => Err(AppError::not_found(format!("product {sku} does not exist"))),
+                        Some(item) => {
+                            let stock = product::STOCK.get(item).unwrap_or(0);
+                            Err(AppError::conflict(
+                                format!("stock of {sku} is {stock}; it cannot go below 0"),
+                                None,
+                            ))
+                        }
+                    }
+                }
+                _ => Err(err.into()),
+            },
+        }
+    }
+
+    /// The products of `skus` (at most 100), by one BatchGetItem (strongly consistent, so a
+    /// refusal for want of stock is never made on a stale read); keys DynamoDB leaves
+    /// unprocessed are asked for again with backoff. Unknown SKUs are absent from the map.
+    pub async fn read_products(&self, skus: &[Sku]) -> Result<HashMap<Sku, Product>, AppError> {
+        if skus.len() > MAX_BATCH_GET {
+            return Err(AppError::internal(
+                "more products than one BatchGetItem reads",
+            ));
+        }
+        // Keys still to read and products found; locked only between requests.
+        let state = Mutex::new((
+            skus.iter().map(product::key).collect::<Vec<Item>>(),
+            HashMap::with_capacity(skus.len()),
+        ));
+        let lock = || state.lock().unwrap_or_else(PoisonError::into_inner);
+        let read = retry(
+            &Backoff::TRANSACTION,
+            |err| matches!(err, Batch::Unprocessed),
+            |_| async {
+                let keys = std::mem::take(&mut lock().0);
+                let request = built(
+                    KeysAndAttributes::builder()
+                        .set_keys(Some(keys))
+                        .consistent_read(true)
+                        .build(),
+                )?;
+                let out = self
+                    .client
+                    .batch_get_item()
+                    .request_items(&self.table, request)
+                    .send()
+                    .await
+                    .map_err(AppError::from)?;
+                let mut state = lock();
+                for item in out
+                    .responses
+                    .into_iter()
+                    .flatten()
+                    .flat_map(|(_, items)| items)
+                {
+                    let (product, _) = product::from_item(item).map_err(AppError::from)?;
+                    state.1.insert(product.sku.clone(), product);
+                }
+                state.0 = out
+                    .unprocessed_keys
+                    .and_then(|mut left| left.remove(&self.table))
+                    .map(|left| left.keys)
+                    .unwrap_or_default();
+                if state.0.is_empty() {
+                    Ok(())
+                } else {
+                    Err(Batch::Unprocessed)
+                }
+            },
+        )
+        .await;
+        match read {
+            Ok(()) => Ok(std::mem::take(&mut lock().1)),
+            Err(Batch::Unprocessed) => Err(AppError::Throttled(
+                "DynamoDB kept leaving products unprocessed".into(),
+            )),
+            Err(Batch::Failed(err)) => Err(err),
+        }
+    }
+
+    /// The catalog, one page per Query: its shards in turn (`CATALOG#0`, `CATALOG#1`, ...),
+    /// each in SKU order. A page that reaches the end of a shard stops there, so it may hold
+    /// fewer than `limit` products; its cursor continues with the next shard.
+    pub async fn list_products(
+        &self,
+        page: &PageRequest,
+        caller: &Caller,
+    ) -> Result<Page<CatalogEntry>, AppError> {
+        let tag = caller.cursor_tag();
+        let (shard, start) = match &page.cursor {
+            None => (0, None),
+            Some(raw) => {
+                let key = cursor::decode(&tag, raw)?;
+                let shard = text(&key, PK)
+                    .and_then(|pk| pk.strip_prefix("CATALOG#"))
+                    .and_then(|k| k.parse::<u32>().ok())
+                    .filter(|k| {
+                        *k < keys::catalog::SHARDS && text(&key, PK) == Some(&keys::catalog::pk(*k))
+                    });
+                let sk_ok = match key.len() {
+                    1 => true,
+                    2 => text(&key, SK).is_some_and(|sk| keys::catalog::parse_sk(sk).is_ok()),
+                    _ => false,
+                };
+                match shard {
+                    Some(shard) if sk_ok => (shard, (key.len() == 2).then_some(key)),
+                    _ => return Err(AppError::invalid("cursor is not valid for this listing")),
+                }
+            }
+        };
+        let out = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("#pk = :pk")
+            .expression_attribute_names("#pk", PK)
+            .expression_attribute_values(":pk", items::PK.value(&keys::catalog::pk(shard)))
+            .limit(i32::try_from(page.limit + 1).unwrap_or(i32::MAX))
+            .set_exclusive_start_key(start)
+            .send()
+            .await?;
+        let mut found = out.items.unwrap_or_default();
+        let next_key = if found.len() > page.limit {
+            found.truncate(page.limit);
+            found.last().map(|last| {
+                Item::from([
+                    (PK.to_owned(), last[PK].clone()),
+                    (SK.to_owned(), last[SK].clone()),
+                ])
+            })
+        } else if let Some(key) = out.last_evaluated_key.filter(|key| !key.is_empty()) {
+            Some(key)
+        } else if shard + 1 < keys::catalog::SHARDS {
+            Some(Item::from([(
+                PK.to_owned(),
+                AttributeValue::S(keys::catalog::pk(shard + 1)),
+            )]))
+        } else {
+            None
+        };
+        let next_cursor = next_key.map(|key| cursor::encode(&tag, &key)).transpose()?;
+        let items = found
+            .into_iter()
+            .map(catalog_entry::from_item)
+            .collect::<Result<_, _>>()?;
+        Ok(Page { items, next_cursor })
+    }
+}
