@@ -270,7 +270,7 @@ fn print_banner(
         "  curl -s 'http://{api}/orders?status=PLACED&limit=3' -H \"authorization: Bearer $STAFF\""
     );
     println!(
-        "  curl -s -X POST http://{api}/customers/c1/orders -H \"authorization: Bearer $C1\" \\\n      -H 'content-type: application/json' -d '{{\"items\":[{{\"sku\":\"sku-1\",\"quantity\":1,\"price\":\"19.95\"}}]}}'"
+        "  curl -s -X POST http://{api}/customers/c1/orders -H \"authorization: Bearer $C1\" \\\n      -H 'content-type: application/json' -d '{{\"items\":[{{\"sku\":\"sku-1\",\"quantity\":2}}]}}'    # priced from the catalog"
     );
     println!(
         "  curl -s -X PATCH http://{api}/orders/o100 -H \"authorization: Bearer $STAFF\" \\\n      -H 'content-type: application/json' -d '{{\"status\":\"SHIPPED\"}}'"

@@ -84,6 +84,16 @@ impl Engine {
         (client(&self.endpoint, Some(counter.clone())), counter)
     }
 
+    /// A client of this engine that runs `interceptor` on its requests (tests that act between
+    /// a handler's requests).
+    pub fn intercepted_client(
+        &self,
+        interceptor: impl aws_smithy_runtime_api::client::interceptors::Intercept + 'static,
+    ) -> Client {
+        let config = config(&self.endpoint).interceptor(interceptor);
+        Client::from_conf(config.build())
+    }
+
     /// Stops accepting requests and waits for those under way.
     pub async fn stop(mut self) -> Result<(), Error> {
         if let Some(tx) = self.shutdown.take() {
@@ -106,7 +116,16 @@ impl Drop for Engine {
 
 /// An SDK client for a local engine. Engines check that requests are signed, not by whom.
 pub fn client(endpoint: &str, counter: Option<RequestCounter>) -> Client {
-    let mut config = aws_sdk_dynamodb::Config::builder()
+    let mut config = config(endpoint);
+    if let Some(counter) = counter {
+        config = config.interceptor(counter);
+    }
+    Client::from_conf(config.build())
+}
+
+/// The SDK configuration for a local engine.
+fn config(endpoint: &str) -> aws_sdk_dynamodb::config::Builder {
+    aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new("us-east-1"))
         .endpoint_url(endpoint)
@@ -117,9 +136,5 @@ pub fn client(endpoint: &str, counter: Option<RequestCounter>) -> Client {
             None,
             None,
             "local-engine",
-        ));
-    if let Some(counter) = counter {
-        config = config.interceptor(counter);
-    }
-    Client::from_conf(config.build())
+        ))
 }

@@ -340,6 +340,10 @@ mod tests {
             ("place-order.json", "c1", false),
             ("put-customer.json", "c7", false),
             ("update-order-status.json", "staff-1", true),
+            ("get-product.json", "c1", false),
+            ("list-products.json", "c1", false),
+            ("put-product.json", "staff-1", true),
+            ("adjust-stock.json", "staff-1", true),
         ];
         for (file, subject, staff) in expected {
             let text = std::fs::read_to_string(dir.join(file)).expect(file);
