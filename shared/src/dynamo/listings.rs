@@ -37,6 +37,12 @@ fn text<'i>(key: &'i Item, name: &str) -> Option<&'i str> {
         .map(String::as_str)
 }
 
+/// How many items a customer's read of an order's partition asks for: the header and every
+/// line an order of this store can have (48; 96 before orders took stock), and DynamoDB's
+/// `Limit` only bounds what is read, it costs nothing more.
+const CUSTOMER_READ: usize = 100;
+const _: () = assert!(2 * MAX_LINES + 1 < CUSTOMER_READ);
+
 /// The sort keys of an order's partition, from its header to its last line item.
 const ORDER_PARTITION_FROM: &str = keys::order_header::SK;
 const ORDER_PARTITION_TO: &str = keys::line_item::SK_END;
@@ -78,8 +84,9 @@ impl Store {
     /// order (`None` otherwise, as for a missing order). ONE Query on the order's partition,
     /// from its header (which names the owner) to its last line item. A customer's every page
     /// is read from the header on, so the owner is checked on every page without trusting the
-    /// cursor (an order this store writes has at most 96 lines: one request of at most 98
-    /// items); staff page through any order, headerless ones the article's code wrote too.
+    /// cursor (an order this store writes has at most 48 lines, and had at most 96 before the
+    /// catalog: one request of at most [`CUSTOMER_READ`] items); staff page through any order,
+    /// headerless ones the article's code wrote too.
     pub async fn list_order_items(
         &self,
         order: &OrderId,
@@ -105,7 +112,7 @@ impl Store {
         };
         let from_start = !caller.is_staff();
         let (start, limit) = if from_start {
-            (None, MAX_LINES + 2)
+            (None, CUSTOMER_READ)
         } else {
             (after.clone(), page.limit + 2)
         };

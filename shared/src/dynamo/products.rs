@@ -335,10 +335,10 @@ impl Store {
         let next_key = if found.len() > page.limit {
             found.truncate(page.limit);
             found.last().map(|last| {
-                Item::from([
-                    (PK.to_owned(), last[PK].clone()),
-                    (SK.to_owned(), last[SK].clone()),
-                ])
+                [PK, SK]
+                    .iter()
+                    .filter_map(|name| Some(((*name).to_owned(), last.get(*name)?.clone())))
+                    .collect()
             })
         } else if let Some(key) = out.last_evaluated_key.filter(|key| !key.is_empty()) {
             Some(key)
