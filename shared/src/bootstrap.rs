@@ -25,10 +25,23 @@ fn required_env(name: &str) -> Result<String, BoxError> {
 /// Logging (JSON when `AWS_LAMBDA_LOG_FORMAT=JSON`, level from `AWS_LAMBDA_LOG_LEVEL` or
 /// `RUST_LOG`), then the store: `TABLE_NAME`, and an SDK client from the
 /// standard AWS configuration, its connection opened before the first event.
+///
+/// A wrong environment (no `TABLE_NAME`, an empty or malformed endpoint) is logged as one clear
+/// error, and `main` then exits non-zero: never a panic, which under `panic = "abort"` is a core
+/// dump and a `Sandbox.Failure` with no message.
 pub async fn init() -> Result<Store, BoxError> {
     lambda_runtime::tracing::init_default_subscriber();
-    let table = required_env("TABLE_NAME")?;
-    Ok(client::connect(table).await)
+    let configured = required_env("TABLE_NAME").and_then(|table| {
+        client::check_endpoints()?;
+        Ok(table)
+    });
+    match configured {
+        Ok(table) => Ok(client::connect(table).await),
+        Err(err) => {
+            tracing::error!(error = %err, "cannot start: the function's environment is wrong");
+            Err(err)
+        }
+    }
 }
 
 /// Serves DynamoDB stream batches with `handler` until the runtime stops. The handler reports

@@ -58,3 +58,61 @@ async fn the_binary_answers_its_sample_event_as_api_gateway_expects() {
     assert_eq!(response(&reply.body).0["statusCode"], 200);
     lambda.stop().await.expect("stops");
 }
+
+#[test]
+fn a_wrong_environment_is_one_clear_error_and_a_non_zero_exit_never_a_panic() {
+    for (variable, value, expected) in [
+        (
+            "AWS_ENDPOINT_URL_DYNAMODB",
+            Some(""),
+            "AWS_ENDPOINT_URL_DYNAMODB is set but empty",
+        ),
+        (
+            "AWS_ENDPOINT_URL_DYNAMODB",
+            Some("localhost:8000"),
+            "not an http:// or https:// URL",
+        ),
+        (
+            "AWS_ENDPOINT_URL",
+            Some(" "),
+            "AWS_ENDPOINT_URL is set but empty",
+        ),
+        (
+            "TABLE_NAME",
+            None,
+            "environment variable TABLE_NAME must be set",
+        ),
+    ] {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_get-customer"));
+        command
+            .env_clear()
+            .env("AWS_REGION", "us-east-1")
+            .env("AWS_LAMBDA_LOG_FORMAT", "JSON")
+            .env("TABLE_NAME", "AppTable")
+            // Nothing listens there: init must fail before it would be used.
+            .env("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9");
+        match value {
+            Some(value) => command.env(variable, value),
+            None => command.env_remove(variable),
+        };
+        let out = command.output().expect("runs");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(1), "{variable}: {text}");
+        assert!(!text.contains("panicked"), "{variable}: {text}");
+        // One JSON log line, at ERROR, that says what is wrong.
+        let logged: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect();
+        assert_eq!(logged.len(), 1, "{variable}: {text}");
+        assert_eq!(logged[0]["level"], "ERROR", "{text}");
+        assert!(
+            logged[0].to_string().contains(expected),
+            "{variable}: {text}"
+        );
+    }
+}

@@ -16,10 +16,44 @@ pub fn http_client() -> SharedHttpClient {
         .build_https()
 }
 
+/// The variables that point the SDK at another DynamoDB endpoint (a local engine).
+const ENDPOINT_VARIABLES: [&str; 2] = ["AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"];
+
+/// Refuses an endpoint the SDK would abort on (it panics on an empty one) or send nothing to:
+/// set, it must be an `http://` or `https://` URL with a host. Unset is DynamoDB itself.
+pub fn check_endpoint(name: &str, value: Option<&str>) -> Result<(), String> {
+    let Some(value) = value else {
+        return Ok(());
+    };
+    let host = value
+        .strip_prefix("http://")
+        .or_else(|| value.strip_prefix("https://"))
+        .map(|rest| rest.split(['/', '?', '#']).next().unwrap_or_default());
+    match host {
+        Some(host) if !host.is_empty() && !host.contains(char::is_whitespace) => Ok(()),
+        _ if value.trim().is_empty() => Err(format!(
+            "{name} is set but empty: unset it to use DynamoDB, or give the local engine's URL \
+             (e.g. http://host.docker.internal:8000 under sam local invoke)"
+        )),
+        _ => Err(format!(
+            "{name} is {value:?}, not an http:// or https:// URL with a host"
+        )),
+    }
+}
+
+/// The endpoint variables of this process, checked.
+pub fn check_endpoints() -> Result<(), String> {
+    for name in ENDPOINT_VARIABLES {
+        check_endpoint(name, std::env::var(name).ok().as_deref())?;
+    }
+    Ok(())
+}
+
 /// The store on `table`, with an SDK client from the standard AWS configuration (so
 /// `AWS_ENDPOINT_URL_DYNAMODB` points it at a local engine), its connection opened before the
 /// first event.
 pub async fn connect(table: String) -> Store {
+    // [`check_endpoints`] first: an empty endpoint makes the SDK panic here.
     let config = aws_config::defaults(BehaviorVersion::latest())
         .http_client(http_client())
         .load()
@@ -27,4 +61,32 @@ pub async fn connect(table: String) -> Store {
     let store = Store::new(aws_sdk_dynamodb::Client::new(&config), table);
     store.warm_up().await;
     store
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoints_the_sdk_would_abort_on_are_refused_with_their_name() {
+        for ok in [
+            None,
+            Some("http://127.0.0.1:8000"),
+            Some("http://host.docker.internal:8000"),
+            Some("https://dynamodb.eu-west-1.amazonaws.com/"),
+        ] {
+            assert_eq!(check_endpoint("E", ok), Ok(()), "{ok:?}");
+        }
+        for bad in [
+            "",
+            "  ",
+            "localhost:8000",
+            "http://",
+            "ftp://x",
+            "http:// x",
+        ] {
+            let err = check_endpoint("AWS_ENDPOINT_URL_DYNAMODB", Some(bad)).expect_err(bad);
+            assert!(err.starts_with("AWS_ENDPOINT_URL_DYNAMODB is"), "{err}");
+        }
+    }
 }
