@@ -33,10 +33,11 @@ fn not_allowed(from: OrderStatus, to: OrderStatus) -> AppError {
 
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let id = path_param(&req, "orderId", OrderId::parse)?;
+    // Who is asking before what they ask: no validation feedback without a caller.
+    let caller = caller(&req)?;
     let next: OrderStatus = json_body::<StatusBody>(&req, MAX_BODY_BYTES)?
         .status
         .parse()?;
-    let caller = caller(&req)?;
     // Read the status, then change it only if it is still the one read; a collision with a
     // concurrent transaction is tried again from the read.
     let changed = retry(
