@@ -86,6 +86,12 @@ async fn get(addr: &str, target: &str, token: &str) -> Reply {
     http(addr, "GET", target, Some(token), "").await
 }
 
+/// `PATCH target {"status": status}` with `token`.
+async fn set_status(addr: &str, target: &str, token: &str, status: &str) -> Reply {
+    let body = format!(r#"{{"status":"{status}"}}"#);
+    http(addr, "PATCH", target, Some(token), &body).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_access_pattern_answers_over_http() {
     let app = TestApp::seeded().await.expect("app");
@@ -370,59 +376,24 @@ async fn a_customer_may_cancel_their_placed_order_but_not_ship_it() {
     assert_eq!(placed.status, 201);
     let target = format!("/orders/{}", placed.body["orderId"].as_str().expect("id"));
 
-    let ship = http(
-        &addr,
-        "PATCH",
-        &target,
-        Some(&c1),
-        r#"{"status":"SHIPPED"}"#,
-    )
-    .await;
+    let ship = set_status(&addr, &target, &c1, "SHIPPED").await;
     assert_eq!(ship.status, 403);
-    let cancel = http(
-        &addr,
-        "PATCH",
-        &target,
-        Some(&c1),
-        r#"{"status":"CANCELLED"}"#,
-    )
-    .await;
+    let cancel = set_status(&addr, &target, &c1, "CANCELLED").await;
     assert_eq!(
         (cancel.status, cancel.body["status"].as_str()),
         (200, Some("CANCELLED"))
     );
     // Cancelled is final, for its owner as for staff.
-    let again = http(
-        &addr,
-        "PATCH",
-        &target,
-        Some(&c1),
-        r#"{"status":"CANCELLED"}"#,
-    )
-    .await;
+    let again = set_status(&addr, &target, &c1, "CANCELLED").await;
     assert_eq!(
         (again.status, again.body["currentStatus"].as_str()),
         (409, Some("CANCELLED"))
     );
 
     // Staff ship the article's order o100; its owner may then no longer cancel it.
-    let shipped = http(
-        &addr,
-        "PATCH",
-        "/orders/o100",
-        Some(&staff()),
-        r#"{"status":"SHIPPED"}"#,
-    )
-    .await;
+    let shipped = set_status(&addr, "/orders/o100", &staff(), "SHIPPED").await;
     assert_eq!(shipped.status, 200);
-    let late = http(
-        &addr,
-        "PATCH",
-        "/orders/o100",
-        Some(&c1),
-        r#"{"status":"CANCELLED"}"#,
-    )
-    .await;
+    let late = set_status(&addr, "/orders/o100", &c1, "CANCELLED").await;
     assert_eq!(late.status, 409);
 }
 
