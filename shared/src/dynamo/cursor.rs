@@ -19,6 +19,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 
 use crate::AppError;
+use crate::domain::access::Caller;
 use crate::dynamo::codec::Item;
 
 /// Far above any real cursor (four keys of at most 1 KiB each would not reach it).
@@ -38,6 +39,45 @@ struct Read {
 
 fn invalid() -> AppError {
     AppError::invalid("cursor is not valid for this listing")
+}
+
+/// Where a page starts: the key `cursor` names (none: the listing's start), if it was handed
+/// to `caller` and lies `inside` the listing; a 400 otherwise, before any request.
+pub fn open(
+    caller: &Caller,
+    cursor: Option<&str>,
+    inside: impl FnOnce(&Item) -> bool,
+) -> Result<Option<Item>, AppError> {
+    let Some(cursor) = cursor else {
+        return Ok(None);
+    };
+    let key = decode(&caller.cursor_tag(), cursor)?;
+    if inside(&key) {
+        Ok(Some(key))
+    } else {
+        Err(invalid())
+    }
+}
+
+/// The cursor of the page that starts after `key` (none: the last page), for `caller`.
+pub fn seal(caller: &Caller, key: Option<Item>) -> Result<Option<String>, AppError> {
+    key.map(|key| encode(&caller.cursor_tag(), &key))
+        .transpose()
+}
+
+/// The `attributes` of `item`: the key a page after it starts from.
+pub fn key_of(item: &Item, attributes: &[&str]) -> Item {
+    attributes
+        .iter()
+        .filter_map(|name| Some(((*name).to_owned(), item.get(*name)?.clone())))
+        .collect()
+}
+
+/// A string attribute of a key, to check where a cursor points.
+pub fn text<'i>(key: &'i Item, name: &str) -> Option<&'i str> {
+    key.get(name)
+        .and_then(|v| v.as_s().ok())
+        .map(String::as_str)
 }
 
 /// The cursor of `key` (string attributes only, as every key in this table is) for the caller

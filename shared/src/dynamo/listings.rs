@@ -12,7 +12,7 @@ use crate::domain::order::{LineItem, MAX_LINES, Order};
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{BadItem, Item};
-use crate::dynamo::cursor;
+use crate::dynamo::cursor::{self, key_of, text};
 use crate::dynamo::items::{self, header, line_item, listing};
 use crate::dynamo::keys::{self, GSI1, GSI1PK, GSI1SK, PK, SK};
 use crate::dynamo::store::Store;
@@ -28,13 +28,6 @@ struct ListingQuery<'a> {
     key_attributes: &'static [&'static str],
     /// Whether a key lies inside the key condition: a cursor's key must.
     contains: &'a (dyn Fn(&Item) -> bool + Sync),
-}
-
-/// A string attribute of a key.
-fn text<'i>(key: &'i Item, name: &str) -> Option<&'i str> {
-    key.get(name)
-        .and_then(|v| v.as_s().ok())
-        .map(String::as_str)
 }
 
 /// How many items a customer's read of an order's partition asks for: the header and every
@@ -94,22 +87,13 @@ impl Store {
         caller: &Caller,
     ) -> Result<Option<Page<LineItem>>, AppError> {
         let pk = keys::line_item::pk(order);
-        let tag = caller.cursor_tag();
-        let after = match &page.cursor {
-            None => None,
-            Some(raw) => {
-                let key = cursor::decode(&tag, raw)?;
-                let inside = key.len() == 2
-                    && text(&key, PK) == Some(pk.as_str())
-                    && text(&key, SK).is_some_and(|sk| {
-                        sk == ORDER_PARTITION_FROM || keys::line_item::parse_sk(sk).is_ok()
-                    });
-                if !inside {
-                    return Err(AppError::invalid("cursor is not valid for this listing"));
-                }
-                Some(key)
-            }
-        };
+        let after = cursor::open(caller, page.cursor.as_deref(), |key| {
+            key.len() == 2
+                && text(key, PK) == Some(pk.as_str())
+                && text(key, SK).is_some_and(|sk| {
+                    sk == ORDER_PARTITION_FROM || keys::line_item::parse_sk(sk).is_ok()
+                })
+        })?;
         let from_start = !caller.is_staff();
         let (start, limit) = if from_start {
             (None, CUSTOMER_READ)
@@ -124,8 +108,8 @@ impl Store {
             .expression_attribute_names("#pk", PK)
             .expression_attribute_names("#sk", SK)
             .expression_attribute_values(":pk", items::PK.value(&pk))
-            .expression_attribute_values(":from", s(ORDER_PARTITION_FROM))
-            .expression_attribute_values(":to", s(ORDER_PARTITION_TO))
+            .expression_attribute_values(":from", items::SK.value(&ORDER_PARTITION_FROM.to_owned()))
+            .expression_attribute_values(":to", items::SK.value(&ORDER_PARTITION_TO.to_owned()))
             .limit(i32::try_from(limit).unwrap_or(i32::MAX))
             .set_exclusive_start_key(start)
             .send()
@@ -154,7 +138,7 @@ impl Store {
         } else {
             out.last_evaluated_key.filter(|key| !key.is_empty())
         };
-        let next_cursor = next_key.map(|key| cursor::encode(&tag, &key)).transpose()?;
+        let next_cursor = cursor::seal(caller, next_key)?;
         let items = lines
             .into_iter()
             .map(line_item::from_item)
@@ -196,20 +180,11 @@ impl Store {
         caller: &Caller,
         decode: fn(Item) -> Result<T, BadItem>,
     ) -> Result<Page<T>, AppError> {
-        let tag = caller.cursor_tag();
-        let start = match &page.cursor {
-            None => None,
-            Some(raw) => {
-                let key = cursor::decode(&tag, raw)?;
-                let inside = key.len() == query.key_attributes.len()
-                    && query.key_attributes.iter().all(|a| key.contains_key(*a))
-                    && (query.contains)(&key);
-                if !inside {
-                    return Err(AppError::invalid("cursor is not valid for this listing"));
-                }
-                Some(key)
-            }
-        };
+        let start = cursor::open(caller, page.cursor.as_deref(), |key| {
+            key.len() == query.key_attributes.len()
+                && query.key_attributes.iter().all(|a| key.contains_key(*a))
+                && (query.contains)(key)
+        })?;
         let (pk_name, sk_name) = match query.index {
             Some(_) => (GSI1PK, GSI1SK),
             None => (PK, SK),
@@ -240,19 +215,8 @@ impl Store {
             // Fewer than asked for, yet a LastEvaluatedKey: the 1 MB cap cut the page short.
             out.last_evaluated_key.filter(|key| !key.is_empty())
         };
-        let next_cursor = next_key.map(|key| cursor::encode(&tag, &key)).transpose()?;
+        let next_cursor = cursor::seal(caller, next_key)?;
         let items = items.into_iter().map(decode).collect::<Result<_, _>>()?;
         Ok(Page { items, next_cursor })
     }
-}
-
-fn s(value: &str) -> AttributeValue {
-    AttributeValue::S(value.to_owned())
-}
-
-fn key_of(item: &Item, attributes: &[&str]) -> Item {
-    attributes
-        .iter()
-        .filter_map(|name| Some(((*name).to_owned(), item.get(*name)?.clone())))
-        .collect()
 }

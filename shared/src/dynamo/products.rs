@@ -19,7 +19,7 @@ use crate::domain::listing::{Page, PageRequest};
 use crate::domain::money::Money;
 use crate::domain::product::{CatalogEntry, Product};
 use crate::dynamo::codec::Item;
-use crate::dynamo::cursor;
+use crate::dynamo::cursor::{self, key_of, text};
 use crate::dynamo::errors::{conflicted, reason_code};
 use crate::dynamo::items::{self, catalog_entry, product};
 use crate::dynamo::keys::{self, PK, SK};
@@ -55,27 +55,39 @@ impl From<AppError> for Replace {
     }
 }
 
-fn text<'i>(key: &'i Item, name: &str) -> Option<&'i str> {
-    key.get(name)
-        .and_then(|v| v.as_s().ok())
-        .map(String::as_str)
+/// The catalog shard a cursor's key names: `CATALOG#<k>` with `k` below the shard count.
+fn shard_of(key: &Item) -> Option<u32> {
+    let pk = text(key, PK)?;
+    pk.strip_prefix("CATALOG#")?
+        .parse::<u32>()
+        .ok()
+        .filter(|k| *k < keys::catalog::SHARDS && pk == keys::catalog::pk(*k))
 }
 
 impl Store {
     /// A product, by GetItem.
     pub async fn get_product(&self, sku: &Sku) -> Result<Option<Product>, AppError> {
+        Ok(self
+            .read_product(sku, false)
+            .await?
+            .map(|(product, _)| product))
+    }
+
+    /// A product and its version, by GetItem (`consistent`: strongly consistent).
+    async fn read_product(
+        &self,
+        sku: &Sku,
+        consistent: bool,
+    ) -> Result<Option<(Product, u64)>, AppError> {
         let out = self
             .client
             .get_item()
             .table_name(&self.table)
             .set_key(Some(product::key(sku)))
+            .consistent_read(consistent)
             .send()
             .await?;
-        Ok(out
-            .item
-            .map(product::from_item)
-            .transpose()?
-            .map(|(product, _)| product))
+        Ok(out.item.map(product::from_item).transpose()?)
     }
 
     /// Creates (stock 0) or replaces a product's name and price, and its catalog entry, in one
@@ -91,19 +103,7 @@ impl Store {
             &Backoff::TRANSACTION,
             |err| matches!(err, Replace::Changed),
             |_| async move {
-                let current = self
-                    .client
-                    .get_item()
-                    .table_name(&self.table)
-                    .set_key(Some(product::key(sku)))
-                    .consistent_read(true)
-                    .send()
-                    .await
-                    .map_err(AppError::from)?
-                    .item
-                    .map(product::from_item)
-                    .transpose()
-                    .map_err(AppError::from)?;
+                let current = self.read_product(sku, true).await?;
                 let (stock, version) = current
                     .as_ref()
                     .map_or((0, 0), |(product, version)| (product.stock, *version));
@@ -298,28 +298,17 @@ impl Store {
         page: &PageRequest,
         caller: &Caller,
     ) -> Result<Page<CatalogEntry>, AppError> {
-        let tag = caller.cursor_tag();
-        let (shard, start) = match &page.cursor {
-            None => (0, None),
-            Some(raw) => {
-                let key = cursor::decode(&tag, raw)?;
-                let shard = text(&key, PK)
-                    .and_then(|pk| pk.strip_prefix("CATALOG#"))
-                    .and_then(|k| k.parse::<u32>().ok())
-                    .filter(|k| {
-                        *k < keys::catalog::SHARDS && text(&key, PK) == Some(&keys::catalog::pk(*k))
-                    });
-                let sk_ok = match key.len() {
+        // A cursor names a shard's next product (PK, SK), or a shard to start (PK alone).
+        let after = cursor::open(caller, page.cursor.as_deref(), |key| {
+            shard_of(key).is_some()
+                && match key.len() {
                     1 => true,
-                    2 => text(&key, SK).is_some_and(|sk| keys::catalog::parse_sk(sk).is_ok()),
+                    2 => text(key, SK).is_some_and(|sk| keys::catalog::parse_sk(sk).is_ok()),
                     _ => false,
-                };
-                match shard {
-                    Some(shard) if sk_ok => (shard, (key.len() == 2).then_some(key)),
-                    _ => return Err(AppError::invalid("cursor is not valid for this listing")),
                 }
-            }
-        };
+        })?;
+        let shard = after.as_ref().and_then(shard_of).unwrap_or(0);
+        let start = after.filter(|key| key.len() == 2);
         let out = self
             .client
             .query()
@@ -334,12 +323,7 @@ impl Store {
         let mut found = out.items.unwrap_or_default();
         let next_key = if found.len() > page.limit {
             found.truncate(page.limit);
-            found.last().map(|last| {
-                [PK, SK]
-                    .iter()
-                    .filter_map(|name| Some(((*name).to_owned(), last.get(*name)?.clone())))
-                    .collect()
-            })
+            found.last().map(|last| key_of(last, &[PK, SK]))
         } else if let Some(key) = out.last_evaluated_key.filter(|key| !key.is_empty()) {
             Some(key)
         } else if shard + 1 < keys::catalog::SHARDS {
@@ -350,7 +334,7 @@ impl Store {
         } else {
             None
         };
-        let next_cursor = next_key.map(|key| cursor::encode(&tag, &key)).transpose()?;
+        let next_cursor = cursor::seal(caller, next_key)?;
         let items = found
             .into_iter()
             .map(catalog_entry::from_item)
