@@ -36,7 +36,10 @@ impl From<Order> for OrderView {
 
 fn timestamp_param(req: &Request, name: &str) -> Result<Option<Timestamp>, AppError> {
     query_param(req, name)?
-        .map(|raw| Timestamp::parse(raw).map_err(|err| AppError::invalid(format!("{name}: {err}"))))
+        .map(|raw| {
+            Timestamp::parse_query_value(raw)
+                .map_err(|err| AppError::invalid(format!("{name}: {err}")))
+        })
         .transpose()
 }
 

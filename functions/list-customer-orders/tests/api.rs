@@ -142,6 +142,23 @@ async fn from_and_to_narrow_the_same_query_to_a_half_open_window() {
     assert_eq!(last["orderId"], "o100");
 }
 
+#[tokio::test]
+async fn the_latest_time_a_key_holds_lists_everything_and_an_unencoded_plus_is_an_offset() {
+    let app = TestApp::seeded().await.expect("app");
+    let everything = expected_newest_first("c1");
+    let (status, _, body) = list(&app, "c1", "to=9999-12-31T22:59:59-01:00&limit=100").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(order_ids(&body), everything);
+    // `+` unencoded decodes to a space in a query string; read as the offset it was, it gives
+    // the same window as `%2B`.
+    let encoded = list(&app, "c1", "from=2026-10-08T16:30:00%2B02:00&limit=100").await;
+    let unencoded = list(&app, "c1", "from=2026-10-08T16:30:00+02:00&limit=100").await;
+    assert_eq!(encoded.0, 200, "{}", encoded.2);
+    assert_eq!(unencoded, encoded);
+    let utc = list(&app, "c1", "from=2026-10-08T14:30:00Z&limit=100").await;
+    assert_eq!(order_ids(&unencoded.2), order_ids(&utc.2));
+}
+
 /// A cursor for `key`, as the listing would hand it to the tests' caller (staff).
 fn forged(key: &[(&str, &str)]) -> String {
     let key: Item = key
@@ -240,6 +257,10 @@ async fn bad_parameters_are_400_problems() {
         "from=yesterday",
         "to=2026-13-01T00:00:00Z",
         "from=2026-10-02T00:00:00Z&to=2026-10-01T00:00:00Z",
+        // Past what a four-digit year holds once in UTC: refused, not a 500 or an empty list.
+        "from=2026-01-01T00:00:00Z&to=9999-12-31T23:30:00-01:00",
+        "to=9999-12-31T23:30:00-01:00",
+        "from=0000-01-01T00:30:00%2B01:00",
     ] {
         let (status, ct, body) = list(&app, "c1", query).await;
         assert_eq!(

@@ -19,19 +19,49 @@ impl Timestamp {
         Self(Utc::now().trunc_subsecs(0))
     }
 
-    /// Accepts any RFC 3339 time (any offset, fractions of a second are cut off).
+    /// The earliest and latest times the fixed-width form can hold.
+    pub const MIN_TEXT: &'static str = "0000-01-01T00:00:00Z";
+    pub const MAX_TEXT: &'static str = "9999-12-31T23:59:59Z";
+
+    /// Accepts any RFC 3339 time (any offset, fractions of a second are cut off) whose UTC
+    /// instant has a four-digit year: an offset can carry `9999-12-31T23:30:00-01:00` into year
+    /// 10000, which no fixed-width key can hold, so it is refused rather than misplaced.
     pub fn parse(raw: &str) -> Result<Self, AppError> {
         if let Some(at) = Self::parse_canonical(raw) {
             return Ok(at);
         }
-        DateTime::parse_from_rfc3339(raw)
-            .map(|t| Self(t.with_timezone(&Utc).trunc_subsecs(0)))
+        let at = DateTime::parse_from_rfc3339(raw)
+            .map(|t| t.with_timezone(&Utc).trunc_subsecs(0))
             .map_err(|_| {
                 AppError::invalid(format!(
                     "'{}' is not an ISO-8601 timestamp such as 2026-10-08T14:30:00Z",
                     raw.escape_default()
                 ))
-            })
+            })?;
+        if !(0..=9999).contains(&at.year()) {
+            return Err(AppError::invalid(format!(
+                "'{}' is outside {} to {} in UTC",
+                raw.escape_default(),
+                Self::MIN_TEXT,
+                Self::MAX_TEXT
+            )));
+        }
+        Ok(Self(at))
+    }
+
+    /// A timestamp from a query string. An unencoded `+` in an offset
+    /// (`from=2026-10-01T00:00:00+02:00`) reaches the handler as a space, as form decoding of a
+    /// query string makes it; RFC 3339 never has a space there, so it is read as the `+` it was.
+    pub fn parse_query_value(raw: &str) -> Result<Self, AppError> {
+        let b = raw.as_bytes();
+        match b.len().checked_sub(6) {
+            Some(at) if b[at] == b' ' && b[at + 3] == b':' && at >= 19 => {
+                let mut fixed = raw.to_owned();
+                fixed.replace_range(at..=at, "+");
+                Self::parse(&fixed)
+            }
+            _ => Self::parse(raw),
+        }
     }
 
     /// The form this store writes (`2026-10-08T14:30:00Z`, in every order's keys), read
@@ -84,6 +114,7 @@ impl Timestamp {
                 value /= 10;
             }
         };
+        // [`Timestamp::parse`] admits only years 0–9999, and chrono's `Utc::now()` is in range.
         put(0, 4, u32::try_from(t.year()).unwrap_or(0));
         put(5, 2, t.month());
         put(8, 2, t.day());
@@ -161,5 +192,80 @@ mod tests {
         }
         assert!(Timestamp::parse_canonical("2026-10-08T14:30:00Z").is_some());
         assert!(Timestamp::parse_canonical("2026-10-08T14:30:00+00:00").is_none());
+    }
+
+    mod edges {
+        use super::*;
+        use chrono::{Duration, FixedOffset, TimeZone};
+        use proptest::prelude::*;
+
+        fn written(year: i32, second_of_year: i64, offset_minutes: i32) -> (String, DateTime<Utc>) {
+            let offset = FixedOffset::east_opt(offset_minutes * 60).expect("offset");
+            let local = NaiveDate::from_ymd_opt(year, 1, 1)
+                .expect("year")
+                .and_hms_opt(0, 0, 0)
+                .expect("midnight")
+                + Duration::seconds(second_of_year);
+            let at = offset.from_local_datetime(&local).single().expect("fixed");
+            (at.to_rfc3339(), at.with_timezone(&Utc))
+        }
+
+        proptest! {
+            /// Any offset on any day of the years at either end: the instant is read exactly
+            /// when its UTC year has four digits, its text is the fixed-width form and sorts as
+            /// the instant does; otherwise it is a 400, never a wrapped or inverted key.
+            #[test]
+            fn timestamps_are_exact_or_refused(
+                year in prop_oneof![0..=2i32, 9997..=9999i32, 1970..=2100i32],
+                second_of_year in 0i64..365 * 86_400,
+                offset_minutes in -(23 * 60 + 59)..=(23 * 60 + 59),
+                other in (0..=9999i32, 0i64..365 * 86_400),
+            ) {
+                let (raw, utc) = written(year, second_of_year, offset_minutes);
+                match Timestamp::parse(&raw) {
+                    Ok(at) => {
+                        prop_assert!((0..=9999).contains(&utc.year()), "{raw}");
+                        prop_assert_eq!(at.as_datetime(), utc);
+                        let text = at.to_string();
+                        prop_assert_eq!(&text, &utc.format("%Y-%m-%dT%H:%M:%SZ").to_string());
+                        prop_assert_eq!(Timestamp::parse(&text).expect("own text"), at);
+                        let (other_raw, _) = written(other.0, other.1, 0);
+                        let other = Timestamp::parse(&other_raw).expect("in range");
+                        prop_assert_eq!(text.cmp(&other.to_string()), at.cmp(&other));
+                    }
+                    Err(err) => {
+                        prop_assert!(!(0..=9999).contains(&utc.year()), "{raw}: {err}");
+                        prop_assert_eq!(err.status(), 400);
+                    }
+                }
+                // The same time with its `+` decoded to a space, as an unencoded query gives it.
+                let spaced = raw.replacen('+', " ", 1);
+                prop_assert_eq!(
+                    Timestamp::parse_query_value(&spaced).ok(),
+                    Timestamp::parse(&raw).ok()
+                );
+            }
+        }
+
+        #[test]
+        fn the_ends_of_the_fixed_width_form() {
+            for ok in [
+                Timestamp::MIN_TEXT,
+                Timestamp::MAX_TEXT,
+                "9999-12-31T22:59:59-01:00",
+                "0000-01-01T01:00:00+01:00",
+            ] {
+                assert!(Timestamp::parse(ok).is_ok(), "{ok}");
+            }
+            for refused in ["9999-12-31T23:30:00-01:00", "0000-01-01T00:30:00+01:00"] {
+                assert_eq!(Timestamp::parse(refused).expect_err(refused).status(), 400);
+            }
+            assert_eq!(
+                Timestamp::parse_query_value("2026-10-01T00:00:00 02:00")
+                    .expect("spaced")
+                    .to_string(),
+                "2026-09-30T22:00:00Z"
+            );
+        }
     }
 }
