@@ -2,37 +2,32 @@
 //! exact under at-least-once delivery, reporting partial batch failures.
 //!
 //! Records are read in order up to the first unreadable one. The readable ones are grouped by
-//! customer (each customer's records kept in order) and written in as few transactions as fit:
-//! one profile update per customer plus one marker per record. Every record from the first
-//! that failed onwards is reported, so Lambda retries from there; the markers make the retried
-//! records that did land count once.
+//! customer and order (an order's records in one batch make one change) and written in as few
+//! transactions as fit: one profile update per customer plus one share per order
+//! (`shared::dynamo::stats`). Every record from the first that failed onwards is reported, so
+//! Lambda retries from there; the stored shares make the retried records that did land count
+//! once.
 
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 use shared::Store;
-use shared::dynamo::stats::{
-    CustomerRecords, Pending, RecordEffect, describe_keys, pack, record_effect,
-};
+use shared::dynamo::stats::{CustomerChanges, RecordEffect, describe_keys, pack, record_effect};
 
 /// Readable records grouped by customer, and the position of the first unreadable one.
-fn read_batch(records: &[EventRecord]) -> (Vec<CustomerRecords>, usize) {
-    let mut groups: Vec<CustomerRecords> = Vec::new();
+pub fn read_batch(records: &[EventRecord]) -> (Vec<CustomerChanges>, usize) {
+    let mut groups: Vec<CustomerChanges> = Vec::new();
     for (position, record) in records.iter().enumerate() {
         match record_effect(record) {
             Ok(RecordEffect::Ignored) => {}
-            Ok(RecordEffect::Counts { customer, delta }) => {
-                let pending = Pending {
-                    position,
-                    event_id: record.event_id.clone(),
-                    delta,
+            Ok(RecordEffect::Moves { customer, change }) => {
+                let index = match groups.iter().position(|g| g.customer == customer) {
+                    Some(index) => index,
+                    None => {
+                        groups.push(CustomerChanges::new(customer));
+                        groups.len() - 1
+                    }
                 };
-                match groups.iter_mut().find(|g| g.customer == customer) {
-                    Some(group) => group.records.push(pending),
-                    None => groups.push(CustomerRecords {
-                        customer,
-                        records: vec![pending],
-                    }),
-                }
+                groups[index].add(position, change);
             }
             Err(poison) => {
                 tracing::error!(
@@ -58,7 +53,7 @@ pub async fn handle(store: &Store, event: Event) -> DynamoDbEventResponse {
             Err(err) => {
                 let first = part
                     .iter()
-                    .flat_map(|g| g.records.first())
+                    .flat_map(|g| g.changes.iter())
                     .map(|r| r.position)
                     .min()
                     .unwrap_or(0);

@@ -12,8 +12,12 @@ use local_engine::testing::{TestApp, all_items, get, parts, send_json, stock_cat
 use local_engine::{LOCAL_TABLE, template};
 use serde_json::Value;
 use shared::Store;
+use shared::domain::ids::{CustomerId, OrderId};
 use shared::domain::money::{Decimal, Money};
+use shared::domain::order::Order;
+use shared::domain::status::OrderStatus;
 use shared::domain::time::Timestamp;
+use shared::dynamo::items::listing;
 use shared::http::serve::dispatch;
 
 fn source(app: &TestApp) -> StreamSource {
@@ -21,6 +25,62 @@ fn source(app: &TestApp) -> StreamSource {
         .expect("consumers")
         .remove(0);
     StreamSource::open(app.engine.database(), LOCAL_TABLE, consumer, None).expect("stream")
+}
+
+/// The stream with nothing filtered out: what the consumer would see without its filter.
+fn unfiltered_source(app: &TestApp) -> StreamSource {
+    let mut consumer = streams::consumers(&template::parse().expect("template"))
+        .expect("consumers")
+        .remove(0);
+    consumer.filters.clear();
+    StreamSource::open(app.engine.database(), LOCAL_TABLE, consumer, None).expect("stream")
+}
+
+/// Delivers everything on the stream to the consumer, as Lambda would.
+async fn drain(app: &TestApp, source: &mut StreamSource) {
+    let drained = source
+        .drain(|event| order_stats::handle(&app.store, event))
+        .await
+        .expect("drained");
+    assert_eq!(drained.abandoned, 0);
+}
+
+/// An order listing as the article's code writes it (no profile needed, no header): a put
+/// over an existing listing is the article's status change.
+async fn write_listing(
+    app: &TestApp,
+    customer: &str,
+    order: &str,
+    at: &str,
+    status: &str,
+    total: &str,
+) {
+    let order = Order {
+        order_id: OrderId::parse(order).expect("id"),
+        customer_id: CustomerId::parse(customer).expect("id"),
+        placed_at: Timestamp::parse(at).expect("t"),
+        status: status.parse::<OrderStatus>().expect("status"),
+        total: Money::parse_number(total).expect("money"),
+    };
+    app.store
+        .client()
+        .put_item()
+        .table_name(LOCAL_TABLE)
+        .set_item(Some(listing::to_item(&order)))
+        .send()
+        .await
+        .expect("put");
+}
+
+async fn put_profile(app: &TestApp, customer: &str) {
+    let req = send_json(
+        "PUT /customers/{customerId}",
+        &format!("/customers/{customer}"),
+        &[],
+        &format!(r#"{{"name":"Customer {customer}","email":"{customer}@example.com"}}"#),
+    );
+    let (status, _, body) = parts(dispatch(&app.store, req, put_customer::handle).await);
+    assert!(status == 200 || status == 201, "{body}");
 }
 
 fn event(records: Vec<EventRecord>) -> Event {
@@ -195,7 +255,10 @@ async fn a_poison_record_is_reported_with_the_records_after_it_and_nothing_else(
         stock_catalog(&app.engine, &order(i)).await;
     }
     let mut source = source(&app);
-    source.read_all().expect("seed records"); // the seed's own records are not this test's
+    // c5's statistics are known (their partition counted) before this test's batch.
+    stock_catalog(&app.engine, &order(9)).await;
+    place(&app.store, "c5", &order(9)).await;
+    drain(&app, &mut source).await;
     for i in 0..5 {
         place(&app.store, "c5", &order(i)).await;
     }
@@ -218,12 +281,12 @@ async fn a_poison_record_is_reported_with_the_records_after_it_and_nothing_else(
     // The two records before it were counted, and nothing after it.
     let c5 = app
         .store
-        .get_customer(&shared::domain::ids::CustomerId::parse("c5").expect("id"))
+        .get_customer(&CustomerId::parse("c5").expect("id"))
         .await
         .expect("get")
         .expect("c5");
-    assert_eq!(c5.stats.order_count, 2);
-    assert_eq!(c5.stats.total_spent.to_string(), "20.00");
+    let before = c5.stats.order_count - 2;
+    assert_eq!(c5.stats.order_count, before + 2);
     // Redelivered from the poison on (as Lambda retries), with the poison fixed by bisection
     // and replay elsewhere: the rest now count, the first two still once.
     let mut retry = source_records_after(&batch, 2);
@@ -233,11 +296,11 @@ async fn a_poison_record_is_reported_with_the_records_after_it_and_nothing_else(
     assert!(failures(&response).is_empty());
     let c5 = app
         .store
-        .get_customer(&shared::domain::ids::CustomerId::parse("c5").expect("id"))
+        .get_customer(&CustomerId::parse("c5").expect("id"))
         .await
         .expect("get")
         .expect("c5");
-    assert_eq!(c5.stats.order_count, 4);
+    assert_eq!(c5.stats.order_count, before + 4);
 }
 
 fn source_records_after(batch: &[EventRecord], from: usize) -> Vec<EventRecord> {
@@ -245,7 +308,27 @@ fn source_records_after(batch: &[EventRecord], from: usize) -> Vec<EventRecord> 
 }
 
 #[tokio::test]
-async fn records_that_are_not_order_listings_are_ignored() {
+async fn records_that_are_not_order_listings_are_ignored_by_the_consumer_itself() {
+    let app = TestApp::seeded().await.expect("app");
+    // Everything the seed wrote, unfiltered: profiles, headers, line items, products, catalog
+    // entries, besides the listings.
+    let all = unfiltered_source(&app).read_all().expect("records");
+    let (listings, others): (Vec<EventRecord>, Vec<EventRecord>) = all.into_iter().partition(|r| {
+        let keys: std::collections::HashMap<String, AttributeValue> = r.change.keys.clone().into();
+        keys["SK"].as_s().expect("sk").starts_with("ORDER#")
+    });
+    assert!(!listings.is_empty());
+    assert!(others.len() > 20, "{} other records", others.len());
+    let before = all_items(&app).await;
+    app.requests.reset();
+    let response = order_stats::handle(&app.store, event(others)).await;
+    assert!(failures(&response).is_empty());
+    assert_eq!(app.requests.total(), 0, "not one request for them");
+    assert_eq!(all_items(&app).await, before);
+}
+
+#[tokio::test]
+async fn the_filter_lets_only_order_listings_through_and_the_consumers_writes_never_trigger_it() {
     let app = TestApp::seeded().await.expect("app");
     let mut source = source(&app);
     let all = source.read_all().expect("records");
@@ -257,8 +340,18 @@ async fn records_that_are_not_order_listings_are_ignored() {
         }),
         "the template's filter lets only order listings through"
     );
-    order_stats::handle(&app.store, event(all)).await;
-    // The consumer's own writes (profiles, markers) produce records the filter drops.
+    let response = order_stats::handle(&app.store, event(all)).await;
+    assert!(failures(&response).is_empty());
+    let mut raw = unfiltered_source(&app);
+    let written = raw.read_all().expect("records");
+    assert!(
+        written.iter().any(|r| {
+            let keys: std::collections::HashMap<String, AttributeValue> =
+                r.change.keys.clone().into();
+            keys["SK"].as_s().expect("sk").starts_with("COUNTED#")
+        }),
+        "the consumer wrote shares"
+    );
     let again = source.read_all().expect("records");
     assert!(
         again.is_empty(),
@@ -269,27 +362,261 @@ async fn records_that_are_not_order_listings_are_ignored() {
 
 #[tokio::test]
 async fn the_sample_event_is_applied() {
-    let app = TestApp::seeded().await.expect("app");
+    let app = TestApp::empty().await.expect("app");
+    put_profile(&app, "c1").await;
     let text = std::fs::read_to_string("../../events/order-stats.json").expect("event file");
     let sample: Event = serde_json::from_str(&text).expect("a DynamoDB stream event");
     let response = order_stats::handle(&app.store, sample).await;
     assert!(failures(&response).is_empty());
     let c1 = app
         .store
-        .get_customer(&shared::domain::ids::CustomerId::parse("c1").expect("id"))
+        .get_customer(&CustomerId::parse("c1").expect("id"))
         .await
         .expect("get")
         .expect("c1");
-    assert_eq!(c1.stats.order_count, 1);
-    assert_eq!(
-        c1.stats.total_spent.to_string(),
-        "-27.40",
-        "12.50 placed, 39.90 cancelled"
-    );
+    // o900 placed (12.50); o100, never counted before, arrives already CANCELLED: it counts
+    // as an order and adds nothing.
+    assert_eq!(c1.stats.order_count, 2);
+    assert_eq!(c1.stats.total_spent.to_string(), "12.50");
     assert_eq!(
         c1.stats.last_order_at,
         Some(Timestamp::parse("2026-11-01T09:00:00Z").expect("t"))
     );
+}
+
+#[tokio::test]
+async fn orders_written_before_the_profile_and_cancelled_before_they_were_counted_add_up() {
+    let app = TestApp::empty().await.expect("app");
+    let mut source = source(&app);
+    // The article's code: orders with no profile yet, one cancelled at once.
+    write_listing(&app, "c9", "a1", "2026-11-01T09:00:00Z", "PLACED", "27.40").await;
+    write_listing(&app, "c9", "a2", "2026-11-02T09:00:00Z", "PLACED", "10.00").await;
+    write_listing(
+        &app,
+        "c9",
+        "a1",
+        "2026-11-01T09:00:00Z",
+        "CANCELLED",
+        "27.40",
+    )
+    .await;
+    drain(&app, &mut source).await;
+    // No customer yet: the statistics wait on an item that is not a profile.
+    let (status, _, _) = parts(
+        dispatch(
+            &app.store,
+            get("GET /customers/{customerId}", "/customers/c9", ""),
+            get_customer::handle,
+        )
+        .await,
+    );
+    assert_eq!(status, 404);
+    put_profile(&app, "c9").await;
+    write_listing(
+        &app,
+        "c9",
+        "a2",
+        "2026-11-02T09:00:00Z",
+        "CANCELLED",
+        "10.00",
+    )
+    .await;
+    drain(&app, &mut source).await;
+    let truth = ground_truth(&app).await;
+    assert_eq!(
+        truth["c9"],
+        (
+            2,
+            "0.00".to_owned(),
+            Some("2026-11-02T09:00:00Z".to_owned())
+        )
+    );
+    assert_eq!(served(&app, truth.keys()).await, truth);
+}
+
+#[tokio::test]
+async fn orders_the_stream_never_showed_are_counted_the_first_time_their_customer_is_met() {
+    let app = TestApp::seeded().await.expect("app");
+    let mut source = source(&app);
+    // The seed's records are gone from the stream (older than its 24 hours, say).
+    source.read_all().expect("skipped");
+    let body = r#"{"items":[{"sku":"sku-1","quantity":1}]}"#;
+    place(&app.store, "c1", body).await;
+    drain(&app, &mut source).await;
+    let truth = ground_truth(&app).await;
+    assert!(truth["c1"].0 > 25, "c1's seeded orders and the new one");
+    let c1 = served(&app, ["c1".to_owned()].iter()).await;
+    assert_eq!(c1["c1"], truth["c1"]);
+}
+
+#[tokio::test]
+async fn a_removed_order_leaves_the_statistics() {
+    let app = TestApp::empty().await.expect("app");
+    put_profile(&app, "c1").await;
+    let mut source = source(&app);
+    write_listing(&app, "c1", "a1", "2026-11-01T09:00:00Z", "PLACED", "5.00").await;
+    write_listing(&app, "c1", "a2", "2026-11-02T09:00:00Z", "PLACED", "7.25").await;
+    drain(&app, &mut source).await;
+    app.store
+        .client()
+        .delete_item()
+        .table_name(LOCAL_TABLE)
+        .key("PK", AttributeValue::S("CUSTOMER#c1".into()))
+        .key(
+            "SK",
+            AttributeValue::S("ORDER#2026-11-01T09:00:00Z#a1".into()),
+        )
+        .send()
+        .await
+        .expect("delete");
+    drain(&app, &mut source).await;
+    let truth = ground_truth(&app).await;
+    assert_eq!(truth["c1"].0, 1);
+    assert_eq!(served(&app, truth.keys()).await, truth);
+}
+
+/// A small deterministic generator, so a failing split can be replayed from its seed.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n.max(1)
+    }
+}
+
+#[tokio::test]
+async fn delivered_in_any_order_and_redelivered_the_statistics_never_go_negative_and_end_exact() {
+    let app = TestApp::empty().await.expect("app");
+    put_profile(&app, "c1").await;
+    put_profile(&app, "c2").await;
+    let mut source = source(&app);
+    // Placed, cancelled, reinstated by the article's code, removed: every kind of record.
+    let steps: [(&str, &str, &str, &str, &str); 10] = [
+        ("c1", "a1", "2026-11-01T09:00:00Z", "PLACED", "27.40"),
+        ("c2", "b1", "2026-11-01T10:00:00Z", "PLACED", "3.10"),
+        ("c1", "a1", "2026-11-01T09:00:00Z", "CANCELLED", "27.40"),
+        ("c1", "a2", "2026-11-03T09:00:00Z", "PLACED", "1.00"),
+        ("c2", "b1", "2026-11-01T10:00:00Z", "SHIPPED", "3.10"),
+        ("c1", "a1", "2026-11-01T09:00:00Z", "PLACED", "27.40"),
+        ("c2", "b2", "2026-11-04T10:00:00Z", "PLACED", "8.00"),
+        ("c1", "a2", "2026-11-03T09:00:00Z", "CANCELLED", "1.00"),
+        ("c2", "b2", "2026-11-04T10:00:00Z", "CANCELLED", "8.00"),
+        ("c1", "a1", "2026-11-01T09:00:00Z", "CANCELLED", "27.40"),
+    ];
+    for (customer, order, at, status, total) in steps {
+        write_listing(&app, customer, order, at, status, total).await;
+    }
+    app.store
+        .client()
+        .delete_item()
+        .table_name(LOCAL_TABLE)
+        .key("PK", AttributeValue::S("CUSTOMER#c2".into()))
+        .key(
+            "SK",
+            AttributeValue::S("ORDER#2026-11-01T10:00:00Z#b1".into()),
+        )
+        .send()
+        .await
+        .expect("delete");
+    let records = source.read_all().expect("records");
+    assert_eq!(records.len(), 11);
+    let truth = ground_truth(&app).await;
+    for seed in 1..=12u64 {
+        let run = TestApp::empty().await.expect("app");
+        put_profile(&run, "c1").await;
+        put_profile(&run, "c2").await;
+        let mut rng = Lcg(seed);
+        let batches: Vec<Vec<EventRecord>> = if seed % 2 == 0 {
+            // Lambda's way: a batch from where the last one was acknowledged; a failure reports
+            // a suffix, which comes again (here: after the consumer applied it anyway).
+            let mut batches = Vec::new();
+            let mut next = 0;
+            while next < records.len() {
+                let end = (next + 1 + rng.below(4)).min(records.len());
+                batches.push(records[next..end].to_vec());
+                if rng.below(2) == 0 {
+                    next += rng.below(end - next + 1);
+                } else {
+                    next = end;
+                }
+            }
+            batches
+        } else {
+            // Any order at all: every record once or twice, shuffled, in batches of 1-4.
+            let mut all: Vec<EventRecord> = records
+                .iter()
+                .flat_map(|r| std::iter::repeat_n(r.clone(), 1 + rng.below(2)))
+                .collect();
+            for i in (1..all.len()).rev() {
+                all.swap(i, rng.below(i + 1));
+            }
+            let mut batches = Vec::new();
+            while !all.is_empty() {
+                let take = (1 + rng.below(4)).min(all.len());
+                batches.push(all.drain(..take).collect());
+            }
+            batches
+        };
+        for batch in batches {
+            let response = order_stats::handle(&run.store, event(batch)).await;
+            assert!(failures(&response).is_empty());
+            for customer in ["c1", "c2"] {
+                let stats = run
+                    .store
+                    .get_customer(&CustomerId::parse(customer).expect("id"))
+                    .await
+                    .expect("get")
+                    .expect("profile")
+                    .stats;
+                assert!(
+                    !stats.total_spent.amount().is_sign_negative(),
+                    "seed {seed}: {customer} at {}",
+                    stats.total_spent
+                );
+            }
+        }
+        let got = served(&run, truth.keys()).await;
+        assert_eq!(got, truth, "seed {seed}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn consumers_meeting_a_new_customer_at_once_count_every_order_once() {
+    let app = TestApp::empty().await.expect("app");
+    put_profile(&app, "c1").await;
+    let mut source = source(&app);
+    source.read_all().expect("skipped");
+    for i in 0..30 {
+        write_listing(
+            &app,
+            "c1",
+            &format!("p{i:02}"),
+            "2026-11-01T09:00:00Z",
+            "PLACED",
+            "2.00",
+        )
+        .await;
+    }
+    let records = source.read_all().expect("records");
+    // Six invocations at once over overlapping slices, each finding the statistics incomplete.
+    let mut tasks = Vec::new();
+    for k in 0..6 {
+        let store = app.store.clone();
+        let batch = records[k * 4..(k * 4 + 10).min(records.len())].to_vec();
+        tasks.push(tokio::spawn(async move {
+            failures(&order_stats::handle(&store, event(batch)).await)
+        }));
+    }
+    for task in tasks {
+        assert!(task.await.expect("task").is_empty());
+    }
+    let truth = ground_truth(&app).await;
+    assert_eq!(truth["c1"].1, "60.00");
+    assert_eq!(served(&app, truth.keys()).await, truth);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -320,19 +647,28 @@ async fn a_thousand_orders_for_fifty_customers_placed_concurrently_count_exactly
         stock_catalog(&app.engine, &body(n)).await;
     }
     let started = Instant::now();
+    // The fifty customers at once, each placing their twenty orders one after another (a
+    // thousand requests at once would only queue inside the one-writer embedded engine until
+    // the SDK's one-second attempt timeout).
     let mut tasks = Vec::new();
-    for n in 0..1000 {
+    for c in 0..50 {
         let store = app.store.clone();
         tasks.push(tokio::spawn(async move {
-            place(&store, &format!("k{}", n % 50), &body(n)).await["orderId"]
-                .as_str()
-                .expect("id")
-                .to_owned()
+            let mut placed = Vec::new();
+            for n in (c..1000).step_by(50) {
+                placed.push(
+                    place(&store, &format!("k{c}"), &body(n)).await["orderId"]
+                        .as_str()
+                        .expect("id")
+                        .to_owned(),
+                );
+            }
+            placed
         }));
     }
     let mut orders = Vec::new();
     for task in tasks {
-        orders.push(task.await.expect("task"));
+        orders.extend(task.await.expect("task"));
     }
     let placing = started.elapsed();
     for order in orders.iter().step_by(7) {

@@ -223,7 +223,7 @@ fn expected_grants() -> BTreeMap<&'static str, Vec<Grant>> {
                     "dynamodb:ConditionCheckItem",
                     TABLE,
                     &["CUSTOMER#*"],
-                    &["PK", "SK"],
+                    &["PK", "SK", "name"],
                 ),
                 grant(
                     "dynamodb:UpdateItem",
@@ -349,14 +349,22 @@ fn expected_grants() -> BTreeMap<&'static str, Vec<Grant>> {
                     "dynamodb:UpdateItem",
                     TABLE,
                     &["CUSTOMER#*"],
-                    &["PK", "SK", "orderCount", "totalSpent", "lastOrderAt"],
+                    &[
+                        "PK",
+                        "SK",
+                        "orderCount",
+                        "totalSpent",
+                        "lastOrderAt",
+                        "statsComplete",
+                    ],
                 ),
                 grant(
                     "dynamodb:PutItem",
                     TABLE,
-                    &["STREAMRECORD#*"],
-                    &["PK", "SK", "customerId", "expiresAt"],
+                    &["CUSTOMER#*"],
+                    &["PK", "SK", "countedSpent", "countedVersion"],
                 ),
+                grant("dynamodb:Query", TABLE, &["CUSTOMER#*"], &[]),
                 grant(
                     "sqs:SendMessage",
                     "!GetAtt OrderStatsFailureQueue.Arn",
@@ -435,7 +443,8 @@ fn write_grants_allow_exactly_the_attributes_the_codecs_write() {
     use shared::domain::status::OrderStatus;
     use shared::domain::time::Timestamp;
     use shared::dynamo::items::{
-        self, catalog_entry, header, idempotency, line_item, listing, marker, product, profile,
+        self, catalog_entry, counted_order, header, idempotency, line_item, listing, product,
+        profile,
     };
 
     let c1 = CustomerId::parse("c1").expect("id");
@@ -558,13 +567,19 @@ fn write_grants_allow_exactly_the_attributes_the_codecs_write() {
                 profile::ORDER_COUNT.name,
                 profile::TOTAL_SPENT.name,
                 profile::LAST_ORDER_AT.name,
+                profile::STATS_COMPLETE.name,
             ]),
         ),
         (
             "OrderStatsFunction",
             "dynamodb:PutItem",
-            "STREAMRECORD#*",
-            names(&[&marker::to_item("e", &c1, 1)]),
+            "CUSTOMER#*",
+            names(&[&counted_order::to_item(
+                &c1,
+                &o1,
+                Some(&Money::parse_number("1").expect("money").amount()),
+                "1",
+            )]),
         ),
     ];
     let expected = expected_grants();
@@ -620,12 +635,10 @@ fn the_stream_consumer_reports_partial_failures_and_keeps_what_it_gives_up_on() 
     );
     assert_eq!(stream["BisectBatchOnFunctionError"].as_bool(), Some(true));
     assert!(stream["MaximumRetryAttempts"].as_u64().is_some());
-    let max_age = stream["MaximumRecordAgeInSeconds"]
-        .as_u64()
-        .expect("max age");
-    assert!(
-        max_age < shared::dynamo::stats::MARKER_TTL_SECONDS,
-        "markers outlive every redelivery"
+    assert_eq!(
+        stream["MaximumRecordAgeInSeconds"].as_u64(),
+        Some(86_400),
+        "the stream's own retention"
     );
     assert_eq!(
         stream["DestinationConfig"]["OnFailure"]["Type"].as_str(),

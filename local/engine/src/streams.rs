@@ -381,18 +381,22 @@ mod tests {
         let c = &consumers[0];
         assert_eq!(c.binary, "order-stats");
         assert!(!c.filters.is_empty());
-        assert!(
-            c.filters
-                .iter()
-                .any(|f| matches(f, &record("INSERT", "ORDER#t#o1")))
-        );
+        for event in ["INSERT", "MODIFY", "REMOVE"] {
+            assert!(
+                c.filters
+                    .iter()
+                    .any(|f| matches(f, &record(event, "ORDER#t#o1"))),
+                "{event}"
+            );
+        }
         for (event, sk) in [
             ("INSERT", "PROFILE"),
+            ("MODIFY", "PROFILE"),
             ("MODIFY", "HEADER"),
             ("INSERT", "ITEM#sku-1"),
             ("INSERT", "RESPONSE"),
-            ("INSERT", "APPLIED"),
-            ("REMOVE", "ORDER#t#o1"),
+            ("INSERT", "COUNTED#o1"),
+            ("MODIFY", "COUNTED#o1"),
         ] {
             assert!(
                 !c.filters.iter().any(|f| matches(f, &record(event, sk))),

@@ -1,11 +1,100 @@
-//! Customer order statistics: what an order adds to them and how changes combine.
+//! Customer order statistics: what an order adds to them, and how a change of an order moves
+//! them.
+//!
+//! `orderCount` counts the customer's orders and `totalSpent` sums the totals of those that are
+//! not CANCELLED. Each order's share is kept beside the statistics (see `dynamo::stats`) with
+//! the version of the change that set it, so a change is always "this order's share goes from
+//! `before` to `after`, as of `version`": one applied twice, or after a later one, is recognised
+//! by the version stored.
 
+use crate::domain::ids::OrderId;
 use crate::domain::money::Decimal;
 use crate::domain::order::Order;
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 
-/// How one event changes a customer's statistics.
+/// What an order adds to `totalSpent`: its total, or nothing while it is CANCELLED. (Every
+/// order counts once in `orderCount`, cancelled or not.)
+pub fn share(order: &Order) -> Decimal {
+    if order.status == OrderStatus::Cancelled {
+        Decimal::ZERO
+    } else {
+        order.total.amount()
+    }
+}
+
+/// One order's share of the statistics going from `before` to `after`; `None` is "not counted"
+/// (before its first record, after its removal). `version` orders an order's changes: a later
+/// change has a greater one (fixed-width digits, so text order is number order).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShareChange {
+    pub order_id: OrderId,
+    pub placed_at: Timestamp,
+    pub before: Option<Decimal>,
+    pub after: Option<Decimal>,
+    pub version: String,
+}
+
+impl ShareChange {
+    /// A new order (a stream INSERT, or an order found uncounted in its customer's partition).
+    pub fn placed(order: &Order, version: String) -> Self {
+        Self {
+            order_id: order.order_id.clone(),
+            placed_at: order.placed_at,
+            before: None,
+            after: Some(share(order)),
+            version,
+        }
+    }
+
+    /// An order that changed; `None` when its share did not (a shipment, say).
+    pub fn changed(old: &Order, new: &Order, version: String) -> Option<Self> {
+        let (before, after) = (share(old), share(new));
+        (before != after).then(|| Self {
+            order_id: new.order_id.clone(),
+            placed_at: new.placed_at,
+            before: Some(before),
+            after: Some(after),
+            version,
+        })
+    }
+
+    /// An order that is gone from the table.
+    pub fn removed(old: &Order, version: String) -> Self {
+        Self {
+            order_id: old.order_id.clone(),
+            placed_at: old.placed_at,
+            before: Some(share(old)),
+            after: None,
+            version,
+        }
+    }
+
+    /// `later` applied after this one: the share goes from this one's `before` to `later`'s
+    /// `after`, as of `later`'s version.
+    pub fn then(&mut self, later: ShareChange) {
+        self.after = later.after;
+        self.placed_at = later.placed_at;
+        self.version = later.version;
+    }
+
+    /// Nothing to apply: the share ends where it started.
+    pub fn is_noop(&self) -> bool {
+        self.before == self.after
+    }
+
+    /// What applying the change does to the statistics.
+    pub fn delta(&self) -> StatsDelta {
+        let counted = |share: &Option<Decimal>| i64::from(share.is_some());
+        StatsDelta {
+            orders: counted(&self.after) - counted(&self.before),
+            spent: self.after.unwrap_or_default() - self.before.unwrap_or_default(),
+            last_order_at: self.after.map(|_| self.placed_at),
+        }
+    }
+}
+
+/// How changes move a customer's statistics.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatsDelta {
     pub orders: i64,
@@ -20,26 +109,6 @@ impl StatsDelta {
         last_order_at: None,
     };
 
-    /// A new order: counted, its total spent unless it is CANCELLED, lastOrderAt moved.
-    pub fn placed(order: &Order) -> Self {
-        StatsDelta {
-            orders: 1,
-            spent: contribution(order),
-            last_order_at: Some(order.placed_at),
-        }
-    }
-
-    /// An order that changed: the change in what it contributes to totalSpent (entering
-    /// CANCELLED subtracts its total, leaving it adds it back). `None` when nothing moves.
-    pub fn changed(old: &Order, new: &Order) -> Option<Self> {
-        let spent = contribution(new) - contribution(old);
-        (!spent.is_zero()).then_some(StatsDelta {
-            orders: 0,
-            spent,
-            last_order_at: None,
-        })
-    }
-
     pub fn merge(&mut self, other: &StatsDelta) {
         self.orders += other.orders;
         self.spent += other.spent;
@@ -47,11 +116,46 @@ impl StatsDelta {
     }
 }
 
-/// What an order contributes to `totalSpent`.
-fn contribution(order: &Order) -> Decimal {
-    if order.status == OrderStatus::Cancelled {
-        Decimal::ZERO
-    } else {
-        order.total.amount()
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::ids::CustomerId;
+    use crate::domain::money::Money;
+
+    fn order(status: OrderStatus, total: &str) -> Order {
+        Order {
+            order_id: OrderId::parse("o1").expect("id"),
+            customer_id: CustomerId::parse("c1").expect("id"),
+            placed_at: Timestamp::parse("2026-11-01T09:00:00Z").expect("t"),
+            status,
+            total: Money::parse_number(total).expect("money"),
+        }
+    }
+
+    #[test]
+    fn an_orders_share_is_its_total_until_it_is_cancelled() {
+        let placed = order(OrderStatus::Placed, "27.40");
+        let cancelled = order(OrderStatus::Cancelled, "27.40");
+        let shipped = order(OrderStatus::Shipped, "27.40");
+        assert_eq!(share(&placed).to_string(), "27.40");
+        assert_eq!(share(&cancelled), Decimal::ZERO);
+
+        assert_eq!(ShareChange::changed(&placed, &shipped, "2".into()), None);
+        let mut change = ShareChange::placed(&placed, "1".into());
+        change.then(ShareChange::changed(&placed, &cancelled, "2".into()).expect("moves"));
+        let delta = change.delta();
+        assert_eq!((delta.orders, delta.spent), (1, Decimal::ZERO));
+        change.then(ShareChange::removed(&cancelled, "3".into()));
+        assert!(
+            change.is_noop(),
+            "placed, cancelled and removed in one batch: nothing"
+        );
+        assert_eq!(change.version, "3");
+        let removed = ShareChange::removed(&placed, "4".into()).delta();
+        assert_eq!(
+            (removed.orders, removed.spent.to_string().as_str()),
+            (-1, "-27.40")
+        );
+        assert_eq!(removed.last_order_at, None);
     }
 }

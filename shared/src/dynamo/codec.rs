@@ -114,6 +114,19 @@ stored_as!(u32, N, "a whole number", money::whole_number);
 stored_as!(u64, N, "a whole number", money::whole_number);
 stored_as!(i64, N, "a whole number", |s: &str| s.parse().ok());
 
+impl Stored for bool {
+    const EXPECTED: &'static str = "a boolean";
+    fn to_attribute(&self) -> AttributeValue {
+        AttributeValue::Bool(*self)
+    }
+    fn from_attribute(value: AttributeValue) -> Option<Self> {
+        match value {
+            AttributeValue::Bool(flag) => Some(flag),
+            _ => None,
+        }
+    }
+}
+
 impl Stored for Decimal {
     const EXPECTED: &'static str = "a decimal number";
     fn to_attribute(&self) -> AttributeValue {

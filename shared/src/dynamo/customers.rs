@@ -9,7 +9,8 @@ use crate::dynamo::keys::{PK, SK};
 use crate::{AppError, Store};
 
 impl Store {
-    /// Access pattern 1: a customer's profile, by GetItem.
+    /// Access pattern 1: a customer's profile, by GetItem. An item with statistics but no name
+    /// (orders counted before the customer signed up) is not a customer yet.
     pub async fn get_customer(&self, id: &CustomerId) -> Result<Option<CustomerProfile>, AppError> {
         let out = self
             .client
@@ -18,11 +19,16 @@ impl Store {
             .set_key(Some(profile::key(id)))
             .send()
             .await?;
-        Ok(out.item.map(profile::from_item).transpose()?)
+        Ok(out
+            .item
+            .filter(|item| item.contains_key(profile::NAME.name))
+            .map(profile::from_item)
+            .transpose()?)
     }
 
     /// Creates or replaces a customer's name and email, keeping whatever else the profile holds
-    /// (its order statistics). One UpdateItem; `true` when the customer is new.
+    /// (its order statistics, which may predate the customer). One UpdateItem; `true` when the
+    /// customer is new, i.e. had no name.
     pub async fn put_customer(&self, customer: &Customer) -> Result<bool, AppError> {
         let out = self
             .client

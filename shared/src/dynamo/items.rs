@@ -22,7 +22,9 @@ pub fn key(pk: String, sk: impl Into<String>) -> Item {
 }
 
 /// A customer's profile: `CUSTOMER#<id>` / `PROFILE`, with name and email as the article writes
-/// them, and the order statistics the stream consumer keeps on it.
+/// them, and the order statistics the stream consumer keeps on it. The consumer may count orders
+/// before the customer has a name (the article's code writes orders without a profile): such an
+/// item holds statistics only and is not yet a customer.
 pub mod profile {
     use super::*;
     use crate::domain::customer::{Customer, CustomerProfile, OrderStats};
@@ -34,6 +36,9 @@ pub mod profile {
     pub const ORDER_COUNT: Attr<u64> = Attr::new("orderCount");
     pub const TOTAL_SPENT: Attr<Money> = Attr::new("totalSpent");
     pub const LAST_ORDER_AT: Attr<Timestamp> = Attr::new("lastOrderAt");
+    /// Set once every order of the customer's partition has been counted (see
+    /// `dynamo::stats`); from then on the stream keeps the statistics exact by itself.
+    pub const STATS_COMPLETE: Attr<bool> = Attr::new("statsComplete");
     /// What an update adds to the statistics (a change may be negative).
     pub const ORDER_COUNT_CHANGE: Attr<i64> = Attr::new("orderCount");
     pub const TOTAL_SPENT_CHANGE: Attr<Decimal> = Attr::new("totalSpent");
@@ -285,20 +290,48 @@ pub mod catalog_entry {
     }
 }
 
-/// The marker of an applied stream record: `STREAMRECORD#<eventID>` / `APPLIED`, until
-/// `expiresAt`. Only its existence is ever checked.
-pub mod marker {
+/// An order as the statistics count it: `CUSTOMER#<id>` / `COUNTED#<orderId>`, with what it adds
+/// to `totalSpent` (its total, or 0 while CANCELLED) and the version of the change that set it.
+/// With `countedSpent` the order counts in `orderCount`; without, it was removed (the version
+/// stays, so an older change arriving late is recognised). The profile's statistics are always
+/// the sum of these, since both change in one transaction.
+pub mod counted_order {
     use super::*;
-    use crate::domain::ids::CustomerId;
+    use crate::domain::ids::{CustomerId, OrderId};
+    use crate::domain::money::Decimal;
 
-    pub use super::idempotency::EXPIRES_AT;
-    pub const CUSTOMER_ID: Attr<CustomerId> = Attr::new("customerId");
+    pub const SPENT: Attr<Decimal> = Attr::new("countedSpent");
+    pub const VERSION: Attr<String> = Attr::new("countedVersion");
 
-    pub fn to_item(event_id: &str, customer: &CustomerId, expires_at: u64) -> Item {
-        let mut item = key(keys::stream_marker::pk(event_id), keys::stream_marker::SK);
-        CUSTOMER_ID.put(&mut item, customer);
-        EXPIRES_AT.put(&mut item, &expires_at);
+    pub fn key(customer: &CustomerId, order: &OrderId) -> Item {
+        super::key(
+            keys::counted_order::pk(customer),
+            keys::counted_order::sk(order),
+        )
+    }
+
+    pub fn to_item(
+        customer: &CustomerId,
+        order: &OrderId,
+        spent: Option<&Decimal>,
+        version: &str,
+    ) -> Item {
+        let mut item = key(customer, order);
+        if let Some(spent) = spent {
+            SPENT.put(&mut item, spent);
+        }
+        VERSION.put(&mut item, &version.to_owned());
         item
+    }
+
+    /// The order, what it adds to totalSpent (`None`: not counted) and the version.
+    pub fn from_item(mut item: Item) -> Result<(OrderId, Option<Decimal>, String), BadItem> {
+        let order = keys::counted_order::parse_sk(&SK.take(&mut item)?)?;
+        Ok((
+            order,
+            SPENT.take_optional(&mut item)?,
+            VERSION.take(&mut item)?,
+        ))
     }
 }
 
@@ -503,16 +536,28 @@ mod tests {
     }
 
     #[test]
-    fn a_stream_marker_names_its_record() {
-        let item = marker::to_item("e-1", &CustomerId::parse("c1").expect("id"), 42);
+    fn a_counted_order_holds_what_it_adds_to_total_spent() {
+        let c1 = CustomerId::parse("c1").expect("id");
+        let o100 = OrderId::parse("o100").expect("id");
+        let spent = Money::parse_number("39.90").expect("money").amount();
+        let item = counted_order::to_item(&c1, &o100, Some(&spent), "0042");
         assert_eq!(
             shape(&item),
             pairs(&[
-                ("PK", "S STREAMRECORD#e-1"),
-                ("SK", "S APPLIED"),
-                ("customerId", "S c1"),
-                ("expiresAt", "N 42"),
+                ("PK", "S CUSTOMER#c1"),
+                ("SK", "S COUNTED#o100"),
+                ("countedSpent", "N 39.9"),
+                ("countedVersion", "S 0042"),
             ])
+        );
+        assert_eq!(
+            counted_order::from_item(item).expect("reads"),
+            (o100.clone(), Some(spent), "0042".to_owned())
+        );
+        let removed = counted_order::to_item(&c1, &o100, None, "0043");
+        assert_eq!(
+            counted_order::from_item(removed).expect("reads"),
+            (o100, None, "0043".to_owned())
         );
     }
 

@@ -7,7 +7,7 @@
 //! | order line item | `ORDER#<orderId>`       | `ITEM#<sku>`                    |                   |             |
 //! | order header    | `ORDER#<orderId>`       | `HEADER`                        |                   |             |
 //! | idempotency     | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE`             |                   |             |
-//! | stream marker   | `STREAMRECORD#<eventID>` | `APPLIED`                      |                   |             |
+//! | order as counted| `CUSTOMER#<customerId>` | `COUNTED#<orderId>`             |                   |             |
 //! | product         | `PRODUCT#<sku>`         | `PRODUCT`                       |                   |             |
 //! | catalog entry   | `CATALOG#<shard>`       | `PRODUCT#<sku>`                 |                   |             |
 
@@ -29,7 +29,7 @@ const ORDER_PREFIX: &str = "ORDER#";
 const ITEM_PREFIX: &str = "ITEM#";
 const STATUS_PREFIX: &str = "STATUS#";
 const IDEMPOTENCY_PREFIX: &str = "IDEMPOTENCY#";
-const STREAM_MARKER_PREFIX: &str = "STREAMRECORD#";
+const COUNTED_PREFIX: &str = "COUNTED#";
 const PRODUCT_PREFIX: &str = "PRODUCT#";
 const CATALOG_PREFIX: &str = "CATALOG#";
 
@@ -232,15 +232,31 @@ pub mod catalog {
     }
 }
 
-/// Keys of the marker that a stream record's effect on the statistics has been applied, named
-/// after the record's event ID.
-pub mod stream_marker {
+/// Keys of what an order adds to its customer's statistics, as the stream consumer counted it:
+/// in the customer's partition, beside the profile those statistics are kept on.
+pub mod counted_order {
     use super::*;
 
-    pub const SK: &str = "APPLIED";
+    pub fn pk(customer: &CustomerId) -> String {
+        customer::pk(customer)
+    }
 
-    pub fn pk(event_id: &str) -> String {
-        format!("{STREAM_MARKER_PREFIX}{event_id}")
+    pub fn sk(order: &OrderId) -> String {
+        format!("{COUNTED_PREFIX}{order}")
+    }
+
+    pub fn parse_sk(sk: &str) -> Result<OrderId, MalformedKey> {
+        sk.strip_prefix(COUNTED_PREFIX)
+            .and_then(|raw| OrderId::parse(raw).ok())
+            .ok_or_else(|| malformed(SK, sk))
+    }
+
+    /// Inclusive bounds of `SK BETWEEN :lo AND :hi` that select, in one Query of a customer's
+    /// partition, every counted order and every order listing — and not the profile:
+    /// `COUNTED#…` < `ORDER#…` < `ORDER$` < `PROFILE`.
+    pub fn with_listings_range() -> (String, String) {
+        let (_, listings_end) = order_listing::sk_range(None, None);
+        (COUNTED_PREFIX.to_owned(), listings_end)
     }
 }
 
@@ -314,8 +330,22 @@ mod tests {
         let key = IdempotencyKey::parse("k-1").expect("valid");
         assert_eq!(idempotency::pk(&c1(), &key), "IDEMPOTENCY#c1#k-1");
         assert_eq!(idempotency::SK, "RESPONSE");
-        assert_eq!(stream_marker::pk("e-1"), "STREAMRECORD#e-1");
-        assert_eq!(stream_marker::SK, "APPLIED");
+    }
+
+    #[test]
+    fn counted_orders_sit_before_the_listings_in_their_customers_partition() {
+        assert_eq!(counted_order::pk(&c1()), "CUSTOMER#c1");
+        assert_eq!(counted_order::sk(&o100()), "COUNTED#o100");
+        assert_eq!(counted_order::parse_sk("COUNTED#o100"), Ok(o100()));
+        assert!(counted_order::parse_sk("ORDER#o100").is_err());
+        let (lo, hi) = counted_order::with_listings_range();
+        assert_eq!((lo.as_str(), hi.as_str()), ("COUNTED#", "ORDER$"));
+        let listing = order_listing::sk(placed(), &o100());
+        let counted = counted_order::sk(&OrderId::parse("zzz").expect("valid"));
+        for sk in [counted.as_str(), listing.as_str()] {
+            assert!(lo.as_str() <= sk && sk <= hi.as_str(), "{sk}");
+        }
+        assert!(customer::PROFILE_SK > hi.as_str());
     }
 
     #[test]

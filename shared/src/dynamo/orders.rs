@@ -88,7 +88,9 @@ impl Store {
         let customer_check = ConditionCheck::builder()
             .table_name(&self.table)
             .set_key(Some(profile::key(&order.customer_id)))
-            .condition_expression("attribute_exists(PK)")
+            // A named profile: one holding only statistics is no customer yet.
+            .condition_expression("attribute_exists(#name)")
+            .expression_attribute_names("#name", profile::NAME.name)
             .build();
         let mut actions = vec![
             TransactWriteItem::builder()

@@ -1,36 +1,48 @@
 //! Customer order statistics kept from the table's stream: `orderCount`, `totalSpent` (the
 //! totals of the customer's orders that are not CANCELLED) and `lastOrderAt`, on the profile.
 //!
-//! Delivery is at least once, so every record's effect is written in the same transaction as
-//! a marker named after the record; a record whose marker exists has been applied already.
+//! Every order's share is stored beside them (`CUSTOMER#<id>` / `COUNTED#<orderId>`) with the
+//! stream sequence number of the record that set it, and the profile's figures change only in
+//! the same transaction as a share, by exactly the share's change, each write conditioned on the
+//! share it replaces and on being newer. So, whatever the order of events:
+//! - the statistics are always the sum of the stored shares, and no share is negative, so
+//!   neither is `totalSpent`;
+//! - a record applied twice, or after a later one of its order, finds a newer or equal version
+//!   stored (ALL_OLD on the failed condition) and is skipped; one that expected another share
+//!   moves the share actually stored. An order's shares end at its latest record, redelivered or
+//!   replayed in any order, and nothing depends on markers that expire;
+//! - orders are counted whether or not the customer has a profile yet (the article's code writes
+//!   orders without one): the statistics wait on a profile item that has no name yet;
+//! - the first time a customer's statistics move, orders already in their partition that the
+//!   stream never showed (written before the stack, or before the stream's 24 hours) are found
+//!   with one paginated Query and counted the same way, then the profile is marked complete.
+
+use std::collections::HashSet;
 
 use aws_lambda_events::event::dynamodb::EventRecord;
 use aws_sdk_dynamodb::types::{
-    CancellationReason, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
+    AttributeValue, CancellationReason, Put, ReturnValuesOnConditionCheckFailure,
+    TransactWriteItem, Update,
 };
 
-use crate::domain::ids::CustomerId;
-use crate::domain::stats::StatsDelta;
+use crate::domain::ids::{CustomerId, OrderId};
+use crate::domain::stats::{ShareChange, StatsDelta};
 use crate::dynamo::codec::Item;
 use crate::dynamo::errors::{conflicted, reason_code};
-use crate::dynamo::items::{listing, marker, profile};
+use crate::dynamo::items::{counted_order, listing, profile};
 use crate::dynamo::keys::{self, PK, SK};
-use crate::dynamo::store::{built, epoch_seconds};
+use crate::dynamo::store::built;
 use crate::retry::{Backoff, retry};
 use crate::{AppError, Store};
-
-/// A marker outlives every redelivery: the stream keeps records 24 hours, and the event source
-/// mapping refuses older ones (MaximumRecordAgeInSeconds); a day's margin on top.
-pub const MARKER_TTL_SECONDS: u64 = 48 * 60 * 60;
 
 /// What a stream record means for the statistics.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RecordEffect {
-    /// Not an order listing, a removal, or a change that moves no statistic.
+    /// Not an order listing, or a change that moves no share (a shipment).
     Ignored,
-    Counts {
+    Moves {
         customer: CustomerId,
-        delta: StatsDelta,
+        change: ShareChange,
     },
 }
 
@@ -49,10 +61,31 @@ fn is_order_listing(keys: &Item) -> bool {
         && text(PK).is_some_and(|pk| keys::customer::parse_pk(pk).is_ok())
 }
 
-/// Reads a record: an order INSERT counts the order, adds its total unless it is CANCELLED and
-/// moves lastOrderAt; a MODIFY adds the change in what the order contributes to totalSpent
-/// (a status entering CANCELLED subtracts the total, leaving it adds it back). Everything else,
-/// removals and this store's own writes included, is ignored.
+/// Width of a share's version: stream sequence numbers have 21 to 40 digits, so left-padded to 40
+/// their text order is their number order.
+const VERSION_WIDTH: usize = 40;
+
+/// The version of shares found in a partition rather than on the stream: older than any record.
+fn partition_version() -> String {
+    "0".repeat(VERSION_WIDTH)
+}
+
+/// A record's sequence number as a share's version.
+fn version(sequence_number: Option<&str>) -> Result<String, String> {
+    match sequence_number {
+        Some(seq)
+            if (1..=VERSION_WIDTH).contains(&seq.len())
+                && seq.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            Ok(format!("{seq:0>VERSION_WIDTH$}"))
+        }
+        other => Err(format!("sequence number {other:?} is not 1-40 digits")),
+    }
+}
+
+/// Reads a record: an order INSERT adds the order's share, a MODIFY moves it (entering
+/// CANCELLED takes its total out, leaving CANCELLED puts it back), a REMOVE takes it away.
+/// Anything that is not an order listing is ignored.
 pub fn record_effect(record: &EventRecord) -> Result<RecordEffect, PoisonRecord> {
     let keys: Item = record.change.keys.clone().into();
     if !is_order_listing(&keys) {
@@ -67,27 +100,27 @@ pub fn record_effect(record: &EventRecord) -> Result<RecordEffect, PoisonRecord>
         listing::from_item(image.clone().into())
             .map_err(|err| poison(format!("{which} image: {err}")))
     };
-    match record.event_name.as_str() {
+    let version = version(record.change.sequence_number.as_deref()).map_err(poison)?;
+    let (customer, change) = match record.event_name.as_str() {
         "INSERT" => {
-            let order = read(&record.change.new_image, "new")?;
-            Ok(RecordEffect::Counts {
-                delta: StatsDelta::placed(&order),
-                customer: order.customer_id,
-            })
+            let new = read(&record.change.new_image, "new")?;
+            (new.customer_id.clone(), ShareChange::placed(&new, version))
         }
         "MODIFY" => {
             let old = read(&record.change.old_image, "old")?;
             let new = read(&record.change.new_image, "new")?;
-            Ok(match StatsDelta::changed(&old, &new) {
-                Some(delta) => RecordEffect::Counts {
-                    customer: new.customer_id,
-                    delta,
-                },
-                None => RecordEffect::Ignored,
-            })
+            match ShareChange::changed(&old, &new, version) {
+                Some(change) => (new.customer_id, change),
+                None => return Ok(RecordEffect::Ignored),
+            }
         }
-        _ => Ok(RecordEffect::Ignored),
-    }
+        "REMOVE" => {
+            let old = read(&record.change.old_image, "old")?;
+            (old.customer_id.clone(), ShareChange::removed(&old, version))
+        }
+        other => return Err(poison(format!("unknown event {other:?}"))),
+    };
+    Ok(RecordEffect::Moves { customer, change })
 }
 
 /// `PK=… SK=…`, for logs.
@@ -101,42 +134,77 @@ pub fn describe_keys(keys: &Item) -> String {
     format!("PK={} SK={}", text(PK), text(SK))
 }
 
-/// A record to apply: where it is in its batch, its event ID (the marker's name) and its effect.
+/// One order's change to apply, the batch position of its first record, and the version of its
+/// earliest record (whose `before` the change starts from).
 #[derive(Debug, Clone)]
 pub struct Pending {
     pub position: usize,
-    pub event_id: String,
-    pub delta: StatsDelta,
+    pub change: ShareChange,
+    pub earliest: String,
 }
 
-/// One customer's records, in stream order.
+/// One customer's changes, one per order (an order's records in a batch are combined).
 #[derive(Debug, Clone)]
-pub struct CustomerRecords {
+pub struct CustomerChanges {
     pub customer: CustomerId,
-    pub records: Vec<Pending>,
+    pub changes: Vec<Pending>,
 }
 
-/// Packs customers' records into transactions of at most 100 actions (a profile update per
-/// customer plus a marker per record), keeping each customer's records in order: a customer
-/// with more than fit is continued in the next transaction.
-pub fn pack(groups: Vec<CustomerRecords>) -> Vec<Vec<CustomerRecords>> {
-    const MAX_ACTIONS: usize = 100;
-    let mut transactions: Vec<Vec<CustomerRecords>> = Vec::new();
-    let mut current: Vec<CustomerRecords> = Vec::new();
+impl CustomerChanges {
+    pub fn new(customer: CustomerId) -> Self {
+        Self {
+            customer,
+            changes: Vec::new(),
+        }
+    }
+
+    /// Adds the change of the record at `position`; another record of an order already here
+    /// widens its change: from the earliest version's `before` to the latest's `after`.
+    pub fn add(&mut self, position: usize, change: ShareChange) {
+        match self
+            .changes
+            .iter_mut()
+            .find(|p| p.change.order_id == change.order_id)
+        {
+            Some(pending) => {
+                if change.version < pending.earliest {
+                    pending.earliest.clone_from(&change.version);
+                    pending.change.before = change.before;
+                } else if change.version > pending.change.version {
+                    pending.change.then(change);
+                }
+            }
+            None => self.changes.push(Pending {
+                position,
+                earliest: change.version.clone(),
+                change,
+            }),
+        }
+    }
+}
+
+/// Most actions in one TransactWriteItems.
+const MAX_ACTIONS: usize = 100;
+
+/// Packs customers' changes into transactions of at most 100 actions (a profile update per
+/// customer plus one action per order); a customer with more than fit is continued in the next.
+pub fn pack(groups: Vec<CustomerChanges>) -> Vec<Vec<CustomerChanges>> {
+    let mut transactions: Vec<Vec<CustomerChanges>> = Vec::new();
+    let mut current: Vec<CustomerChanges> = Vec::new();
     let mut used = 0;
     for group in groups {
-        let mut records = group.records.into_iter().peekable();
-        while records.peek().is_some() {
+        let mut changes = group.changes.into_iter().peekable();
+        while changes.peek().is_some() {
             if MAX_ACTIONS - used < 2 {
                 transactions.push(std::mem::take(&mut current));
                 used = 0;
             }
             let room = MAX_ACTIONS - used - 1;
-            let part: Vec<Pending> = records.by_ref().take(room).collect();
+            let part: Vec<Pending> = changes.by_ref().take(room).collect();
             used += 1 + part.len();
-            current.push(CustomerRecords {
+            current.push(CustomerChanges {
                 customer: group.customer.clone(),
-                records: part,
+                changes: part,
             });
         }
     }
@@ -146,21 +214,41 @@ pub fn pack(groups: Vec<CustomerRecords>) -> Vec<Vec<CustomerRecords>> {
     transactions
 }
 
-/// What became of the records of a transaction.
+/// What became of a transaction's changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Applied {
-    /// Records whose effect was written.
+    /// Changes written.
     pub applied: usize,
-    /// Records found applied already (a redelivery).
+    /// Changes found applied already (a redelivery).
     pub duplicates: usize,
-    /// Records skipped because their customer has no profile to hold statistics.
-    pub without_profile: usize,
+    /// Orders found uncounted in a customer's partition and counted.
+    pub found_uncounted: usize,
+}
+
+/// What the profile update of a transaction asks of the profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Completion {
+    /// The stream's changes: only onto statistics known to be complete.
+    Required,
+    /// Counting a partition, part way.
+    Partial,
+    /// Counting a partition, its last part: marks the statistics complete.
+    Completes,
+}
+
+/// A customer's changes while they are being sent.
+struct Group {
+    customer: CustomerId,
+    changes: Vec<ShareChange>,
+    completion: Completion,
+    /// lastOrderAt only moves forward: cleared when the profile shows a later one.
+    set_last: bool,
 }
 
 /// Where each action of a transaction came from.
 enum Action {
     Profile(usize),
-    Marker(usize, usize),
+    Share(usize, usize),
 }
 
 /// Why a statistics transaction did not commit.
@@ -176,55 +264,142 @@ impl From<AppError> for Cancelled {
     }
 }
 
+/// How often one transaction is narrowed by its cancellation reasons before giving up: each
+/// round settles what the previous one learned, so only shares changing under the consumer
+/// (which one shard's sequential delivery rules out) would need more.
+const MAX_ROUNDS: usize = 8;
+
 impl Store {
-    /// Applies customers' records (one transaction's worth, see [`pack`]) in ONE
-    /// TransactWriteItems: each customer's records coalesced into one update of their profile,
-    /// and a marker per record. A transaction that collided with a concurrent one is sent
-    /// again with backoff; one cancelled by its conditions is narrowed by what the reasons
-    /// name (records already applied, customers without a profile) and sent again, so every
-    /// effect lands exactly once.
-    pub async fn apply_stats(&self, part: &[CustomerRecords]) -> Result<Applied, AppError> {
-        // Each customer's records not yet applied.
-        let mut pending: Vec<Vec<&Pending>> =
-            part.iter().map(|g| g.records.iter().collect()).collect();
-        // lastOrderAt only ever moves forward: a customer whose profile shows a later one is
-        // retried without setting it (an equal one is set again, harmlessly).
-        let mut set_last = vec![true; part.len()];
+    /// Applies customers' changes (one transaction's worth, see [`pack`]) in ONE
+    /// TransactWriteItems when the stored shares are what the changes expect; otherwise the
+    /// transaction is narrowed by what its cancellation reasons return and sent again, and a
+    /// customer whose statistics are not complete yet has their partition counted first.
+    pub async fn apply_stats(&self, part: &[CustomerChanges]) -> Result<Applied, AppError> {
+        let mut groups: Vec<Group> = part
+            .iter()
+            .map(|g| Group {
+                customer: g.customer.clone(),
+                changes: g.changes.iter().map(|p| p.change.clone()).collect(),
+                completion: Completion::Required,
+                set_last: true,
+            })
+            .collect();
         let mut outcome = Applied::default();
+        let mut counted: HashSet<CustomerId> = HashSet::new();
         loop {
-            let mut actions = Vec::new();
-            let mut origin = Vec::new();
-            let expires_at = epoch_seconds() + MARKER_TTL_SECONDS;
-            for (g, group) in part.iter().enumerate() {
-                if pending[g].is_empty() {
+            let incomplete = self.send_stats(&mut groups, &mut outcome).await?;
+            if incomplete.is_empty() {
+                return Ok(outcome);
+            }
+            for g in incomplete {
+                let customer = groups[g].customer.clone();
+                if !counted.insert(customer.clone()) {
+                    return Err(AppError::internal(format!(
+                        "statistics of {customer} still incomplete after counting the partition"
+                    )));
+                }
+                outcome.found_uncounted += self.count_partition(&customer).await?;
+            }
+        }
+    }
+
+    /// Counts the orders in `customer`'s partition that no share stands for (one paginated,
+    /// strongly consistent Query over the shares and listings), then marks the statistics
+    /// complete. Safe to run twice or concurrently: a share is only ever added where none is.
+    async fn count_partition(&self, customer: &CustomerId) -> Result<usize, AppError> {
+        let (lo, hi) = keys::counted_order::with_listings_range();
+        let mut shares: HashSet<OrderId> = HashSet::new();
+        let mut listed = Vec::new();
+        let mut start = None;
+        loop {
+            let out = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .key_condition_expression("#pk = :pk AND #sk BETWEEN :lo AND :hi")
+                .expression_attribute_names("#pk", PK)
+                .expression_attribute_names("#sk", SK)
+                .expression_attribute_values(":pk", AttributeValue::S(keys::customer::pk(customer)))
+                .expression_attribute_values(":lo", AttributeValue::S(lo.clone()))
+                .expression_attribute_values(":hi", AttributeValue::S(hi.clone()))
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .send()
+                .await?;
+            for item in out.items.unwrap_or_default() {
+                let sk = item.get(SK).and_then(|v| v.as_s().ok()).cloned();
+                if let Some(order) = sk.and_then(|sk| keys::counted_order::parse_sk(&sk).ok()) {
+                    shares.insert(order);
                     continue;
                 }
-                let mut delta = StatsDelta::NONE;
-                for record in &pending[g] {
-                    delta.merge(&record.delta);
+                let keys = describe_keys(&item);
+                match listing::from_item(item) {
+                    Ok(order) => listed.push(order),
+                    Err(err) => {
+                        tracing::error!(%keys, error = %err, "an order listing that cannot be read is not counted")
+                    }
                 }
-                let update = self.stats_update(&group.customer, &delta, set_last[g])?;
-                actions.push(TransactWriteItem::builder().update(update).build());
+            }
+            start = out.last_evaluated_key.filter(|key| !key.is_empty());
+            if start.is_none() {
+                break;
+            }
+        }
+        let uncounted: Vec<ShareChange> = listed
+            .iter()
+            .filter(|order| !shares.contains(&order.order_id))
+            .map(|order| ShareChange::placed(order, partition_version()))
+            .collect();
+        let found = uncounted.len();
+        let mut parts: Vec<Vec<ShareChange>> = uncounted
+            .chunks(MAX_ACTIONS - 1)
+            .map(<[_]>::to_vec)
+            .collect();
+        if parts.is_empty() {
+            parts.push(Vec::new());
+        }
+        let last = parts.len() - 1;
+        let mut outcome = Applied::default();
+        for (i, changes) in parts.into_iter().enumerate() {
+            let mut groups = vec![Group {
+                customer: customer.clone(),
+                changes,
+                completion: if i == last {
+                    Completion::Completes
+                } else {
+                    Completion::Partial
+                },
+                set_last: true,
+            }];
+            self.send_stats(&mut groups, &mut outcome).await?;
+        }
+        tracing::info!(%customer, found, "customer's partition counted");
+        Ok(found)
+    }
+
+    /// Sends `groups` until they commit, narrowing by cancellation reasons. Returns the groups
+    /// that need their partition counted first (nothing of theirs was written).
+    async fn send_stats(
+        &self,
+        groups: &mut [Group],
+        outcome: &mut Applied,
+    ) -> Result<Vec<usize>, AppError> {
+        for _ in 0..MAX_ROUNDS {
+            let mut actions = Vec::new();
+            let mut origin = Vec::new();
+            for (g, group) in groups.iter().enumerate() {
+                if group.changes.is_empty() && group.completion != Completion::Completes {
+                    continue;
+                }
+                actions.push(self.profile_update(group)?);
                 origin.push(Action::Profile(g));
-                for (r, record) in pending[g].iter().enumerate() {
-                    let put = Put::builder()
-                        .table_name(&self.table)
-                        .set_item(Some(marker::to_item(
-                            &record.event_id,
-                            &group.customer,
-                            expires_at,
-                        )))
-                        .condition_expression("attribute_not_exists(PK)");
-                    actions.push(
-                        TransactWriteItem::builder()
-                            .put(built(put.build())?)
-                            .build(),
-                    );
-                    origin.push(Action::Marker(g, r));
+                for (c, change) in group.changes.iter().enumerate() {
+                    actions.push(self.share_write(&group.customer, change)?);
+                    origin.push(Action::Share(g, c));
                 }
             }
             if actions.is_empty() {
-                return Ok(outcome);
+                return Ok(Vec::new());
             }
             let sent = retry(
                 &Backoff::TRANSACTION,
@@ -242,8 +417,12 @@ impl Store {
             .await;
             let reasons = match sent {
                 Ok(None) => {
-                    outcome.applied += pending.iter().map(Vec::len).sum::<usize>();
-                    return Ok(outcome);
+                    for group in groups.iter_mut() {
+                        outcome.applied += group.changes.len();
+                        group.changes.clear();
+                        group.completion = Completion::Required;
+                    }
+                    return Ok(Vec::new());
                 }
                 Ok(Some(reasons)) => reasons,
                 Err(Cancelled::Conflict) => {
@@ -253,26 +432,43 @@ impl Store {
                 }
                 Err(Cancelled::Failed(err)) => return Err(err),
             };
-            // Narrow what is sent next by the reasons; each round must drop something, so
-            // this ends.
-            let mut applied_before: Vec<(usize, usize)> = Vec::new();
-            let mut progress = false;
+            let mut incomplete = Vec::new();
+            let mut settled: Vec<(usize, usize)> = Vec::new();
             for (index, action) in origin.iter().enumerate() {
+                let stored = reasons.get(index).and_then(CancellationReason::item);
                 match (action, reason_code(&reasons, index)) {
                     (_, "None") => {}
-                    (Action::Marker(g, r), "ConditionalCheckFailed") => {
-                        applied_before.push((*g, *r))
+                    (Action::Share(g, c), "ConditionalCheckFailed") => {
+                        let change = &mut groups[*g].changes[*c];
+                        let stored = stored.filter(|item| !item.is_empty());
+                        let stored_version =
+                            stored.and_then(|item| counted_order::VERSION.get(item));
+                        if stored.is_some() && stored_version.is_none() {
+                            return Err(AppError::internal(format!(
+                                "unreadable share of order {}",
+                                change.order_id
+                            )));
+                        }
+                        if stored_version.is_some_and(|v| v >= change.version) {
+                            // This change, or a later one of the order, is counted already.
+                            settled.push((*g, *c));
+                        } else {
+                            // The share actually stored: the change goes from there.
+                            change.before = stored.and_then(|item| counted_order::SPENT.get(item));
+                        }
                     }
                     (Action::Profile(g), "ConditionalCheckFailed") => {
-                        let profile = reasons.get(index).and_then(CancellationReason::item);
-                        if profile.is_none_or(|item| item.is_empty()) {
-                            tracing::warn!(customer = %part[*g].customer, records = pending[*g].len(), "order statistics skipped: the customer has no profile");
-                            outcome.without_profile += pending[*g].len();
-                            pending[*g].clear();
-                            progress = true;
-                        } else if set_last[*g] {
-                            set_last[*g] = false;
-                            progress = true;
+                        let group = &mut groups[*g];
+                        let complete =
+                            stored.and_then(|item| profile::STATS_COMPLETE.get(item)) == Some(true);
+                        if group.completion == Completion::Required && !complete {
+                            incomplete.push(*g);
+                        } else if group.set_last {
+                            group.set_last = false;
+                        } else {
+                            return Err(AppError::internal(
+                                "statistics update refused for a reason it cannot narrow",
+                            ));
                         }
                     }
                     (_, other) => {
@@ -282,30 +478,33 @@ impl Store {
                     }
                 }
             }
-            // Drop records found applied, last first so the indices stay valid.
-            applied_before.sort_unstable();
-            progress |= !applied_before.is_empty();
-            for (g, r) in applied_before.into_iter().rev() {
-                pending[g].remove(r);
-                outcome.duplicates += 1;
+            // Drop changes found applied, last first so the indices stay valid.
+            settled.sort_unstable();
+            outcome.duplicates += settled.len();
+            for (g, c) in settled.into_iter().rev() {
+                groups[g].changes.remove(c);
             }
-            if !progress {
-                return Err(AppError::internal(
-                    "statistics transaction cancelled for a reason it cannot narrow",
-                ));
+            if !incomplete.is_empty() {
+                return Ok(incomplete);
             }
         }
+        Err(AppError::internal(
+            "order shares kept changing under the statistics transaction",
+        ))
     }
 
-    fn stats_update(
-        &self,
-        customer: &CustomerId,
-        delta: &StatsDelta,
-        set_last: bool,
-    ) -> Result<Update, AppError> {
-        let update = Update::builder()
+    /// The profile's part: every change's delta, onto statistics that must be complete (the
+    /// stream's changes) or while counting a partition. lastOrderAt only moves forward.
+    fn profile_update(&self, group: &Group) -> Result<TransactWriteItem, AppError> {
+        let mut delta = StatsDelta::NONE;
+        for change in &group.changes {
+            delta.merge(&change.delta());
+        }
+        let mut set = Vec::new();
+        let mut conditions = Vec::new();
+        let mut update = Update::builder()
             .table_name(&self.table)
-            .set_key(Some(profile::key(customer)))
+            .set_key(Some(profile::key(&group.customer)))
             .expression_attribute_names("#count", profile::ORDER_COUNT_CHANGE.name)
             .expression_attribute_names("#spent", profile::TOTAL_SPENT_CHANGE.name)
             .expression_attribute_values(
@@ -314,19 +513,67 @@ impl Store {
             )
             .expression_attribute_values(":spent", profile::TOTAL_SPENT_CHANGE.value(&delta.spent))
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
-        let update = match delta.last_order_at.filter(|_| set_last) {
-            Some(at) => update
-                .update_expression("ADD #count :orders, #spent :spent SET #last = :at")
-                .condition_expression(
-                    "attribute_exists(PK) AND (attribute_not_exists(#last) OR #last <= :at)",
-                )
+        if let Some(at) = delta.last_order_at.filter(|_| group.set_last) {
+            set.push("#last = :at");
+            conditions.push("(attribute_not_exists(#last) OR #last <= :at)");
+            update = update
                 .expression_attribute_names("#last", profile::LAST_ORDER_AT.name)
-                .expression_attribute_values(":at", profile::LAST_ORDER_AT.value(&at)),
-            None => update
-                .update_expression("ADD #count :orders, #spent :spent")
-                .condition_expression("attribute_exists(PK)"),
+                .expression_attribute_values(":at", profile::LAST_ORDER_AT.value(&at));
+        }
+        match group.completion {
+            Completion::Required => conditions.push("#complete = :yes"),
+            Completion::Partial => {}
+            Completion::Completes => set.push("#complete = :yes"),
+        }
+        if group.completion != Completion::Partial {
+            update = update
+                .expression_attribute_names("#complete", profile::STATS_COMPLETE.name)
+                .expression_attribute_values(":yes", profile::STATS_COMPLETE.value(&true));
+        }
+        let mut expression = "ADD #count :orders, #spent :spent".to_owned();
+        if !set.is_empty() {
+            expression.push_str(" SET ");
+            expression.push_str(&set.join(", "));
+        }
+        update = update.update_expression(expression);
+        if !conditions.is_empty() {
+            update = update.condition_expression(conditions.join(" AND "));
+        }
+        Ok(TransactWriteItem::builder()
+            .update(built(update.build())?)
+            .build())
+    }
+
+    /// One order's part: its share (or, once removed, just its version) put on the condition
+    /// that the stored share is the one the change starts from, under an older version.
+    fn share_write(
+        &self,
+        customer: &CustomerId,
+        change: &ShareChange,
+    ) -> Result<TransactWriteItem, AppError> {
+        let mut put = Put::builder()
+            .table_name(&self.table)
+            .set_item(Some(counted_order::to_item(
+                customer,
+                &change.order_id,
+                change.after.as_ref(),
+                &change.version,
+            )))
+            .expression_attribute_names("#version", counted_order::VERSION.name)
+            .expression_attribute_names("#share", counted_order::SPENT.name)
+            .expression_attribute_values(":version", counted_order::VERSION.value(&change.version))
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        put = match change.before {
+            None => put.condition_expression(
+                "attribute_not_exists(PK) OR (#version < :version AND attribute_not_exists(#share))",
+            ),
+            Some(before) => put
+                .condition_expression("#version < :version AND #share = :before")
+                .expression_attribute_values(":before", counted_order::SPENT.value(&before)),
         };
-        built(update.build())
+        Ok(TransactWriteItem::builder()
+            .put(built(put.build())?)
+            .build())
     }
 }
 
@@ -334,18 +581,21 @@ impl Store {
 mod tests {
     use super::*;
     use crate::domain::money::Decimal;
+    use crate::domain::time::Timestamp;
 
-    fn group(customer: &str, n: usize, from: usize) -> CustomerRecords {
-        CustomerRecords {
+    fn group(customer: &str, n: usize, from: usize) -> CustomerChanges {
+        CustomerChanges {
             customer: CustomerId::parse(customer).expect("id"),
-            records: (from..from + n)
+            changes: (from..from + n)
                 .map(|position| Pending {
                     position,
-                    event_id: format!("e{position}"),
-                    delta: StatsDelta {
-                        orders: 1,
-                        spent: Decimal::ONE,
-                        last_order_at: None,
+                    earliest: format!("{position:040}"),
+                    change: ShareChange {
+                        order_id: OrderId::parse(&format!("o{position}")).expect("id"),
+                        placed_at: Timestamp::parse("2026-11-01T09:00:00Z").expect("t"),
+                        before: None,
+                        after: Some(Decimal::ONE),
+                        version: format!("{position:040}"),
                     },
                 })
                 .collect(),
@@ -361,22 +611,59 @@ mod tests {
         ]);
         let actions: Vec<usize> = packed
             .iter()
-            .map(|tx| tx.iter().map(|g| 1 + g.records.len()).sum())
+            .map(|tx| tx.iter().map(|g| 1 + g.changes.len()).sum())
             .collect();
         assert!(actions.iter().all(|n| *n <= 100), "{actions:?}");
         let a: Vec<usize> = packed
             .iter()
             .flatten()
             .filter(|g| g.customer.as_str() == "a")
-            .flat_map(|g| g.records.iter().map(|r| r.position))
+            .flat_map(|g| g.changes.iter().map(|r| r.position))
             .collect();
         assert_eq!(a, (0..150).collect::<Vec<_>>());
-        let total: usize = packed.iter().flatten().map(|g| g.records.len()).sum();
+        let total: usize = packed.iter().flatten().map(|g| g.changes.len()).sum();
         assert_eq!(total, 200);
         assert_eq!(
             packed.len(),
             3,
-            "200 records and 4 profile updates fit in 3 transactions"
+            "200 changes and 4 profile updates fit in 3 transactions"
         );
+    }
+
+    #[test]
+    fn an_orders_records_in_one_batch_become_one_change_from_the_first_to_the_last() {
+        let mut changes = CustomerChanges::new(CustomerId::parse("c1").expect("id"));
+        let order = OrderId::parse("o1").expect("id");
+        let at = Timestamp::parse("2026-11-01T09:00:00Z").expect("t");
+        let change = |before: Option<i64>, after: Option<i64>, version: &str| ShareChange {
+            order_id: order.clone(),
+            placed_at: at,
+            before: before.map(Decimal::from),
+            after: after.map(Decimal::from),
+            version: version.to_owned(),
+        };
+        changes.add(3, change(None, Some(10), "3"));
+        changes.add(5, change(Some(10), Some(0), "5"));
+        changes.add(9, change(Some(0), None, "9"));
+        assert_eq!(changes.changes.len(), 1);
+        assert_eq!(changes.changes[0].position, 3);
+        assert_eq!(changes.changes[0].change, change(None, None, "9"));
+        // Out of order (a replay): still from the earliest's before to the latest's after.
+        let mut changes = CustomerChanges::new(CustomerId::parse("c1").expect("id"));
+        changes.add(0, change(Some(0), None, "9"));
+        changes.add(1, change(None, Some(10), "3"));
+        changes.add(2, change(Some(10), Some(0), "5"));
+        assert_eq!(changes.changes[0].change, change(None, None, "9"));
+    }
+
+    #[test]
+    fn versions_are_sequence_numbers_padded_so_text_order_is_number_order() {
+        let v = |seq: &str| version(Some(seq)).expect(seq);
+        assert_eq!(v("4100000000000000000001").len(), 40);
+        assert!(v("999999999999999999999") < v("1000000000000000000000"));
+        assert!(partition_version() < v("100000000000000000000"));
+        for bad in [None, Some(""), Some("12a"), Some(&"1".repeat(41) as &str)] {
+            assert!(version(bad).is_err(), "{bad:?}");
+        }
     }
 }
