@@ -143,9 +143,11 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
         Err(PlaceOrderError::CustomerNotFound) => Err(AppError::not_found(format!(
             "customer {customer} does not exist"
         ))),
-        Err(
-            PlaceOrderError::Contended | PlaceOrderError::KeyTaken | PlaceOrderError::PriceChanged,
-        ) => Err(AppError::conflict(
+        // Every retry collided with another transaction: nothing was written; later will do.
+        Err(PlaceOrderError::Contended) => Err(AppError::unavailable(
+            "order transaction kept colliding with concurrent transactions",
+        )),
+        Err(PlaceOrderError::KeyTaken | PlaceOrderError::PriceChanged) => Err(AppError::conflict(
             "the order collided with concurrent requests; retry it",
             None,
         )),

@@ -75,9 +75,9 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
         Err(StatusChangeError::Stale(None)) => {
             Err(AppError::not_found(format!("order {id} does not exist")))
         }
-        Err(StatusChangeError::Contended) => Err(AppError::conflict(
-            "the order is being changed by concurrent requests; retry",
-            None,
+        // Every retry collided with another transaction: nothing was written; later will do.
+        Err(StatusChangeError::Contended) => Err(AppError::unavailable(
+            "status transaction kept colliding with concurrent transactions",
         )),
         Err(StatusChangeError::Failed(err)) => Err(err),
     }

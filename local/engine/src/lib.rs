@@ -3,6 +3,7 @@
 //! definition, the sample data, and an SDK client that can count its requests.
 
 pub mod counter;
+pub mod faults;
 pub mod gateway;
 pub mod runtime_api;
 pub mod seed;
@@ -94,6 +95,16 @@ impl Engine {
         Client::from_conf(config.build())
     }
 
+    /// A client of this engine with `faults` between it and the engine (see [`faults`]), and
+    /// its request counter.
+    pub fn faulty_client(&self, faults: &faults::Faults) -> (Client, RequestCounter) {
+        let counter = RequestCounter::default();
+        let config = config(&self.endpoint)
+            .http_client(faults.client(shared::dynamo::client::http_client()))
+            .interceptor(counter.clone());
+        (Client::from_conf(config.build()), counter)
+    }
+
     /// Stops accepting requests and waits for those under way.
     pub async fn stop(mut self) -> Result<(), Error> {
         if let Some(tx) = self.shutdown.take() {
@@ -123,12 +134,14 @@ pub fn client(endpoint: &str, counter: Option<RequestCounter>) -> Client {
     Client::from_conf(config.build())
 }
 
-/// The SDK configuration for a local engine.
+/// The SDK configuration for a local engine: the functions' own timeouts and retries.
 fn config(endpoint: &str) -> aws_sdk_dynamodb::config::Builder {
     aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new("us-east-1"))
         .endpoint_url(endpoint)
+        .timeout_config(shared::dynamo::client::timeouts())
+        .retry_config(shared::dynamo::client::retries())
         .http_client(shared::dynamo::client::http_client())
         .credentials_provider(Credentials::new(
             "local",

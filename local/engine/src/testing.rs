@@ -10,6 +10,7 @@ use shared::Store;
 use shared::domain::ids::Sku;
 use shared::domain::product;
 
+use crate::faults::Faults;
 use crate::gateway::{self, Call};
 use crate::{Engine, Error, LOCAL_TABLE, RequestCounter, seed};
 
@@ -38,6 +39,26 @@ impl TestApp {
         let app = Self::empty().await?;
         seed::seed_if_empty(&app.engine.client(), LOCAL_TABLE).await?;
         Ok(app)
+    }
+
+    /// The sample data, and a store whose requests pass through `faults` (the seed, and what a
+    /// test reads to check the table, go to the engine directly).
+    pub async fn seeded_with_faults() -> Result<(Self, Faults), Error> {
+        let engine = Engine::in_memory().await?;
+        seed::seed_if_empty(&engine.client(), LOCAL_TABLE).await?;
+        let faults = Faults::default();
+        let (client, requests) = engine.faulty_client(&faults);
+        let app = Self {
+            store: Store::new(client, LOCAL_TABLE),
+            engine,
+            requests,
+        };
+        Ok((app, faults))
+    }
+
+    /// A store on the engine with no faults and no counting: for a test's own checks.
+    pub fn direct_store(&self) -> Store {
+        Store::new(self.engine.client(), LOCAL_TABLE)
     }
 }
 

@@ -51,9 +51,11 @@ pub enum AppError {
     /// The body is not JSON.
     #[error("{0}")]
     UnsupportedMediaType(String),
-    /// DynamoDB asked us to slow down; worth retrying later.
-    #[error("throttled by DynamoDB")]
-    Throttled(#[source] BoxError),
+    /// DynamoDB throttled, failed (5xx) or did not answer, or concurrent transactions kept
+    /// colliding, after every retry: nothing was written; worth retrying later (503 with
+    /// Retry-After).
+    #[error("DynamoDB unavailable: {0}")]
+    Unavailable(#[source] BoxError),
     /// Anything else. Its details go to the log only.
     #[error("internal error")]
     Internal(#[source] BoxError),
@@ -75,6 +77,10 @@ impl AppError {
         }
     }
 
+    pub fn unavailable(err: impl Into<BoxError>) -> Self {
+        AppError::Unavailable(err.into())
+    }
+
     pub fn internal(err: impl Into<BoxError>) -> Self {
         AppError::Internal(err.into())
     }
@@ -90,7 +96,7 @@ impl AppError {
             AppError::PayloadTooLarge(_) => 413,
             AppError::UnsupportedMediaType(_) => 415,
             AppError::Unprocessable(_) => 422,
-            AppError::Throttled(_) => 503,
+            AppError::Unavailable(_) => 503,
             AppError::Internal(_) => 500,
         }
     }

@@ -1,7 +1,11 @@
 //! The SDK client, built once per cold start from the Lambda environment.
 
+use std::time::Duration;
+
 use aws_config::BehaviorVersion;
 use aws_sdk_dynamodb::config::SharedHttpClient;
+use aws_sdk_dynamodb::config::retry::RetryConfig;
+use aws_sdk_dynamodb::config::timeout::TimeoutConfig;
 use aws_smithy_http_client::tls;
 
 use crate::Store;
@@ -14,6 +18,29 @@ pub fn http_client() -> SharedHttpClient {
             tls::rustls_provider::CryptoMode::Ring,
         ))
         .build_https()
+}
+
+/// How long DynamoDB may take. A request normally answers in milliseconds; one that has not in
+/// a second is stuck (a lost connection, a lost answer) and is tried again, and a whole call
+/// gives up after four, well inside the functions' 10 s timeout, so the client gets a 503
+/// rather than API Gateway's bare 503 after 30 s.
+pub fn timeouts() -> TimeoutConfig {
+    TimeoutConfig::builder()
+        .connect_timeout(Duration::from_secs(1))
+        .operation_attempt_timeout(Duration::from_secs(1))
+        .operation_timeout(Duration::from_secs(4))
+        .build()
+}
+
+/// The SDK's own retries of throttling, 5xx answers and timeouts: four attempts, exponential
+/// backoff with full jitter from 50 ms (DynamoDB answers in milliseconds; the SDK's general
+/// default waits up to a second first), at most a second apart. A retried transaction carries
+/// its ClientRequestToken, so DynamoDB applies it once even when an answer was lost.
+pub fn retries() -> RetryConfig {
+    RetryConfig::standard()
+        .with_max_attempts(4)
+        .with_initial_backoff(Duration::from_millis(50))
+        .with_max_backoff(Duration::from_secs(1))
 }
 
 /// The variables that point the SDK at another DynamoDB endpoint (a local engine).
@@ -56,6 +83,8 @@ pub async fn connect(table: String) -> Store {
     // [`check_endpoints`] first: an empty endpoint makes the SDK panic here.
     let config = aws_config::defaults(BehaviorVersion::latest())
         .http_client(http_client())
+        .timeout_config(timeouts())
+        .retry_config(retries())
         .load()
         .await;
     let store = Store::new(aws_sdk_dynamodb::Client::new(&config), table);

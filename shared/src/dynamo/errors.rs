@@ -1,8 +1,11 @@
-//! Which DynamoDB errors are which: throttling stays retryable, a cancelled transaction keeps
-//! its reasons, everything else is internal. SDK errors are never flattened into strings.
+//! Which DynamoDB errors are which: throttling, DynamoDB's own failures and timeouts are
+//! "unavailable" (the SDK has retried them already; the client may retry later), a cancelled
+//! transaction keeps its reasons, everything else is internal. SDK errors are never flattened
+//! into strings.
 
 use std::error::Error as StdError;
 
+use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::CancellationReason;
@@ -17,18 +20,22 @@ const THROTTLING_CODES: [&str; 4] = [
     "LimitExceededException",
 ];
 
-impl<E, R> From<SdkError<E, R>> for AppError
+impl<E> From<SdkError<E, HttpResponse>> for AppError
 where
     E: ProvideErrorMetadata + StdError + Send + Sync + 'static,
-    R: std::fmt::Debug + Send + Sync + 'static,
 {
-    fn from(err: SdkError<E, R>) -> Self {
+    fn from(err: SdkError<E, HttpResponse>) -> Self {
         let throttled = err
             .as_service_error()
             .and_then(ProvideErrorMetadata::code)
             .is_some_and(|code| THROTTLING_CODES.contains(&code));
-        if throttled {
-            AppError::Throttled(Box::new(err))
+        let failed_or_silent = match &err {
+            SdkError::TimeoutError(_) | SdkError::DispatchFailure(_) => true,
+            SdkError::ServiceError(service) => service.raw().status().is_server_error(),
+            _ => false,
+        };
+        if throttled || failed_or_silent {
+            AppError::Unavailable(Box::new(err))
         } else {
             AppError::Internal(Box::new(err))
         }
@@ -37,7 +44,7 @@ where
 
 /// The cancellation reasons of a cancelled transaction, or the error itself as an AppError.
 pub(crate) fn cancellation_reasons(
-    err: SdkError<TransactWriteItemsError, aws_sdk_dynamodb::config::http::HttpResponse>,
+    err: SdkError<TransactWriteItemsError, HttpResponse>,
 ) -> Result<Vec<CancellationReason>, AppError> {
     match err.as_service_error() {
         Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) => {

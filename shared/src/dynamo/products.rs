@@ -6,10 +6,9 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, KeysAndAttributes, Put, ReturnValue, ReturnValuesOnConditionCheckFailure,
-    TransactWriteItem, Update,
+    AttributeValue, CancellationReason, KeysAndAttributes, Put,
+    ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
 
 use crate::AppError;
@@ -31,8 +30,10 @@ const MAX_BATCH_GET: usize = 100;
 
 /// Why a product was not replaced on this attempt.
 enum Replace {
-    /// Another replacement (or its transaction) got there between the read and the write.
+    /// Another replacement got there between the read and the write.
     Changed,
+    /// Another transaction held the item.
+    Contended,
     Failed(AppError),
 }
 
@@ -101,7 +102,7 @@ impl Store {
     ) -> Result<(Product, bool), AppError> {
         let replaced = retry(
             &Backoff::TRANSACTION,
-            |err| matches!(err, Replace::Changed),
+            |err| matches!(err, Replace::Changed | Replace::Contended),
             |_| async move {
                 let current = self.read_product(sku, true).await?;
                 let (stock, version) = current
@@ -157,10 +158,8 @@ impl Store {
                 ];
                 match self.transact(actions).await? {
                     None => Ok((replacement, current.is_none())),
-                    Some(reasons)
-                        if reason_code(&reasons, 0) == "ConditionalCheckFailed"
-                            || conflicted(&reasons) =>
-                    {
+                    Some(reasons) if conflicted(&reasons) => Err(Replace::Contended),
+                    Some(reasons) if reason_code(&reasons, 0) == "ConditionalCheckFailed" => {
                         Err(Replace::Changed)
                     }
                     Some(reasons) => Err(Replace::Failed(AppError::internal(format!(
@@ -177,18 +176,22 @@ impl Store {
                 "the product is being changed by concurrent requests; retry",
                 None,
             )),
+            Err(Replace::Contended) => Err(AppError::unavailable(
+                "product transaction kept colliding with concurrent transactions",
+            )),
             Err(Replace::Failed(err)) => Err(err),
         }
     }
 
-    /// Adds `delta` (negative: takes) to a product's stock in one UpdateItem, atomically, so
-    /// racing changes are never lost, and only while the stock stays at 0 or above: 409
-    /// otherwise, 404 for an unknown product.
+    /// Adds `delta` (negative: takes) to a product's stock, atomically, so racing changes are
+    /// never lost, and only while the stock stays at 0 or above: 409 otherwise, 404 for an
+    /// unknown product. The ADD is sent as a one-action TransactWriteItems, not an UpdateItem:
+    /// an ADD is not idempotent, and when an answer is lost the SDK sends the request again —
+    /// a transaction's retry carries its ClientRequestToken, so DynamoDB applies it once. The
+    /// product is then read back (strongly consistent) for the answer.
     pub async fn adjust_stock(&self, sku: &Sku, delta: i64) -> Result<Product, AppError> {
         let needed = delta.min(0).unsigned_abs();
-        let out = self
-            .client
-            .update_item()
+        let update = Update::builder()
             .table_name(&self.table)
             .set_key(Some(product::key(sku)))
             .update_expression("ADD #stock :delta")
@@ -196,32 +199,61 @@ impl Store {
             .expression_attribute_names("#stock", product::STOCK.name)
             .expression_attribute_values(":delta", product::STOCK_CHANGE.value(&delta))
             .expression_attribute_values(":needed", product::STOCK.value(&needed))
-            .return_values(ReturnValue::AllNew)
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .send()
-            .await;
-        match out {
-            Ok(out) => {
-                let item = out
-                    .attributes
-                    .ok_or_else(|| AppError::internal("UpdateItem returned no attributes"))?;
-                Ok(product::from_item(item)?.0)
-            }
-            Err(err) => match err.as_service_error() {
-                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
-                    match failed.item().filter(|item| !item.is_empty()) {
-                        None => Err(AppError::not_found(format!("product {sku} does not exist"))),
-                        Some(item) => {
-                            let stock = product::STOCK.get(item).unwrap_or(0);
-                            Err(AppError::conflict(
-                                format!("stock of {sku} is {stock}; it cannot go below 0"),
-                                None,
-                            ))
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        let action = TransactWriteItem::builder()
+            .update(built(update.build())?)
+            .build();
+        let sent = retry(
+            &Backoff::TRANSACTION,
+            |err| matches!(err, Replace::Contended),
+            |_| {
+                let action = action.clone();
+                async move {
+                    match self.transact(vec![action]).await? {
+                        None => Ok(()),
+                        Some(reasons) if conflicted(&reasons) => Err(Replace::Contended),
+                        Some(reasons) if reason_code(&reasons, 0) == "ConditionalCheckFailed" => {
+                            let stored = reasons
+                                .first()
+                                .and_then(CancellationReason::item)
+                                .filter(|item| !item.is_empty());
+                            Err(Replace::Failed(match stored {
+                                None => {
+                                    AppError::not_found(format!("product {sku} does not exist"))
+                                }
+                                Some(item) => {
+                                    let stock = product::STOCK.get(item).unwrap_or(0);
+                                    AppError::conflict(
+                                        format!("stock of {sku} is {stock}; it cannot go below 0"),
+                                        None,
+                                    )
+                                }
+                            }))
                         }
+                        Some(reasons) => Err(Replace::Failed(AppError::internal(format!(
+                            "stock transaction cancelled: {:?}",
+                            reasons.iter().map(|r| r.code()).collect::<Vec<_>>()
+                        )))),
                     }
                 }
-                _ => Err(err.into()),
             },
+        )
+        .await;
+        match sent {
+            Ok(()) => self
+                .read_product(sku, true)
+                .await?
+                .map(|(product, _)| product)
+                .ok_or_else(|| {
+                    AppError::internal(format!("product {sku} vanished after its stock changed"))
+                }),
+            Err(Replace::Contended) => Err(AppError::unavailable(
+                "stock transaction kept colliding with concurrent transactions",
+            )),
+            Err(Replace::Failed(err)) => Err(err),
+            Err(Replace::Changed) => Err(AppError::internal(
+                "a stock change has no version to find changed",
+            )),
         }
     }
 
@@ -283,7 +315,7 @@ impl Store {
         .await;
         match read {
             Ok(()) => Ok(std::mem::take(&mut lock().1)),
-            Err(Batch::Unprocessed) => Err(AppError::Throttled(
+            Err(Batch::Unprocessed) => Err(AppError::Unavailable(
                 "DynamoDB kept leaving products unprocessed".into(),
             )),
             Err(Batch::Failed(err)) => Err(err),

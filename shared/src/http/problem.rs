@@ -74,7 +74,7 @@ pub fn problem(err: &AppError) -> Response<Body> {
             "Unsupported media type",
             detail.as_str(),
         ),
-        AppError::Throttled(_) => (
+        AppError::Unavailable(_) => (
             "/problems/unavailable",
             "Service unavailable",
             "The store is busy; retry the request shortly.",
@@ -116,7 +116,7 @@ pub fn problem(err: &AppError) -> Response<Body> {
             .headers_mut()
             .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     }
-    if matches!(err, AppError::Throttled(_)) {
+    if matches!(err, AppError::Unavailable(_)) {
         response
             .headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));

@@ -1,0 +1,242 @@
+//! DynamoDB's own faults, which the embedded engine never produces (it serialises every request
+//! and never throttles): injected between the SDK and the engine, at the HTTP layer, so the
+//! SDK's real error parsing, retry classification, backoff and timeouts all run.
+//!
+//! A test names an operation (`TransactWriteItems`), the fault and how many matching requests
+//! get it; everything else reaches the engine untouched.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::future::pending;
+use std::sync::{Arc, Mutex};
+
+use aws_sdk_dynamodb::config::SharedHttpClient;
+use aws_smithy_runtime_api::client::http::{
+    HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpConnector,
+};
+use aws_smithy_runtime_api::client::orchestrator::{HttpRequest, HttpResponse};
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
+use aws_smithy_runtime_api::http::StatusCode;
+use aws_smithy_types::body::SdkBody;
+use serde_json::{Value, json};
+
+/// A fault DynamoDB can answer a request with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// `TransactionCanceledException`, the first action's reason `TransactionConflict`: another
+    /// transaction held one of the items. Nothing is written.
+    TransactionConflict,
+    /// 400 `ThrottlingException`. Nothing is written.
+    Throttling,
+    /// 400 `ProvisionedThroughputExceededException`. Nothing is written.
+    ThroughputExceeded,
+    /// 500 `InternalServerError`. Nothing is written.
+    InternalServerError,
+    /// No answer, and the engine never sees the request: the client's attempt timeout ends it.
+    TimeoutUnsent,
+    /// The engine applies the request but its answer is lost: the client's attempt timeout
+    /// ends it, and a retry must not apply it twice.
+    TimeoutAfterApplying,
+}
+
+struct Rule {
+    operation: String,
+    fault: Fault,
+    /// Matching requests still to fault (`usize::MAX`: every one).
+    remaining: usize,
+}
+
+/// The plan of faults, shared by the test and the client it configured.
+#[derive(Clone, Default)]
+pub struct Faults {
+    rules: Arc<Mutex<VecDeque<Rule>>>,
+    injected: Arc<Mutex<Vec<(String, Fault)>>>,
+}
+
+impl fmt::Debug for Faults {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Faults")
+            .field("injected", &self.injected())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Faults {
+    /// The next `times` requests of `operation` get `fault` (after any rule already set for it).
+    pub fn inject(&self, operation: &str, fault: Fault, times: usize) -> &Self {
+        self.lock_rules().push_back(Rule {
+            operation: operation.to_owned(),
+            fault,
+            remaining: times,
+        });
+        self
+    }
+
+    /// Every request of `operation` gets `fault`, until [`Faults::clear`].
+    pub fn always(&self, operation: &str, fault: Fault) -> &Self {
+        self.inject(operation, fault, usize::MAX)
+    }
+
+    pub fn clear(&self) {
+        self.lock_rules().clear();
+    }
+
+    /// Every fault given so far, in order, with its operation.
+    pub fn injected(&self) -> Vec<(String, Fault)> {
+        self.injected
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    fn lock_rules(&self) -> std::sync::MutexGuard<'_, VecDeque<Rule>> {
+        self.rules
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The fault for a request of `operation`, if one is planned; counts it down.
+    fn take(&self, operation: &str) -> Option<Fault> {
+        let mut rules = self.lock_rules();
+        let index = rules.iter().position(|r| r.operation == operation)?;
+        let rule = &mut rules[index];
+        let fault = rule.fault;
+        if rule.remaining != usize::MAX {
+            rule.remaining -= 1;
+            if rule.remaining == 0 {
+                rules.remove(index);
+            }
+        }
+        drop(rules);
+        self.injected
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((operation.to_owned(), fault));
+        Some(fault)
+    }
+
+    /// `inner` with these faults in front of it.
+    pub fn client(&self, inner: SharedHttpClient) -> SharedHttpClient {
+        SharedHttpClient::new(FaultyClient {
+            inner,
+            faults: self.clone(),
+        })
+    }
+}
+
+#[derive(Debug)]
+struct FaultyClient {
+    inner: SharedHttpClient,
+    faults: Faults,
+}
+
+impl HttpClient for FaultyClient {
+    fn http_connector(
+        &self,
+        settings: &HttpConnectorSettings,
+        components: &RuntimeComponents,
+    ) -> SharedHttpConnector {
+        SharedHttpConnector::new(FaultyConnector {
+            inner: self.inner.http_connector(settings, components),
+            faults: self.faults.clone(),
+        })
+    }
+}
+
+#[derive(Debug)]
+struct FaultyConnector {
+    inner: SharedHttpConnector,
+    faults: Faults,
+}
+
+/// `DynamoDB_20120810.PutItem` → `PutItem`.
+fn operation(request: &HttpRequest) -> String {
+    request
+        .headers()
+        .get("x-amz-target")
+        .and_then(|target| target.rsplit('.').next())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// DynamoDB's JSON error answer.
+fn error(status: u16, kind: &str, message: &str, extra: Value) -> HttpResponse {
+    let mut body = json!({"__type": kind, "message": message});
+    if let (Value::Object(body), Value::Object(extra)) = (&mut body, extra) {
+        body.extend(extra);
+    }
+    let mut response = HttpResponse::new(
+        StatusCode::try_from(status).unwrap_or(StatusCode::try_from(500).expect("500")),
+        SdkBody::from(body.to_string()),
+    );
+    response
+        .headers_mut()
+        .insert("content-type", "application/x-amz-json-1.0");
+    response.headers_mut().insert(
+        "x-amzn-requestid",
+        "INJECTEDFAULT0000000000000000000000000000000000",
+    );
+    response
+}
+
+fn transaction_conflict(request: &HttpRequest) -> HttpResponse {
+    let actions = request
+        .body()
+        .bytes()
+        .and_then(|body| serde_json::from_slice::<Value>(body).ok())
+        .and_then(|body| body["TransactItems"].as_array().map(Vec::len))
+        .unwrap_or(1);
+    let reasons: Vec<Value> = (0..actions)
+        .map(|i| {
+            if i == 0 {
+                json!({"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"})
+            } else {
+                json!({"Code": "None"})
+            }
+        })
+        .collect();
+    error(
+        400,
+        "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+        "Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]",
+        json!({ "CancellationReasons": reasons }),
+    )
+}
+
+impl HttpConnector for FaultyConnector {
+    fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
+        let Some(fault) = self.faults.take(&operation(&request)) else {
+            return self.inner.call(request);
+        };
+        let answer = |response: HttpResponse| HttpConnectorFuture::ready(Ok(response));
+        match fault {
+            Fault::TransactionConflict => answer(transaction_conflict(&request)),
+            Fault::Throttling => answer(error(
+                400,
+                "com.amazon.coral.availability#ThrottlingException",
+                "Rate of requests exceeds the allowed throughput.",
+                json!({}),
+            )),
+            Fault::ThroughputExceeded => answer(error(
+                400,
+                "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
+                "The level of configured provisioned throughput for the table was exceeded.",
+                json!({}),
+            )),
+            Fault::InternalServerError => answer(error(
+                500,
+                "com.amazonaws.dynamodb.v20120810#InternalServerError",
+                "Internal server error",
+                json!({}),
+            )),
+            Fault::TimeoutUnsent => HttpConnectorFuture::new(pending()),
+            Fault::TimeoutAfterApplying => {
+                let sent = self.inner.call(request);
+                HttpConnectorFuture::new(async move {
+                    let _applied = sent.await;
+                    pending().await
+                })
+            }
+        }
+    }
+}
