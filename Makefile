@@ -8,12 +8,13 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 BENCH_VENV := .venv-bench
 READ_FUNCTIONS := get-customer list-customer-orders get-order-items list-orders-by-status
 
-.PHONY: help dev token test lint build sam-local deploy bench tools clean
+.PHONY: help dev token test contract lint build sam-local deploy bench tools clean
 
 help:
 	@echo "make dev     run the store locally: DynamoDB engine on 127.0.0.1:8000, HTTP API on 127.0.0.1:3000"
 	@echo "make token   a bearer token make dev accepts: make token CUSTOMER=c1 | make token STAFF=1"
-	@echo "make test    all tests: keys, handlers on an embedded engine, events/, template checks"
+	@echo "make test    all tests: keys, handlers on an embedded engine, faults, events/, template checks, the API contract"
+	@echo "make contract  schemathesis against a fresh make dev, from api/openapi.yaml (part of make test)"
 	@echo "make lint    rustfmt and clippy, as CI runs them"
 	@echo "make build   sam build (release binaries for Lambda, arm64 by default)"
 	@echo "make sam-local  every function under sam local invoke, every route under start-api (after make build)"
@@ -33,6 +34,13 @@ test: $(TOOLS)
 	cargo test --workspace --locked
 	sam validate --lint
 	cfn-lint template.yaml
+	$(MAKE) contract
+
+# The HTTP API against its contract: schemathesis generates requests from api/openapi.yaml
+# (api/schemathesis.toml says how, and why each exception) against a fresh make dev.
+contract: $(TOOLS)
+	cargo build --locked -p local-dev --bins
+	python3 local/contract_check.py
 
 lint:
 	cargo fmt --all -- --check
@@ -69,7 +77,7 @@ $(BENCH_VENV)/.installed: bench/python/requirements.txt
 
 tools: $(TOOLS)
 
-# SAM CLI, cfn-lint and cargo-lambda live in a virtualenv of the repo: installed system-wide,
+# SAM CLI, cfn-lint, cargo-lambda and schemathesis live in a virtualenv of the repo: installed system-wide,
 # SAM upgrades botocore and breaks the system's awscli.
 $(TOOLS): local/tools-requirements.txt
 	python3 -m venv $(VENV)

@@ -17,6 +17,7 @@ const MAX_BODY_BYTES: usize = 1024;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct StockBody {
+    #[serde(deserialize_with = "shared::http::request::whole_number")]
     delta: i64,
 }
 

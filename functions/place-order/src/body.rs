@@ -24,6 +24,7 @@ pub struct NewOrderBody {
 #[serde(deny_unknown_fields)]
 struct NewLineBody {
     sku: String,
+    #[serde(deserialize_with = "shared::http::request::whole_number")]
     quantity: u32,
     price: Option<PriceText>,
 }
@@ -108,6 +109,10 @@ mod tests {
         assert_eq!(lines[0].sku.as_str(), "sku-1");
         assert_eq!(lines[0].quantity, 2);
         assert_eq!(lines[0].expected_price, None);
+        // A whole number written as a float is that number (JSON Schema's `integer`).
+        let float = body(r#"{"items":[{"sku":"s","quantity":3.0},{"sku":"t","quantity":2e1}]}"#)
+            .expect("whole");
+        assert_eq!((float[0].quantity, float[1].quantity), (3, 20));
         assert_eq!(
             lines[1].expected_price.map(|p| p.to_string()),
             Some("0.10".into())
@@ -160,7 +165,11 @@ mod tests {
             ),
             (
                 r#"{"items":[{"sku":"a","quantity":1.5,"price":"1"}]}"#,
-                "u32",
+                "not a whole number",
+            ),
+            (
+                r#"{"items":[{"sku":"a","quantity":-1,"price":"1"}]}"#,
+                "not a whole number in range",
             ),
             (
                 r#"{"items":[{"sku":"a","quantity":1,"price":"1","note":"x"}]}"#,

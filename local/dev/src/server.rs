@@ -40,7 +40,9 @@ pub fn router(routes: &[Route], store: Store, verifier: Verifier) -> Router {
         let entry = by_path.remove(route.path.as_str()).unwrap_or_default();
         by_path.insert(&route.path, entry.on(filter, handler));
     }
-    let mut router = Router::new();
+    // The contract, unauthenticated (it is not part of the deployed API: a client reads the
+    // repository's api/openapi.yaml).
+    let mut router = Router::new().route("/openapi.json", axum::routing::get(openapi));
     for (path, methods) in by_path {
         router = router.route(path, methods.fallback(not_found));
     }
@@ -60,6 +62,26 @@ fn unauthorized() -> Response {
         r#"{"message":"Unauthorized"}"#,
     )
         .into_response()
+}
+
+/// `api/openapi.yaml`, as JSON.
+async fn openapi() -> Response {
+    match crate::openapi::document() {
+        Ok(document) => (
+            StatusCode::OK,
+            [("content-type", "application/json")],
+            document.to_string(),
+        )
+            .into_response(),
+        Err(err) => {
+            tracing::error!(error = %err, "api/openapi.yaml does not parse");
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "api/openapi.yaml does not parse",
+            )
+                .into_response()
+        }
+    }
 }
 
 /// What API Gateway answers for a route it does not have.

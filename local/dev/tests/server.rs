@@ -424,3 +424,16 @@ async fn a_cursor_handed_to_one_caller_is_refused_for_another() {
     assert_eq!(get(&addr, &next, &staff).await.status, 200);
     assert_eq!(get(&addr, &next, &other_staff).await.status, 400);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_contract_is_served_as_json_without_a_token() {
+    let app = TestApp::seeded().await.expect("app");
+    let addr = serve(&app).await;
+    let reply = http(&addr, "GET", "/openapi.json", None, "").await;
+    assert_eq!(reply.status, 200);
+    assert!(reply.head.contains("content-type: application/json"));
+    assert_eq!(
+        reply.body,
+        local_dev::openapi::document().expect("api/openapi.yaml")
+    );
+}

@@ -32,11 +32,14 @@ pub struct CatalogEntry {
     pub price: Money,
 }
 
-/// A product's name: 1–200 characters, surrounding white space dropped, no control characters.
+/// A product's name: at most 200 characters, at least one not white space (surrounding white
+/// space dropped), no control characters.
 pub fn product_name(raw: &str) -> Result<String, AppError> {
+    // Counted before trimming, as the contract's maxLength counts.
+    let chars = raw.chars().count();
+    let controls = raw.chars().any(char::is_control);
     let name = raw.trim();
-    let chars = name.chars().count();
-    if chars == 0 || chars > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+    if name.is_empty() || chars > MAX_NAME_CHARS || controls {
         return Err(AppError::invalid(format!(
             "name must be 1-{MAX_NAME_CHARS} characters without control characters"
         )));
@@ -45,7 +48,8 @@ pub fn product_name(raw: &str) -> Result<String, AppError> {
 }
 
 /// A price as a client writes it: a decimal string above 0, at most 1,000,000.00, with at most
-/// two decimal places, plain digits and a point (no sign, exponent or spaces).
+/// two decimal places, plain digits and a point (no sign, exponent, spaces or leading zeros:
+/// one spelling per amount, as the contract's pattern in `api/openapi.yaml` says).
 pub fn price(raw: &str) -> Result<Money, AppError> {
     let invalid = || {
         AppError::invalid(format!(
@@ -57,7 +61,8 @@ pub fn price(raw: &str) -> Result<Money, AppError> {
         && raw.bytes().all(|b| b.is_ascii_digit() || b == b'.')
         && raw.bytes().filter(|b| *b == b'.').count() <= 1
         && !raw.starts_with('.')
-        && !raw.ends_with('.');
+        && !raw.ends_with('.')
+        && !(raw.starts_with('0') && raw.len() > 1 && !raw.starts_with("0."));
     if !plain {
         return Err(invalid());
     }
@@ -101,6 +106,8 @@ mod tests {
             "1000000.01",
             "1,5",
             "NaN",
+            "007",
+            "00.5",
         ] {
             assert_eq!(price(bad).expect_err(bad).status(), 400, "{bad:?}");
         }

@@ -8,6 +8,29 @@ use crate::AppError;
 use crate::domain::access::Caller;
 use crate::domain::listing::PageRequest;
 
+/// A JSON number that is a whole number, as JSON Schema's `integer` means one: `3`, `3.0` and
+/// `3e0` alike (a client that serialises through a float still means 3); `3.5` is refused, and
+/// so is anything outside `T`. For `#[serde(deserialize_with = "whole_number")]`.
+pub fn whole_number<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: TryFrom<i64>,
+{
+    use serde::Deserialize;
+    use serde::de::Error;
+    // Beyond 2^53 a float no longer says which whole number it is.
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    let number = serde_json::Number::deserialize(d)?;
+    let whole = match (number.as_i64(), number.as_f64()) {
+        (Some(n), _) => Some(n),
+        (None, Some(f)) if f.fract() == 0.0 && f.abs() <= EXACT => Some(f as i64),
+        _ => None,
+    };
+    whole
+        .and_then(|n| T::try_from(n).ok())
+        .ok_or_else(|| D::Error::custom(format!("{number} is not a whole number in range")))
+}
+
 /// A path parameter, parsed by the ID's own validation.
 pub fn path_param<T>(
     req: &Request,

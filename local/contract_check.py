@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""`make contract`: schemathesis against a fresh `make dev`, from the contract it serves.
+
+Starts store-local on free ports with its own data file, mints a staff token with
+store-token, runs schemathesis with api/schemathesis.toml (every default check, negative-data
+rejection, 200 examples per operation and phase), then counts the requests each operation of
+api/openapi.yaml received and fails if any got fewer than 200 or if schemathesis failed.
+SCHEMATHESIS_SEED picks another seed (the default is fixed, so a failure replays).
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "debug"
+MIN_REQUESTS = 200
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(url: str, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise SystemExit(f"make dev did not answer {url} within {seconds:.0f}s")
+        time.sleep(0.2)
+
+
+def operations(document: dict) -> list[tuple[str, re.Pattern]]:
+    """Each operation of the contract, and a pattern matching the request paths it serves."""
+    found = []
+    for path, item in document["paths"].items():
+        pattern = re.compile("^" + re.sub(r"\{[^/]+\}", "[^/]+", path) + "$")
+        for method in item:
+            if method != "parameters":
+                found.append((f"{method.upper()} {path}", pattern))
+    return found
+
+
+def main() -> int:
+    schemathesis = shutil.which("schemathesis") or str(ROOT / ".venv/bin/schemathesis")
+    workdir = Path(tempfile.mkdtemp(prefix="store-contract-"))
+    api_port, dynamodb_port = free_port(), free_port()
+    env = dict(
+        os.environ,
+        STORE_DATA_FILE=str(workdir / "store.db"),
+        API_PORT=str(api_port),
+        DYNAMODB_PORT=str(dynamodb_port),
+        RUST_LOG=os.environ.get("RUST_LOG", "warn"),
+    )
+    base = f"http://127.0.0.1:{api_port}"
+    log = open(workdir / "store-local.log", "w")
+    server = subprocess.Popen([TARGET / "store-local"], env=env, stdout=log, stderr=log, cwd=ROOT)
+    try:
+        wait_for(f"{base}/openapi.json", 60)
+        token = subprocess.run(
+            [TARGET / "store-token", "--staff"], env=env, check=True, capture_output=True, text=True
+        ).stdout.strip()
+        har = workdir / "requests.har"
+        seed = os.environ.get("SCHEMATHESIS_SEED", "20261130")
+        command = [
+            schemathesis, "--config-file", str(ROOT / "api/schemathesis.toml"), "--no-color",
+            "run", f"{base}/openapi.json", "--url", base,
+            "-H", f"Authorization: Bearer {token}",
+            "--seed", seed,
+            "--report", "har", "--report-har-path", str(har),
+        ]
+        print("schemathesis", " ".join(command[3:6]), f"--seed {seed}", flush=True)
+        result = subprocess.run(command, cwd=workdir)
+        with urllib.request.urlopen(f"{base}/openapi.json") as reply:
+            document = json.load(reply)
+        counts: Counter = Counter()
+        known = operations(document)
+        for entry in json.loads(har.read_text())["log"]["entries"]:
+            request = entry["request"]
+            path = urllib.parse.urlsplit(request["url"]).path
+            for name, pattern in known:
+                if name.split(" ", 1)[0] == request["method"] and pattern.match(path):
+                    counts[name] += 1
+                    break
+        print("\nrequests per operation:")
+        short = []
+        for name, _ in known:
+            print(f"  {counts[name]:6d}  {name}")
+            if counts[name] < MIN_REQUESTS:
+                short.append(name)
+        if short:
+            print(f"fewer than {MIN_REQUESTS} requests: {', '.join(short)}", file=sys.stderr)
+            return 1
+        if result.returncode != 0:
+            print(f"schemathesis failed (log of make dev: {workdir / 'store-local.log'})", file=sys.stderr)
+            return result.returncode
+        shutil.rmtree(workdir, ignore_errors=True)
+        return 0
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

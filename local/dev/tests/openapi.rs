@@ -1,0 +1,144 @@
+//! The contract, `api/openapi.yaml`, cannot drift from the code unnoticed: its operations are
+//! exactly template.yaml's routes, with their path parameters and the authorizer's security, and
+//! its problem types exactly those the one error type produces. (Responses are checked against
+//! it, request by generated request, by schemathesis in `make test`.)
+
+use std::collections::BTreeSet;
+
+use local_engine::template;
+use serde_json::Value;
+use shared::AppError;
+use shared::domain::ids::Sku;
+use shared::domain::status::OrderStatus;
+use shared::http::problem::problem;
+
+fn document() -> Value {
+    local_dev::openapi::document().expect("api/openapi.yaml parses")
+}
+
+#[test]
+fn the_contract_has_exactly_the_templates_routes_with_their_parameters() {
+    let template = template::parse().expect("template");
+    let routes: BTreeSet<String> = local_dev::routes::from_template(&template)
+        .expect("routes")
+        .iter()
+        .map(|r| r.key())
+        .collect();
+    let document = document();
+    assert_eq!(document["openapi"], "3.1.0");
+    let mut operations = BTreeSet::new();
+    for (path, item) in document["paths"].as_object().expect("paths") {
+        for (method, operation) in item.as_object().expect("path item") {
+            if method == "parameters" {
+                continue;
+            }
+            operations.insert(format!("{} {path}", method.to_uppercase()));
+            // Every {name} of the path is a required path parameter, and no other.
+            let in_path: BTreeSet<&str> = path
+                .split('/')
+                .filter_map(|seg| seg.strip_prefix('{')?.strip_suffix('}'))
+                .collect();
+            let declared: BTreeSet<String> = item["parameters"]
+                .as_array()
+                .into_iter()
+                .chain(operation["parameters"].as_array())
+                .flatten()
+                .map(|p| resolve(&document, p))
+                .filter(|p| p["in"] == "path")
+                .map(|p| {
+                    assert_eq!(p["required"], true, "{path}");
+                    p["name"].as_str().expect("name").to_owned()
+                })
+                .collect();
+            assert_eq!(
+                declared,
+                in_path.iter().map(|s| (*s).to_owned()).collect(),
+                "{method} {path}"
+            );
+            // Every operation answers the statuses every route can give.
+            let responses = operation["responses"].as_object().expect("responses");
+            for status in ["400", "401", "404", "429", "500", "503"] {
+                assert!(responses.contains_key(status), "{method} {path}: {status}");
+            }
+            if operation.get("requestBody").is_some() {
+                for status in ["413", "415"] {
+                    assert!(responses.contains_key(status), "{method} {path}: {status}");
+                }
+            }
+        }
+    }
+    assert_eq!(operations, routes);
+    // The authorizer is every route's default in the template; the contract says the same.
+    assert_eq!(document["security"][0]["bearer"], serde_json::json!([]));
+    assert_eq!(
+        document["components"]["securitySchemes"]["bearer"]["scheme"],
+        "bearer"
+    );
+}
+
+fn resolve<'a>(document: &'a Value, value: &'a Value) -> &'a Value {
+    match value["$ref"].as_str() {
+        Some(reference) => reference
+            .trim_start_matches("#/")
+            .split('/')
+            .fold(document, |node, key| &node[key]),
+        None => value,
+    }
+}
+
+#[test]
+fn the_contract_names_every_problem_the_error_type_produces_and_no_other() {
+    let sku = || vec![Sku::parse("sku-1").expect("sku")];
+    let errors = [
+        AppError::invalid("x"),
+        AppError::Unauthorized("x".into()),
+        AppError::Forbidden("x".into()),
+        AppError::not_found("x"),
+        AppError::conflict("x", Some(OrderStatus::Shipped)),
+        AppError::OutOfStock(sku()),
+        AppError::PriceChanged(sku()),
+        AppError::UnknownProducts(sku()),
+        AppError::Unprocessable("x".into()),
+        AppError::PayloadTooLarge("x".into()),
+        AppError::UnsupportedMediaType("x".into()),
+        AppError::unavailable("x"),
+        AppError::internal("x"),
+    ];
+    let document = document();
+    let problem_schema = &document["components"]["schemas"]["Problem"];
+    let documented: BTreeSet<String> = problem_schema["properties"]["type"]["enum"]
+        .as_array()
+        .expect("enum")
+        .iter()
+        .map(|v| v.as_str().expect("type").to_owned())
+        .collect();
+    let fields: BTreeSet<&String> = problem_schema["properties"]
+        .as_object()
+        .expect("properties")
+        .keys()
+        .collect();
+    let mut produced = BTreeSet::new();
+    for err in &errors {
+        let response = problem(err);
+        let body: Value = match response.body() {
+            lambda_http::Body::Text(text) => serde_json::from_str(text).expect("json"),
+            other => panic!("{other:?}"),
+        };
+        for key in body.as_object().expect("object").keys() {
+            assert!(fields.contains(key), "{key} is not in the Problem schema");
+        }
+        produced.insert(body["type"].as_str().expect("type").to_owned());
+        let status = err.status().to_string();
+        let documented_somewhere = document["paths"]
+            .as_object()
+            .expect("paths")
+            .values()
+            .flat_map(|item| item.as_object().expect("item").values())
+            .any(|op| op["responses"].get(&status).is_some());
+        assert!(
+            documented_somewhere,
+            "{status} is in no operation's responses"
+        );
+    }
+    assert_eq!(produced, documented);
+}
