@@ -4,6 +4,8 @@
 //! Usage: store-bench --bin-dir DIR [--python PATH] [--runs N] [--warm N]
 //!                    [--size-dir-arm64 DIR] [--size-dir-x86-64 DIR]
 
+mod shards;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -308,7 +310,7 @@ async fn raw_request(store: &Store, binary: &str) -> Result<(), AppError> {
                 .expression_attribute_names("#pk", keys::GSI1PK)
                 .expression_attribute_values(
                     ":pk",
-                    s(&keys::order_listing::gsi1pk(OrderStatus::Placed)),
+                    s(&keys::order_listing::gsi1pk(OrderStatus::Placed, 0)),
                 )
                 .limit(11)
                 .send()
@@ -535,6 +537,7 @@ async fn main() -> Result<(), Error> {
             }
         }
     }
+    status_shard_section(&o, &home).await?;
     if !o.size_dirs.is_empty() {
         println!();
         println!(
@@ -559,6 +562,142 @@ async fn main() -> Result<(), Error> {
                 .collect();
             println!("| {} | {} |", p.binary, sizes.join(" | "));
         }
+    }
+    Ok(())
+}
+
+/// list-orders-by-status with its orders in 1 and in 8 status shards: Queries per page and
+/// how many went at once, warm latency of the release binary, read units per page as billed;
+/// then the write side as arithmetic.
+async fn status_shard_section(o: &Options, home: &Path) -> Result<(), Error> {
+    let events = Path::new(env!("CARGO_MANIFEST_DIR")).join("../events");
+    let sample = std::fs::read_to_string(events.join("list-orders-by-status.json"))?;
+    // A page of 25, as a client would ask.
+    let event = Bytes::from(
+        sample
+            .replace("limit=10", "limit=25")
+            .replace("\"limit\": \"10\"", "\"limit\": \"25\""),
+    );
+    let text = String::from_utf8_lossy(&event).into_owned();
+    let binary = o.bin_dir.join("list-orders-by-status");
+    let mut rows = Vec::new();
+    for n in [1, 8] {
+        let count = keys::StatusShards::new(n)?;
+        let engine = shards::engine_with_orders(count).await?;
+        let endpoint = engine.endpoint().to_owned();
+        let (_, _, warm, _) = measure(o.runs.min(3), o.warm, &event, || {
+            let mut c = command(&binary, &[], None);
+            lambda_environment(&mut c, "list-orders-by-status", &endpoint, home);
+            c.env("STATUS_SHARDS", n.to_string());
+            c
+        })
+        .await
+        .map_err(|e| format!("list-orders-by-status with {n} shards: {e}"))?;
+        // In process: walk 20 pages, counting Queries and metering what they read.
+        let (store, counter, meter) = shards::metered_store(&engine, count);
+        let mut requests = Vec::new();
+        let mut at_once = Vec::new();
+        let mut units = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..20 {
+            let mut req_text = text.clone();
+            if let Some(c) = &cursor {
+                req_text = req_text.replace("limit=25", &format!("limit=25&cursor={c}"));
+            }
+            counter.reset();
+            meter.take();
+            let response = handler(
+                &store,
+                "list-orders-by-status",
+                shared::http::gateway::request_from_json(&req_text)?,
+            )
+            .await;
+            let body: serde_json::Value = match response.body() {
+                Body::Text(t) => serde_json::from_str(t)?,
+                _ => serde_json::Value::Null,
+            };
+            requests.push(counter.total());
+            at_once.push(counter.most_at_once());
+            units.push(
+                meter
+                    .take()
+                    .into_iter()
+                    .map(shards::read_units)
+                    .sum::<f64>(),
+            );
+            cursor = body["nextCursor"].as_str().map(str::to_owned);
+            if cursor.is_none() {
+                break;
+            }
+        }
+        // The same first page over a modelled network: each request waits the round trip
+        // DynamoDB has in a region (the loopback engine has none, and answers one at a time).
+        let faults = local_engine::faults::Faults::default();
+        faults.with_latency(shards::ROUND_TRIP);
+        let (client, _) = engine.faulty_client(&faults);
+        let remote = Store::new(client, local_engine::LOCAL_TABLE).with_status_shards(count);
+        let mut over_network = Vec::new();
+        for _ in 0..o.warm.min(200) {
+            let t = Instant::now();
+            let response = handler(
+                &remote,
+                "list-orders-by-status",
+                shared::http::gateway::request_from_json(&text)?,
+            )
+            .await;
+            over_network.push(t.elapsed());
+            assert_eq!(response.status(), 200);
+        }
+        over_network.sort();
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+        rows.push((
+            n,
+            mean(&requests.iter().map(|r| *r as f64).collect::<Vec<_>>()),
+            at_once.iter().copied().max().unwrap_or(0),
+            percentile(&warm, 50.0),
+            percentile(&warm, 99.0),
+            mean(&units),
+            percentile(&over_network, 50.0),
+        ));
+    }
+    println!();
+    println!(
+        "### Orders by status over status shards ({} PLACED orders, pages of 25; the engine answers one request at a time)",
+        shards::ORDERS
+    );
+    println!();
+    println!(
+        "| shards | Queries per page (most at once) | warm p50 / p99 ms, loopback engine | p50 vs 1 shard | p50 ms with a {} ms round trip | vs 1 shard | read units per page (as billed) |",
+        shards::ROUND_TRIP.as_millis()
+    );
+    println!("|---|---|---|---|---|---|---|");
+    let base = rows.first().map_or(1.0, |r| r.3.as_secs_f64());
+    let base_network = rows.first().map_or(1.0, |r| r.6.as_secs_f64());
+    for (n, requests, at_once, p50, p99, units, network) in &rows {
+        println!(
+            "| {n} | {requests:.2} ({at_once}) | {} / {} | {:.2}x | {} | {:.2}x | {units:.2} |",
+            ms(*p50),
+            ms(*p99),
+            p50.as_secs_f64() / base,
+            ms(*network),
+            network.as_secs_f64() / base_network
+        );
+    }
+    println!();
+    println!(
+        "Write side at 5,000 orders/s (each new order is one GSI1 write unit in STATUS#PLACED[#k], k = FNV-1a(orderId) mod N; DynamoDB takes about 1,000 write units/s per partition key):"
+    );
+    for n in [1, 8] {
+        let hottest = shards::hottest_partition_writes(5_000.0, n);
+        println!(
+            "- N = {n}: 5,000 / {n} = {hottest:.0} write units/s on the hottest key, {:.0}% of 1,000{}",
+            hottest / 10.0,
+            if hottest > 1_000.0 {
+                ": GSI1 throttles the table's writes (IndexWriteKeyRangeThroughputExceeded)"
+            } else {
+                ": within the limit"
+            }
+        );
     }
     Ok(())
 }

@@ -11,6 +11,7 @@ use lambda_runtime::{LambdaEvent, service_fn};
 use crate::Store;
 use crate::domain::error::BoxError;
 use crate::dynamo::client;
+use crate::dynamo::keys::StatusShards;
 
 pub use crate::http::serve::serve_http;
 
@@ -22,8 +23,18 @@ fn required_env(name: &str) -> Result<String, BoxError> {
     }
 }
 
+/// `STATUS_SHARDS` (1 when unset): how many GSI1 partitions each status is spread over.
+pub fn status_shards_from_env() -> Result<StatusShards, BoxError> {
+    match std::env::var("STATUS_SHARDS") {
+        Ok(raw) if !raw.is_empty() => {
+            StatusShards::parse(&raw).map_err(|err| format!("STATUS_SHARDS: {err}").into())
+        }
+        _ => Ok(StatusShards::ONE),
+    }
+}
+
 /// Logging (JSON when `AWS_LAMBDA_LOG_FORMAT=JSON`, level from `AWS_LAMBDA_LOG_LEVEL` or
-/// `RUST_LOG`), then the store: `TABLE_NAME`, and an SDK client from the
+/// `RUST_LOG`), then the store: `TABLE_NAME`, `STATUS_SHARDS`, and an SDK client from the
 /// standard AWS configuration, its connection opened before the first event.
 ///
 /// A wrong environment (no `TABLE_NAME`, an empty or malformed endpoint) is logged as one clear
@@ -32,11 +43,12 @@ fn required_env(name: &str) -> Result<String, BoxError> {
 pub async fn init() -> Result<Store, BoxError> {
     lambda_runtime::tracing::init_default_subscriber();
     let configured = required_env("TABLE_NAME").and_then(|table| {
+        let shards = status_shards_from_env()?;
         client::check_endpoints()?;
-        Ok(table)
+        Ok((table, shards))
     });
     match configured {
-        Ok(table) => Ok(client::connect(table).await),
+        Ok((table, shards)) => Ok(client::connect(table).await.with_status_shards(shards)),
         Err(err) => {
             tracing::error!(error = %err, "cannot start: the function's environment is wrong");
             Err(err)

@@ -82,6 +82,11 @@ fn a_wrong_environment_is_one_clear_error_and_a_non_zero_exit_never_a_panic() {
             None,
             "environment variable TABLE_NAME must be set",
         ),
+        (
+            "STATUS_SHARDS",
+            Some("64"),
+            "STATUS_SHARDS: the status shard count must be 1 to 32",
+        ),
     ] {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_get-customer"));
         command

@@ -66,7 +66,10 @@ async fn write_listing(
         .client()
         .put_item()
         .table_name(LOCAL_TABLE)
-        .set_item(Some(listing::to_item(&order)))
+        .set_item(Some(listing::to_item(
+            &order,
+            shared::dynamo::keys::StatusShards::ONE,
+        )))
         .send()
         .await
         .expect("put");

@@ -2,7 +2,7 @@
 //! table from template.yaml, the sample data, and the HTTP API on 127.0.0.1:3000.
 //!
 //! Environment: STORE_HOST (127.0.0.1), DYNAMODB_PORT (8000), API_PORT (3000),
-//! STORE_DATA_FILE (.local-data/store.db).
+//! STORE_DATA_FILE (.local-data/store.db), STATUS_SHARDS (template.yaml's StatusShards default).
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -13,6 +13,7 @@ use local_dev::auth::{Issuer, LOCAL_AUDIENCE, LOCAL_ISSUER};
 use local_dev::routes::{self, Route};
 use local_engine::{Engine, LOCAL_TABLE, dynoxide, seed, streams, template};
 use shared::Store;
+use shared::dynamo::keys::StatusShards;
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
@@ -46,6 +47,19 @@ impl Config {
             data_file: local_dev::data_file(),
         })
     }
+}
+
+/// The template's `StatusShards` default, or `STATUS_SHARDS` when set.
+fn status_shards(template: &serde_yaml::Value) -> Result<StatusShards, Error> {
+    let default = template["Parameters"]["StatusShards"]["Default"]
+        .as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or("template.yaml has no numeric StatusShards default")?;
+    let shards = match std::env::var("STATUS_SHARDS") {
+        Ok(raw) if !raw.is_empty() => StatusShards::parse(&raw),
+        _ => StatusShards::new(default),
+    };
+    Ok(shards.map_err(|err| format!("STATUS_SHARDS: {err}"))?)
 }
 
 #[tokio::main]
@@ -106,7 +120,8 @@ async fn run() -> Result<(), Error> {
         )
         .into());
     }
-    let store = Store::new(client, LOCAL_TABLE);
+    let status_shards = status_shards(&template::parse()?)?;
+    let store = Store::new(client, LOCAL_TABLE).with_status_shards(status_shards);
     let consumers = spawn_stream_consumers(&engine, &store, &config.data_file)?;
     // API Gateway's JWT authorizer, locally: tokens of the issuer whose key lives beside the
     // data (`make token`).
@@ -125,6 +140,7 @@ async fn run() -> Result<(), Error> {
         created,
         seeded,
         started,
+        status_shards,
     );
     axum::serve(
         listener,
@@ -235,6 +251,7 @@ fn print_banner(
     created: bool,
     seeded: bool,
     started: Instant,
+    status_shards: StatusShards,
 ) {
     let data = config.data_file.display();
     let table = match (created, seeded) {
@@ -249,6 +266,10 @@ fn print_banner(
         if seeded { ", sample data seeded" } else { "" }
     );
     println!("  HTTP API         http://{api}");
+    println!(
+        "  status shards    {}  (STATUS_SHARDS)",
+        status_shards.count()
+    );
     for route in routes {
         println!(
             "    {:<6} {:<34} -> {}",

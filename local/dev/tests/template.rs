@@ -534,7 +534,10 @@ fn write_grants_allow_exactly_the_attributes_the_codecs_write() {
             "PlaceOrderFunction",
             "dynamodb:PutItem",
             "CUSTOMER#*",
-            names(&[&listing::to_item(&order)]),
+            names(&[&listing::to_item(
+                &order,
+                shared::dynamo::keys::StatusShards::ONE,
+            )]),
         ),
         (
             "PlaceOrderFunction",
@@ -689,4 +692,25 @@ fn every_route_is_behind_the_jwt_authorizer_and_throttled() {
         template["Resources"]["StaffGroup"]["Properties"]["GroupName"].as_str(),
         Some(shared::domain::access::STAFF_GROUP)
     );
+}
+
+#[test]
+fn every_function_gets_the_status_shard_count_the_code_accepts() {
+    use shared::dynamo::keys::StatusShards;
+    let template = template::parse().expect("template");
+    let parameter = &template["Parameters"]["StatusShards"];
+    assert_eq!(parameter["Default"].as_u64(), Some(1), "the article's keys");
+    assert_eq!(parameter["MinValue"].as_u64(), Some(1));
+    assert_eq!(
+        parameter["MaxValue"].as_u64(),
+        Some(u64::from(StatusShards::MAX))
+    );
+    let variable = &template["Globals"]["Function"]["Environment"]["Variables"]["STATUS_SHARDS"];
+    match variable {
+        Value::Tagged(tagged) => {
+            assert_eq!(tagged.tag, "Ref");
+            assert_eq!(tagged.value.as_str(), Some("StatusShards"));
+        }
+        other => panic!("STATUS_SHARDS is {other:?}, not !Ref StatusShards"),
+    }
 }

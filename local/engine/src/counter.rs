@@ -6,7 +6,9 @@ use std::sync::{Arc, Mutex};
 
 use aws_smithy_runtime_api::box_error::BoxError;
 use aws_smithy_runtime_api::client::interceptors::Intercept;
-use aws_smithy_runtime_api::client::interceptors::context::BeforeTransmitInterceptorContextRef;
+use aws_smithy_runtime_api::client::interceptors::context::{
+    BeforeDeserializationInterceptorContextRef, BeforeTransmitInterceptorContextRef,
+};
 use aws_smithy_runtime_api::client::orchestrator::Metadata;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::config_bag::ConfigBag;
@@ -14,6 +16,8 @@ use aws_smithy_types::config_bag::ConfigBag;
 #[derive(Debug, Clone, Default)]
 pub struct RequestCounter {
     sent: Arc<Mutex<BTreeMap<String, usize>>>,
+    /// Requests on the wire now, and the most there have been at once since the last reset.
+    in_flight: Arc<Mutex<(usize, usize)>>,
 }
 
 impl RequestCounter {
@@ -33,6 +37,15 @@ impl RequestCounter {
         if let Ok(mut sent) = self.sent.lock() {
             sent.clear();
         }
+        if let Ok(mut in_flight) = self.in_flight.lock() {
+            in_flight.1 = in_flight.0;
+        }
+    }
+
+    /// The most requests that were sent and not yet answered at one time: proof that requests
+    /// meant to go at once did.
+    pub fn most_at_once(&self) -> usize {
+        self.in_flight.lock().map(|f| f.1).unwrap_or_default()
     }
 }
 
@@ -54,6 +67,23 @@ impl Intercept for RequestCounter {
             .to_owned();
         if let Ok(mut sent) = self.sent.lock() {
             *sent.entry(operation).or_default() += 1;
+        }
+        if let Ok(mut in_flight) = self.in_flight.lock() {
+            in_flight.0 += 1;
+            in_flight.1 = in_flight.1.max(in_flight.0);
+        }
+        Ok(())
+    }
+
+    // Runs once per attempt that got an answer, before it is read.
+    fn read_after_transmit(
+        &self,
+        _context: &BeforeDeserializationInterceptorContextRef<'_>,
+        _runtime_components: &RuntimeComponents,
+        _cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        if let Ok(mut in_flight) = self.in_flight.lock() {
+            in_flight.0 = in_flight.0.saturating_sub(1);
         }
         Ok(())
     }

@@ -9,6 +9,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::future::pending;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use aws_sdk_dynamodb::config::SharedHttpClient;
 use aws_smithy_runtime_api::client::http::{
@@ -51,6 +52,8 @@ struct Rule {
 pub struct Faults {
     rules: Arc<Mutex<VecDeque<Rule>>>,
     injected: Arc<Mutex<Vec<(String, Fault)>>>,
+    /// Added before every request: a network round trip the loopback engine does not have.
+    latency: Arc<Mutex<Duration>>,
 }
 
 impl fmt::Debug for Faults {
@@ -75,6 +78,16 @@ impl Faults {
     /// Every request of `operation` gets `fault`, until [`Faults::clear`].
     pub fn always(&self, operation: &str, fault: Fault) -> &Self {
         self.inject(operation, fault, usize::MAX)
+    }
+
+    /// Every request waits `latency` before it reaches the engine, as over a network (the
+    /// benchmark's model of DynamoDB's round trip; requests sent at once wait at once).
+    pub fn with_latency(&self, latency: Duration) -> &Self {
+        *self
+            .latency
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = latency;
+        self
     }
 
     pub fn clear(&self) {
@@ -205,8 +218,20 @@ fn transaction_conflict(request: &HttpRequest) -> HttpResponse {
 
 impl HttpConnector for FaultyConnector {
     fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
+        let latency = *self
+            .faults
+            .latency
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let Some(fault) = self.faults.take(&operation(&request)) else {
-            return self.inner.call(request);
+            if latency.is_zero() {
+                return self.inner.call(request);
+            }
+            let inner = self.inner.clone();
+            return HttpConnectorFuture::new(async move {
+                tokio::time::sleep(latency).await;
+                inner.call(request).await
+            });
         };
         let answer = |response: HttpResponse| HttpConnectorFuture::ready(Ok(response));
         match fault {

@@ -172,7 +172,10 @@ pub fn header_item(sample: &SampleOrder) -> Result<Item, Error> {
 /// The order listing item and the line items, exactly as the article's `put_item` writes them.
 pub fn order_items(sample: &SampleOrder) -> Result<Vec<Item>, Error> {
     let order = order(sample)?;
-    let mut written = vec![items::listing::to_item(&order)];
+    let mut written = vec![items::listing::to_item(
+        &order,
+        shared::dynamo::keys::StatusShards::ONE,
+    )];
     for (sku, quantity, price) in &sample.lines {
         let line = LineItem {
             sku: Sku::parse(sku)?,

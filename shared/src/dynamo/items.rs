@@ -73,7 +73,8 @@ pub mod profile {
 }
 
 /// An order's listing: `CUSTOMER#<id>` / `ORDER#<placedAt>#<orderId>` and GSI1
-/// `STATUS#<status>` / `<placedAt>`, in the article's shape.
+/// `STATUS#<status>[#<k>]` / `<placedAt>`, in the article's shape (with one status shard, exactly
+/// the article's keys).
 pub mod listing {
     use super::*;
     use crate::domain::ids::OrderId;
@@ -94,12 +95,13 @@ pub mod listing {
         )
     }
 
-    pub fn to_item(order: &Order) -> Item {
+    pub fn to_item(order: &Order, shards: keys::StatusShards) -> Item {
         let mut item = key(order);
         ORDER_ID.put(&mut item, &order.order_id);
         STATUS.put(&mut item, &order.status);
         TOTAL.put(&mut item, &order.total);
-        GSI1PK.put(&mut item, &keys::order_listing::gsi1pk(order.status));
+        let shard = shards.of(&order.order_id);
+        GSI1PK.put(&mut item, &keys::order_listing::gsi1pk(order.status, shard));
         GSI1SK.put(&mut item, &keys::order_listing::gsi1sk(order.placed_at));
         item
     }
@@ -391,7 +393,7 @@ mod tests {
     #[test]
     fn an_order_listing_is_written_in_the_articles_shape_and_reads_back() {
         let shipped = order(OrderStatus::Shipped);
-        let item = listing::to_item(&shipped);
+        let item = listing::to_item(&shipped, keys::StatusShards::ONE);
         assert_eq!(
             shape(&item),
             pairs(&[

@@ -3,7 +3,7 @@
 //! | entity          | PK                      | SK                              | GSI1PK            | GSI1SK      |
 //! |-----------------|-------------------------|---------------------------------|-------------------|-------------|
 //! | customer        | `CUSTOMER#<customerId>` | `PROFILE`                       |                   |             |
-//! | order (listing) | `CUSTOMER#<customerId>` | `ORDER#<placedAt>#<orderId>`    | `STATUS#<status>` | `<placedAt>`|
+//! | order (listing) | `CUSTOMER#<customerId>` | `ORDER#<placedAt>#<orderId>`    | `STATUS#<status>[#<k>]` | `<placedAt>`|
 //! | order line item | `ORDER#<orderId>`       | `ITEM#<sku>`                    |                   |             |
 //! | order header    | `ORDER#<orderId>`       | `HEADER`                        |                   |             |
 //! | idempotency     | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE`             |                   |             |
@@ -32,6 +32,58 @@ const IDEMPOTENCY_PREFIX: &str = "IDEMPOTENCY#";
 const COUNTED_PREFIX: &str = "COUNTED#";
 const PRODUCT_PREFIX: &str = "PRODUCT#";
 const CATALOG_PREFIX: &str = "CATALOG#";
+
+/// FNV-1a of `text`'s bytes: stable across releases and machines, so a shard chosen with it
+/// never moves unless its count does.
+fn fnv1a(text: &str) -> u32 {
+    text.bytes().fold(0x811c_9dc5_u32, |hash, byte| {
+        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+    })
+}
+
+/// How many GSI1 partitions each status's orders are spread over (the template's
+/// `StatusShards`). DynamoDB takes about 1,000 writes per second per partition key, and a GSI
+/// that cannot keep up throttles the table's writes: with N shards every order lands in shard
+/// `k = FNV-1a(orderId) mod N`, so a status change keeps its `k`. Shard 0 is the article's own
+/// key, `STATUS#<status>`; shard k > 0 is `STATUS#<status>#<k>`. With N = 1 the keys are exactly
+/// the article's, and raising N needs no migration: what was written before is in shard 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatusShards(u32);
+
+impl StatusShards {
+    pub const ONE: StatusShards = StatusShards(1);
+    /// A page of the listing reads every shard and its cursor holds a key per shard: 32 keeps
+    /// a cursor in a few KiB and allows 32,000 writes per second per status.
+    pub const MAX: u32 = 32;
+
+    pub fn new(count: u32) -> Result<Self, String> {
+        if (1..=Self::MAX).contains(&count) {
+            Ok(Self(count))
+        } else {
+            Err(format!(
+                "the status shard count must be 1 to {}, not {count}",
+                Self::MAX
+            ))
+        }
+    }
+
+    /// From text (the `STATUS_SHARDS` variable).
+    pub fn parse(raw: &str) -> Result<Self, String> {
+        raw.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("the status shard count must be a whole number, not {raw:?}"))
+            .and_then(Self::new)
+    }
+
+    pub fn count(self) -> u32 {
+        self.0
+    }
+
+    /// The shard of `order`.
+    pub fn of(self, order: &OrderId) -> u32 {
+        fnv1a(order.as_str()) % self.0
+    }
+}
 
 /// A stored key that does not have the shape the key design gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,19 +164,32 @@ pub mod order_listing {
             .ok_or_else(|| malformed(SK, sk))
     }
 
-    pub fn gsi1pk(status: OrderStatus) -> String {
-        format!("{STATUS_PREFIX}{status}")
+    /// GSI1PK of an order with `status` in `shard` (see [`StatusShards`]).
+    pub fn gsi1pk(status: OrderStatus, shard: u32) -> String {
+        if shard == 0 {
+            format!("{STATUS_PREFIX}{status}")
+        } else {
+            format!("{STATUS_PREFIX}{status}#{shard}")
+        }
     }
 
     pub fn gsi1sk(placed_at: Timestamp) -> String {
         placed_at.to_string()
     }
 
-    pub fn parse_gsi1pk(gsi1pk: &str) -> Result<OrderStatus, MalformedKey> {
-        gsi1pk
-            .strip_prefix(STATUS_PREFIX)
-            .and_then(|raw| raw.parse().ok())
-            .ok_or_else(|| malformed(GSI1PK, gsi1pk))
+    /// The status and shard a GSI1PK names.
+    pub fn parse_gsi1pk(gsi1pk: &str) -> Result<(OrderStatus, u32), MalformedKey> {
+        let rest = gsi1pk.strip_prefix(STATUS_PREFIX);
+        let parsed = match rest.and_then(|rest| rest.split_once('#')) {
+            Some((status, shard)) => status.parse().ok().zip(
+                shard
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|k| *k > 0 && shard == k.to_string()),
+            ),
+            None => rest.and_then(|status| status.parse().ok()).map(|s| (s, 0)),
+        };
+        parsed.ok_or_else(|| malformed(GSI1PK, gsi1pk))
     }
 }
 
@@ -211,10 +276,7 @@ pub mod catalog {
 
     /// The shard of `sku`: FNV-1a of its bytes, stable across releases and machines.
     pub fn shard(sku: &Sku) -> u32 {
-        let hash = sku.as_str().bytes().fold(0x811c_9dc5_u32, |hash, byte| {
-            (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
-        });
-        hash % SHARDS
+        fnv1a(sku.as_str()) % SHARDS
     }
 
     pub fn pk(shard: u32) -> String {
@@ -295,9 +357,12 @@ mod tests {
             order_listing::sk(placed(), &o100()),
             "ORDER#2026-10-08T14:30:00Z#o100"
         );
-        assert_eq!(order_listing::gsi1pk(OrderStatus::Placed), "STATUS#PLACED");
         assert_eq!(
-            order_listing::gsi1pk(OrderStatus::Cancelled),
+            order_listing::gsi1pk(OrderStatus::Placed, 0),
+            "STATUS#PLACED"
+        );
+        assert_eq!(
+            order_listing::gsi1pk(OrderStatus::Cancelled, 0),
             "STATUS#CANCELLED"
         );
         assert_eq!(order_listing::gsi1sk(placed()), "2026-10-08T14:30:00Z");
@@ -307,8 +372,42 @@ mod tests {
         );
         assert_eq!(
             order_listing::parse_gsi1pk("STATUS#SHIPPED"),
-            Ok(OrderStatus::Shipped)
+            Ok((OrderStatus::Shipped, 0))
         );
+    }
+
+    #[test]
+    fn status_shards_keep_the_articles_key_as_shard_zero() {
+        assert_eq!(
+            order_listing::gsi1pk(OrderStatus::Placed, 3),
+            "STATUS#PLACED#3"
+        );
+        assert_eq!(
+            order_listing::parse_gsi1pk("STATUS#PLACED#3"),
+            Ok((OrderStatus::Placed, 3))
+        );
+        for bad in [
+            "STATUS#PLACED#0",
+            "STATUS#PLACED#03",
+            "STATUS#PLACED#",
+            "STATUS#NOPE#1",
+            "PLACED",
+        ] {
+            assert!(order_listing::parse_gsi1pk(bad).is_err(), "{bad}");
+        }
+        // One shard: every order in shard 0, the article's keys.
+        assert_eq!(StatusShards::ONE.of(&o100()), 0);
+        // Fixed values: a shard that moved between releases would hide orders.
+        let eight = StatusShards::new(8).expect("8");
+        let shards: Vec<u32> = ["o100", "o101", "01J9ZQ4M3K8V7X2B6N5C1D0EFG", "a"]
+            .iter()
+            .map(|id| eight.of(&OrderId::parse(id).expect("id")))
+            .collect();
+        assert_eq!(shards, [5, 2, 3, 4]);
+        assert_eq!(StatusShards::parse("4"), StatusShards::new(4));
+        for bad in ["0", "33", "-1", "x", ""] {
+            assert!(StatusShards::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -12,5 +12,6 @@ pub mod keys;
 pub mod listings;
 pub mod orders;
 pub mod products;
+pub mod reshard;
 pub mod stats;
 pub mod store;

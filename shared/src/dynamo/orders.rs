@@ -120,7 +120,10 @@ impl Store {
             );
         }
         let placed = order.order();
-        let mut new_items = vec![listing::to_item(&placed), header::to_item(&placed)];
+        let mut new_items = vec![
+            listing::to_item(&placed, self.status_shards),
+            header::to_item(&placed),
+        ];
         new_items.extend(
             order
                 .lines
@@ -283,7 +286,11 @@ impl Store {
             .expression_attribute_names("#gsi1pk", listing::GSI1PK.name)
             .expression_attribute_values(
                 ":gsi1pk",
-                listing::GSI1PK.value(&keys::order_listing::gsi1pk(next)),
+                // The order keeps its shard under its new status.
+                listing::GSI1PK.value(&keys::order_listing::gsi1pk(
+                    next,
+                    self.status_shards.of(&current.order_id),
+                )),
             );
             let mut actions = vec![
                 TransactWriteItem::builder()

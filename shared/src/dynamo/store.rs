@@ -16,6 +16,8 @@ use crate::dynamo::keys;
 pub struct Store {
     pub(crate) client: Client,
     pub(crate) table: String,
+    /// How many GSI1 partitions each status is spread over (`STATUS_SHARDS`; 1 by default).
+    pub(crate) status_shards: keys::StatusShards,
 }
 
 /// Seconds since the Unix epoch, as the table's TTL attribute counts them.
@@ -37,7 +39,18 @@ impl Store {
         Self {
             client,
             table: table.into(),
+            status_shards: keys::StatusShards::ONE,
         }
+    }
+
+    /// The same store, writing and listing orders by status over `shards` GSI1 partitions.
+    pub fn with_status_shards(mut self, shards: keys::StatusShards) -> Self {
+        self.status_shards = shards;
+        self
+    }
+
+    pub fn status_shards(&self) -> keys::StatusShards {
+        self.status_shards
     }
 
     pub fn client(&self) -> &Client {

@@ -1,0 +1,99 @@
+//! Moving orders between status shards, for when the shard count goes down (going up needs
+//! nothing: see [`StatusShards`]). Safe while the store serves and safe to run again.
+
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::AppError;
+use crate::domain::status::OrderStatus;
+use crate::dynamo::cursor::text;
+use crate::dynamo::items::{self, listing};
+use crate::dynamo::keys::{self, GSI1, GSI1PK, PK, SK, StatusShards};
+use crate::dynamo::store::Store;
+
+/// What a run did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Resharded {
+    /// Orders read, across every status and shard.
+    pub examined: usize,
+    /// Orders moved into the shard the store's count gives them.
+    pub moved: usize,
+    /// Orders that changed (their status, say) between the read and the move: a status change
+    /// already put them in a shard; a run after the new count is deployed settles them.
+    pub changed_meanwhile: usize,
+}
+
+impl Store {
+    /// Moves every order listed in a status shard its ID does not belong to under this store's
+    /// count into the one it does: each shard of every status, up to [`StatusShards::MAX`], read
+    /// through GSI1, and each misplaced listing's `GSI1PK` set in one UpdateItem conditioned on
+    /// the key it was read with. An order is in exactly one shard before and after its move, so
+    /// a listing reading the shards of the old count keeps finding it.
+    pub async fn reshard_statuses(&self) -> Result<Resharded, AppError> {
+        let mut done = Resharded::default();
+        for status in OrderStatus::ALL {
+            for k in 0..StatusShards::MAX {
+                let gsi1pk = keys::order_listing::gsi1pk(status, k);
+                let mut start = None;
+                loop {
+                    let out = self
+                        .client
+                        .query()
+                        .table_name(&self.table)
+                        .index_name(GSI1)
+                        .key_condition_expression("#pk = :pk")
+                        .expression_attribute_names("#pk", GSI1PK)
+                        .expression_attribute_values(":pk", AttributeValue::S(gsi1pk.clone()))
+                        .set_exclusive_start_key(start)
+                        .send()
+                        .await?;
+                    for item in out.items.unwrap_or_default() {
+                        done.examined += 1;
+                        let (Some(pk), Some(sk)) = (text(&item, PK), text(&item, SK)) else {
+                            continue;
+                        };
+                        let Ok((_, order)) = keys::order_listing::parse_sk(sk) else {
+                            continue;
+                        };
+                        let target = self.status_shards.of(&order);
+                        if target == k {
+                            continue;
+                        }
+                        let moved = self
+                            .client
+                            .update_item()
+                            .table_name(&self.table)
+                            .set_key(Some(items::key(pk.to_owned(), sk)))
+                            .update_expression("SET #gsi1pk = :to")
+                            .condition_expression("#gsi1pk = :from")
+                            .expression_attribute_names("#gsi1pk", listing::GSI1PK.name)
+                            .expression_attribute_values(
+                                ":to",
+                                listing::GSI1PK.value(&keys::order_listing::gsi1pk(status, target)),
+                            )
+                            .expression_attribute_values(":from", listing::GSI1PK.value(&gsi1pk))
+                            .send()
+                            .await;
+                        match moved {
+                            Ok(_) => done.moved += 1,
+                            Err(err)
+                                if matches!(
+                                    err.as_service_error(),
+                                    Some(UpdateItemError::ConditionalCheckFailedException(_))
+                                ) =>
+                            {
+                                done.changed_meanwhile += 1;
+                            }
+                            Err(err) => return Err(err.into()),
+                        }
+                    }
+                    start = out.last_evaluated_key.filter(|key| !key.is_empty());
+                    if start.is_none() {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(done)
+    }
+}
