@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 BENCH_VENV := .venv-bench
 READ_FUNCTIONS := get-customer list-customer-orders get-order-items list-orders-by-status
 
-.PHONY: help dev token test contract lint build sam-local deploy bench tools clean
+.PHONY: help dev token test contract lint build sam-local deploy bench load tools clean
 
 help:
 	@echo "make dev     run the store locally: DynamoDB engine on 127.0.0.1:8000, HTTP API on 127.0.0.1:3000"
@@ -20,6 +20,7 @@ help:
 	@echo "make sam-local  every function under sam local invoke, every route under start-api (after make build)"
 	@echo "make deploy  sam build, then sam deploy (first time: sam deploy --guided)"
 	@echo "make bench   release Lambdas vs the article's boto3 code: cold start, latency, memory, size"
+	@echo "make load    make dev under 100,000 orders: POST latency and idle CPU as the file grows"
 
 dev:
 	cargo run --locked -p local-dev --bin store-local
@@ -69,6 +70,12 @@ bench: $(TOOLS) $(BENCH_VENV)/.installed
 	cargo lambda build --release --x86-64 --lambda-dir target/lambda-x86_64 $(addprefix --bin ,$(READ_FUNCTIONS))
 	target/release/store-bench --bin-dir target/release --python $(BENCH_VENV)/bin/python --callgrind \
 		--size-dir-arm64 target/lambda-arm64 --size-dir-x86-64 target/lambda-x86_64
+
+# make dev as its data grows: 100,000 orders through the local HTTP API (ORDERS=n for another
+# count); POST p50/p99 and idle CPU at 0, 10% and 100% of them, then one TTL sweep's cost.
+load:
+	cargo build --release --locked -p local-dev --bins -p store-bench
+	target/release/store-load --bin-dir target/release --orders $(or $(ORDERS),100000)
 
 $(BENCH_VENV)/.installed: bench/python/requirements.txt
 	python3 -m venv $(BENCH_VENV)
