@@ -206,7 +206,7 @@ impl Store {
             let next = reads
                 .iter()
                 .enumerate()
-                .filter_map(|(k, r)| Some((text(r.buffer.front()?, GSI1SK)?.to_owned(), k)))
+                .filter_map(|(k, r)| Some((text(r.buffer.front()?, GSI1SK)?, k)))
                 .min();
             let Some((_, k)) = next else {
                 break;

@@ -49,10 +49,6 @@ impl Store {
         self
     }
 
-    pub fn status_shards(&self) -> keys::StatusShards {
-        self.status_shards
-    }
-
     pub fn client(&self) -> &Client {
         &self.client
     }
