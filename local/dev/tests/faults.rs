@@ -245,6 +245,39 @@ async fn throttling_and_dynamodb_failures_are_retried_then_a_503_with_nothing_wr
 }
 
 #[tokio::test]
+async fn a_profile_write_is_retried_through_throttling_and_refused_whole_when_it_lasts() {
+    let put = || {
+        send_json_as(
+            Who::Customer("c1"),
+            "PUT /customers/{customerId}",
+            "/customers/c1",
+            &[],
+            r#"{"name":"Ana T. Torres","email":"ana.t@example.com"}"#,
+        )
+    };
+    for fault in [
+        Fault::Throttling,
+        Fault::ThroughputExceeded,
+        Fault::InternalServerError,
+    ] {
+        let (app, faults) = TestApp::seeded_with_faults().await.expect("app");
+        faults.inject("UpdateItem", fault, 2);
+        let answer = run(&app, "put-customer", put()).await;
+        assert_eq!(answer.status, 200, "{fault:?}: {}", answer.body);
+        assert_eq!(app.requests.by_operation()["UpdateItem"], 3, "{fault:?}");
+
+        let (app, faults) = TestApp::seeded_with_faults().await.expect("app");
+        let before = snapshot(&app).await;
+        faults.always("UpdateItem", fault);
+        let answer = run(&app, "put-customer", put()).await;
+        assert_eq!(answer.status, 503, "{fault:?}: {}", answer.body);
+        assert_eq!(answer.retry_after.as_deref(), Some("1"));
+        assert_eq!(app.requests.by_operation()["UpdateItem"], 4, "{fault:?}");
+        assert_eq!(snapshot(&app).await, before, "{fault:?}: nothing written");
+    }
+}
+
+#[tokio::test]
 async fn an_answer_lost_after_the_write_is_retried_without_applying_it_twice() {
     for (binary, req) in writes() {
         let (app, faults) = TestApp::seeded_with_faults().await.expect("app");
