@@ -91,26 +91,15 @@ pub async fn engine_with_orders(shards: StatusShards) -> Result<Engine, Error> {
     Ok(engine)
 }
 
-/// A store on `engine` that counts its requests and meters its reads.
+/// A store on `engine` that counts its requests and meters its reads (the functions' own SDK
+/// configuration otherwise).
 pub fn metered_store(
     engine: &Engine,
     shards: StatusShards,
 ) -> (Store, local_engine::RequestCounter, ReadMeter) {
     let meter = ReadMeter::default();
-    let counter = local_engine::RequestCounter::default();
-    let config = aws_sdk_dynamodb::Config::builder()
-        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-        .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
-        .endpoint_url(engine.endpoint())
-        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
-            "local", "local", None, None, "bench",
-        ))
-        .http_client(shared::dynamo::client::http_client())
-        .interceptor(counter.clone())
-        .interceptor(meter.clone())
-        .build();
-    let store = Store::new(aws_sdk_dynamodb::Client::from_conf(config), LOCAL_TABLE)
-        .with_status_shards(shards);
+    let (client, counter) = engine.counting_intercepted_client(meter.clone());
+    let store = Store::new(client, LOCAL_TABLE).with_status_shards(shards);
     (store, counter, meter)
 }
 

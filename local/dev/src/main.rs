@@ -112,7 +112,9 @@ async fn run() -> Result<(), Error> {
     spawn_ttl_sweeper(engine.database().clone());
     spawn_stream_upkeep(config.data_file.clone()).await?;
 
-    let routes = routes::from_template(&template::parse()?)?;
+    // template.yaml, read once: the routes, the status shards, the stream consumers.
+    let template = template::parse()?;
+    let routes = routes::from_template(&template)?;
     if let Some(unknown) = routes.iter().find(|r| !local_dev::knows(&r.binary)) {
         return Err(format!(
             "template.yaml routes {} to binary {}, which store-local does not know",
@@ -121,9 +123,9 @@ async fn run() -> Result<(), Error> {
         )
         .into());
     }
-    let status_shards = status_shards(&template::parse()?)?;
+    let status_shards = status_shards(&template)?;
     let store = Store::new(engine.dev_client(), LOCAL_TABLE).with_status_shards(status_shards);
-    let consumers = spawn_stream_consumers(&engine, &store, &config.data_file)?;
+    let consumers = spawn_stream_consumers(&template, &engine, &store, &config.data_file)?;
     // API Gateway's JWT authorizer, locally: tokens of the issuer whose key lives beside the
     // data (`make token`).
     let issuer = Issuer::open(&local_dev::data_dir(&config.data_file))?;
@@ -159,12 +161,13 @@ async fn run() -> Result<(), Error> {
 /// Drives template.yaml's stream consumers from the engine's stream, as Lambda's event source
 /// mapping would: a poll every 250 ms, resuming after restarts from a checkpoint file.
 fn spawn_stream_consumers(
+    template: &serde_yaml::Value,
     engine: &Engine,
     store: &Store,
     data_file: &std::path::Path,
 ) -> Result<Vec<String>, Error> {
     let mut names = Vec::new();
-    for consumer in streams::consumers(&template::parse()?)? {
+    for consumer in streams::consumers(template)? {
         if consumer.binary != "order-stats" {
             return Err(format!(
                 "template.yaml's stream consumer {} is not known to store-local",

@@ -105,6 +105,18 @@ impl Engine {
         Client::from_conf(config.build())
     }
 
+    /// [`Engine::intercepted_client`], also counting its requests.
+    pub fn counting_intercepted_client(
+        &self,
+        interceptor: impl aws_smithy_runtime_api::client::interceptors::Intercept + 'static,
+    ) -> (Client, RequestCounter) {
+        let counter = RequestCounter::default();
+        let config = config(&self.endpoint)
+            .interceptor(counter.clone())
+            .interceptor(interceptor);
+        (Client::from_conf(config.build()), counter)
+    }
+
     /// A client of this engine with `faults` between it and the engine (see [`faults`]), and
     /// its request counter.
     pub fn faulty_client(&self, faults: &faults::Faults) -> (Client, RequestCounter) {
