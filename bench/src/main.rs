@@ -1,9 +1,11 @@
 //! `make bench`: the release Lambdas measured beside the article's boto3 code, on one embedded
 //! engine, in one run. Prints one table; the method is in the README.
 //!
-//! Usage: store-bench --bin-dir DIR [--python PATH] [--runs N] [--warm N]
+//! Usage: store-bench --bin-dir DIR [--python PATH] [--runs N] [--warm N] [--callgrind]
 //!                    [--size-dir-arm64 DIR] [--size-dir-x86-64 DIR]
+//!                    [--only patterns,init,capacity,shards]
 
+mod capacity;
 mod shards;
 
 use std::collections::BTreeMap;
@@ -54,6 +56,8 @@ const PATTERNS: [Pattern; 4] = [
 ];
 
 struct Options {
+    /// Only these sections (`patterns`, `init`, `capacity`, `shards`); all when empty.
+    only: Vec<String>,
     callgrind: bool,
     bin_dir: PathBuf,
     python: Option<PathBuf>,
@@ -62,9 +66,16 @@ struct Options {
     size_dirs: Vec<(&'static str, PathBuf)>,
 }
 
+impl Options {
+    fn runs_section(&self, name: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|s| s == name)
+    }
+}
+
 fn options() -> Result<Options, Error> {
     let mut args = std::env::args().skip(1);
     let mut o = Options {
+        only: Vec::new(),
         callgrind: false,
         bin_dir: PathBuf::from("target/release"),
         python: None,
@@ -79,6 +90,7 @@ fn options() -> Result<Options, Error> {
             "--python" => o.python = Some(value()?.into()),
             "--runs" => o.runs = value()?.parse()?,
             "--callgrind" => o.callgrind = true,
+            "--only" => o.only = value()?.split(',').map(str::to_owned).collect(),
             "--warm" => o.warm = value()?.parse()?,
             "--size-dir-arm64" => o.size_dirs.push(("arm64", value()?.into())),
             "--size-dir-x86-64" => o.size_dirs.push(("x86_64", value()?.into())),
@@ -142,17 +154,94 @@ async fn run_process(command: Command, event: &Bytes, warm: usize) -> Result<Pro
 }
 
 /// Starts `command` against a Runtime API that never delivers an event: once it asks for its
-/// first one (init done), the API closes and the runtime exits.
-async fn run_init_only(command: Command) -> Result<(), Error> {
+/// first one (init done), the API closes and the runtime exits. How long init took.
+async fn run_init_only(command: Command) -> Result<Duration, Error> {
     let mut api = RuntimeApi::start().await?;
+    let started = Instant::now();
     let mut child = api.spawn(command)?;
     let ready = async {
-        while api.ready_at().is_none() {
-            tokio::time::sleep(Duration::from_millis(5)).await;
+        loop {
+            if let Some(at) = api.ready_at() {
+                return at;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
         }
     };
-    tokio::time::timeout(Duration::from_secs(60), ready).await?;
-    api.close_and_wait(&mut child).await
+    let at = tokio::time::timeout(Duration::from_secs(60), ready).await?;
+    api.close_and_wait(&mut child).await?;
+    Ok(at - started)
+}
+
+/// Every function of the template, the stream consumer included: each one's init is measured.
+const FUNCTIONS: [&str; 13] = [
+    "get-customer",
+    "list-customer-orders",
+    "get-order-items",
+    "list-orders-by-status",
+    "put-customer",
+    "place-order",
+    "get-order",
+    "update-order-status",
+    "order-stats",
+    "get-product",
+    "list-products",
+    "put-product",
+    "adjust-stock",
+];
+
+/// The init targets: what a function that opens one TLS connection needs at most.
+const INIT_MS_TARGET: f64 = 3.0;
+const INIT_INSTRUCTIONS_TARGET: u64 = 5_000_000;
+
+/// Init of every function: the median of `runs` cold starts (environment read, client built,
+/// connection to the engine opened and used once) and, under callgrind, its instructions.
+async fn init_section(o: &Options, endpoint: &str, home: &Path) -> Result<(), Error> {
+    println!();
+    println!(
+        "### Init of every function (median of {} cold starts; target ≤ {INIT_MS_TARGET} ms and ≤ {} M instructions)",
+        o.runs,
+        INIT_INSTRUCTIONS_TARGET / 1_000_000
+    );
+    println!();
+    println!("| function | init ms | init k instructions | within target |");
+    println!("|---|---|---|---|");
+    for function in FUNCTIONS {
+        let binary = o.bin_dir.join(function);
+        let start = |out: Option<&Path>| {
+            let mut c = command(&binary, &[], out);
+            lambda_environment(&mut c, function, endpoint, home);
+            c
+        };
+        let mut times = Vec::with_capacity(o.runs);
+        for _ in 0..o.runs {
+            times.push(
+                run_init_only(start(None))
+                    .await
+                    .map_err(|e| format!("{function}: {e}"))?,
+            );
+        }
+        let time = median(times);
+        let instructions = if o.callgrind {
+            let dir = std::env::temp_dir().join(format!("store-bench-init-{}", std::process::id()));
+            std::fs::create_dir_all(&dir)?;
+            let out = dir.join("init.out");
+            run_init_only(start(Some(&out))).await?;
+            let total = callgrind_total(&out)?;
+            let _ = std::fs::remove_dir_all(&dir);
+            Some(total)
+        } else {
+            None
+        };
+        let within = time.as_secs_f64() * 1000.0 <= INIT_MS_TARGET
+            && instructions.is_none_or(|n| n <= INIT_INSTRUCTIONS_TARGET);
+        println!(
+            "| {function} | {} | {} | {} |",
+            ms(time),
+            instructions.map_or("-".into(), |n| format!("{:.0}", n as f64 / 1000.0)),
+            if within { "yes" } else { "NO" }
+        );
+    }
+    Ok(())
 }
 
 fn callgrind_total(out: &Path) -> Result<u64, Error> {
@@ -360,7 +449,12 @@ async fn main() -> Result<(), Error> {
     let python_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("python");
 
     let mut rows = Vec::new();
-    for p in &PATTERNS {
+    let patterns: &[Pattern] = if o.runs_section("patterns") {
+        &PATTERNS
+    } else {
+        &[]
+    };
+    for p in patterns {
         let event = Bytes::from(std::fs::read(events.join(p.event))?);
         let binary = o.bin_dir.join(p.binary);
         // The Python peer is the article's handler under AWS's runtime interface client.
@@ -537,7 +631,15 @@ async fn main() -> Result<(), Error> {
             }
         }
     }
-    status_shard_section(&o, &home).await?;
+    if o.runs_section("init") {
+        init_section(&o, &endpoint, &home).await?;
+    }
+    if o.runs_section("capacity") {
+        capacity::section().await?;
+    }
+    if o.runs_section("shards") {
+        status_shard_section(&o, &home).await?;
+    }
     if !o.size_dirs.is_empty() {
         println!();
         println!(

@@ -2,8 +2,10 @@
 //! to under N (see `shared::dynamo::keys::StatusShards`). Run it before lowering the template's
 //! `StatusShards` parameter, again after the deploy; it is safe while the store serves and
 //! safe to run again. The table is `TABLE_NAME` (or `--table`); credentials, region and endpoint
-//! come from the standard AWS configuration (`AWS_ENDPOINT_URL_DYNAMODB` for make dev's engine).
+//! come from the standard AWS configuration (profiles and SSO included, as an operator's
+//! workstation has them; `AWS_ENDPOINT_URL_DYNAMODB` for make dev's engine).
 
+use shared::Store;
 use shared::domain::error::BoxError;
 use shared::dynamo::client;
 use shared::dynamo::keys::StatusShards;
@@ -24,9 +26,17 @@ async fn main() -> Result<(), BoxError> {
     }
     let shards = StatusShards::parse(&shards.ok_or(USAGE)?)?;
     let table = table.ok_or("the table: set TABLE_NAME or pass --table")?;
-    client::check_endpoints()?;
-    let store = client::connect(table.clone())
-        .await
+    for name in ["AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"] {
+        client::check_endpoint(name, std::env::var(name).ok().as_deref())?;
+    }
+    // The functions read only the Lambda environment; an operator has the whole default chain.
+    let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .http_client(client::http_client())
+        .timeout_config(client::timeouts())
+        .retry_config(client::retries())
+        .load()
+        .await;
+    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), table.clone())
         .with_status_shards(shards);
     let done = store.reshard_statuses().await?;
     println!(

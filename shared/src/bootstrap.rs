@@ -12,6 +12,7 @@ use crate::Store;
 use crate::domain::error::BoxError;
 use crate::dynamo::client;
 use crate::dynamo::keys::StatusShards;
+use crate::metrics;
 
 pub use crate::http::serve::serve_http;
 
@@ -35,7 +36,7 @@ pub fn status_shards_from_env() -> Result<StatusShards, BoxError> {
 
 /// Logging (JSON when `AWS_LAMBDA_LOG_FORMAT=JSON`, level from `AWS_LAMBDA_LOG_LEVEL` or
 /// `RUST_LOG`), then the store: `TABLE_NAME`, `STATUS_SHARDS`, and an SDK client from the
-/// standard AWS configuration, its connection opened before the first event.
+/// Lambda environment ([`client::Environment`]), its connection opened before the first event.
 ///
 /// A wrong environment (no `TABLE_NAME`, an empty or malformed endpoint) is logged as one clear
 /// error, and `main` then exits non-zero: never a panic, which under `panic = "abort"` is a core
@@ -44,11 +45,13 @@ pub async fn init() -> Result<Store, BoxError> {
     lambda_runtime::tracing::init_default_subscriber();
     let configured = required_env("TABLE_NAME").and_then(|table| {
         let shards = status_shards_from_env()?;
-        client::check_endpoints()?;
-        Ok((table, shards))
+        let environment = client::Environment::of_process()?;
+        Ok((table, shards, environment))
     });
     match configured {
-        Ok((table, shards)) => Ok(client::connect(table).await.with_status_shards(shards)),
+        Ok((table, shards, environment)) => Ok(client::connect(environment, table)
+            .await
+            .with_status_shards(shards)),
         Err(err) => {
             tracing::error!(error = %err, "cannot start: the function's environment is wrong");
             Err(err)
@@ -64,8 +67,11 @@ where
     Fut: Future<Output = DynamoDbEventResponse> + Send + 'a,
 {
     lambda_runtime::run(service_fn(
-        move |event: LambdaEvent<StreamEvent>| async move {
-            Ok::<_, Infallible>(handler(store, event.payload).await)
+        move |LambdaEvent { payload, context }: LambdaEvent<StreamEvent>| async move {
+            let cold_start = metrics::cold_start();
+            let (response, recorded) = metrics::recorded(cold_start, handler(store, payload)).await;
+            metrics::emit(&recorded, &context);
+            Ok::<_, Infallible>(response)
         },
     ))
     .await

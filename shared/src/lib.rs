@@ -15,6 +15,7 @@ pub mod bootstrap;
 pub mod domain;
 pub mod dynamo;
 pub mod http;
+pub mod metrics;
 pub mod retry;
 
 pub use domain::error::AppError;

@@ -87,11 +87,23 @@ fn a_wrong_environment_is_one_clear_error_and_a_non_zero_exit_never_a_panic() {
             Some("64"),
             "STATUS_SHARDS: the status shard count must be 1 to 32",
         ),
+        (
+            "AWS_ACCESS_KEY_ID",
+            None,
+            "environment variable AWS_ACCESS_KEY_ID must be set",
+        ),
+        (
+            "AWS_REGION",
+            None,
+            "environment variable AWS_REGION must be set",
+        ),
     ] {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_get-customer"));
         command
             .env_clear()
             .env("AWS_REGION", "us-east-1")
+            .env("AWS_ACCESS_KEY_ID", "local")
+            .env("AWS_SECRET_ACCESS_KEY", "local")
             .env("AWS_LAMBDA_LOG_FORMAT", "JSON")
             .env("TABLE_NAME", "AppTable")
             // Nothing listens there: init must fail before it would be used.

@@ -12,6 +12,7 @@ use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 use shared::Store;
 use shared::dynamo::stats::{CustomerChanges, RecordEffect, describe_keys, pack, record_effect};
+use shared::metrics::{self, Metric};
 
 /// Readable records grouped by customer, and the position of the first unreadable one.
 pub fn read_batch(records: &[EventRecord]) -> (Vec<CustomerChanges>, usize) {
@@ -49,7 +50,11 @@ pub async fn handle(store: &Store, event: Event) -> DynamoDbEventResponse {
     let mut first_failed = unreadable;
     for part in pack(groups) {
         match store.apply_stats(&part).await {
-            Ok(applied) => tracing::debug!(?applied, "statistics applied"),
+            Ok(applied) => {
+                metrics::count(Metric::RecordsApplied, applied.applied as u64);
+                metrics::count(Metric::RecordsSkipped, applied.duplicates as u64);
+                tracing::debug!(?applied, "statistics applied");
+            }
             Err(err) => {
                 let first = part
                     .iter()
@@ -63,6 +68,10 @@ pub async fn handle(store: &Store, event: Event) -> DynamoDbEventResponse {
             }
         }
     }
+    metrics::count(
+        Metric::RecordsFailed,
+        records.len().saturating_sub(first_failed) as u64,
+    );
     let mut response = DynamoDbEventResponse::default();
     for record in &records[first_failed.min(records.len())..] {
         match &record.change.sequence_number {

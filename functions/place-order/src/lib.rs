@@ -1,7 +1,13 @@
-//! `POST /customers/{customerId}/orders` `{items: [{sku, quantity}]}`: prices the order from the
-//! catalog (one BatchGetItem) and places it, taking the stock, in one transaction; with an
-//! `Idempotency-Key`, a retried request gets the first one's answer and takes nothing twice.
-//! The customer's own, or staff's.
+//! `POST /customers/{customerId}/orders` `{items: [{sku, quantity}]}`: reads the customer, the
+//! products and any earlier answer under the same `Idempotency-Key` (one BatchGetItem), prices
+//! the order from the catalog and places it, taking the stock, in one transaction; a retried
+//! request gets the first one's answer and takes nothing twice. The customer's own, or staff's.
+//!
+//! The first read is eventually consistent (half the read units). It can be stale only for
+//! a moment after a write, and never decides alone: a refusal it would lead to (no customer, an
+//! unknown product, not enough stock, a price other than the client expected) is read again
+//! strongly consistent first, a stale price or stock fails the transaction's own conditions,
+//! and every retry reads strongly consistent.
 
 mod body;
 
@@ -13,10 +19,12 @@ use std::collections::HashMap;
 use shared::domain::ids::{CustomerId, IdempotencyKey, Sku};
 use shared::domain::order::{LineItem, NewOrder, OrderDetails, RequestedLine};
 use shared::domain::product::Product;
+use shared::dynamo::orders::OrderInputs;
 use shared::dynamo::orders::PlaceOrderError;
 use shared::http::HttpResult;
 use shared::http::request::{caller, header_value, json_body, path_param};
 use shared::http::response::created;
+use shared::metrics::{self, Metric};
 use shared::retry::{Backoff, retry};
 use shared::{AppError, Store};
 
@@ -116,14 +124,27 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let (requested, fingerprint_ref) = (&lines, &fingerprint);
     let skus: Vec<Sku> = lines.iter().map(|line| line.sku.clone()).collect();
     let skus = &skus;
-    let outcome = retry(&Backoff::TRANSACTION, worth_retrying, |_| async move {
-        if let Some(key) = key_ref
-            && let Some(record) = store.idempotency_record(customer_ref, key).await?
-        {
-            return Ok(Outcome::Replayed(record));
-        }
-        let catalog = store.read_products(skus).await?;
-        let lines = priced(requested, &catalog)?;
+    let outcome = retry(&Backoff::TRANSACTION, worth_retrying, |attempt| async move {
+        let read = |consistent| store.read_order_inputs(customer_ref, key_ref, skus, consistent);
+        let checked = |inputs: OrderInputs| -> Result<Result<Vec<LineItem>, IdempotencyRecord>, AppError> {
+            if let Some(record) = inputs.replay {
+                return Ok(Err(record));
+            }
+            if !inputs.customer_named {
+                return Err(AppError::not_found(format!(
+                    "customer {customer_ref} does not exist"
+                )));
+            }
+            priced(requested, &inputs.products).map(Ok)
+        };
+        let lines = match checked(read(attempt > 0).await?) {
+            Err(_) if attempt == 0 => checked(read(true).await?),
+            first => first,
+        }?;
+        let lines = match lines {
+            Ok(lines) => lines,
+            Err(record) => return Ok(Outcome::Replayed(record)),
+        };
         let order = NewOrder::new(customer_ref.clone(), lines, chrono::Utc::now())?;
         let details = order.details();
         let record = IdempotencyRecord {
@@ -138,11 +159,15 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
     })
     .await;
     match outcome {
-        Ok(Outcome::Placed(details)) => Ok(created(&location(&details), &details)),
-        Ok(Outcome::Replayed(record)) => replay(&record, &fingerprint),
-        Err(PlaceOrderError::CustomerNotFound) => Err(AppError::not_found(format!(
-            "customer {customer} does not exist"
-        ))),
+        Ok(Outcome::Placed(details)) => {
+            metrics::order_placed(&details.total);
+            Ok(created(&location(&details), &details))
+        }
+        Ok(Outcome::Replayed(record)) => {
+            let response = replay(&record, &fingerprint)?;
+            metrics::count(Metric::IdempotentReplays, 1);
+            Ok(response)
+        }
         // Every retry collided with another transaction: nothing was written; later will do.
         Err(PlaceOrderError::Contended) => Err(AppError::unavailable(
             "order transaction kept colliding with concurrent transactions",

@@ -364,3 +364,99 @@ async fn the_sample_event_is_answered() {
     assert_eq!(body["total"], "44.40");
     assert_eq!(body["customerId"], "c1");
 }
+
+/// The first read is eventually consistent. A read that has not yet seen the customer, the
+/// products or the first answer under an Idempotency-Key must never refuse or duplicate an
+/// order: what it would refuse is read again strongly consistent.
+#[tokio::test]
+async fn a_stale_first_read_never_refuses_or_duplicates_an_order() {
+    use local_engine::faults::Fault;
+    let (app, faults) = TestApp::seeded_with_faults().await.expect("app");
+    let orders_of = |items: &[HashMap<String, AttributeValue>]| {
+        items
+            .iter()
+            .filter(|i| i["SK"].as_s().is_ok_and(|sk| sk.starts_with("ORDER#")))
+            .count()
+    };
+    let before = orders_of(&all_items(&app).await);
+
+    // Nothing seen: no customer, no products. The consistent read sees them; one order.
+    faults.inject("BatchGetItem", Fault::StaleRead, 1);
+    app.requests.reset();
+    let key = [("idempotency-key", "stale-1")];
+    let (status, _, _, body) = post(&app, "c1", &key, TWO_LINES).await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(
+        faults.injected(),
+        [("BatchGetItem".to_owned(), Fault::StaleRead)]
+    );
+    assert_eq!(
+        app.requests.by_operation(),
+        [
+            ("BatchGetItem".to_owned(), 2),
+            ("TransactWriteItems".to_owned(), 1)
+        ]
+        .into()
+    );
+    assert_eq!(orders_of(&all_items(&app).await), before + 1);
+
+    // The retry's stale read misses the first answer: it is found, not placed again.
+    faults.inject("BatchGetItem", Fault::StaleRead, 1);
+    let (status, _, _, replayed) = post(&app, "c1", &key, TWO_LINES).await;
+    assert_eq!(status, 201, "{replayed}");
+    assert_eq!(replayed["orderId"], body["orderId"]);
+    assert_eq!(orders_of(&all_items(&app).await), before + 1);
+
+    // A customer that really does not exist: 404 after the consistent read, nothing written.
+    faults.inject("BatchGetItem", Fault::StaleRead, 1);
+    app.requests.reset();
+    let (status, _, _, problem) = post(&app, "nobody", &[], TWO_LINES).await;
+    assert_eq!(status, 404, "{problem}");
+    assert_eq!(
+        app.requests.by_operation(),
+        [("BatchGetItem".to_owned(), 2)].into()
+    );
+    assert_eq!(orders_of(&all_items(&app).await), before + 1);
+}
+
+/// The metrics an order leaves: placed, its value exact, the conflicts and throttling it went
+/// through (retried, so nothing else shows them), and a replay.
+#[tokio::test]
+async fn an_order_records_its_metrics_through_conflicts_and_throttling() {
+    use local_engine::faults::Fault;
+    use shared::metrics::{Invocation, recorded};
+    let (app, faults) = TestApp::seeded_with_faults().await.expect("app");
+    faults.inject("BatchGetItem", Fault::Throttling, 1);
+    faults.inject("TransactWriteItems", Fault::TransactionConflict, 2);
+    let key = [("idempotency-key", "metrics-1")];
+    let text = |recorder: &shared::metrics::Recorder| -> String {
+        recorder
+            .line(Invocation {
+                function: "place-order",
+                request_id: "r",
+                trace_id: None,
+                timestamp_ms: 0,
+            })
+            .expect("a line")
+    };
+    let line = |recorder: &shared::metrics::Recorder| -> Value {
+        serde_json::from_str(&text(recorder)).expect("JSON")
+    };
+    let ((status, _, _, body), recorder) = recorded(false, post(&app, "c1", &key, TWO_LINES)).await;
+    assert_eq!(status, 201, "{body}");
+    let emf = line(&recorder);
+    assert_eq!(emf["OrdersPlaced"], 1);
+    assert!(text(&recorder).contains(r#""OrderValue":44.40"#), "{emf}");
+    assert_eq!(emf["TransactionConflicts"], 2);
+    assert_eq!(emf["Throttles"], 1);
+    assert!(emf["IdempotentReplays"].is_null());
+
+    let ((status, _, _, _), recorder) = recorded(false, post(&app, "c1", &key, TWO_LINES)).await;
+    assert_eq!(status, 201);
+    let emf = line(&recorder);
+    assert_eq!(emf["IdempotentReplays"], 1);
+    assert!(
+        emf["OrdersPlaced"].is_null(),
+        "a replay places nothing: {emf}"
+    );
+}

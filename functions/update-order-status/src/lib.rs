@@ -13,6 +13,7 @@ use shared::dynamo::orders::StatusChangeError;
 use shared::http::HttpResult;
 use shared::http::request::{caller, json_body, path_param};
 use shared::http::response::json_response;
+use shared::metrics;
 use shared::retry::{Backoff, retry};
 use shared::{AppError, Store};
 
@@ -70,7 +71,10 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
     )
     .await;
     match changed {
-        Ok(order) => Ok(json_response(StatusCode::OK, &order)),
+        Ok(order) => {
+            metrics::status_changed(order.status);
+            Ok(json_response(StatusCode::OK, &order))
+        }
         Err(StatusChangeError::Stale(Some(current))) => Err(not_allowed(current, next)),
         Err(StatusChangeError::Stale(None)) => {
             Err(AppError::not_found(format!("order {id} does not exist")))

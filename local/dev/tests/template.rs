@@ -220,12 +220,6 @@ fn expected_grants() -> BTreeMap<&'static str, Vec<Grant>> {
             vec![
                 warm_up(),
                 grant(
-                    "dynamodb:ConditionCheckItem",
-                    TABLE,
-                    &["CUSTOMER#*"],
-                    &["PK", "SK", "name"],
-                ),
-                grant(
                     "dynamodb:UpdateItem",
                     TABLE,
                     &["PRODUCT#*"],
@@ -265,8 +259,12 @@ fn expected_grants() -> BTreeMap<&'static str, Vec<Grant>> {
                         "expiresAt",
                     ],
                 ),
-                grant("dynamodb:BatchGetItem", TABLE, &["PRODUCT#*"], &[]),
-                grant("dynamodb:GetItem", TABLE, &["IDEMPOTENCY#*"], &[]),
+                grant(
+                    "dynamodb:BatchGetItem",
+                    TABLE,
+                    &["CUSTOMER#*", "PRODUCT#*", "IDEMPOTENCY#*"],
+                    &[],
+                ),
             ],
         ),
         (

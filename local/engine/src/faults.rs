@@ -38,6 +38,10 @@ pub enum Fault {
     /// The engine applies the request but its answer is lost: the client's attempt timeout
     /// ends it, and a retry must not apply it twice.
     TimeoutAfterApplying,
+    /// An eventually consistent read that has not yet seen the table's writes: a GetItem,
+    /// BatchGetItem or Query without `ConsistentRead` answers as if the table were empty (a
+    /// consistent one is answered by the engine and does not count).
+    StaleRead,
 }
 
 struct Rule {
@@ -106,6 +110,14 @@ impl Faults {
         self.rules
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The fault planned for the next request of `operation`, without counting it.
+    fn peek(&self, operation: &str) -> Option<Fault> {
+        self.lock_rules()
+            .iter()
+            .find(|r| r.operation == operation)
+            .map(|r| r.fault)
     }
 
     /// The fault for a request of `operation`, if one is planned; counts it down.
@@ -223,7 +235,24 @@ impl HttpConnector for FaultyConnector {
             .latency
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let Some(fault) = self.faults.take(&operation(&request)) else {
+        let operation = operation(&request);
+        let consistent = || {
+            request.body().bytes().is_some_and(|body| {
+                serde_json::from_slice::<Value>(body).is_ok_and(|body| {
+                    body["ConsistentRead"] == json!(true)
+                        || body["RequestItems"]
+                            .as_object()
+                            .is_some_and(|t| t.values().all(|k| k["ConsistentRead"] == json!(true)))
+                })
+            })
+        };
+        let planned = self.faults.peek(&operation);
+        let fault = match planned {
+            Some(Fault::StaleRead) if consistent() => None,
+            Some(_) => self.faults.take(&operation),
+            None => None,
+        };
+        let Some(fault) = fault else {
             if latency.is_zero() {
                 return self.inner.call(request);
             }
@@ -261,6 +290,31 @@ impl HttpConnector for FaultyConnector {
                     let _applied = sent.await;
                     pending().await
                 })
+            }
+            Fault::StaleRead => {
+                let empty = match operation.as_str() {
+                    "BatchGetItem" => {
+                        let tables = request
+                            .body()
+                            .bytes()
+                            .and_then(|body| serde_json::from_slice::<Value>(body).ok())
+                            .and_then(|body| body["RequestItems"].as_object().cloned())
+                            .unwrap_or_default();
+                        let responses: serde_json::Map<String, Value> =
+                            tables.keys().map(|t| (t.clone(), json!([]))).collect();
+                        json!({"Responses": responses, "UnprocessedKeys": {}})
+                    }
+                    "Query" => json!({"Items": [], "Count": 0, "ScannedCount": 0}),
+                    _ => json!({}),
+                };
+                let mut response = HttpResponse::new(
+                    StatusCode::try_from(200).expect("200"),
+                    SdkBody::from(empty.to_string()),
+                );
+                response
+                    .headers_mut()
+                    .insert("content-type", "application/x-amz-json-1.0");
+                answer(response)
             }
         }
     }

@@ -2,6 +2,7 @@
 //! engine (dynoxide) behind its HTTP API, the table created from template.yaml's own
 //! definition, the sample data, and an SDK client that can count its requests.
 
+pub mod capacity;
 pub mod counter;
 pub mod faults;
 pub mod gateway;
@@ -156,7 +157,7 @@ pub fn client(endpoint: &str, counter: Option<RequestCounter>) -> Client {
     Client::from_conf(config.build())
 }
 
-/// The SDK configuration for a local engine: the functions' own timeouts and retries.
+/// The SDK configuration for a local engine: the functions' own timeouts, retries and metrics.
 fn config(endpoint: &str) -> aws_sdk_dynamodb::config::Builder {
     aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
@@ -165,6 +166,7 @@ fn config(endpoint: &str) -> aws_sdk_dynamodb::config::Builder {
         .timeout_config(shared::dynamo::client::timeouts())
         .retry_config(shared::dynamo::client::retries())
         .http_client(shared::dynamo::client::http_client())
+        .interceptor(shared::metrics::DynamoDbOutcomes)
         .credentials_provider(Credentials::new(
             "local",
             "local",

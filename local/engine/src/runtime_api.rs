@@ -103,11 +103,17 @@ impl RuntimeApi {
 
     /// Starts `command` as the function process this API serves: its output discarded, and
     /// killed if dropped.
-    pub fn spawn(&self, mut command: Command) -> std::io::Result<Child> {
+    pub fn spawn(&self, command: Command) -> std::io::Result<Child> {
+        self.spawn_with_stdout(command, Stdio::null())
+    }
+
+    /// [`RuntimeApi::spawn`], its stdout going to `stdout` (the lines Lambda sends to CloudWatch
+    /// Logs).
+    pub fn spawn_with_stdout(&self, mut command: Command, stdout: Stdio) -> std::io::Result<Child> {
         command
             .env("AWS_LAMBDA_RUNTIME_API", self.addr.to_string())
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdout(stdout)
             .stderr(Stdio::null())
             .kill_on_drop(true)
             .spawn()
@@ -237,6 +243,8 @@ pub struct LambdaProcess {
     api: RuntimeApi,
     child: Child,
     home: std::path::PathBuf,
+    /// What the process prints, read as it prints it ([`LambdaProcess::start_logged`]).
+    output: Option<tokio::task::JoinHandle<std::io::Result<String>>>,
 }
 
 impl LambdaProcess {
@@ -256,7 +264,59 @@ impl LambdaProcess {
         let mut command = Command::new(binary);
         lambda_environment(&mut command, function, endpoint, &home);
         let child = api.spawn(command)?;
-        Ok(Self { api, child, home })
+        Ok(Self {
+            api,
+            child,
+            home,
+            output: None,
+        })
+    }
+
+    /// [`LambdaProcess::start`], logging at `level` and keeping what it prints for
+    /// [`LambdaProcess::stop_and_read_output`].
+    pub async fn start_logged(
+        binary: &std::path::Path,
+        function: &str,
+        endpoint: &str,
+        level: &str,
+    ) -> Result<Self, Error> {
+        let api = RuntimeApi::start().await?;
+        let home = std::env::temp_dir().join(format!(
+            "lambda-home-{}-{function}-{}",
+            std::process::id(),
+            api.addr.port()
+        ));
+        std::fs::create_dir_all(&home)?;
+        let mut command = Command::new(binary);
+        lambda_environment(&mut command, function, endpoint, &home);
+        command.env("AWS_LAMBDA_LOG_LEVEL", level);
+        let mut child = api.spawn_with_stdout(command, Stdio::piped())?;
+        let mut stdout = child.stdout.take().ok_or("no stdout")?;
+        // Read as it comes: a full pipe would stop the process mid-invocation.
+        let output = tokio::spawn(async move {
+            use tokio::io::AsyncReadExt;
+            let mut text = String::new();
+            stdout.read_to_string(&mut text).await?;
+            Ok(text)
+        });
+        Ok(Self {
+            api,
+            child,
+            home,
+            output: Some(output),
+        })
+    }
+
+    /// Stops the process; every line it printed on stdout.
+    pub async fn stop_and_read_output(mut self) -> Result<Vec<String>, Error> {
+        self.api.close_and_wait(&mut self.child).await?;
+        let output = self
+            .output
+            .take()
+            .ok_or("started without keeping its output")?;
+        let text = output.await??;
+        let _ = std::fs::remove_dir_all(&self.home);
+        Ok(text.lines().map(str::to_owned).collect())
     }
 
     /// Hands `event` to the function and waits (at most 30 s) for what it answers.

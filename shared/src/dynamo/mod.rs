@@ -6,7 +6,6 @@ pub mod codec;
 pub mod cursor;
 pub mod customers;
 pub mod errors;
-pub mod idempotency;
 pub mod items;
 pub mod keys;
 pub mod listings;

@@ -1,9 +1,8 @@
 //! The catalog: a product by SKU (one GetItem), the listing (one Query per page over the
 //! catalog's shards), replacing a product (its item and its catalog entry in one transaction),
-//! changing stock (one conditional UpdateItem), and reading the products of an order (one
-//! BatchGetItem).
+//! changing stock (one conditional UpdateItem), and the BatchGetItem an order's inputs are
+//! read with (`orders.rs`).
 
-use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
 use aws_sdk_dynamodb::types::{
@@ -257,20 +256,19 @@ impl Store {
         }
     }
 
-    /// The products of `skus` (at most 100), by one BatchGetItem (strongly consistent, so a
-    /// refusal for want of stock is never made on a stale read); keys DynamoDB leaves
-    /// unprocessed are asked for again with backoff. Unknown SKUs are absent from the map.
-    pub async fn read_products(&self, skus: &[Sku]) -> Result<HashMap<Sku, Product>, AppError> {
-        if skus.len() > MAX_BATCH_GET {
-            return Err(AppError::internal(
-                "more products than one BatchGetItem reads",
-            ));
+    /// The items of `keys` (at most 100, no two alike) by one BatchGetItem, strongly or
+    /// eventually consistent; keys DynamoDB leaves unprocessed are asked for again with
+    /// backoff. Absent items are simply not returned.
+    pub(crate) async fn batch_get(
+        &self,
+        keys: Vec<Item>,
+        consistent: bool,
+    ) -> Result<Vec<Item>, AppError> {
+        if keys.len() > MAX_BATCH_GET {
+            return Err(AppError::internal("more keys than one BatchGetItem reads"));
         }
-        // Keys still to read and products found; locked only between requests.
-        let state = Mutex::new((
-            skus.iter().map(product::key).collect::<Vec<Item>>(),
-            HashMap::with_capacity(skus.len()),
-        ));
+        // Keys still to read and items found; locked only between requests.
+        let state = Mutex::new((keys, Vec::new()));
         let lock = || state.lock().unwrap_or_else(PoisonError::into_inner);
         let read = retry(
             &Backoff::TRANSACTION,
@@ -280,7 +278,7 @@ impl Store {
                 let request = built(
                     KeysAndAttributes::builder()
                         .set_keys(Some(keys))
-                        .consistent_read(true)
+                        .consistent_read(consistent)
                         .build(),
                 )?;
                 let out = self
@@ -291,15 +289,12 @@ impl Store {
                     .await
                     .map_err(AppError::from)?;
                 let mut state = lock();
-                for item in out
-                    .responses
-                    .into_iter()
-                    .flatten()
-                    .flat_map(|(_, items)| items)
-                {
-                    let (product, _) = product::from_item(item).map_err(AppError::from)?;
-                    state.1.insert(product.sku.clone(), product);
-                }
+                state.1.extend(
+                    out.responses
+                        .into_iter()
+                        .flatten()
+                        .flat_map(|(_, items)| items),
+                );
                 state.0 = out
                     .unprocessed_keys
                     .and_then(|mut left| left.remove(&self.table))
@@ -316,7 +311,7 @@ impl Store {
         match read {
             Ok(()) => Ok(std::mem::take(&mut lock().1)),
             Err(Batch::Unprocessed) => Err(AppError::Unavailable(
-                "DynamoDB kept leaving products unprocessed".into(),
+                "DynamoDB kept leaving keys unprocessed".into(),
             )),
             Err(Batch::Failed(err)) => Err(err),
         }

@@ -11,6 +11,7 @@ use crate::domain::error::BoxError;
 use crate::http::HttpResult;
 use crate::http::gateway::{HttpEvent, into_gateway_response};
 use crate::http::problem;
+use crate::metrics;
 
 /// Runs a handler and turns its error, if any, into a problem response.
 pub async fn dispatch<'a, D: ?Sized, F, Fut>(
@@ -46,14 +47,19 @@ where
     Fut: Future<Output = HttpResult> + Send + 'a,
 {
     lambda_runtime::run(service_fn(
-        move |event: LambdaEvent<HttpEvent>| async move {
-            let response = match event.payload.into_request() {
-                Ok(req) => dispatch(deps, req, handler).await,
-                Err(err) => {
-                    tracing::info!(error = %err, "event refused");
-                    problem::problem(&err)
+        move |LambdaEvent { payload, context }: LambdaEvent<HttpEvent>| async move {
+            let cold_start = metrics::cold_start();
+            let (response, recorded) = metrics::recorded(cold_start, async move {
+                match payload.into_request() {
+                    Ok(req) => dispatch(deps, req, handler).await,
+                    Err(err) => {
+                        tracing::info!(error = %err, "event refused");
+                        problem::problem(&err)
+                    }
                 }
-            };
+            })
+            .await;
+            metrics::emit(&recorded, &context);
             Ok::<_, Infallible>(into_gateway_response(response))
         },
     ))
