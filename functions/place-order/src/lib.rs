@@ -111,6 +111,32 @@ fn priced(
         .collect())
 }
 
+/// What the first read allows.
+enum Checked {
+    /// An earlier request with the same Idempotency-Key was answered: answer the same.
+    Replay(IdempotencyRecord),
+    /// The lines, priced.
+    Lines(Vec<LineItem>),
+}
+
+/// The order's inputs checked: a replay, or the priced lines; else why not (no customer, or a
+/// refusal of [`priced`]).
+fn checked(
+    inputs: OrderInputs,
+    customer: &CustomerId,
+    requested: &[RequestedLine],
+) -> Result<Checked, AppError> {
+    if let Some(record) = inputs.replay {
+        return Ok(Checked::Replay(record));
+    }
+    if !inputs.customer_named {
+        return Err(AppError::not_found(format!(
+            "customer {customer} does not exist"
+        )));
+    }
+    priced(requested, &inputs.products).map(Checked::Lines)
+}
+
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let customer = path_param(&req, "customerId", CustomerId::parse)?;
     caller(&req)?.check_customer(&customer)?;
@@ -124,39 +150,35 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let (requested, fingerprint_ref) = (&lines, &fingerprint);
     let skus: Vec<Sku> = lines.iter().map(|line| line.sku.clone()).collect();
     let skus = &skus;
-    let outcome = retry(&Backoff::TRANSACTION, worth_retrying, |attempt| async move {
-        let read = |consistent| store.read_order_inputs(customer_ref, key_ref, skus, consistent);
-        let checked = |inputs: OrderInputs| -> Result<Result<Vec<LineItem>, IdempotencyRecord>, AppError> {
-            if let Some(record) = inputs.replay {
-                return Ok(Err(record));
-            }
-            if !inputs.customer_named {
-                return Err(AppError::not_found(format!(
-                    "customer {customer_ref} does not exist"
-                )));
-            }
-            priced(requested, &inputs.products).map(Ok)
-        };
-        let lines = match checked(read(attempt > 0).await?) {
-            Err(_) if attempt == 0 => checked(read(true).await?),
-            first => first,
-        }?;
-        let lines = match lines {
-            Ok(lines) => lines,
-            Err(record) => return Ok(Outcome::Replayed(record)),
-        };
-        let order = NewOrder::new(customer_ref.clone(), lines, chrono::Utc::now())?;
-        let details = order.details();
-        let record = IdempotencyRecord {
-            fingerprint: fingerprint_ref.clone(),
-            order_id: order.order_id.clone(),
-            response: serde_json::to_string(&details).map_err(AppError::internal)?,
-        };
-        store
-            .place_order(&order, key_ref.map(|key| (key, &record)))
-            .await?;
-        Ok(Outcome::Placed(details))
-    })
+    let outcome = retry(
+        &Backoff::TRANSACTION,
+        worth_retrying,
+        |attempt| async move {
+            let read =
+                |consistent| store.read_order_inputs(customer_ref, key_ref, skus, consistent);
+            let checked = |inputs| checked(inputs, customer_ref, requested);
+            // A refusal on the first, eventually consistent read is read again consistently.
+            let lines = match checked(read(attempt > 0).await?) {
+                Err(_) if attempt == 0 => checked(read(true).await?),
+                first => first,
+            }?;
+            let lines = match lines {
+                Checked::Lines(lines) => lines,
+                Checked::Replay(record) => return Ok(Outcome::Replayed(record)),
+            };
+            let order = NewOrder::new(customer_ref.clone(), lines, chrono::Utc::now())?;
+            let details = order.details();
+            let record = IdempotencyRecord {
+                fingerprint: fingerprint_ref.clone(),
+                order_id: order.order_id.clone(),
+                response: serde_json::to_string(&details).map_err(AppError::internal)?,
+            };
+            store
+                .place_order(&order, key_ref.map(|key| (key, &record)))
+                .await?;
+            Ok(Outcome::Placed(details))
+        },
+    )
     .await;
     match outcome {
         Ok(Outcome::Placed(details)) => {
