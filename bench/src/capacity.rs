@@ -3,8 +3,6 @@
 //! article's boto3 calls for the same thing on the same data; then the cost of a million orders
 //! at on-demand prices.
 
-use std::collections::BTreeMap;
-
 use aws_sdk_dynamodb::types::AttributeValue;
 use lambda_http::{Body, Request, Response};
 use local_engine::capacity::{CapacityMeter, US_EAST_1, Units};
@@ -80,6 +78,53 @@ impl Bench {
         Ok(self.article_meter.take_units()?)
     }
 
+    /// POST an order of `n` lines (with `key` as its Idempotency-Key): its units and its body.
+    async fn place(
+        &self,
+        n: usize,
+        key: Option<&str>,
+    ) -> Result<(Units, serde_json::Value), Error> {
+        let headers: Vec<(&str, &str)> = key.map(|k| ("idempotency-key", k)).into_iter().collect();
+        let req = send_json(
+            "POST /customers/{customerId}/orders",
+            "/customers/c1/orders",
+            &headers,
+            &lines(0..n),
+        );
+        self.units(place_order::handle, req, 201).await
+    }
+
+    /// PATCH `order` to `status`: its units.
+    async fn patch(&self, order: &str, status: &str) -> Result<Units, Error> {
+        let req = send_json(
+            "PATCH /orders/{orderId}",
+            &format!("/orders/{order}"),
+            &[],
+            &format!(r#"{{"status":"{status}"}}"#),
+        );
+        Ok(self.units(update_order_status::handle, req, 200).await?.0)
+    }
+
+    /// The article's Query of `pk`'s items whose SK begins with `prefix`.
+    async fn article_query(
+        &self,
+        pk: &str,
+        prefix: &str,
+        newest_first: bool,
+    ) -> Result<Units, Error> {
+        self.article(
+            self.article
+                .query()
+                .table_name(LOCAL_TABLE)
+                .key_condition_expression("PK = :pk AND begins_with(SK, :sk)")
+                .expression_attribute_values(":pk", s(pk))
+                .expression_attribute_values(":sk", s(prefix))
+                .scan_index_forward(!newest_first)
+                .send(),
+        )
+        .await
+    }
+
     /// The article's puts for an order of `n` lines: its listing item and one item per line.
     async fn article_order(&self, order: &serde_json::Value, n: usize) -> Result<Units, Error> {
         let order_id = order["orderId"].as_str().unwrap_or_default();
@@ -93,10 +138,7 @@ impl Bench {
                     .item("SK", s(&format!("ORDER#{placed_at}#{order_id}")))
                     .item("orderId", s(order_id))
                     .item("status", s("PLACED"))
-                    .item(
-                        "total",
-                        AttributeValue::N(format!("{:.2}", 12.5 * n as f64)),
-                    )
+                    .item("total", AttributeValue::N(cents(1250 * n)))
                     .item("GSI1PK", s("STATUS#PLACED"))
                     .item("GSI1SK", s(placed_at))
                     .send(),
@@ -121,6 +163,11 @@ impl Bench {
     }
 }
 
+/// An amount of cents as a decimal number.
+fn cents(cents: usize) -> String {
+    format!("{}.{:02}", cents / 100, cents % 100)
+}
+
 fn s(v: &str) -> AttributeValue {
     AttributeValue::S(v.to_owned())
 }
@@ -141,7 +188,9 @@ struct Row {
 }
 
 fn units_text(u: Units) -> String {
-    if u.write == 0.0 {
+    if u == Units::default() {
+        "0".into()
+    } else if u.write == 0.0 {
         format!("{} R", u.read)
     } else if u.read == 0.0 {
         format!("{} W", u.write)
@@ -244,34 +293,16 @@ pub async fn section() -> Result<(), Error> {
     row("PUT customer", ours, Some(article?), "");
     b.consumer_units().await?;
 
-    // POST order: 1 line, then 10, each with an Idempotency-Key.
+    // POST order: 1 line and 10 lines with an Idempotency-Key, 1 line without.
     let mut placed = Vec::new();
-    let mut first = None;
-    for (n, key) in [(1, "k-1"), (10, "k-10"), (1, "")] {
-        let headers: Vec<(&str, &str)> = if key.is_empty() {
-            vec![]
-        } else {
-            vec![("idempotency-key", key)]
-        };
-        let (ours, order) = b
-            .units(
-                place_order::handle,
-                send_json(
-                    "POST /customers/{customerId}/orders",
-                    "/customers/c1/orders",
-                    &headers,
-                    &lines(0..n),
-                ),
-                201,
-            )
-            .await?;
+    let mut consumer_per_order = Units::default();
+    for (n, key) in [(1, Some("k-1")), (10, Some("k-10")), (1, None)] {
+        let (ours, order) = b.place(n, key).await?;
         let article = b.article_order(&order, n).await?;
-        let order_id = order["orderId"].as_str().unwrap_or_default().to_owned();
-        let placed_at = order["placedAt"].as_str().unwrap_or_default().to_owned();
         let label = format!(
             "POST order, {n} line{}{}",
             if n == 1 { "" } else { "s" },
-            if key.is_empty() {
+            if key.is_none() {
                 ", no Idempotency-Key"
             } else {
                 ""
@@ -284,9 +315,8 @@ pub async fn section() -> Result<(), Error> {
             "ours: one transaction, stock taken, key recorded",
         );
         let (consumer, records) = b.consumer_units().await?;
-        if first.is_none() {
+        if placed.is_empty() {
             // The first order a customer's statistics meet counts the partition once.
-            first = Some(consumer);
             row(
                 "  consumer, the customer's first order event",
                 consumer,
@@ -294,6 +324,7 @@ pub async fn section() -> Result<(), Error> {
                 "once per customer: counts the partition",
             );
         } else if n == 10 {
+            consumer_per_order = consumer;
             row(
                 &format!("  consumer, per order event ({records} record)"),
                 consumer,
@@ -301,27 +332,18 @@ pub async fn section() -> Result<(), Error> {
                 "the order's share and the profile, in one transaction",
             );
         }
-        placed.push((order_id, placed_at, n));
+        let id = order["orderId"].as_str().unwrap_or_default().to_owned();
+        let placed_at = order["placedAt"].as_str().unwrap_or_default().to_owned();
+        placed.push((id, placed_at, ours, article));
     }
 
-    // More orders, so that each list pattern has a full page.
+    // More orders, so that each list pattern has a full page; the last has 25 lines.
     for n in std::iter::repeat_n(1, PAGE + 1 - placed.len()).chain([PAGE]) {
-        let (_, order) = b
-            .units(
-                place_order::handle,
-                send_json(
-                    "POST /customers/{customerId}/orders",
-                    "/customers/c1/orders",
-                    &[],
-                    &lines(0..n),
-                ),
-                201,
-            )
-            .await?;
+        let (_, order) = b.place(n, None).await?;
         b.article_order(&order, n).await?;
     }
     b.consumer_units().await?;
-    let (_, big) = b
+    let (_, newest) = b
         .units(
             list_customer_orders::handle,
             get(
@@ -332,13 +354,12 @@ pub async fn section() -> Result<(), Error> {
             200,
         )
         .await?;
-    let big_order = big["items"][0]["orderId"]
+    let big_order = newest["items"][0]["orderId"]
         .as_str()
         .unwrap_or_default()
         .to_owned();
 
     // The four read patterns, a page of 25 each, and GET order.
-    let client = b.article.clone();
     let (ours, _) = b
         .units(
             get_customer::handle,
@@ -348,7 +369,7 @@ pub async fn section() -> Result<(), Error> {
         .await?;
     let article = b
         .article(
-            client
+            b.article
                 .get_item()
                 .table_name(LOCAL_TABLE)
                 .key("PK", s("CUSTOMER#c1"))
@@ -368,18 +389,7 @@ pub async fn section() -> Result<(), Error> {
             200,
         )
         .await?;
-    let article = b
-        .article(
-            client
-                .query()
-                .table_name(LOCAL_TABLE)
-                .key_condition_expression("PK = :pk AND begins_with(SK, :sk)")
-                .expression_attribute_values(":pk", s("CUSTOMER#c1"))
-                .expression_attribute_values(":sk", s("ORDER#"))
-                .scan_index_forward(false)
-                .send(),
-        )
-        .await?;
+    let article = b.article_query("CUSTOMER#c1", "ORDER#", true).await?;
     row(
         "(2) customer's orders, page of 25",
         ours,
@@ -395,15 +405,7 @@ pub async fn section() -> Result<(), Error> {
         )
         .await?;
     let article = b
-        .article(
-            client
-                .query()
-                .table_name(LOCAL_TABLE)
-                .key_condition_expression("PK = :pk AND begins_with(SK, :sk)")
-                .expression_attribute_values(":pk", s(&format!("ORDER#{big_order}")))
-                .expression_attribute_values(":sk", s("ITEM#"))
-                .send(),
-        )
+        .article_query(&format!("ORDER#{big_order}"), "ITEM#", false)
         .await?;
     row("(3) order's line items, 25", ours, Some(article), "");
     let (ours, _) = b
@@ -415,7 +417,7 @@ pub async fn section() -> Result<(), Error> {
         .await?;
     let article = b
         .article(
-            client
+            b.article
                 .query()
                 .table_name(LOCAL_TABLE)
                 .index_name("GSI1")
@@ -430,24 +432,16 @@ pub async fn section() -> Result<(), Error> {
         Some(article),
         "the article reads every PLACED order (27)",
     );
-    let get_order_path = format!("/orders/{}", placed[0].0);
+    let (order_id, placed_at, _, _) = placed[0].clone();
     let (get_order_units, _) = b
         .units(
             get_order::handle,
-            get("GET /orders/{orderId}", &get_order_path, ""),
+            get("GET /orders/{orderId}", &format!("/orders/{order_id}"), ""),
             200,
         )
         .await?;
     let article_get_order = b
-        .article(
-            client
-                .query()
-                .table_name(LOCAL_TABLE)
-                .key_condition_expression("PK = :pk AND begins_with(SK, :sk)")
-                .expression_attribute_values(":pk", s(&format!("ORDER#{}", placed[0].0)))
-                .expression_attribute_values(":sk", s("ITEM#"))
-                .send(),
-        )
+        .article_query(&format!("ORDER#{order_id}"), "ITEM#", false)
         .await?;
     row(
         "GET order (1 line)",
@@ -457,22 +451,10 @@ pub async fn section() -> Result<(), Error> {
     );
 
     // PATCH status: PLACED → SHIPPED → DELIVERED, and a cancellation.
-    let patch = |status: &'static str, order: String| {
-        let path = format!("/orders/{order}");
-        let body = format!(r#"{{"status":"{status}"}}"#);
-        send_json("PATCH /orders/{orderId}", &path, &[], &body)
-    };
-    let (order_id, placed_at, _) = placed[0].clone();
-    let (ship, _) = b
-        .units(
-            update_order_status::handle,
-            patch("SHIPPED", order_id.clone()),
-            200,
-        )
-        .await?;
+    let ship = b.patch(&order_id, "SHIPPED").await?;
     let article_patch = b
         .article(
-            client
+            b.article
                 .update_item()
                 .table_name(LOCAL_TABLE)
                 .key("PK", s("CUSTOMER#c1"))
@@ -497,21 +479,9 @@ pub async fn section() -> Result<(), Error> {
         None,
         "the total does not move: nothing written",
     );
-    let (deliver, _) = b
-        .units(
-            update_order_status::handle,
-            patch("DELIVERED", order_id.clone()),
-            200,
-        )
-        .await?;
-    b.consumer_units().await?;
-    let (cancel, _) = b
-        .units(
-            update_order_status::handle,
-            patch("CANCELLED", placed[1].0.clone()),
-            200,
-        )
-        .await?;
+    let deliver = b.patch(&order_id, "DELIVERED").await?;
+    let (delivered_consumer, _) = b.consumer_units().await?;
+    let cancel = b.patch(&placed[1].0, "CANCELLED").await?;
     row(
         "PATCH status (PLACED → CANCELLED, 10 lines)",
         cancel,
@@ -545,45 +515,13 @@ pub async fn section() -> Result<(), Error> {
 
     // A million orders, each placed, shipped and delivered, and read (GET order) twice in each
     // of those states; the consumer on each of its three events.
-    let find = |name: &str| {
-        rows.iter()
-            .find(|r| r.operation == name)
-            .map(|r| (r.ours, r.article))
-    };
-    let (place1, article_place1) = find("POST order, 1 line").ok_or("a 1-line order")?;
-    let (place10, article_place10) = find("POST order, 10 lines").ok_or("a 10-line order")?;
-    let (consumer_insert, _) =
-        find("  consumer, per order event (1 record)").ok_or("the consumer's row")?;
-    let reads = get_order_units.times(6.0);
-    let lifecycle = |place: Units| {
-        place
-            .plus(ship)
-            .plus(deliver)
-            .plus(reads)
-            .plus(consumer_insert)
-            .plus(shipped_consumer.times(2.0))
-    };
-    let article_lifecycle = |place: Option<Units>| {
-        place
-            .unwrap_or_default()
-            .plus(article_patch.times(2.0))
-            .plus(article_get_order.times(6.0))
-    };
-    let mut lines_of_cost = BTreeMap::new();
-    for (label, ours, article) in [
-        (
-            "1 line",
-            lifecycle(place1),
-            article_lifecycle(article_place1),
-        ),
-        (
-            "10 lines",
-            lifecycle(place10),
-            article_lifecycle(article_place10),
-        ),
-    ] {
-        lines_of_cost.insert(label, (ours, article));
-    }
+    let ours_after_placing = ship
+        .plus(deliver)
+        .plus(get_order_units.times(6.0))
+        .plus(consumer_per_order)
+        .plus(shipped_consumer)
+        .plus(delivered_consumer);
+    let article_after_placing = article_patch.times(2.0).plus(article_get_order.times(6.0));
     println!();
     println!(
         "### A million orders at on-demand prices ({}: ${} per million read, ${} per million write request units; Standard table class)",
@@ -598,12 +536,14 @@ pub async fn section() -> Result<(), Error> {
         "| order size | ours per order | ours per million orders | article per order | article per million orders |"
     );
     println!("|---|---|---|---|---|");
-    for (label, (ours, article)) in &lines_of_cost {
+    for (label, (_, _, place, article_place)) in ["1 line", "10 lines"].iter().zip(&placed) {
+        let ours = place.plus(ours_after_placing);
+        let article = article_place.plus(article_after_placing);
         println!(
             "| {label} | {} | ${:.2} | {} | ${:.2} |",
-            units_text(*ours),
+            units_text(ours),
             US_EAST_1.cost(ours.times(1e6)),
-            units_text(*article),
+            units_text(article),
             US_EAST_1.cost(article.times(1e6)),
         );
     }

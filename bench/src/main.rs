@@ -172,23 +172,6 @@ async fn run_init_only(command: Command) -> Result<Duration, Error> {
     Ok(at - started)
 }
 
-/// Every function of the template, the stream consumer included: each one's init is measured.
-const FUNCTIONS: [&str; 13] = [
-    "get-customer",
-    "list-customer-orders",
-    "get-order-items",
-    "list-orders-by-status",
-    "put-customer",
-    "place-order",
-    "get-order",
-    "update-order-status",
-    "order-stats",
-    "get-product",
-    "list-products",
-    "put-product",
-    "adjust-stock",
-];
-
 /// The init targets: what a function that opens one TLS connection needs at most.
 const INIT_MS_TARGET: f64 = 3.0;
 const INIT_INSTRUCTIONS_TARGET: u64 = 5_000_000;
@@ -205,7 +188,9 @@ async fn init_section(o: &Options, endpoint: &str, home: &Path) -> Result<(), Er
     println!();
     println!("| function | init ms | init k instructions | within target |");
     println!("|---|---|---|---|");
-    for function in FUNCTIONS {
+    // Every function of the template, the stream consumer included.
+    for function in local_engine::template::binaries(&local_engine::template::parse()?)? {
+        let function = function.as_str();
         let binary = o.bin_dir.join(function);
         let start = |out: Option<&Path>| {
             let mut c = command(&binary, &[], out);
@@ -222,11 +207,8 @@ async fn init_section(o: &Options, endpoint: &str, home: &Path) -> Result<(), Er
         }
         let time = median(times);
         let instructions = if o.callgrind {
-            let dir = std::env::temp_dir().join(format!("store-bench-init-{}", std::process::id()));
-            std::fs::create_dir_all(&dir)?;
-            let out = dir.join("init.out");
-            run_init_only(start(Some(&out))).await?;
-            let total = callgrind_total(&out)?;
+            let dir = callgrind_dir()?;
+            let total = init_instructions(&dir, |out| start(Some(out))).await?;
             let _ = std::fs::remove_dir_all(&dir);
             Some(total)
         } else {
@@ -272,11 +254,8 @@ async fn count_instructions(
     event: &Bytes,
     make: impl Fn(&Path) -> Command,
 ) -> Result<Instructions, Error> {
-    let dir = std::env::temp_dir().join(format!("store-bench-callgrind-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    let out = dir.join("init.out");
-    run_init_only(make(&out)).await?;
-    let init = callgrind_total(&out)?;
+    let dir = callgrind_dir()?;
+    let init = init_instructions(&dir, &make).await?;
     let mut totals = Vec::new();
     for (i, warm) in [0usize, 20, 120].into_iter().enumerate() {
         let out = dir.join(format!("run{i}.out"));
@@ -290,6 +269,20 @@ async fn count_instructions(
         first: totals[0].saturating_sub(init),
         warm: (totals[2] as f64 - totals[1] as f64) / 100.0,
     })
+}
+
+/// A folder of this run's own for callgrind's counts.
+fn callgrind_dir() -> Result<std::path::PathBuf, Error> {
+    let dir = std::env::temp_dir().join(format!("store-bench-callgrind-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// The instructions a function's init executes (the process ends when it asks for an event).
+async fn init_instructions(dir: &Path, make: impl Fn(&Path) -> Command) -> Result<u64, Error> {
+    let out = dir.join("init.out");
+    run_init_only(make(&out)).await?;
+    callgrind_total(&out)
 }
 
 /// `program args`, or the same under callgrind writing its counts to `callgrind_out`.

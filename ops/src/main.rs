@@ -26,9 +26,7 @@ async fn main() -> Result<(), BoxError> {
     }
     let shards = StatusShards::parse(&shards.ok_or(USAGE)?)?;
     let table = table.ok_or("the table: set TABLE_NAME or pass --table")?;
-    for name in ["AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"] {
-        client::check_endpoint(name, std::env::var(name).ok().as_deref())?;
-    }
+    client::check_endpoints(|name| std::env::var(name).ok())?;
     // The functions read only the Lambda environment; an operator has the whole default chain.
     let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
         .http_client(client::http_client())

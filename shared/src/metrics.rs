@@ -81,8 +81,8 @@ struct Recorded {
     counts: Vec<(Metric, u64)>,
     /// Order values, exact decimal text (a JSON number as written, never a float).
     values: Vec<String>,
-    /// The status each status change moved to.
-    statuses: Vec<OrderStatus>,
+    /// The status a status change moved to (a PATCH moves one order): the Status dimension.
+    status: Option<OrderStatus>,
 }
 
 /// The recorder of the invocation under way, shared with the SDK interceptor.
@@ -121,7 +121,7 @@ pub fn order_placed(total: &Money) {
 /// An order moved to `status`.
 pub fn status_changed(status: OrderStatus) {
     count(Metric::StatusChanges, 1);
-    with(|r| r.statuses.push(status));
+    with(|r| r.status = Some(status));
 }
 
 /// Whether this is the process's first invocation (the serving loops ask once per event).
@@ -159,6 +159,15 @@ pub struct Invocation<'a> {
 }
 
 impl Recorder {
+    /// Nothing recorded: no line to print.
+    pub fn is_empty(&self) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .counts
+            .is_empty()
+    }
+
     /// The EMF line of what was recorded (`None` when nothing was).
     pub fn line(&self, invocation: Invocation<'_>) -> Option<String> {
         let r = self.0.lock().unwrap_or_else(PoisonError::into_inner);
@@ -188,8 +197,7 @@ impl Recorder {
             "Dimensions": [["Function"]],
             "Metrics": all,
         })];
-        // One status per invocation (a PATCH moves one order): the Status dimension's value.
-        if let Some(status) = r.statuses.first() {
+        if let Some(status) = r.status {
             root.insert("Status".into(), json!(status.as_str()));
             directives.push(json!({
                 "Namespace": NAMESPACE,
@@ -219,9 +227,14 @@ impl Recorder {
 
 /// Prints the invocation's EMF line on stdout (where Lambda sends it to CloudWatch Logs).
 pub fn emit(recorder: &Recorder, context: &lambda_runtime::Context) {
-    let function = std::env::var("AWS_LAMBDA_FUNCTION_NAME").unwrap_or_default();
+    static FUNCTION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let function =
+        FUNCTION.get_or_init(|| std::env::var("AWS_LAMBDA_FUNCTION_NAME").unwrap_or_default());
+    if recorder.is_empty() {
+        return;
+    }
     let line = recorder.line(Invocation {
-        function: &function,
+        function,
         request_id: &context.request_id,
         trace_id: context.xray_trace_id.as_deref(),
         timestamp_ms: chrono::Utc::now().timestamp_millis(),

@@ -1,34 +1,41 @@
 //! The built binary, driven through the Lambda Runtime API as Lambda's event source mapping and
 //! `sam local invoke` drive it: the sample stream batch in, a partial-batch response out.
 
-use std::path::Path;
-
 use local_engine::runtime_api::LambdaProcess;
 use local_engine::testing::TestApp;
 use serde_json::{Value, json};
 use shared::domain::customer::Customer;
 use shared::domain::ids::CustomerId;
 
-#[tokio::test(flavor = "multi_thread")]
-async fn the_binary_applies_its_sample_batch_once_however_often_it_is_delivered() {
+const BINARY: &str = env!("CARGO_BIN_EXE_order-stats");
+
+/// An engine whose customer c1 (the sample batch's) has a profile.
+async fn app_with_c1() -> TestApp {
     let app = TestApp::empty().await.expect("app");
     let c1 = CustomerId::parse("c1").expect("id");
     app.store
-        .put_customer(&Customer::new(c1.clone(), "Ana", "ana@example.com").expect("customer"))
+        .put_customer(&Customer::new(c1, "Ana", "ana@example.com").expect("customer"))
         .await
         .expect("profile");
-    let lambda = LambdaProcess::start(
-        Path::new(env!("CARGO_BIN_EXE_order-stats")),
-        "order-stats",
-        app.engine.endpoint(),
-    )
-    .await
-    .expect("starts");
-    let event = std::fs::read(concat!(
+    app
+}
+
+fn sample_event() -> Vec<u8> {
+    std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../events/order-stats.json"
     ))
-    .expect("event");
+    .expect("event")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_binary_applies_its_sample_batch_once_however_often_it_is_delivered() {
+    let app = app_with_c1().await;
+    let c1 = CustomerId::parse("c1").expect("id");
+    let lambda = LambdaProcess::start(BINARY.as_ref(), "order-stats", app.engine.endpoint())
+        .await
+        .expect("starts");
+    let event = sample_event();
 
     for _ in 0..2 {
         let reply = lambda.invoke(event.clone()).await.expect("answers");
@@ -48,25 +55,16 @@ async fn the_binary_applies_its_sample_batch_once_however_often_it_is_delivered(
 /// and log lines that each carry the invocation's X-Ray trace ID.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_binary_prints_its_metrics_as_emf_and_the_trace_id_on_every_invocation_log_line() {
-    let app = TestApp::empty().await.expect("app");
-    let c1 = CustomerId::parse("c1").expect("id");
-    app.store
-        .put_customer(&Customer::new(c1, "Ana", "ana@example.com").expect("customer"))
-        .await
-        .expect("profile");
+    let app = app_with_c1().await;
     let lambda = LambdaProcess::start_logged(
-        Path::new(env!("CARGO_BIN_EXE_order-stats")),
+        BINARY.as_ref(),
         "order-stats",
         app.engine.endpoint(),
         "DEBUG",
     )
     .await
     .expect("starts");
-    let event = std::fs::read(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../events/order-stats.json"
-    ))
-    .expect("event");
+    let event = sample_event();
     for _ in 0..2 {
         let reply = lambda.invoke(event.clone()).await.expect("answers");
         assert!(reply.ok, "{}", String::from_utf8_lossy(&reply.body));

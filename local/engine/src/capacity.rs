@@ -185,21 +185,10 @@ impl Intercept for CapacityMeter {
         _runtime_components: &RuntimeComponents,
         _cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        let request = context.request_mut();
-        let Some(bytes) = request.body().bytes() else {
-            return Ok(());
-        };
-        let mut body: serde_json::Value = serde_json::from_slice(bytes)?;
-        let Some(fields) = body.as_object_mut() else {
-            return Ok(());
-        };
-        fields.insert("ReturnConsumedCapacity".into(), "INDEXES".into());
-        let body = serde_json::to_vec(&body)?;
-        request
-            .headers_mut()
-            .insert("content-length", body.len().to_string());
-        *request.body_mut() = aws_smithy_types::body::SdkBody::from(body);
-        Ok(())
+        crate::edit_json_body(context.request_mut(), |fields| {
+            fields.insert("ReturnConsumedCapacity".into(), "INDEXES".into());
+            true
+        })
     }
 
     fn read_after_deserialization(

@@ -112,20 +112,16 @@ impl Faults {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The fault planned for the next request of `operation`, without counting it.
-    fn peek(&self, operation: &str) -> Option<Fault> {
-        self.lock_rules()
-            .iter()
-            .find(|r| r.operation == operation)
-            .map(|r| r.fault)
-    }
-
-    /// The fault for a request of `operation`, if one is planned; counts it down.
-    fn take(&self, operation: &str) -> Option<Fault> {
+    /// The fault for a request of `operation`, if one is planned and `applies` to this request;
+    /// counts it down.
+    fn take(&self, operation: &str, applies: impl FnOnce(Fault) -> bool) -> Option<Fault> {
         let mut rules = self.lock_rules();
         let index = rules.iter().position(|r| r.operation == operation)?;
         let rule = &mut rules[index];
         let fault = rule.fault;
+        if !applies(fault) {
+            return None;
+        }
         if rule.remaining != usize::MAX {
             rule.remaining -= 1;
             if rule.remaining == 0 {
@@ -184,12 +180,43 @@ fn operation(request: &HttpRequest) -> String {
         .to_owned()
 }
 
-/// DynamoDB's JSON error answer.
-fn error(status: u16, kind: &str, message: &str, extra: Value) -> HttpResponse {
-    let mut body = json!({"__type": kind, "message": message});
-    if let (Value::Object(body), Value::Object(extra)) = (&mut body, extra) {
-        body.extend(extra);
-    }
+/// The JSON a request sends (null when there is none in memory).
+fn json_body(request: &HttpRequest) -> Value {
+    request
+        .body()
+        .bytes()
+        .and_then(|body| serde_json::from_slice(body).ok())
+        .unwrap_or_default()
+}
+
+/// A read asks for strongly consistent results (a BatchGetItem: from every table).
+fn consistent(body: &Value) -> bool {
+    body["ConsistentRead"] == json!(true)
+        || body["RequestItems"]
+            .as_object()
+            .is_some_and(|tables| tables.values().all(|t| t["ConsistentRead"] == json!(true)))
+}
+
+/// The answer of a read that has seen nothing of the table yet.
+fn nothing_seen(operation: &str, body: &Value) -> HttpResponse {
+    let empty = match operation {
+        "BatchGetItem" => {
+            let responses: serde_json::Map<String, Value> = body["RequestItems"]
+                .as_object()
+                .into_iter()
+                .flat_map(|tables| tables.keys())
+                .map(|table| (table.clone(), json!([])))
+                .collect();
+            json!({"Responses": responses, "UnprocessedKeys": {}})
+        }
+        "Query" => json!({"Items": [], "Count": 0, "ScannedCount": 0}),
+        _ => json!({}),
+    };
+    json_answer(200, &empty)
+}
+
+/// An answer of DynamoDB's JSON protocol.
+fn json_answer(status: u16, body: &Value) -> HttpResponse {
     let mut response = HttpResponse::new(
         StatusCode::try_from(status).unwrap_or(StatusCode::try_from(500).expect("500")),
         SdkBody::from(body.to_string()),
@@ -197,6 +224,16 @@ fn error(status: u16, kind: &str, message: &str, extra: Value) -> HttpResponse {
     response
         .headers_mut()
         .insert("content-type", "application/x-amz-json-1.0");
+    response
+}
+
+/// DynamoDB's JSON error answer.
+fn error(status: u16, kind: &str, message: &str, extra: Value) -> HttpResponse {
+    let mut body = json!({"__type": kind, "message": message});
+    if let (Value::Object(body), Value::Object(extra)) = (&mut body, extra) {
+        body.extend(extra);
+    }
+    let mut response = json_answer(status, &body);
     response.headers_mut().insert(
         "x-amzn-requestid",
         "INJECTEDFAULT0000000000000000000000000000000000",
@@ -236,23 +273,9 @@ impl HttpConnector for FaultyConnector {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let operation = operation(&request);
-        let consistent = || {
-            request.body().bytes().is_some_and(|body| {
-                serde_json::from_slice::<Value>(body).is_ok_and(|body| {
-                    body["ConsistentRead"] == json!(true)
-                        || body["RequestItems"]
-                            .as_object()
-                            .is_some_and(|t| t.values().all(|k| k["ConsistentRead"] == json!(true)))
-                })
-            })
-        };
-        let planned = self.faults.peek(&operation);
-        let fault = match planned {
-            Some(Fault::StaleRead) if consistent() => None,
-            Some(_) => self.faults.take(&operation),
-            None => None,
-        };
-        let Some(fault) = fault else {
+        // A strongly consistent read is never stale.
+        let applies = |fault| fault != Fault::StaleRead || !consistent(&json_body(&request));
+        let Some(fault) = self.faults.take(&operation, applies) else {
             if latency.is_zero() {
                 return self.inner.call(request);
             }
@@ -291,31 +314,7 @@ impl HttpConnector for FaultyConnector {
                     pending().await
                 })
             }
-            Fault::StaleRead => {
-                let empty = match operation.as_str() {
-                    "BatchGetItem" => {
-                        let tables = request
-                            .body()
-                            .bytes()
-                            .and_then(|body| serde_json::from_slice::<Value>(body).ok())
-                            .and_then(|body| body["RequestItems"].as_object().cloned())
-                            .unwrap_or_default();
-                        let responses: serde_json::Map<String, Value> =
-                            tables.keys().map(|t| (t.clone(), json!([]))).collect();
-                        json!({"Responses": responses, "UnprocessedKeys": {}})
-                    }
-                    "Query" => json!({"Items": [], "Count": 0, "ScannedCount": 0}),
-                    _ => json!({}),
-                };
-                let mut response = HttpResponse::new(
-                    StatusCode::try_from(200).expect("200"),
-                    SdkBody::from(empty.to_string()),
-                );
-                response
-                    .headers_mut()
-                    .insert("content-type", "application/x-amz-json-1.0");
-                answer(response)
-            }
+            Fault::StaleRead => answer(nothing_seen(&operation, &json_body(&request))),
         }
     }
 }

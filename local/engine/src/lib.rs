@@ -198,22 +198,38 @@ impl aws_smithy_runtime_api::client::interceptors::Intercept for WithoutRequestT
         _cfg: &mut aws_smithy_types::config_bag::ConfigBag,
     ) -> Result<(), aws_smithy_runtime_api::box_error::BoxError> {
         let request = context.request_mut();
-        let Some(bytes) = request.body().bytes() else {
-            return Ok(());
-        };
-        if !bytes.windows(18).any(|w| w == b"ClientRequestToken") {
-            return Ok(());
-        }
-        let mut body: serde_json::Value = serde_json::from_slice(bytes)?;
-        if let Some(fields) = body.as_object_mut()
-            && fields.remove("ClientRequestToken").is_some()
+        if !request
+            .body()
+            .bytes()
+            .is_some_and(|bytes| bytes.windows(18).any(|w| w == b"ClientRequestToken"))
         {
-            let body = serde_json::to_vec(&body)?;
-            request
-                .headers_mut()
-                .insert("content-length", body.len().to_string());
-            *request.body_mut() = aws_smithy_types::body::SdkBody::from(body);
+            return Ok(());
         }
-        Ok(())
+        edit_json_body(request, |fields| {
+            fields.remove("ClientRequestToken").is_some()
+        })
     }
+}
+
+/// Edits the JSON object a request sends (`edit` says whether it changed anything), keeping
+/// its content-length right. A body that is not an object in memory is left as it is.
+pub(crate) fn edit_json_body(
+    request: &mut aws_smithy_runtime_api::client::orchestrator::HttpRequest,
+    edit: impl FnOnce(&mut serde_json::Map<String, serde_json::Value>) -> bool,
+) -> Result<(), aws_smithy_runtime_api::box_error::BoxError> {
+    let Some(bytes) = request.body().bytes() else {
+        return Ok(());
+    };
+    let mut body: serde_json::Value = serde_json::from_slice(bytes)?;
+    let Some(fields) = body.as_object_mut() else {
+        return Ok(());
+    };
+    if edit(fields) {
+        let body = serde_json::to_vec(&body)?;
+        request
+            .headers_mut()
+            .insert("content-length", body.len().to_string());
+        *request.body_mut() = aws_smithy_types::body::SdkBody::from(body);
+    }
+    Ok(())
 }

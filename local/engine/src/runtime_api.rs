@@ -254,22 +254,7 @@ impl LambdaProcess {
         function: &str,
         endpoint: &str,
     ) -> Result<Self, Error> {
-        let api = RuntimeApi::start().await?;
-        let home = std::env::temp_dir().join(format!(
-            "lambda-home-{}-{function}-{}",
-            std::process::id(),
-            api.addr.port()
-        ));
-        std::fs::create_dir_all(&home)?;
-        let mut command = Command::new(binary);
-        lambda_environment(&mut command, function, endpoint, &home);
-        let child = api.spawn(command)?;
-        Ok(Self {
-            api,
-            child,
-            home,
-            output: None,
-        })
+        Self::launch(binary, function, endpoint, None).await
     }
 
     /// [`LambdaProcess::start`], logging at `level` and keeping what it prints for
@@ -280,6 +265,15 @@ impl LambdaProcess {
         endpoint: &str,
         level: &str,
     ) -> Result<Self, Error> {
+        Self::launch(binary, function, endpoint, Some(level)).await
+    }
+
+    async fn launch(
+        binary: &std::path::Path,
+        function: &str,
+        endpoint: &str,
+        logged_at: Option<&str>,
+    ) -> Result<Self, Error> {
         let api = RuntimeApi::start().await?;
         let home = std::env::temp_dir().join(format!(
             "lambda-home-{}-{function}-{}",
@@ -289,6 +283,15 @@ impl LambdaProcess {
         std::fs::create_dir_all(&home)?;
         let mut command = Command::new(binary);
         lambda_environment(&mut command, function, endpoint, &home);
+        let Some(level) = logged_at else {
+            let child = api.spawn(command)?;
+            return Ok(Self {
+                api,
+                child,
+                home,
+                output: None,
+            });
+        };
         command.env("AWS_LAMBDA_LOG_LEVEL", level);
         let mut child = api.spawn_with_stdout(command, Stdio::piped())?;
         let mut stdout = child.stdout.take().ok_or("no stdout")?;
@@ -307,6 +310,12 @@ impl LambdaProcess {
         })
     }
 
+    /// Hands `event` to the function and waits (at most 30 s) for what it answers.
+    pub async fn invoke(&self, event: impl Into<Bytes>) -> Result<Reply, Error> {
+        let reply = self.api.invoke(event.into());
+        Ok(tokio::time::timeout(Duration::from_secs(30), reply).await??)
+    }
+
     /// Stops the process; every line it printed on stdout.
     pub async fn stop_and_read_output(mut self) -> Result<Vec<String>, Error> {
         self.api.close_and_wait(&mut self.child).await?;
@@ -317,12 +326,6 @@ impl LambdaProcess {
         let text = output.await??;
         let _ = std::fs::remove_dir_all(&self.home);
         Ok(text.lines().map(str::to_owned).collect())
-    }
-
-    /// Hands `event` to the function and waits (at most 30 s) for what it answers.
-    pub async fn invoke(&self, event: impl Into<Bytes>) -> Result<Reply, Error> {
-        let reply = self.api.invoke(event.into());
-        Ok(tokio::time::timeout(Duration::from_secs(30), reply).await??)
     }
 
     /// Closes the Runtime API and waits for the process to end.

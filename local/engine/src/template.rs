@@ -13,6 +13,22 @@ pub fn parse() -> Result<serde_yaml::Value, Error> {
     Ok(serde_yaml::from_str(TEMPLATE)?)
 }
 
+/// The Cargo binary of every function in `template` (`Metadata.BuildProperties.Binary`), in
+/// the template's order.
+pub fn binaries(template: &serde_yaml::Value) -> Result<Vec<String>, Error> {
+    let resources = template["Resources"].as_mapping().ok_or("no Resources")?;
+    resources
+        .iter()
+        .filter(|(_, r)| r["Type"].as_str() == Some("AWS::Serverless::Function"))
+        .map(|(name, r)| {
+            r["Metadata"]["BuildProperties"]["Binary"]
+                .as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| format!("{name:?}: no Metadata.BuildProperties.Binary").into())
+        })
+        .collect()
+}
+
 /// The CreateTable request for `AppTable`'s properties, and its TTL attribute if it has one.
 pub fn table_requests(table_name: &str) -> Result<(Value, Option<Value>), Error> {
     let template = parse()?;

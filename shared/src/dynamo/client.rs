@@ -88,6 +88,13 @@ pub fn check_endpoint(name: &str, value: Option<&str>) -> Result<(), String> {
     }
 }
 
+/// The endpoint variables as `var` reads them, each checked with [`check_endpoint`].
+pub fn check_endpoints(var: impl Fn(&str) -> Option<String>) -> Result<(), String> {
+    ENDPOINT_VARIABLES
+        .into_iter()
+        .try_for_each(|name| check_endpoint(name, var(name).as_deref()))
+}
+
 /// What the SDK needs from the Lambda environment: the region (`AWS_REGION`, or
 /// `AWS_DEFAULT_REGION`), the execution role's credentials (`AWS_ACCESS_KEY_ID`,
 /// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`; Lambda sets them for the life of the
@@ -103,10 +110,8 @@ pub struct Environment {
 impl Environment {
     /// Read with `var`, each missing or malformed variable named in the error.
     pub fn read(var: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
+        check_endpoints(&var)?;
         let set = |name: &str| var(name).filter(|value| !value.is_empty());
-        for name in ENDPOINT_VARIABLES {
-            check_endpoint(name, var(name).as_deref())?;
-        }
         let region = set("AWS_REGION")
             .or_else(|| set("AWS_DEFAULT_REGION"))
             .ok_or("environment variable AWS_REGION must be set")?;

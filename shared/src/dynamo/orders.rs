@@ -27,7 +27,7 @@ const MAX_TRANSACTION_ACTIONS: usize = 100;
 // An order's transaction: the listing, the header, the idempotency record, and per line its
 // product's stock and the line item. Its first read: the profile, the record and the products.
 const _: () = assert!(2 * MAX_LINES + 3 <= MAX_TRANSACTION_ACTIONS);
-const _: () = assert!(MAX_LINES + 2 <= 100);
+const _: () = assert!(MAX_LINES + 2 <= crate::dynamo::products::MAX_BATCH_GET);
 
 /// What placing an order reads before it writes, in ONE BatchGetItem.
 #[derive(Debug, Default)]

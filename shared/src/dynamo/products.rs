@@ -25,7 +25,7 @@ use crate::dynamo::store::{Store, built};
 use crate::retry::{Backoff, retry};
 
 /// BatchGetItem takes at most 100 keys.
-const MAX_BATCH_GET: usize = 100;
+pub(crate) const MAX_BATCH_GET: usize = 100;
 
 /// Why a product was not replaced on this attempt.
 enum Replace {
