@@ -18,7 +18,7 @@ use shared::domain::order::Order;
 use shared::domain::status::OrderStatus;
 use shared::domain::time::Timestamp;
 use shared::dynamo::codec::item_size;
-use shared::dynamo::items::listing;
+use shared::dynamo::items::order_listing;
 use shared::dynamo::keys::StatusShards;
 
 /// A round trip to DynamoDB within its region, the order of magnitude of its published
@@ -85,7 +85,7 @@ pub async fn engine_with_orders(shards: StatusShards) -> Result<Engine, Error> {
             status: OrderStatus::Placed,
             total: Money::parse_number("24.90").ok_or("a money amount")?,
         };
-        items.push(listing::to_item(&order, shards));
+        items.push(order_listing::to_item(&order, shards));
     }
     seed::write_all(&engine.client(), LOCAL_TABLE, items).await?;
     Ok(engine)

@@ -20,6 +20,7 @@ use serde_json::{Map, Value, json};
 
 use crate::domain::money::Money;
 use crate::domain::status::OrderStatus;
+use crate::dynamo::errors::THROTTLING_CODES;
 
 /// The CloudWatch namespace of every metric the store emits.
 pub const NAMESPACE: &str = "OnlineStore";
@@ -252,13 +253,6 @@ pub fn emit(recorder: &Recorder, context: &lambda_runtime::Context) {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DynamoDbOutcomes;
 
-/// DynamoDB's throttling error types.
-const THROTTLING: [&str; 3] = [
-    "ThrottlingException",
-    "ProvisionedThroughputExceededException",
-    "RequestLimitExceeded",
-];
-
 impl Intercept for DynamoDbOutcomes {
     fn name(&self) -> &'static str {
         "DynamoDbOutcomes"
@@ -282,7 +276,7 @@ impl Intercept for DynamoDbOutcomes {
         };
         let kind = error["__type"].as_str().unwrap_or_default();
         let kind = kind.rsplit('#').next().unwrap_or(kind);
-        if THROTTLING.contains(&kind) {
+        if THROTTLING_CODES.contains(&kind) {
             count(Metric::Throttles, 1);
         } else if kind == "TransactionCanceledException"
             && error["CancellationReasons"]

@@ -15,7 +15,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let order = store
         .get_order(&id)
         .await?
-        .filter(|order| caller.may_see_order(Some(&order.customer_id)))
+        .filter(|details| caller.may_see_order(Some(&details.order.customer_id)))
         .ok_or_else(|| AppError::not_found(format!("order {id} does not exist")))?;
     Ok(json_response(StatusCode::OK, &order))
 }

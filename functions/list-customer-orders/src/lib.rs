@@ -4,9 +4,9 @@
 use lambda_http::Request;
 use serde::Serialize;
 use shared::domain::ids::{CustomerId, OrderId};
-use shared::domain::listing::PlacedWindow;
 use shared::domain::money::Money;
 use shared::domain::order::Order;
+use shared::domain::page::PlacedWindow;
 use shared::domain::status::OrderStatus;
 use shared::domain::time::Timestamp;
 use shared::http::HttpResult;

@@ -14,7 +14,7 @@ use shared::domain::money::Money;
 use shared::domain::order::Order;
 use shared::domain::status::OrderStatus;
 use shared::domain::time::Timestamp;
-use shared::dynamo::items::listing;
+use shared::dynamo::items::order_listing;
 use shared::dynamo::keys::{self, StatusShards};
 use shared::http::serve::dispatch;
 
@@ -42,7 +42,7 @@ async fn write_orders(
             status,
             total: Money::parse_number("12.50").expect("money"),
         };
-        let mut item = listing::to_item(&order, n);
+        let mut item = order_listing::to_item(&order, n);
         if padding > 0 {
             item.insert("notes".into(), AttributeValue::S("p".repeat(padding)));
         }

@@ -17,7 +17,7 @@ use shared::domain::money::{Decimal, Money};
 use shared::domain::order::Order;
 use shared::domain::status::OrderStatus;
 use shared::domain::time::Timestamp;
-use shared::dynamo::items::listing;
+use shared::dynamo::items::order_listing;
 use shared::http::serve::dispatch;
 
 fn source(app: &TestApp) -> StreamSource {
@@ -66,7 +66,7 @@ async fn write_listing(
         .client()
         .put_item()
         .table_name(LOCAL_TABLE)
-        .set_item(Some(listing::to_item(
+        .set_item(Some(order_listing::to_item(
             &order,
             shared::dynamo::keys::StatusShards::ONE,
         )))

@@ -17,7 +17,7 @@ use shared::domain::idempotency::{IdempotencyRecord, fingerprint};
 use std::collections::HashMap;
 
 use shared::domain::ids::{CustomerId, IdempotencyKey, Sku};
-use shared::domain::order::{LineItem, NewOrder, OrderDetails, RequestedLine};
+use shared::domain::order::{LineItem, OrderDetails, RequestedLine};
 use shared::domain::product::Product;
 use shared::dynamo::orders::OrderInputs;
 use shared::dynamo::orders::PlaceOrderError;
@@ -30,8 +30,8 @@ use shared::{AppError, Store};
 
 use crate::body::{MAX_BODY_BYTES, NewOrderBody};
 
-fn location(order: &OrderDetails) -> String {
-    format!("/orders/{}", order.order_id)
+fn location(placed: &OrderDetails) -> String {
+    format!("/orders/{}", placed.order.order_id)
 }
 
 /// The first request's 201, again.
@@ -166,40 +166,28 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                 Checked::Lines(lines) => lines,
                 Checked::Replay(record) => return Ok(Outcome::Replayed(record)),
             };
-            let order = NewOrder::new(customer_ref.clone(), lines, chrono::Utc::now())?;
-            let details = order.details();
+            let placed = OrderDetails::place(customer_ref.clone(), lines, chrono::Utc::now())?;
             let record = IdempotencyRecord {
                 fingerprint: fingerprint_ref.clone(),
-                order_id: order.order_id.clone(),
-                response: serde_json::to_string(&details).map_err(AppError::internal)?,
+                order_id: placed.order.order_id.clone(),
+                response: serde_json::to_string(&placed).map_err(AppError::internal)?,
             };
             store
-                .place_order(&order, key_ref.map(|key| (key, &record)))
+                .place_order(&placed, key_ref.map(|key| (key, &record)))
                 .await?;
-            Ok(Outcome::Placed(details))
+            Ok(Outcome::Placed(placed))
         },
     )
     .await;
-    match outcome {
-        Ok(Outcome::Placed(details)) => {
-            metrics::order_placed(&details.total);
-            Ok(created(&location(&details), &details))
+    match outcome.map_err(AppError::from)? {
+        Outcome::Placed(placed) => {
+            metrics::order_placed(&placed.order.total);
+            Ok(created(&location(&placed), &placed))
         }
-        Ok(Outcome::Replayed(record)) => {
+        Outcome::Replayed(record) => {
             let response = replay(&record, &fingerprint)?;
             metrics::count(Metric::IdempotentReplays, 1);
             Ok(response)
         }
-        // Every retry collided with another transaction: nothing was written; later will do.
-        Err(PlaceOrderError::Contended) => Err(AppError::unavailable(
-            "order transaction kept colliding with concurrent transactions",
-        )),
-        Err(PlaceOrderError::KeyTaken | PlaceOrderError::PriceChanged) => Err(AppError::conflict(
-            "the order collided with concurrent requests; retry it",
-            None,
-        )),
-        Err(PlaceOrderError::OutOfStock(skus)) => Err(AppError::OutOfStock(skus)),
-        Err(PlaceOrderError::UnknownProducts(skus)) => Err(AppError::UnknownProducts(skus)),
-        Err(PlaceOrderError::Failed(err)) => Err(err),
     }
 }

@@ -25,13 +25,6 @@ struct StatusBody {
     status: String,
 }
 
-fn not_allowed(from: OrderStatus, to: OrderStatus) -> AppError {
-    AppError::conflict(
-        format!("order is {from} and cannot become {to}"),
-        Some(from),
-    )
-}
-
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let id = path_param(&req, "orderId", OrderId::parse)?;
     // Who is asking before what they ask: no validation feedback without a caller.
@@ -41,48 +34,29 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
         .parse()?;
     // Read the status, then change it only if it is still the one read; a collision with a
     // concurrent transaction is tried again from the read.
-    let changed = retry(
+    let order = retry(
         &Backoff::TRANSACTION,
         |err| matches!(err, StatusChangeError::Contended),
         |_| async {
             // The header and the lines (a cancellation gives their stock back): one Query.
-            let order = store
+            let details = store
                 .get_order(&id)
                 .await?
-                .filter(|order| caller.may_see_order(Some(&order.customer_id)))
+                .filter(|details| caller.may_see_order(Some(&details.order.customer_id)))
                 .ok_or_else(|| AppError::not_found(format!("order {id} does not exist")))?;
             caller.check_status_change(next)?;
-            let header = Order {
-                order_id: order.order_id,
-                customer_id: order.customer_id,
-                placed_at: order.placed_at,
-                status: order.status,
-                total: order.total,
-            };
-            if !header.status.can_become(next) {
-                return Err(not_allowed(header.status, next).into());
-            }
-            store.change_status(&header, next, &order.items).await?;
+            details.order.status.check_move(next)?;
+            store
+                .change_status(&details.order, next, &details.items)
+                .await?;
             Ok(Order {
                 status: next,
-                ..header
+                ..details.order
             })
         },
     )
-    .await;
-    match changed {
-        Ok(order) => {
-            metrics::status_changed(order.status);
-            Ok(json_response(StatusCode::OK, &order))
-        }
-        Err(StatusChangeError::Stale(Some(current))) => Err(not_allowed(current, next)),
-        Err(StatusChangeError::Stale(None)) => {
-            Err(AppError::not_found(format!("order {id} does not exist")))
-        }
-        // Every retry collided with another transaction: nothing was written; later will do.
-        Err(StatusChangeError::Contended) => Err(AppError::unavailable(
-            "status transaction kept colliding with concurrent transactions",
-        )),
-        Err(StatusChangeError::Failed(err)) => Err(err),
-    }
+    .await
+    .map_err(AppError::from)?;
+    metrics::status_changed(order.status);
+    Ok(json_response(StatusCode::OK, &order))
 }

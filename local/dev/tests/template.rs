@@ -441,7 +441,7 @@ fn write_grants_allow_exactly_the_attributes_the_codecs_write() {
     use shared::domain::status::OrderStatus;
     use shared::domain::time::Timestamp;
     use shared::dynamo::items::{
-        self, catalog_entry, counted_order, header, idempotency, line_item, listing, product,
+        self, catalog_entry, counted_order, header, idempotency, line_item, order_listing, product,
         profile,
     };
 
@@ -532,7 +532,7 @@ fn write_grants_allow_exactly_the_attributes_the_codecs_write() {
             "PlaceOrderFunction",
             "dynamodb:PutItem",
             "CUSTOMER#*",
-            names(&[&listing::to_item(
+            names(&[&order_listing::to_item(
                 &order,
                 shared::dynamo::keys::StatusShards::ONE,
             )]),
@@ -558,7 +558,7 @@ fn write_grants_allow_exactly_the_attributes_the_codecs_write() {
             "UpdateOrderStatusFunction",
             "dynamodb:UpdateItem",
             "CUSTOMER#*",
-            keys_and(&[listing::STATUS.name, listing::GSI1PK.name]),
+            keys_and(&[order_listing::STATUS.name, order_listing::GSI1PK.name]),
         ),
         (
             "OrderStatsFunction",
@@ -579,7 +579,7 @@ fn write_grants_allow_exactly_the_attributes_the_codecs_write() {
                 &c1,
                 &o1,
                 Some(&Money::parse_number("1").expect("money").amount()),
-                "1",
+                &shared::domain::stats::ShareVersion::parse("1").expect("version"),
             )]),
         ),
     ];

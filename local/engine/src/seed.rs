@@ -172,7 +172,7 @@ pub fn header_item(sample: &SampleOrder) -> Result<Item, Error> {
 /// The order listing item and the line items, exactly as the article's `put_item` writes them.
 pub fn order_items(sample: &SampleOrder) -> Result<Vec<Item>, Error> {
     let order = order(sample)?;
-    let mut written = vec![items::listing::to_item(
+    let mut written = vec![items::order_listing::to_item(
         &order,
         shared::dynamo::keys::StatusShards::ONE,
     )];

@@ -1,4 +1,5 @@
-//! The one error type of the store. [`crate::http::problem`] maps it to HTTP, and
+//! The one error type of the store: what went wrong, in the domain's words. The HTTP layer
+//! ([`crate::http::problem`]) alone says what each becomes on the wire, and
 //! [`crate::dynamo::errors`] says which SDK errors are which.
 
 use std::error::Error as StdError;
@@ -51,9 +52,8 @@ pub enum AppError {
     /// The body is not JSON.
     #[error("{0}")]
     UnsupportedMediaType(String),
-    /// DynamoDB throttled, failed (5xx) or did not answer, or concurrent transactions kept
-    /// colliding, after every retry: nothing was written; worth retrying later (503 with
-    /// Retry-After).
+    /// DynamoDB throttled, failed or did not answer, or concurrent transactions kept colliding,
+    /// after every retry: nothing was written; worth retrying later.
     #[error("DynamoDB unavailable: {0}")]
     Unavailable(#[source] BoxError),
     /// Anything else. Its details go to the log only.
@@ -83,21 +83,5 @@ impl AppError {
 
     pub fn internal(err: impl Into<BoxError>) -> Self {
         AppError::Internal(err.into())
-    }
-
-    pub fn status(&self) -> u16 {
-        match self {
-            AppError::Invalid(_) => 400,
-            AppError::Unauthorized(_) => 401,
-            AppError::Forbidden(_) => 403,
-            AppError::NotFound(_) => 404,
-            AppError::Conflict { .. } | AppError::OutOfStock(_) | AppError::PriceChanged(_) => 409,
-            AppError::UnknownProducts(_) => 422,
-            AppError::PayloadTooLarge(_) => 413,
-            AppError::UnsupportedMediaType(_) => 415,
-            AppError::Unprocessable(_) => 422,
-            AppError::Unavailable(_) => 503,
-            AppError::Internal(_) => 500,
-        }
     }
 }

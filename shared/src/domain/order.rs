@@ -9,8 +9,8 @@ use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 
 /// The most lines one order may have. An order is written in one DynamoDB transaction of at
-/// most 100 actions: two per line (the product's stock, the line item) and four more
-/// (customer check, listing, header, idempotency record); the DynamoDB layer asserts that this
+/// most 100 actions: two per line (the product's stock, the line item) and three more
+/// (listing, header, idempotency record); the DynamoDB layer asserts that this
 /// still fits.
 pub const MAX_LINES: usize = 48;
 pub const MAX_QUANTITY: u32 = 10_000;
@@ -19,7 +19,7 @@ pub const MAX_PRICE: Decimal = Decimal::from_parts(100_000_000, 0, 0, false, 2);
 
 /// An order as its listing item in the customer's partition (and in GSI1) describes it, and as
 /// its header in the order's own partition does.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Order {
     pub order_id: OrderId,
@@ -39,7 +39,7 @@ pub struct LineItem {
 }
 
 /// One line as a client asks for it: the price is the catalog's, unless the client says what it
-/// expects to pay (then a different catalog price is a 409 rather than a surprise).
+/// expects to pay (then a different catalog price is a conflict rather than a surprise).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestedLine {
     pub sku: Sku,
@@ -47,32 +47,19 @@ pub struct RequestedLine {
     pub expected_price: Option<Money>,
 }
 
-/// An order about to be placed: always PLACED, its total the sum of its lines.
-#[derive(Debug, Clone)]
-pub struct NewOrder {
-    pub order_id: OrderId,
-    pub customer_id: CustomerId,
-    pub placed_at: Timestamp,
-    pub lines: Vec<LineItem>,
-    pub total: Money,
-}
-
-/// An order as the API shows it: header and line items.
+/// An order with its line items: as the API shows it, and as it is placed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderDetails {
-    pub order_id: OrderId,
-    pub customer_id: CustomerId,
-    pub placed_at: Timestamp,
-    pub status: OrderStatus,
-    pub total: Money,
+    #[serde(flatten)]
+    pub order: Order,
     pub items: Vec<LineItem>,
 }
 
-impl NewOrder {
-    /// A new order of `lines` (already validated) for `customer_id`, placed `now`, with a
-    /// fresh time-sortable ID.
-    pub fn new(
+impl OrderDetails {
+    /// A new PLACED order of `lines` (already validated) for `customer_id`, placed `now`, with
+    /// a fresh time-sortable ID; its total is the sum of its lines.
+    pub fn place(
         customer_id: CustomerId,
         lines: Vec<LineItem>,
         now: chrono::DateTime<chrono::Utc>,
@@ -82,34 +69,15 @@ impl NewOrder {
             .map(|line| line.price.amount() * Decimal::from(line.quantity))
             .sum();
         Ok(Self {
-            order_id: OrderId::generate(now)?,
-            customer_id,
-            placed_at: Timestamp::from_datetime(now),
-            lines,
-            total: Money::new(total),
+            order: Order {
+                order_id: OrderId::generate(now)?,
+                customer_id,
+                placed_at: Timestamp::from_datetime(now),
+                status: OrderStatus::Placed,
+                total: Money::new(total),
+            },
+            items: lines,
         })
-    }
-
-    /// The order as its listing and header describe it.
-    pub fn order(&self) -> Order {
-        Order {
-            order_id: self.order_id.clone(),
-            customer_id: self.customer_id.clone(),
-            placed_at: self.placed_at,
-            status: OrderStatus::Placed,
-            total: self.total,
-        }
-    }
-
-    pub fn details(&self) -> OrderDetails {
-        OrderDetails {
-            order_id: self.order_id.clone(),
-            customer_id: self.customer_id.clone(),
-            placed_at: self.placed_at,
-            status: OrderStatus::Placed,
-            total: self.total,
-            items: self.lines.clone(),
-        }
     }
 }
 
@@ -127,15 +95,21 @@ mod tests {
         let now = Timestamp::parse("2026-10-08T14:30:00.750Z")
             .expect("t")
             .as_datetime();
-        let order = NewOrder::new(
+        let placed = OrderDetails::place(
             CustomerId::parse("c1").expect("id"),
             vec![line("sku-1", 2, "19.95"), line("sku-2", 3, "0.1")],
             now,
         )
         .expect("order");
-        assert_eq!(order.total.to_string(), "40.20");
-        assert_eq!(order.placed_at.to_string(), "2026-10-08T14:30:00Z");
-        assert_eq!(order.order().status, OrderStatus::Placed);
-        assert_eq!(order.details().items.len(), 2);
+        assert_eq!(placed.order.total.to_string(), "40.20");
+        assert_eq!(placed.order.placed_at.to_string(), "2026-10-08T14:30:00Z");
+        assert_eq!(placed.order.status, OrderStatus::Placed);
+        assert_eq!(placed.items.len(), 2);
+        // The API's shape: the order's fields, then its items.
+        let json = serde_json::to_value(&placed).expect("serializes");
+        assert_eq!(json["total"], "40.20");
+        assert_eq!(json["items"][1]["sku"], "sku-2");
+        let back: OrderDetails = serde_json::from_value(json).expect("reads back");
+        assert_eq!(back, placed);
     }
 }

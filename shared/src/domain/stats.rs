@@ -7,6 +7,8 @@
 //! `before` to `after`, as of `version`": one applied twice, or after a later one, is recognised
 //! by the version stored.
 
+use std::fmt;
+
 use crate::domain::ids::OrderId;
 use crate::domain::money::Decimal;
 use crate::domain::order::Order;
@@ -23,21 +25,64 @@ pub fn share(order: &Order) -> Decimal {
     }
 }
 
+/// Which change of an order's share is the later: the stream sequence number of the record that
+/// made it. Sequence numbers have 21 to 40 digits; kept left-padded with zeros to 40, their text
+/// order (how DynamoDB compares the stored attribute in a condition) is their number order.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ShareVersion(String);
+
+impl ShareVersion {
+    /// Digits in a stored version.
+    pub const WIDTH: usize = 40;
+
+    /// The version of a share found in a customer's partition rather than on the stream: older
+    /// than any record's.
+    pub fn partition() -> Self {
+        Self("0".repeat(Self::WIDTH))
+    }
+
+    /// A stream record's sequence number (1 to 40 digits) as a version; a stored version reads
+    /// back the same way.
+    pub fn parse(sequence_number: &str) -> Result<Self, String> {
+        if (1..=Self::WIDTH).contains(&sequence_number.len())
+            && sequence_number.bytes().all(|b| b.is_ascii_digit())
+        {
+            Ok(Self(format!(
+                "{sequence_number:0>width$}",
+                width = Self::WIDTH
+            )))
+        } else {
+            Err(format!(
+                "sequence number {sequence_number:?} is not 1-40 digits"
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ShareVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// One order's share of the statistics going from `before` to `after`; `None` is "not counted"
-/// (before its first record, after its removal). `version` orders an order's changes: a later
-/// change has a greater one (fixed-width digits, so text order is number order).
+/// (before its first record, after its removal), as of `version`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShareChange {
     pub order_id: OrderId,
     pub placed_at: Timestamp,
     pub before: Option<Decimal>,
     pub after: Option<Decimal>,
-    pub version: String,
+    pub version: ShareVersion,
 }
 
 impl ShareChange {
     /// A new order (a stream INSERT, or an order found uncounted in its customer's partition).
-    pub fn placed(order: &Order, version: String) -> Self {
+    pub fn placed(order: &Order, version: ShareVersion) -> Self {
         Self {
             order_id: order.order_id.clone(),
             placed_at: order.placed_at,
@@ -48,7 +93,7 @@ impl ShareChange {
     }
 
     /// An order that changed; `None` when its share did not (a shipment, say).
-    pub fn changed(old: &Order, new: &Order, version: String) -> Option<Self> {
+    pub fn changed(old: &Order, new: &Order, version: ShareVersion) -> Option<Self> {
         let (before, after) = (share(old), share(new));
         (before != after).then(|| Self {
             order_id: new.order_id.clone(),
@@ -60,7 +105,7 @@ impl ShareChange {
     }
 
     /// An order that is gone from the table.
-    pub fn removed(old: &Order, version: String) -> Self {
+    pub fn removed(old: &Order, version: ShareVersion) -> Self {
         Self {
             order_id: old.order_id.clone(),
             placed_at: old.placed_at,
@@ -122,6 +167,25 @@ mod tests {
     use crate::domain::ids::CustomerId;
     use crate::domain::money::Money;
 
+    fn v(sequence_number: &str) -> ShareVersion {
+        ShareVersion::parse(sequence_number).expect("version")
+    }
+
+    #[test]
+    fn versions_are_sequence_numbers_padded_so_text_order_is_number_order() {
+        assert_eq!(v("4100000000000000000001").as_str().len(), 40);
+        assert!(v("999999999999999999999") < v("1000000000000000000000"));
+        assert!(v("999999999999999999999").as_str() < v("1000000000000000000000").as_str());
+        assert!(ShareVersion::partition() < v("100000000000000000000"));
+        assert_eq!(
+            v(ShareVersion::partition().as_str()),
+            ShareVersion::partition()
+        );
+        for bad in ["", "12a", "-1", &"1".repeat(41)] {
+            assert!(ShareVersion::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
     fn order(status: OrderStatus, total: &str) -> Order {
         Order {
             order_id: OrderId::parse("o1").expect("id"),
@@ -140,18 +204,18 @@ mod tests {
         assert_eq!(share(&placed).to_string(), "27.40");
         assert_eq!(share(&cancelled), Decimal::ZERO);
 
-        assert_eq!(ShareChange::changed(&placed, &shipped, "2".into()), None);
-        let mut change = ShareChange::placed(&placed, "1".into());
-        change.then(ShareChange::changed(&placed, &cancelled, "2".into()).expect("moves"));
+        assert_eq!(ShareChange::changed(&placed, &shipped, v("2")), None);
+        let mut change = ShareChange::placed(&placed, v("1"));
+        change.then(ShareChange::changed(&placed, &cancelled, v("2")).expect("moves"));
         let delta = change.delta();
         assert_eq!((delta.orders, delta.spent), (1, Decimal::ZERO));
-        change.then(ShareChange::removed(&cancelled, "3".into()));
+        change.then(ShareChange::removed(&cancelled, v("3")));
         assert!(
             change.is_noop(),
             "placed, cancelled and removed in one batch: nothing"
         );
-        assert_eq!(change.version, "3");
-        let removed = ShareChange::removed(&placed, "4".into()).delta();
+        assert_eq!(change.version, v("3"));
+        let removed = ShareChange::removed(&placed, v("4")).delta();
         assert_eq!(
             (removed.orders, removed.spent.to_string().as_str()),
             (-1, "-27.40")

@@ -45,6 +45,23 @@ impl OrderStatus {
                 | (OrderStatus::Placed, OrderStatus::Cancelled)
         )
     }
+
+    /// `next` from this status, if the move is allowed; the conflict naming both if not.
+    pub fn check_move(self, next: OrderStatus) -> Result<(), AppError> {
+        if self.can_become(next) {
+            Ok(())
+        } else {
+            Err(self.refused_move(next))
+        }
+    }
+
+    /// The conflict of an order in this status that cannot become `next` (now, or any more).
+    pub fn refused_move(self, next: OrderStatus) -> AppError {
+        AppError::conflict(
+            format!("order is {self} and cannot become {next}"),
+            Some(self),
+        )
+    }
 }
 
 impl FromStr for OrderStatus {

@@ -34,6 +34,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::AppError;
 use crate::domain::ids::{CustomerId, OrderId};
 use crate::domain::money::{self, Decimal, Money};
+use crate::domain::stats::ShareVersion;
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::keys::MalformedKey;
@@ -108,6 +109,9 @@ stored_as!(OrderId, S, "an order id", |s: &str| OrderId::parse(s).ok());
 stored_as!(OrderStatus, S, "an order status", |s: &str| s.parse().ok());
 stored_as!(Timestamp, S, "an ISO-8601 timestamp", |s: &str| {
     Timestamp::parse(s).ok()
+});
+stored_as!(ShareVersion, S, "a share version", |s: &str| {
+    ShareVersion::parse(s).ok()
 });
 stored_as!(Money, N, "a decimal number", Money::parse_number);
 stored_as!(u32, N, "a whole number", money::whole_number);

@@ -65,6 +65,26 @@ pub fn seal(caller: &Caller, key: Option<Item>) -> Result<Option<String>, AppErr
         .transpose()
 }
 
+/// The cursor of the page after `found`, for a Query that asked for one item more than the page
+/// holds (`limit + 1`): more than `limit` found means another page starts after the last one
+/// kept (the extra one is dropped); otherwise the listing's own answer, `otherwise` (DynamoDB's
+/// LastEvaluatedKey, when the 1 MB cap cut the page short).
+pub fn next_page(
+    caller: &Caller,
+    found: &mut Vec<Item>,
+    limit: usize,
+    key_attributes: &[&str],
+    otherwise: impl FnOnce() -> Option<Item>,
+) -> Result<Option<String>, AppError> {
+    let next_key = if found.len() > limit {
+        found.truncate(limit);
+        found.last().map(|last| key_of(last, key_attributes))
+    } else {
+        otherwise().filter(|key| !key.is_empty())
+    };
+    seal(caller, next_key)
+}
+
 /// The `attributes` of `item`: the key a page after it starts from.
 pub fn key_of(item: &Item, attributes: &[&str]) -> Item {
     attributes

@@ -75,7 +75,7 @@ pub mod profile {
 /// An order's listing: `CUSTOMER#<id>` / `ORDER#<placedAt>#<orderId>` and GSI1
 /// `STATUS#<status>[#<k>]` / `<placedAt>`, in the article's shape (with one status shard, exactly
 /// the article's keys).
-pub mod listing {
+pub mod order_listing {
     use super::*;
     use crate::domain::ids::OrderId;
     use crate::domain::money::Money;
@@ -127,7 +127,7 @@ pub mod header {
     use crate::domain::order::Order;
     use crate::domain::time::Timestamp;
 
-    pub use super::listing::{STATUS, TOTAL};
+    pub use super::order_listing::{STATUS, TOTAL};
     pub const CUSTOMER_ID: Attr<CustomerId> = Attr::new("customerId");
     pub const PLACED_AT: Attr<Timestamp> = Attr::new("placedAt");
 
@@ -301,9 +301,10 @@ pub mod counted_order {
     use super::*;
     use crate::domain::ids::{CustomerId, OrderId};
     use crate::domain::money::Decimal;
+    use crate::domain::stats::ShareVersion;
 
     pub const SPENT: Attr<Decimal> = Attr::new("countedSpent");
-    pub const VERSION: Attr<String> = Attr::new("countedVersion");
+    pub const VERSION: Attr<ShareVersion> = Attr::new("countedVersion");
 
     pub fn key(customer: &CustomerId, order: &OrderId) -> Item {
         super::key(
@@ -316,18 +317,18 @@ pub mod counted_order {
         customer: &CustomerId,
         order: &OrderId,
         spent: Option<&Decimal>,
-        version: &str,
+        version: &ShareVersion,
     ) -> Item {
         let mut item = key(customer, order);
         if let Some(spent) = spent {
             SPENT.put(&mut item, spent);
         }
-        VERSION.put(&mut item, &version.to_owned());
+        VERSION.put(&mut item, version);
         item
     }
 
     /// The order, what it adds to totalSpent (`None`: not counted) and the version.
-    pub fn from_item(mut item: Item) -> Result<(OrderId, Option<Decimal>, String), BadItem> {
+    pub fn from_item(mut item: Item) -> Result<(OrderId, Option<Decimal>, ShareVersion), BadItem> {
         let order = keys::counted_order::parse_sk(&SK.take(&mut item)?)?;
         Ok((
             order,
@@ -345,6 +346,7 @@ mod tests {
     use crate::domain::ids::{CustomerId, IdempotencyKey, OrderId, Sku};
     use crate::domain::money::Money;
     use crate::domain::order::{LineItem, Order};
+    use crate::domain::stats::ShareVersion;
     use crate::domain::status::OrderStatus;
     use crate::domain::time::Timestamp;
     use aws_sdk_dynamodb::types::AttributeValue;
@@ -393,7 +395,7 @@ mod tests {
     #[test]
     fn an_order_listing_is_written_in_the_articles_shape_and_reads_back() {
         let shipped = order(OrderStatus::Shipped);
-        let item = listing::to_item(&shipped, keys::StatusShards::ONE);
+        let item = order_listing::to_item(&shipped, keys::StatusShards::ONE);
         assert_eq!(
             shape(&item),
             pairs(&[
@@ -406,7 +408,7 @@ mod tests {
                 ("total", "N 39.90"),
             ])
         );
-        assert_eq!(listing::from_item(item).expect("reads"), shipped);
+        assert_eq!(order_listing::from_item(item).expect("reads"), shipped);
     }
 
     #[test]
@@ -542,24 +544,29 @@ mod tests {
         let c1 = CustomerId::parse("c1").expect("id");
         let o100 = OrderId::parse("o100").expect("id");
         let spent = Money::parse_number("39.90").expect("money").amount();
-        let item = counted_order::to_item(&c1, &o100, Some(&spent), "0042");
+        let v42 = ShareVersion::parse("42").expect("version");
+        let item = counted_order::to_item(&c1, &o100, Some(&spent), &v42);
         assert_eq!(
             shape(&item),
             pairs(&[
                 ("PK", "S CUSTOMER#c1"),
                 ("SK", "S COUNTED#o100"),
                 ("countedSpent", "N 39.9"),
-                ("countedVersion", "S 0042"),
+                (
+                    "countedVersion",
+                    "S 0000000000000000000000000000000000000042"
+                ),
             ])
         );
         assert_eq!(
             counted_order::from_item(item).expect("reads"),
-            (o100.clone(), Some(spent), "0042".to_owned())
+            (o100.clone(), Some(spent), v42)
         );
-        let removed = counted_order::to_item(&c1, &o100, None, "0043");
+        let v43 = ShareVersion::parse("43").expect("version");
+        let removed = counted_order::to_item(&c1, &o100, None, &v43);
         assert_eq!(
             counted_order::from_item(removed).expect("reads"),
-            (o100, None, "0043".to_owned())
+            (o100, None, v43)
         );
     }
 
@@ -574,7 +581,7 @@ mod tests {
             ("GSI1PK".into(), s("STATUS#PLACED")),
             ("GSI1SK".into(), s("2026-10-08T14:30:00Z")),
         ]);
-        let order = listing::from_item(item).expect("reads");
+        let order = order_listing::from_item(item).expect("reads");
         assert_eq!(order.order_id.as_str(), "o100");
         assert_eq!(order.customer_id.as_str(), "c1");
         assert_eq!(order.placed_at.to_string(), "2026-10-08T14:30:00Z");
@@ -643,7 +650,11 @@ mod tests {
                 ("total".into(), total),
             ])
         };
-        let err = |item| listing::from_item(item).expect_err("refused").to_string();
+        let err = |item| {
+            order_listing::from_item(item)
+                .expect_err("refused")
+                .to_string()
+        };
         assert_eq!(
             err(listing(s("PLACED"), s("39.9"))),
             "attribute total is missing or is not a decimal number"

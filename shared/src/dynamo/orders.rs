@@ -3,30 +3,28 @@
 
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::types::{
-    CancellationReason, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
-};
+use aws_sdk_dynamodb::types::builders::{PutBuilder, UpdateBuilder};
+use aws_sdk_dynamodb::types::{Put, ReturnValuesOnConditionCheckFailure, Update};
 
 use crate::domain::idempotency::{IDEMPOTENCY_TTL_SECONDS, IdempotencyRecord};
 use crate::domain::ids::{CustomerId, IdempotencyKey, OrderId, Sku};
-use crate::domain::order::{LineItem, MAX_LINES, NewOrder, Order, OrderDetails};
+use crate::domain::order::{LineItem, MAX_LINES, Order, OrderDetails};
 use crate::domain::product::Product;
 use crate::domain::status::OrderStatus;
 use crate::dynamo::codec::{Item, item_size};
-use crate::dynamo::errors::{conflicted, reason_code};
-use crate::dynamo::items::{self, header, idempotency, line_item, listing, product, profile};
+use crate::dynamo::items::{self, header, idempotency, line_item, order_listing, product, profile};
 use crate::dynamo::keys::{self, PK, SK};
-use crate::dynamo::store::{built, epoch_seconds};
+use crate::dynamo::store::epoch_seconds;
+use crate::dynamo::transaction::{Cancelled, MAX_ACTIONS, Outcome, Transaction};
 use crate::{AppError, Store};
 
 /// DynamoDB's limits, checked before anything is sent.
 const MAX_ITEM_BYTES: usize = 400 * 1024;
 const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
-const MAX_TRANSACTION_ACTIONS: usize = 100;
 
 // An order's transaction: the listing, the header, the idempotency record, and per line its
 // product's stock and the line item. Its first read: the profile, the record and the products.
-const _: () = assert!(2 * MAX_LINES + 3 <= MAX_TRANSACTION_ACTIONS);
+const _: () = assert!(2 * MAX_LINES + 3 <= MAX_ACTIONS);
 const _: () = assert!(MAX_LINES + 2 <= crate::dynamo::products::MAX_BATCH_GET);
 
 /// What placing an order reads before it writes, in ONE BatchGetItem.
@@ -62,13 +60,58 @@ impl From<AppError> for PlaceOrderError {
     }
 }
 
+/// What a client is told once retrying is over.
+impl From<PlaceOrderError> for AppError {
+    fn from(err: PlaceOrderError) -> Self {
+        match err {
+            // Every retry collided with another transaction: nothing was written.
+            PlaceOrderError::Contended => AppError::unavailable(
+                "order transaction kept colliding with concurrent transactions",
+            ),
+            PlaceOrderError::KeyTaken | PlaceOrderError::PriceChanged => AppError::conflict(
+                "the order collided with concurrent requests; retry it",
+                None,
+            ),
+            PlaceOrderError::OutOfStock(skus) => AppError::OutOfStock(skus),
+            PlaceOrderError::UnknownProducts(skus) => AppError::UnknownProducts(skus),
+            PlaceOrderError::Failed(err) => err,
+        }
+    }
+}
+
 /// Why a status change did not happen.
 #[derive(Debug)]
 pub enum StatusChangeError {
-    /// The order's status is no longer the one read; here is what it is now.
-    Stale(Option<OrderStatus>),
+    /// The order's status is no longer the one read: what it is now (`None`: the order is
+    /// gone), and the status asked for.
+    Stale {
+        order: OrderId,
+        now: Option<OrderStatus>,
+        next: OrderStatus,
+    },
     Contended,
     Failed(AppError),
+}
+
+/// What a client is told once retrying is over.
+impl From<StatusChangeError> for AppError {
+    fn from(err: StatusChangeError) -> Self {
+        match err {
+            StatusChangeError::Stale {
+                now: Some(now),
+                next,
+                ..
+            } => now.refused_move(next),
+            StatusChangeError::Stale {
+                order, now: None, ..
+            } => AppError::not_found(format!("order {order} does not exist")),
+            // Every retry collided with another transaction: nothing was written.
+            StatusChangeError::Contended => AppError::unavailable(
+                "status transaction kept colliding with concurrent transactions",
+            ),
+            StatusChangeError::Failed(err) => err,
+        }
+    }
 }
 
 impl From<AppError> for StatusChangeError {
@@ -77,15 +120,67 @@ impl From<AppError> for StatusChangeError {
     }
 }
 
-/// A put only where no item is yet.
-fn put_new(table: &str, item: Item) -> Result<TransactWriteItem, AppError> {
-    let put = Put::builder()
-        .table_name(table)
-        .set_item(Some(item))
-        .condition_expression("attribute_not_exists(PK)");
-    Ok(TransactWriteItem::builder()
-        .put(built(put.build())?)
-        .build())
+/// What each action of an order's transaction is for.
+enum OrderAction<'a> {
+    /// The line's product's stock taken, on its price and stock.
+    TakeStock(&'a LineItem),
+    /// The listing, the header or a line item, put where nothing is yet.
+    Write,
+    /// The idempotency record, put where none is (or an expired one).
+    ClaimKey,
+}
+
+/// What each action of a status change is for.
+enum StatusAction<'a> {
+    Header,
+    Listing,
+    Restock(&'a LineItem),
+}
+
+/// DynamoDB's item and transaction size limits, checked before anything is sent.
+fn check_sizes<'a>(items: impl Iterator<Item = &'a Item>) -> Result<(), AppError> {
+    let sizes: Vec<usize> = items.map(item_size).collect();
+    if sizes.iter().any(|size| *size > MAX_ITEM_BYTES)
+        || sizes.iter().sum::<usize>() > MAX_TRANSACTION_BYTES
+    {
+        return Err(AppError::PayloadTooLarge(
+            "the order exceeds DynamoDB's item or transaction size limit".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Why a cancelled order transaction was cancelled, from what its products hold now: an
+/// unknown product first, then a changed price, then short stock, then the Idempotency-Key.
+fn why_not_placed(cancelled: &Cancelled<OrderAction<'_>>) -> PlaceOrderError {
+    let (mut unknown, mut short, mut repriced, mut key_taken) =
+        (Vec::new(), Vec::new(), false, false);
+    for (action, stored) in cancelled.failed_conditions() {
+        match (action, stored) {
+            (OrderAction::TakeStock(line), None) => unknown.push(line.sku.clone()),
+            (OrderAction::TakeStock(line), Some(now))
+                if product::PRICE.get(now) != Some(line.price) =>
+            {
+                repriced = true;
+            }
+            (OrderAction::TakeStock(line), Some(_)) => short.push(line.sku.clone()),
+            (OrderAction::ClaimKey, _) => key_taken = true,
+            (OrderAction::Write, _) => {}
+        }
+    }
+    if !unknown.is_empty() {
+        PlaceOrderError::UnknownProducts(unknown)
+    } else if repriced {
+        PlaceOrderError::PriceChanged
+    } else if !short.is_empty() {
+        PlaceOrderError::OutOfStock(short)
+    } else if key_taken {
+        PlaceOrderError::KeyTaken
+    } else if cancelled.conflicted() {
+        PlaceOrderError::Contended
+    } else {
+        PlaceOrderError::Failed(cancelled.unexplained("order"))
+    }
 }
 
 /// `item` has the keys of `key`.
@@ -126,7 +221,7 @@ impl Store {
         Ok(inputs)
     }
 
-    /// Places `order` in ONE TransactWriteItems: each line's product's stock taken on the
+    /// Places `placed` in ONE TransactWriteItems: each line's product's stock taken on the
     /// condition that its price is still the line's (the price read from the catalog) and that
     /// enough remains, the listing item, the header, the line items, and (with a key) the
     /// idempotency record, each put only where nothing is yet. The customer was read to exist
@@ -134,69 +229,32 @@ impl Store {
     /// (two write units) is spent on it again.
     pub async fn place_order(
         &self,
-        order: &NewOrder,
+        placed: &OrderDetails,
         idempotency: Option<(&IdempotencyKey, &IdempotencyRecord)>,
     ) -> Result<(), PlaceOrderError> {
-        let mut actions = Vec::with_capacity(2 * order.lines.len() + 3);
-        for line in &order.lines {
-            let take = Update::builder()
-                .table_name(&self.table)
-                .set_key(Some(product::key(&line.sku)))
-                .update_expression("SET #stock = #stock - :quantity")
-                .condition_expression("#price = :price AND #stock >= :quantity")
-                .expression_attribute_names("#stock", product::STOCK.name)
-                .expression_attribute_names("#price", product::PRICE.name)
-                .expression_attribute_values(
-                    ":quantity",
-                    product::STOCK.value(&u64::from(line.quantity)),
-                )
-                .expression_attribute_values(":price", product::PRICE.value(&line.price))
-                .return_values_on_condition_check_failure(
-                    ReturnValuesOnConditionCheckFailure::AllOld,
-                );
-            actions.push(
-                TransactWriteItem::builder()
-                    .update(built(take.build())?)
-                    .build(),
-            );
+        let (order, lines) = (&placed.order, &placed.items);
+        let mut transaction = Transaction::with_capacity(2 * lines.len() + 3);
+        for line in lines {
+            transaction.update(OrderAction::TakeStock(line), self.take_stock(line))?;
         }
-        let placed = order.order();
         let mut new_items = vec![
-            listing::to_item(&placed, self.status_shards),
-            header::to_item(&placed),
+            order_listing::to_item(order, self.status_shards),
+            header::to_item(order),
         ];
-        new_items.extend(
-            order
-                .lines
-                .iter()
-                .map(|line| line_item::to_item(&order.order_id, line)),
-        );
+        new_items.extend(lines.iter().map(|l| line_item::to_item(&order.order_id, l)));
         let now = epoch_seconds();
-        let record_item = idempotency.map(|(idempotency_key, record)| {
+        let record_item = idempotency.map(|(key, record)| {
             idempotency::to_item(
                 &order.customer_id,
-                idempotency_key,
+                key,
                 record,
                 now + IDEMPOTENCY_TTL_SECONDS,
             )
         });
-        let sizes: Vec<usize> = new_items
-            .iter()
-            .chain(&record_item)
-            .map(item_size)
-            .collect();
-        if sizes.iter().any(|size| *size > MAX_ITEM_BYTES)
-            || sizes.iter().sum::<usize>() > MAX_TRANSACTION_BYTES
-        {
-            return Err(AppError::PayloadTooLarge(
-                "the order exceeds DynamoDB's item or transaction size limit".into(),
-            )
-            .into());
-        }
+        check_sizes(new_items.iter().chain(&record_item))?;
         for item in new_items {
-            actions.push(put_new(&self.table, item)?);
+            transaction.put(OrderAction::Write, self.put_new(item))?;
         }
-        let mut idempotency_index = None;
         if let Some(item) = record_item {
             // An expired record that TTL has not yet removed may be taken over.
             let put = Put::builder()
@@ -205,53 +263,38 @@ impl Store {
                 .condition_expression("attribute_not_exists(PK) OR #expires < :now")
                 .expression_attribute_names("#expires", idempotency::EXPIRES_AT.name)
                 .expression_attribute_values(":now", idempotency::EXPIRES_AT.value(&now));
-            idempotency_index = Some(actions.len());
-            actions.push(
-                TransactWriteItem::builder()
-                    .put(built(put.build())?)
-                    .build(),
-            );
+            transaction.put(OrderAction::ClaimKey, put)?;
         }
-        let Some(reasons) = self.transact(actions).await? else {
-            return Ok(());
-        };
-        // The products' reasons come first: what they hold now says why.
-        let (mut unknown, mut short, mut repriced) = (Vec::new(), Vec::new(), false);
-        for (i, line) in order.lines.iter().enumerate() {
-            if reason_code(&reasons, i) != "ConditionalCheckFailed" {
-                continue;
-            }
-            match reasons[i].item().filter(|item| !item.is_empty()) {
-                None => unknown.push(line.sku.clone()),
-                Some(now) if product::PRICE.get(now) != Some(line.price) => repriced = true,
-                Some(_) => short.push(line.sku.clone()),
-            }
+        match self.send(transaction).await? {
+            Outcome::Committed => Ok(()),
+            Outcome::Cancelled(cancelled) => Err(why_not_placed(&cancelled)),
         }
-        if !unknown.is_empty() {
-            return Err(PlaceOrderError::UnknownProducts(unknown));
-        }
-        if repriced {
-            return Err(PlaceOrderError::PriceChanged);
-        }
-        if !short.is_empty() {
-            return Err(PlaceOrderError::OutOfStock(short));
-        }
-        if let Some(index) = idempotency_index
-            && reason_code(&reasons, index) == "ConditionalCheckFailed"
-        {
-            return Err(PlaceOrderError::KeyTaken);
-        }
-        if conflicted(&reasons) {
-            return Err(PlaceOrderError::Contended);
-        }
-        Err(AppError::internal(format!(
-            "order transaction cancelled: {:?}",
-            reasons
-                .iter()
-                .map(CancellationReason::code)
-                .collect::<Vec<_>>()
-        ))
-        .into())
+    }
+
+    /// A line's stock taken, if its product still has the line's price and enough stock; the
+    /// product as it is when not.
+    fn take_stock(&self, line: &LineItem) -> UpdateBuilder {
+        Update::builder()
+            .table_name(&self.table)
+            .set_key(Some(product::key(&line.sku)))
+            .update_expression("SET #stock = #stock - :quantity")
+            .condition_expression("#price = :price AND #stock >= :quantity")
+            .expression_attribute_names("#stock", product::STOCK.name)
+            .expression_attribute_names("#price", product::PRICE.name)
+            .expression_attribute_values(
+                ":quantity",
+                product::STOCK.value(&u64::from(line.quantity)),
+            )
+            .expression_attribute_values(":price", product::PRICE.value(&line.price))
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+    }
+
+    /// A put only where no item is yet.
+    fn put_new(&self, item: Item) -> PutBuilder {
+        Put::builder()
+            .table_name(&self.table)
+            .set_item(Some(item))
+            .condition_expression("attribute_not_exists(PK)")
     }
 
     /// The order's header and line items: ONE Query on the order's partition.
@@ -276,12 +319,8 @@ impl Store {
                 lines.push(line_item::from_item(item)?);
             }
         }
-        Ok(found.map(|h| OrderDetails {
-            order_id: h.order_id,
-            customer_id: h.customer_id,
-            placed_at: h.placed_at,
-            status: h.status,
-            total: h.total,
+        Ok(found.map(|order| OrderDetails {
+            order,
             items: lines,
         }))
     }
@@ -303,97 +342,102 @@ impl Store {
             Vec::new()
         };
         loop {
-            let update = |key_item: Item, set: &str| {
-                Update::builder()
-                    .table_name(&self.table)
-                    .set_key(Some(key_item))
-                    .update_expression(set)
-                    .condition_expression("#status = :current")
-                    .expression_attribute_names("#status", listing::STATUS.name)
-                    .expression_attribute_values(":current", listing::STATUS.value(&current.status))
-                    .expression_attribute_values(":next", listing::STATUS.value(&next))
+            let transaction = self.status_transaction(current, next, &restock)?;
+            let cancelled = match self.send(transaction).await? {
+                Outcome::Committed => return Ok(()),
+                Outcome::Cancelled(cancelled) => cancelled,
             };
-            let header_update = update(header::key(&current.order_id), "SET #status = :next")
-                .return_values_on_condition_check_failure(
-                    ReturnValuesOnConditionCheckFailure::AllOld,
-                );
-            let listing_update = update(
-                listing::key(current),
-                "SET #status = :next, #gsi1pk = :gsi1pk",
-            )
-            .expression_attribute_names("#gsi1pk", listing::GSI1PK.name)
-            .expression_attribute_values(
-                ":gsi1pk",
-                // The order keeps its shard under its new status.
-                listing::GSI1PK.value(&keys::order_listing::gsi1pk(
+            if let Some((_, stored)) = cancelled
+                .failed_conditions()
+                .find(|(action, _)| matches!(action, StatusAction::Header))
+            {
+                return Err(StatusChangeError::Stale {
+                    order: current.order_id.clone(),
+                    now: stored.and_then(|item| order_listing::STATUS.get(item)),
                     next,
-                    self.status_shards.of(&current.order_id),
-                )),
-            );
-            let mut actions = vec![
-                TransactWriteItem::builder()
-                    .update(built(header_update.build())?)
-                    .build(),
-                TransactWriteItem::builder()
-                    .update(built(listing_update.build())?)
-                    .build(),
-            ];
-            for line in &restock {
-                let give_back = Update::builder()
-                    .table_name(&self.table)
-                    .set_key(Some(product::key(&line.sku)))
-                    .update_expression("ADD #stock :quantity")
-                    .condition_expression("attribute_exists(PK)")
-                    .expression_attribute_names("#stock", product::STOCK.name)
-                    .expression_attribute_values(
-                        ":quantity",
-                        product::STOCK_CHANGE.value(&i64::from(line.quantity)),
-                    );
-                actions.push(
-                    TransactWriteItem::builder()
-                        .update(built(give_back.build())?)
-                        .build(),
-                );
+                });
             }
-            let Some(reasons) = self.transact(actions).await? else {
-                return Ok(());
-            };
-            match (reason_code(&reasons, 0), reason_code(&reasons, 1)) {
-                ("ConditionalCheckFailed", _) => {
-                    let now = reasons[0].item().and_then(|item| listing::STATUS.get(item));
-                    return Err(StatusChangeError::Stale(now));
-                }
-                _ if conflicted(&reasons) => return Err(StatusChangeError::Contended),
-                (_, "ConditionalCheckFailed") => {
-                    return Err(AppError::internal(format!(
-                        "order {} has a header but its listing item is missing or out of step",
-                        current.order_id
-                    ))
-                    .into());
-                }
-                _ => {}
+            if cancelled.conflicted() {
+                return Err(StatusChangeError::Contended);
             }
-            // Products that no longer exist: give their stock back to nobody, and send again.
-            let before = restock.len();
-            let mut index = 2;
-            restock.retain(|line| {
-                let gone = reason_code(&reasons, index) == "ConditionalCheckFailed";
-                index += 1;
-                if gone {
-                    tracing::warn!(order = %current.order_id, sku = %line.sku, "stock not given back: the product no longer exists");
-                }
-                !gone
-            });
-            if restock.len() == before {
+            if cancelled.condition_failed(|action| matches!(action, StatusAction::Listing)) {
                 return Err(AppError::internal(format!(
-                    "status transaction cancelled: {:?}",
-                    reasons
-                        .iter()
-                        .map(CancellationReason::code)
-                        .collect::<Vec<_>>()
+                    "order {} has a header but its listing item is missing or out of step",
+                    current.order_id
                 ))
                 .into());
             }
+            // Products that no longer exist: give their stock back to nobody, and send again.
+            let gone: Vec<&Sku> = cancelled
+                .failed_conditions()
+                .filter_map(|(action, _)| match action {
+                    StatusAction::Restock(line) => Some(&line.sku),
+                    _ => None,
+                })
+                .collect();
+            if gone.is_empty() {
+                return Err(cancelled.unexplained("status").into());
+            }
+            for sku in &gone {
+                tracing::warn!(order = %current.order_id, %sku, "stock not given back: the product no longer exists");
+            }
+            restock.retain(|line| !gone.contains(&&line.sku));
         }
+    }
+
+    /// The header and the listing moved from `current.status` to `next` (each only if its
+    /// status is still the one read), and `restock`'s quantities given back to their products.
+    fn status_transaction<'a>(
+        &self,
+        current: &Order,
+        next: OrderStatus,
+        restock: &[&'a LineItem],
+    ) -> Result<Transaction<StatusAction<'a>>, AppError> {
+        let update = |key_item: Item, set: &str| {
+            Update::builder()
+                .table_name(&self.table)
+                .set_key(Some(key_item))
+                .update_expression(set)
+                .condition_expression("#status = :current")
+                .expression_attribute_names("#status", order_listing::STATUS.name)
+                .expression_attribute_values(
+                    ":current",
+                    order_listing::STATUS.value(&current.status),
+                )
+                .expression_attribute_values(":next", order_listing::STATUS.value(&next))
+        };
+        // The order keeps its shard under its new status.
+        let gsi1pk = keys::order_listing::gsi1pk(next, self.status_shards.of(&current.order_id));
+        let mut transaction = Transaction::with_capacity(2 + restock.len());
+        transaction.update(
+            StatusAction::Header,
+            update(header::key(&current.order_id), "SET #status = :next")
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                ),
+        )?;
+        transaction.update(
+            StatusAction::Listing,
+            update(
+                order_listing::key(current),
+                "SET #status = :next, #gsi1pk = :gsi1pk",
+            )
+            .expression_attribute_names("#gsi1pk", order_listing::GSI1PK.name)
+            .expression_attribute_values(":gsi1pk", order_listing::GSI1PK.value(&gsi1pk)),
+        )?;
+        for line in restock {
+            let give_back = Update::builder()
+                .table_name(&self.table)
+                .set_key(Some(product::key(&line.sku)))
+                .update_expression("ADD #stock :quantity")
+                .condition_expression("attribute_exists(PK)")
+                .expression_attribute_names("#stock", product::STOCK.name)
+                .expression_attribute_values(
+                    ":quantity",
+                    product::STOCK_CHANGE.value(&i64::from(line.quantity)),
+                );
+            transaction.update(StatusAction::Restock(line), give_back)?;
+        }
+        Ok(transaction)
     }
 }

@@ -5,35 +5,64 @@
 
 use std::sync::{Mutex, PoisonError};
 
+use aws_sdk_dynamodb::types::builders::UpdateBuilder;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, CancellationReason, KeysAndAttributes, Put,
-    ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
+    AttributeValue, KeysAndAttributes, Put, ReturnValuesOnConditionCheckFailure, Update,
 };
 
 use crate::AppError;
 use crate::domain::access::Caller;
 use crate::domain::ids::Sku;
-use crate::domain::listing::{Page, PageRequest};
 use crate::domain::money::Money;
+use crate::domain::page::{Page, PageRequest};
 use crate::domain::product::{CatalogEntry, Product};
 use crate::dynamo::codec::Item;
-use crate::dynamo::cursor::{self, key_of, text};
-use crate::dynamo::errors::{conflicted, reason_code};
+use crate::dynamo::cursor::{self, text};
 use crate::dynamo::items::{self, catalog_entry, product};
 use crate::dynamo::keys::{self, PK, SK};
 use crate::dynamo::store::{Store, built};
+use crate::dynamo::transaction::{Outcome, Transaction};
 use crate::retry::{Backoff, retry};
 
 /// BatchGetItem takes at most 100 keys.
 pub(crate) const MAX_BATCH_GET: usize = 100;
 
-/// Why a product was not replaced on this attempt.
-enum Replace {
+/// What each action of a catalog transaction is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ProductAction {
+    Product,
+    CatalogEntry,
+}
+
+impl ProductAction {
+    fn is_product(&self) -> bool {
+        *self == ProductAction::Product
+    }
+}
+
+/// Why a catalog write did not happen on this attempt.
+enum Retry {
     /// Another replacement got there between the read and the write.
     Changed,
     /// Another transaction held the item.
     Contended,
     Failed(AppError),
+}
+
+impl Retry {
+    /// What the client is told once retrying is over.
+    fn into_error(self, what: &str) -> AppError {
+        match self {
+            Retry::Changed => AppError::conflict(
+                format!("the {what} is being changed by concurrent requests; retry"),
+                None,
+            ),
+            Retry::Contended => AppError::unavailable(format!(
+                "{what} transaction kept colliding with concurrent transactions"
+            )),
+            Retry::Failed(err) => err,
+        }
+    }
 }
 
 /// Why a BatchGetItem round did not read everything.
@@ -49,9 +78,9 @@ impl From<AppError> for Batch {
     }
 }
 
-impl From<AppError> for Replace {
+impl From<AppError> for Retry {
     fn from(err: AppError) -> Self {
-        Replace::Failed(err)
+        Retry::Failed(err)
     }
 }
 
@@ -101,7 +130,7 @@ impl Store {
     ) -> Result<(Product, bool), AppError> {
         let replaced = retry(
             &Backoff::TRANSACTION,
-            |err| matches!(err, Replace::Changed | Replace::Contended),
+            |err| matches!(err, Retry::Changed | Retry::Contended),
             |_| async move {
                 let current = self.read_product(sku, true).await?;
                 let (stock, version) = current
@@ -113,72 +142,57 @@ impl Store {
                     price,
                     stock,
                 };
-                let update = Update::builder()
-                    .table_name(&self.table)
-                    .set_key(Some(product::key(sku)))
-                    .update_expression(
-                        "SET #name = :name, #price = :price, #version = :next, #stock = if_not_exists(#stock, :zero)",
-                    )
-                    .condition_expression(if current.is_some() {
-                        "#version = :version"
-                    } else {
-                        "attribute_not_exists(PK)"
-                    })
-                    .expression_attribute_names("#name", product::NAME.name)
-                    .expression_attribute_names("#price", product::PRICE.name)
-                    .expression_attribute_names("#version", product::VERSION.name)
-                    .expression_attribute_names("#stock", product::STOCK.name)
-                    .expression_attribute_values(":name", product::NAME.value(&replacement.name))
-                    .expression_attribute_values(":price", product::PRICE.value(&price))
-                    .expression_attribute_values(":next", product::VERSION.value(&(version + 1)))
-                    .expression_attribute_values(":zero", product::STOCK.value(&0));
-                let update = if current.is_some() {
-                    update.expression_attribute_values(":version", product::VERSION.value(&version))
-                } else {
-                    update
-                };
                 let entry = catalog_entry::to_item(&CatalogEntry {
                     sku: sku.clone(),
                     name: replacement.name.clone(),
                     price,
                 });
-                let actions = vec![
-                    TransactWriteItem::builder()
-                        .update(built(update.build())?)
-                        .build(),
-                    TransactWriteItem::builder()
-                        .put(built(
-                            Put::builder()
-                                .table_name(&self.table)
-                                .set_item(Some(entry))
-                                .build(),
-                        )?)
-                        .build(),
-                ];
-                match self.transact(actions).await? {
-                    None => Ok((replacement, current.is_none())),
-                    Some(reasons) if conflicted(&reasons) => Err(Replace::Contended),
-                    Some(reasons) if reason_code(&reasons, 0) == "ConditionalCheckFailed" => {
-                        Err(Replace::Changed)
+                let mut transaction = Transaction::with_capacity(2);
+                transaction.update(
+                    ProductAction::Product,
+                    self.replace_product(&replacement, current.is_some().then_some(version)),
+                )?;
+                transaction.put(
+                    ProductAction::CatalogEntry,
+                    Put::builder().table_name(&self.table).set_item(Some(entry)),
+                )?;
+                match self.send(transaction).await? {
+                    Outcome::Committed => Ok((replacement, current.is_none())),
+                    Outcome::Cancelled(c) if c.conflicted() => Err(Retry::Contended),
+                    Outcome::Cancelled(c) if c.condition_failed(ProductAction::is_product) => {
+                        Err(Retry::Changed)
                     }
-                    Some(reasons) => Err(Replace::Failed(AppError::internal(format!(
-                        "product transaction cancelled: {:?}",
-                        reasons.iter().map(|r| r.code()).collect::<Vec<_>>()
-                    )))),
+                    Outcome::Cancelled(c) => Err(Retry::Failed(c.unexplained("product"))),
                 }
             },
         )
         .await;
-        match replaced {
-            Ok(done) => Ok(done),
-            Err(Replace::Changed) => Err(AppError::conflict(
-                "the product is being changed by concurrent requests; retry",
-                None,
-            )),
-            Err(Replace::Contended) => Err(AppError::unavailable(
-                "product transaction kept colliding with concurrent transactions",
-            )),
-            Err(Replace::Failed(err)) => Err(err),
+        replaced.map_err(|err| err.into_error("product"))
+    }
+
+    /// `replacement`'s name and price written over the product at `version` (`None`: over no
+    /// product), its version moved on and its stock kept (0 for a new product).
+    fn replace_product(&self, replacement: &Product, version: Option<u64>) -> UpdateBuilder {
+        let next = version.map_or(1, |version| version + 1);
+        let update = Update::builder()
+            .table_name(&self.table)
+            .set_key(Some(product::key(&replacement.sku)))
+            .update_expression(
+                "SET #name = :name, #price = :price, #version = :next, #stock = if_not_exists(#stock, :zero)",
+            )
+            .expression_attribute_names("#name", product::NAME.name)
+            .expression_attribute_names("#price", product::PRICE.name)
+            .expression_attribute_names("#version", product::VERSION.name)
+            .expression_attribute_names("#stock", product::STOCK.name)
+            .expression_attribute_values(":name", product::NAME.value(&replacement.name))
+            .expression_attribute_values(":price", product::PRICE.value(&replacement.price))
+            .expression_attribute_values(":next", product::VERSION.value(&next))
+            .expression_attribute_values(":zero", product::STOCK.value(&0));
+        match version {
+            Some(version) => update
+                .condition_expression("#version = :version")
+                .expression_attribute_values(":version", product::VERSION.value(&version)),
+            None => update.condition_expression("attribute_not_exists(PK)"),
         }
     }
 
@@ -199,61 +213,46 @@ impl Store {
             .expression_attribute_values(":delta", product::STOCK_CHANGE.value(&delta))
             .expression_attribute_values(":needed", product::STOCK.value(&needed))
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
-        let action = TransactWriteItem::builder()
-            .update(built(update.build())?)
-            .build();
+        let mut transaction = Transaction::with_capacity(1);
+        transaction.update(ProductAction::Product, update)?;
         let sent = retry(
             &Backoff::TRANSACTION,
-            |err| matches!(err, Replace::Contended),
+            |err| matches!(err, Retry::Contended),
             |_| {
-                let action = action.clone();
+                let transaction = transaction.clone();
                 async move {
-                    match self.transact(vec![action]).await? {
-                        None => Ok(()),
-                        Some(reasons) if conflicted(&reasons) => Err(Replace::Contended),
-                        Some(reasons) if reason_code(&reasons, 0) == "ConditionalCheckFailed" => {
-                            let stored = reasons
-                                .first()
-                                .and_then(CancellationReason::item)
-                                .filter(|item| !item.is_empty());
-                            Err(Replace::Failed(match stored {
-                                None => {
-                                    AppError::not_found(format!("product {sku} does not exist"))
-                                }
-                                Some(item) => {
-                                    let stock = product::STOCK.get(item).unwrap_or(0);
-                                    AppError::conflict(
-                                        format!("stock of {sku} is {stock}; it cannot go below 0"),
-                                        None,
-                                    )
-                                }
-                            }))
+                    let cancelled = match self.send(transaction).await? {
+                        Outcome::Committed => return Ok(()),
+                        Outcome::Cancelled(cancelled) if cancelled.conflicted() => {
+                            return Err(Retry::Contended);
                         }
-                        Some(reasons) => Err(Replace::Failed(AppError::internal(format!(
-                            "stock transaction cancelled: {:?}",
-                            reasons.iter().map(|r| r.code()).collect::<Vec<_>>()
-                        )))),
-                    }
+                        Outcome::Cancelled(cancelled) => cancelled,
+                    };
+                    let refused = match cancelled.failed_conditions().next() {
+                        None => cancelled.unexplained("stock"),
+                        Some((_, None)) => {
+                            AppError::not_found(format!("product {sku} does not exist"))
+                        }
+                        Some((_, Some(stored))) => {
+                            let stock = product::STOCK.get(stored).unwrap_or(0);
+                            AppError::conflict(
+                                format!("stock of {sku} is {stock}; it cannot go below 0"),
+                                None,
+                            )
+                        }
+                    };
+                    Err(Retry::Failed(refused))
                 }
             },
         )
         .await;
-        match sent {
-            Ok(()) => self
-                .read_product(sku, true)
-                .await?
-                .map(|(product, _)| product)
-                .ok_or_else(|| {
-                    AppError::internal(format!("product {sku} vanished after its stock changed"))
-                }),
-            Err(Replace::Contended) => Err(AppError::unavailable(
-                "stock transaction kept colliding with concurrent transactions",
-            )),
-            Err(Replace::Failed(err)) => Err(err),
-            Err(Replace::Changed) => Err(AppError::internal(
-                "a stock change has no version to find changed",
-            )),
-        }
+        sent.map_err(|err| err.into_error("stock"))?;
+        self.read_product(sku, true)
+            .await?
+            .map(|(product, _)| product)
+            .ok_or_else(|| {
+                AppError::internal(format!("product {sku} vanished after its stock changed"))
+            })
     }
 
     /// The items of `keys` (at most 100, no two alike) by one BatchGetItem, strongly or
@@ -343,25 +342,25 @@ impl Store {
             .key_condition_expression("#pk = :pk")
             .expression_attribute_names("#pk", PK)
             .expression_attribute_values(":pk", items::PK.value(&keys::catalog::pk(shard)))
+            // One more than the page: a page that fills is known not to be the shard's last.
             .limit(i32::try_from(page.limit + 1).unwrap_or(i32::MAX))
             .set_exclusive_start_key(start)
             .send()
             .await?;
         let mut found = out.items.unwrap_or_default();
-        let next_key = if found.len() > page.limit {
-            found.truncate(page.limit);
-            found.last().map(|last| key_of(last, &[PK, SK]))
-        } else if let Some(key) = out.last_evaluated_key.filter(|key| !key.is_empty()) {
-            Some(key)
-        } else if shard + 1 < keys::catalog::SHARDS {
-            Some(Item::from([(
-                PK.to_owned(),
-                AttributeValue::S(keys::catalog::pk(shard + 1)),
-            )]))
-        } else {
-            None
-        };
-        let next_cursor = cursor::seal(caller, next_key)?;
+        // A shard read to its end continues with the next shard.
+        let next_cursor = cursor::next_page(caller, &mut found, page.limit, &[PK, SK], || {
+            out.last_evaluated_key
+                .filter(|key| !key.is_empty())
+                .or_else(|| {
+                    (shard + 1 < keys::catalog::SHARDS).then(|| {
+                        Item::from([(
+                            PK.to_owned(),
+                            AttributeValue::S(keys::catalog::pk(shard + 1)),
+                        )])
+                    })
+                })
+        })?;
         let items = found
             .into_iter()
             .map(catalog_entry::from_item)

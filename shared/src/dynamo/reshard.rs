@@ -7,7 +7,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::AppError;
 use crate::domain::status::OrderStatus;
 use crate::dynamo::cursor::text;
-use crate::dynamo::items::{self, listing};
+use crate::dynamo::items::{self, order_listing};
 use crate::dynamo::keys::{self, GSI1, GSI1PK, PK, SK, StatusShards};
 use crate::dynamo::store::Store;
 
@@ -66,12 +66,16 @@ impl Store {
                             .set_key(Some(items::key(pk.to_owned(), sk)))
                             .update_expression("SET #gsi1pk = :to")
                             .condition_expression("#gsi1pk = :from")
-                            .expression_attribute_names("#gsi1pk", listing::GSI1PK.name)
+                            .expression_attribute_names("#gsi1pk", order_listing::GSI1PK.name)
                             .expression_attribute_values(
                                 ":to",
-                                listing::GSI1PK.value(&keys::order_listing::gsi1pk(status, target)),
+                                order_listing::GSI1PK
+                                    .value(&keys::order_listing::gsi1pk(status, target)),
                             )
-                            .expression_attribute_values(":from", listing::GSI1PK.value(&gsi1pk))
+                            .expression_attribute_values(
+                                ":from",
+                                order_listing::GSI1PK.value(&gsi1pk),
+                            )
                             .send()
                             .await;
                         match moved {

@@ -1,13 +1,11 @@
-//! The store: the table and its client, built once per cold start; and the two
-//! requests every concern shares (the connection warm-up, a transaction).
+//! The store: the table and its client, built once per cold start, and the connection warm-up.
+//! Transactions are sent by `transaction.rs`.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::types::{CancellationReason, TransactWriteItem};
 
 use crate::AppError;
-use crate::dynamo::errors::cancellation_reasons;
 use crate::dynamo::items;
 use crate::dynamo::keys;
 
@@ -76,24 +74,6 @@ impl Store {
             Ok(Ok(_)) => tracing::debug!("connection warmed up"),
             Ok(Err(err)) => tracing::warn!(error = %AppError::from(err), "warm-up read failed"),
             Err(_) => tracing::warn!("warm-up read took over a second; gave up on it"),
-        }
-    }
-
-    /// Sends one TransactWriteItems: `None` when it committed, its cancellation reasons (one
-    /// per action, in order) when it was cancelled.
-    pub(crate) async fn transact(
-        &self,
-        actions: Vec<TransactWriteItem>,
-    ) -> Result<Option<Vec<CancellationReason>>, AppError> {
-        match self
-            .client
-            .transact_write_items()
-            .set_transact_items(Some(actions))
-            .send()
-            .await
-        {
-            Ok(_) => Ok(None),
-            Err(err) => cancellation_reasons(err).map(Some),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The one place where an [`AppError`] becomes an HTTP status and an
-//! `application/problem+json` body (RFC 9457), and where it is logged.
+//! `application/problem+json` body (RFC 9457), and where it is logged: [`classify`] is the
+//! table.
 
 use lambda_http::http::{HeaderValue, StatusCode, header};
 use lambda_http::{Body, Response};
@@ -41,50 +42,88 @@ struct Problem<'a> {
     skus: Option<&'a [Sku]>,
 }
 
-/// The problem document (RFC 9457) for an error. 5xx bodies say nothing internal.
-pub fn problem(err: &AppError) -> Response<Body> {
-    let detail = err.to_string();
-    let (kind, title, detail) = match err {
+/// The one table of what each error is on the wire: status, problem type, title.
+fn classify(err: &AppError) -> (StatusCode, &'static str, &'static str) {
+    match err {
         AppError::Invalid(_) => (
+            StatusCode::BAD_REQUEST,
             "/problems/invalid-request",
             "Invalid request",
-            detail.as_str(),
         ),
-        AppError::Unauthorized(_) => ("/problems/unauthorized", "Unauthorized", detail.as_str()),
-        AppError::Forbidden(_) => ("/problems/forbidden", "Forbidden", detail.as_str()),
-        AppError::NotFound(_) => ("/problems/not-found", "Not found", detail.as_str()),
-        AppError::Conflict { .. } => ("/problems/conflict", "Conflict", detail.as_str()),
-        AppError::OutOfStock(_) => ("/problems/out-of-stock", "Out of stock", detail.as_str()),
-        AppError::PriceChanged(_) => ("/problems/price-changed", "Price changed", detail.as_str()),
+        AppError::Unauthorized(_) => (
+            StatusCode::UNAUTHORIZED,
+            "/problems/unauthorized",
+            "Unauthorized",
+        ),
+        AppError::Forbidden(_) => (StatusCode::FORBIDDEN, "/problems/forbidden", "Forbidden"),
+        AppError::NotFound(_) => (StatusCode::NOT_FOUND, "/problems/not-found", "Not found"),
+        AppError::Conflict { .. } => (StatusCode::CONFLICT, "/problems/conflict", "Conflict"),
+        AppError::OutOfStock(_) => (
+            StatusCode::CONFLICT,
+            "/problems/out-of-stock",
+            "Out of stock",
+        ),
+        AppError::PriceChanged(_) => (
+            StatusCode::CONFLICT,
+            "/problems/price-changed",
+            "Price changed",
+        ),
         AppError::UnknownProducts(_) => (
+            StatusCode::UNPROCESSABLE_ENTITY,
             "/problems/unknown-product",
             "Unknown product",
-            detail.as_str(),
         ),
         AppError::Unprocessable(_) => (
+            StatusCode::UNPROCESSABLE_ENTITY,
             "/problems/idempotency-key-reused",
             "Idempotency-Key reused",
-            detail.as_str(),
         ),
-        AppError::PayloadTooLarge(_) => {
-            ("/problems/too-large", "Payload too large", detail.as_str())
-        }
+        AppError::PayloadTooLarge(_) => (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "/problems/too-large",
+            "Payload too large",
+        ),
         AppError::UnsupportedMediaType(_) => (
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "/problems/unsupported-media-type",
             "Unsupported media type",
-            detail.as_str(),
         ),
         AppError::Unavailable(_) => (
+            StatusCode::SERVICE_UNAVAILABLE,
             "/problems/unavailable",
             "Service unavailable",
-            "The store is busy; retry the request shortly.",
         ),
         AppError::Internal(_) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
             "/problems/internal",
             "Internal error",
-            "The request could not be completed; the failure has been logged.",
         ),
-    };
+    }
+}
+
+impl AppError {
+    /// The HTTP status this error is answered with.
+    pub fn status(&self) -> u16 {
+        classify(self).0.as_u16()
+    }
+}
+
+/// What a client reads in `detail`: the error's own words, except for 5xx, which say nothing
+/// internal.
+fn public_detail(err: &AppError) -> String {
+    match err {
+        AppError::Unavailable(_) => "The store is busy; retry the request shortly.".to_owned(),
+        AppError::Internal(_) => {
+            "The request could not be completed; the failure has been logged.".to_owned()
+        }
+        _ => err.to_string(),
+    }
+}
+
+/// The problem document (RFC 9457) for an error.
+pub fn problem(err: &AppError) -> Response<Body> {
+    let (status, kind, title) = classify(err);
+    let detail = public_detail(err);
     let current_status = match err {
         AppError::Conflict { current_status, .. } => *current_status,
         _ => None,
@@ -98,28 +137,22 @@ pub fn problem(err: &AppError) -> Response<Body> {
     let body = Problem {
         kind,
         title,
-        status: err.status(),
-        detail,
+        status: status.as_u16(),
+        detail: &detail,
         current_status,
         skus,
     };
-    let mut response = json_response(
-        StatusCode::from_u16(err.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
-        &body,
-    );
-    response.headers_mut().insert(
+    let mut response = json_response(status, &body);
+    let headers = response.headers_mut();
+    headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/problem+json"),
     );
     if matches!(err, AppError::Unauthorized(_)) {
-        response
-            .headers_mut()
-            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     }
     if matches!(err, AppError::Unavailable(_)) {
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
     }
     response
 }
@@ -134,6 +167,7 @@ mod tests {
         let response = json_response(StatusCode::OK, &serde_json::json!({"a": 1}));
         assert!(matches!(response.body(), Body::Text(text) if text == r#"{"a":1}"#));
         let problem = problem(&AppError::not_found("no such order"));
+        assert_eq!(problem.status(), StatusCode::NOT_FOUND);
         assert!(matches!(problem.body(), Body::Text(_)));
         assert_eq!(
             problem.headers()[header::CONTENT_TYPE],

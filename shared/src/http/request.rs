@@ -6,7 +6,7 @@ use serde::de::DeserializeOwned;
 
 use crate::AppError;
 use crate::domain::access::Caller;
-use crate::domain::listing::PageRequest;
+use crate::domain::page::PageRequest;
 
 /// A JSON number that is a whole number, as JSON Schema's `integer` means one: `3`, `3.0` and
 /// `3e0` alike (a client that serialises through a float still means 3); `3.5` is refused, and

@@ -1,0 +1,156 @@
+//! The paged order reads, access patterns 2, 3 and 4: each page is exactly one Query (per status
+//! shard for 4, [`by_status`]), and every page but the last carries an opaque cursor, bound to
+//! the caller and checked to lie inside the listing it is used on.
+
+mod by_status;
+
+use crate::AppError;
+use crate::domain::access::Caller;
+use crate::domain::ids::{CustomerId, OrderId};
+use crate::domain::order::{LineItem, MAX_LINES, Order};
+use crate::domain::page::{Page, PageRequest, PlacedWindow};
+use crate::dynamo::codec::Item;
+use crate::dynamo::cursor::{self, text};
+use crate::dynamo::items::{self, header, line_item, order_listing};
+use crate::dynamo::keys::{self, PK, SK};
+use crate::dynamo::store::Store;
+
+/// How many items a customer's read of an order's partition asks for: the header and every
+/// line an order of this store can have (48; 96 before orders took stock), and DynamoDB's
+/// `Limit` only bounds what is read, it costs nothing more.
+const CUSTOMER_READ: usize = 100;
+const _: () = assert!(2 * MAX_LINES + 1 < CUSTOMER_READ);
+
+/// The sort keys of an order's partition, from its header to its last line item.
+const ORDER_PARTITION_FROM: &str = keys::order_header::SK;
+const ORDER_PARTITION_TO: &str = keys::line_item::SK_END;
+
+/// A Query's `Limit`: a page's size, plus what the listing reads beyond it.
+fn query_limit(items: usize) -> i32 {
+    i32::try_from(items).unwrap_or(i32::MAX)
+}
+
+impl Store {
+    /// Access pattern 2: a customer's orders, newest first, optionally within a window. ONE
+    /// Query on the customer's partition, between the window's order sort keys.
+    pub async fn list_customer_orders(
+        &self,
+        customer: &CustomerId,
+        window: PlacedWindow,
+        page: &PageRequest,
+        caller: &Caller,
+    ) -> Result<Page<Order>, AppError> {
+        let pk = keys::order_listing::pk(customer);
+        let (lo, hi) = keys::order_listing::sk_range(window.from, window.to);
+        let start = cursor::open(caller, page.cursor.as_deref(), |key| {
+            key.len() == 2
+                && text(key, PK) == Some(pk.as_str())
+                && text(key, SK).is_some_and(|sk| {
+                    (lo.as_str()..=hi.as_str()).contains(&sk)
+                        && keys::order_listing::parse_sk(sk).is_ok()
+                })
+        })?;
+        let out = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("#pk = :pk AND #sk BETWEEN :lo AND :hi")
+            .expression_attribute_names("#pk", PK)
+            .expression_attribute_names("#sk", SK)
+            .expression_attribute_values(":pk", items::PK.value(&pk))
+            .expression_attribute_values(":lo", items::SK.value(&lo))
+            .expression_attribute_values(":hi", items::SK.value(&hi))
+            // Newest first: the highest sort key (the latest placedAt) first.
+            .scan_index_forward(false)
+            // One more than the page: the last page is known to be the last.
+            .limit(query_limit(page.limit + 1))
+            .set_exclusive_start_key(start)
+            .send()
+            .await?;
+        let mut found = out.items.unwrap_or_default();
+        // Fewer than asked for, yet a LastEvaluatedKey: the 1 MB cap cut the page short.
+        let next_cursor = cursor::next_page(caller, &mut found, page.limit, &[PK, SK], || {
+            out.last_evaluated_key
+        })?;
+        let items = found
+            .into_iter()
+            .map(order_listing::from_item)
+            .collect::<Result<_, _>>()?;
+        Ok(Page { items, next_cursor })
+    }
+
+    /// Access pattern 3: an order's line items, in SKU order, for a caller who may see the
+    /// order (`None` otherwise, as for a missing order). ONE Query on the order's partition,
+    /// from its header (which names the owner) to its last line item. A customer's every page
+    /// is read from the header on, so the owner is checked on every page without trusting the
+    /// cursor (an order this store writes has at most 48 lines, and had at most 96 before the
+    /// catalog: one request of at most [`CUSTOMER_READ`] items); staff page through any order,
+    /// headerless ones boto3 writers of the source design wrote too.
+    pub async fn list_order_items(
+        &self,
+        order: &OrderId,
+        page: &PageRequest,
+        caller: &Caller,
+    ) -> Result<Option<Page<LineItem>>, AppError> {
+        let pk = keys::line_item::pk(order);
+        let after = cursor::open(caller, page.cursor.as_deref(), |key| {
+            key.len() == 2
+                && text(key, PK) == Some(pk.as_str())
+                && text(key, SK).is_some_and(|sk| {
+                    sk == ORDER_PARTITION_FROM || keys::line_item::parse_sk(sk).is_ok()
+                })
+        })?;
+        let from_start = !caller.is_staff();
+        let (start, limit) = if from_start {
+            (None, CUSTOMER_READ)
+        } else {
+            // The header, the page, and one more.
+            (after.clone(), page.limit + 2)
+        };
+        let out = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("#pk = :pk AND #sk BETWEEN :from AND :to")
+            .expression_attribute_names("#pk", PK)
+            .expression_attribute_names("#sk", SK)
+            .expression_attribute_values(":pk", items::PK.value(&pk))
+            .expression_attribute_values(":from", items::SK.value(&ORDER_PARTITION_FROM.to_owned()))
+            .expression_attribute_values(":to", items::SK.value(&ORDER_PARTITION_TO.to_owned()))
+            .limit(query_limit(limit))
+            .set_exclusive_start_key(start)
+            .send()
+            .await?;
+
+        let (owner, mut lines) = split_header(out.items.unwrap_or_default())?;
+        if !caller.may_see_order(owner.as_ref()) {
+            return Ok(None);
+        }
+        if from_start && let Some(after) = after.as_ref().and_then(|key| text(key, SK)) {
+            lines.retain(|line| text(line, SK).is_some_and(|sk| sk > after));
+        }
+        let next_cursor = cursor::next_page(caller, &mut lines, page.limit, &[PK, SK], || {
+            out.last_evaluated_key.filter(|_| !from_start)
+        })?;
+        let items = lines
+            .into_iter()
+            .map(line_item::from_item)
+            .collect::<Result<_, _>>()?;
+        Ok(Some(Page { items, next_cursor }))
+    }
+}
+
+/// An order partition's items as the owner its header names (none without a header) and its
+/// line items.
+fn split_header(items: Vec<Item>) -> Result<(Option<CustomerId>, Vec<Item>), AppError> {
+    let mut owner = None;
+    let mut lines = Vec::with_capacity(items.len());
+    for item in items {
+        if text(&item, SK) == Some(ORDER_PARTITION_FROM) {
+            owner = Some(header::from_item(item)?.customer_id);
+        } else {
+            lines.push(item);
+        }
+    }
+    Ok((owner, lines))
+}
