@@ -20,7 +20,7 @@ help:
 	@echo "make test    all tests: keys, handlers on an embedded engine, faults, events/, template checks, the API contract"
 	@echo "make checkov  the security scanner on template.yaml (part of make test)"
 	@echo "make contract  schemathesis against a fresh make dev, from api/openapi.yaml (part of make test)"
-	@echo "make lint    rustfmt and clippy, as CI runs them"
+	@echo "make lint    rustfmt, clippy, unused dependencies, README/docs links, as CI runs them"
 	@echo "make build   sam build (release binaries for Lambda, arm64 by default)"
 	@echo "make sam-local  every function under sam local invoke, every route under start-api (after make build)"
 	@echo "make deploy  sam build, then sam deploy (first time: sam deploy --guided)"
@@ -56,9 +56,18 @@ contract: $(TOOLS)
 	cargo build --locked -p local-dev --bins
 	python3 local/contract_check.py
 
-lint:
+# cargo-machete: no crate declares a dependency it does not use. Built into .tools/ once
+# (~75 s), pinned like the other tools.
+MACHETE := .tools/bin/cargo-machete
+
+lint: $(MACHETE)
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
+	$(MACHETE)
+	python3 local/check_docs.py
+
+$(MACHETE):
+	cargo install --locked --quiet --root .tools cargo-machete@0.9.2
 
 build: $(TOOLS)
 	sam build

@@ -8,7 +8,7 @@ use lambda_http::{Body, Request, Response};
 use local_engine::capacity::{CapacityMeter, US_EAST_1, Units};
 use local_engine::runtime_api::Error;
 use local_engine::streams::{self, StreamSource};
-use local_engine::testing::{call, get, send_json};
+use local_engine::testing::{Who, call, get, send_json};
 use local_engine::{Engine, LOCAL_TABLE};
 use shared::Store;
 use shared::http::serve::dispatch;
@@ -86,6 +86,7 @@ impl Bench {
     ) -> Result<(Units, serde_json::Value), Error> {
         let headers: Vec<(&str, &str)> = key.map(|k| ("idempotency-key", k)).into_iter().collect();
         let req = send_json(
+            Who::Staff,
             "POST /customers/{customerId}/orders",
             "/customers/c1/orders",
             &headers,
@@ -97,6 +98,7 @@ impl Bench {
     /// PATCH `order` to `status`: its units.
     async fn patch(&self, order: &str, status: &str) -> Result<Units, Error> {
         let req = send_json(
+            Who::Staff,
             "PATCH /orders/{orderId}",
             &format!("/orders/{order}"),
             &[],
@@ -236,6 +238,7 @@ pub async fn section() -> Result<(), Error> {
             .units(
                 put_product::handle,
                 call(
+                    Who::Staff,
                     "PUT /products/{sku}",
                     &path,
                     "",
@@ -249,6 +252,7 @@ pub async fn section() -> Result<(), Error> {
         b.units(
             adjust_stock::handle,
             send_json(
+                Who::Staff,
                 "POST /products/{sku}/stock",
                 &format!("{path}/stock"),
                 &[],
@@ -270,6 +274,7 @@ pub async fn section() -> Result<(), Error> {
         .units(
             put_customer::handle,
             send_json(
+                Who::Staff,
                 "PUT /customers/{customerId}",
                 "/customers/c1",
                 &[],
@@ -347,6 +352,7 @@ pub async fn section() -> Result<(), Error> {
         .units(
             list_customer_orders::handle,
             get(
+                Who::Staff,
                 "GET /customers/{customerId}/orders",
                 "/customers/c1/orders",
                 "limit=1",
@@ -363,7 +369,12 @@ pub async fn section() -> Result<(), Error> {
     let (ours, _) = b
         .units(
             get_customer::handle,
-            get("GET /customers/{customerId}", "/customers/c1", ""),
+            get(
+                Who::Staff,
+                "GET /customers/{customerId}",
+                "/customers/c1",
+                "",
+            ),
             200,
         )
         .await?;
@@ -382,6 +393,7 @@ pub async fn section() -> Result<(), Error> {
         .units(
             list_customer_orders::handle,
             get(
+                Who::Staff,
                 "GET /customers/{customerId}/orders",
                 "/customers/c1/orders",
                 "limit=25",
@@ -400,7 +412,7 @@ pub async fn section() -> Result<(), Error> {
     let (ours, _) = b
         .units(
             get_order_items::handle,
-            get("GET /orders/{orderId}/items", &path, "limit=25"),
+            get(Who::Staff, "GET /orders/{orderId}/items", &path, "limit=25"),
             200,
         )
         .await?;
@@ -411,7 +423,12 @@ pub async fn section() -> Result<(), Error> {
     let (ours, _) = b
         .units(
             list_orders_by_status::handle,
-            get("GET /orders", "/orders", "status=PLACED&limit=25"),
+            get(
+                Who::Staff,
+                "GET /orders",
+                "/orders",
+                "status=PLACED&limit=25",
+            ),
             200,
         )
         .await?;
@@ -436,7 +453,12 @@ pub async fn section() -> Result<(), Error> {
     let (get_order_units, _) = b
         .units(
             get_order::handle,
-            get("GET /orders/{orderId}", &format!("/orders/{order_id}"), ""),
+            get(
+                Who::Staff,
+                "GET /orders/{orderId}",
+                &format!("/orders/{order_id}"),
+                "",
+            ),
             200,
         )
         .await?;

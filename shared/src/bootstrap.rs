@@ -24,13 +24,14 @@ fn required_env(name: &str) -> Result<String, BoxError> {
     }
 }
 
-/// `STATUS_SHARDS` (1 when unset): how many GSI1 partitions each status is spread over.
-pub fn status_shards_from_env() -> Result<StatusShards, BoxError> {
+/// `STATUS_SHARDS`: how many GSI1 partitions each status is spread over; `default` when unset
+/// (a Lambda: 1, as the template sets it; `make dev`: the template's default).
+pub fn status_shards_from_env(default: StatusShards) -> Result<StatusShards, BoxError> {
     match std::env::var("STATUS_SHARDS") {
         Ok(raw) if !raw.is_empty() => {
             StatusShards::parse(&raw).map_err(|err| format!("STATUS_SHARDS: {err}").into())
         }
-        _ => Ok(StatusShards::ONE),
+        _ => Ok(default),
     }
 }
 
@@ -44,7 +45,7 @@ pub fn status_shards_from_env() -> Result<StatusShards, BoxError> {
 pub async fn init() -> Result<Store, BoxError> {
     lambda_runtime::tracing::init_default_subscriber();
     let configured = required_env("TABLE_NAME").and_then(|table| {
-        let shards = status_shards_from_env()?;
+        let shards = status_shards_from_env(StatusShards::ONE)?;
         let environment = client::Environment::of_process()?;
         Ok((table, shards, environment))
     });

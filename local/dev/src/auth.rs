@@ -20,7 +20,7 @@ use rsa::pkcs8::EncodePrivateKey;
 use rsa::traits::PublicKeyParts;
 use serde_json::{Map, Value, json};
 
-pub type Error = Box<dyn std::error::Error + Send + Sync>;
+pub use shared::domain::error::BoxError as Error;
 
 /// The local issuer (`iss`) and audience (`aud`). `.invalid` names nothing on any network.
 pub const LOCAL_ISSUER: &str = "https://store-local.invalid";

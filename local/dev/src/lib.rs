@@ -10,39 +10,36 @@ use lambda_http::{Body, Request, Response};
 use shared::Store;
 use shared::http::serve::dispatch;
 
-/// The Cargo binaries (template.yaml's `Metadata.BuildProperties.Binary`) [`invoke`] can run.
-pub const BINARIES: [&str; 12] = [
-    "get-customer",
-    "list-customer-orders",
-    "get-order-items",
-    "list-orders-by-status",
-    "put-customer",
-    "place-order",
-    "get-order",
-    "update-order-status",
-    "get-product",
-    "list-products",
-    "put-product",
-    "adjust-stock",
-];
+/// Each Cargo binary (template.yaml's `Metadata.BuildProperties.Binary`) and its handler,
+/// named once: [`BINARIES`] and [`invoke`] are made from this list.
+macro_rules! handlers {
+    ($($binary:literal => $handler:path),* $(,)?) => {
+        /// The binaries [`invoke`] can run.
+        pub const BINARIES: &[&str] = &[$($binary),*];
 
-/// Calls the handler of the Lambda built from `binary`, as its `main` would.
-pub async fn invoke(binary: &str, store: &Store, req: Request) -> Option<Response<Body>> {
-    Some(match binary {
-        "get-customer" => dispatch(store, req, get_customer::handle).await,
-        "list-customer-orders" => dispatch(store, req, list_customer_orders::handle).await,
-        "get-order-items" => dispatch(store, req, get_order_items::handle).await,
-        "list-orders-by-status" => dispatch(store, req, list_orders_by_status::handle).await,
-        "put-customer" => dispatch(store, req, put_customer::handle).await,
-        "place-order" => dispatch(store, req, place_order::handle).await,
-        "get-order" => dispatch(store, req, get_order::handle).await,
-        "update-order-status" => dispatch(store, req, update_order_status::handle).await,
-        "get-product" => dispatch(store, req, get_product::handle).await,
-        "list-products" => dispatch(store, req, list_products::handle).await,
-        "put-product" => dispatch(store, req, put_product::handle).await,
-        "adjust-stock" => dispatch(store, req, adjust_stock::handle).await,
-        _ => return None,
-    })
+        /// Calls the handler of the Lambda built from `binary`, as its `main` would.
+        pub async fn invoke(binary: &str, store: &Store, req: Request) -> Option<Response<Body>> {
+            Some(match binary {
+                $($binary => dispatch(store, req, $handler).await,)*
+                _ => return None,
+            })
+        }
+    };
+}
+
+handlers! {
+    "get-customer" => get_customer::handle,
+    "list-customer-orders" => list_customer_orders::handle,
+    "get-order-items" => get_order_items::handle,
+    "list-orders-by-status" => list_orders_by_status::handle,
+    "put-customer" => put_customer::handle,
+    "place-order" => place_order::handle,
+    "get-order" => get_order::handle,
+    "update-order-status" => update_order_status::handle,
+    "get-product" => get_product::handle,
+    "list-products" => list_products::handle,
+    "put-product" => put_product::handle,
+    "adjust-stock" => adjust_stock::handle,
 }
 
 /// Whether [`invoke`] knows the binary.

@@ -15,7 +15,7 @@ use local_engine::{Engine, LOCAL_TABLE, dynoxide, seed, streams, template};
 use shared::Store;
 use shared::dynamo::keys::StatusShards;
 
-type Error = Box<dyn std::error::Error + Send + Sync>;
+use shared::domain::error::BoxError as Error;
 
 struct Config {
     host: IpAddr,
@@ -55,11 +55,9 @@ fn status_shards(template: &serde_yaml::Value) -> Result<StatusShards, Error> {
         .as_u64()
         .and_then(|n| u32::try_from(n).ok())
         .ok_or("template.yaml has no numeric StatusShards default")?;
-    let shards = match std::env::var("STATUS_SHARDS") {
-        Ok(raw) if !raw.is_empty() => StatusShards::parse(&raw),
-        _ => StatusShards::new(default),
-    };
-    Ok(shards.map_err(|err| format!("STATUS_SHARDS: {err}"))?)
+    let default = StatusShards::new(default)
+        .map_err(|err| format!("template.yaml's StatusShards default: {err}"))?;
+    shared::bootstrap::status_shards_from_env(default)
 }
 
 #[tokio::main]

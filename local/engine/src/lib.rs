@@ -25,7 +25,7 @@ use tokio::task::JoinHandle;
 pub use counter::RequestCounter;
 pub use dynoxide;
 
-pub type Error = Box<dyn std::error::Error + Send + Sync>;
+pub use shared::domain::error::BoxError as Error;
 
 /// The table's name locally, as in the article.
 pub const LOCAL_TABLE: &str = "AppTable";

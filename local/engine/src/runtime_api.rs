@@ -18,7 +18,7 @@ use axum::routing::{get, post};
 use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot};
 
-pub type Error = Box<dyn std::error::Error + Send + Sync>;
+pub use shared::domain::error::BoxError as Error;
 
 /// What the function answered, and when the answer arrived.
 pub struct Reply {

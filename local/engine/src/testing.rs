@@ -65,7 +65,7 @@ impl TestApp {
 /// Who a test request comes from: the claims of the token a JWT authorizer verified.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Who<'a> {
-    /// A member of the `staff` group (what the tests that are not about access use).
+    /// A member of the `staff` group.
     Staff,
     /// A machine client holding the `store/admin` scope.
     Admin,
@@ -103,26 +103,16 @@ impl Who<'_> {
     }
 }
 
-/// A GET on `route_key` (`GET /customers/{customerId}`) for `path`, with `query` as raw query
-/// string, turned into the handler's request through an API Gateway payload 2.0 event, from
-/// staff.
-pub fn get(route_key: &str, path: &str, query: &str) -> Request {
-    call(route_key, path, query, &[], b"")
+/// A GET from `who` on `route_key` (`GET /customers/{customerId}`) for `path`, with `query` as
+/// raw query string, turned into the handler's request through an API Gateway payload 2.0
+/// event.
+pub fn get(who: Who<'_>, route_key: &str, path: &str, query: &str) -> Request {
+    call(who, route_key, path, query, &[], b"")
 }
 
-/// [`get`], from `who`.
-pub fn get_as(who: Who<'_>, route_key: &str, path: &str, query: &str) -> Request {
-    call_as(who, route_key, path, query, &[], b"")
-}
-
-/// A JSON request with `body` on `route_key` (`POST /customers/{customerId}/orders`), and
-/// `headers` besides `content-type: application/json`, from staff.
-pub fn send_json(route_key: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Request {
-    send_json_as(Who::Staff, route_key, path, headers, body)
-}
-
-/// [`send_json`], from `who`.
-pub fn send_json_as(
+/// A JSON request from `who` with `body` on `route_key` (`POST /customers/{customerId}/orders`),
+/// and `headers` besides `content-type: application/json`.
+pub fn send_json(
     who: Who<'_>,
     route_key: &str,
     path: &str,
@@ -131,22 +121,11 @@ pub fn send_json_as(
 ) -> Request {
     let mut all = vec![("content-type", "application/json")];
     all.extend_from_slice(headers);
-    call_as(who, route_key, path, "", &all, body.as_bytes())
+    call(who, route_key, path, "", &all, body.as_bytes())
 }
 
-/// Any request on `route_key`, through an API Gateway payload 2.0 event, from staff.
+/// Any request from `who` on `route_key`, through an API Gateway payload 2.0 event.
 pub fn call(
-    route_key: &str,
-    path: &str,
-    query: &str,
-    headers: &[(&str, &str)],
-    body: &[u8],
-) -> Request {
-    call_as(Who::Staff, route_key, path, query, headers, body)
-}
-
-/// [`call`], from `who`.
-pub fn call_as(
     who: Who<'_>,
     route_key: &str,
     path: &str,
@@ -289,5 +268,42 @@ pub async fn stock_catalog(engine: &Engine, body: &str) {
         if current.is_none_or(|p| p.stock < 100_000) {
             store.adjust_stock(&sku, 1_000_000).await.expect("stock");
         }
+    }
+}
+
+/// The catalog's requests, as its tests send them.
+pub mod catalog {
+    use super::{Request, Who, get, send_json};
+
+    /// `PUT /products/{sku}` with `body`.
+    pub fn put_product(who: Who<'_>, sku: &str, body: &str) -> Request {
+        send_json(
+            who,
+            "PUT /products/{sku}",
+            &format!("/products/{sku}"),
+            &[],
+            body,
+        )
+    }
+
+    /// `POST /products/{sku}/stock` adding `delta`.
+    pub fn adjust_stock(who: Who<'_>, sku: &str, delta: i64) -> Request {
+        send_json(
+            who,
+            "POST /products/{sku}/stock",
+            &format!("/products/{sku}/stock"),
+            &[],
+            &format!(r#"{{"delta":{delta}}}"#),
+        )
+    }
+
+    /// `GET /products/{sku}`.
+    pub fn get_product(who: Who<'_>, sku: &str) -> Request {
+        get(who, "GET /products/{sku}", &format!("/products/{sku}"), "")
+    }
+
+    /// `GET /products` with `query`.
+    pub fn list_products(who: Who<'_>, query: &str) -> Request {
+        get(who, "GET /products", "/products", query)
     }
 }

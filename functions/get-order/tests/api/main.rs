@@ -1,6 +1,6 @@
 //! GET /orders/{orderId} through API Gateway events, against its own engine.
 
-use local_engine::testing::{TestApp, from_event_file, get, parts};
+use local_engine::testing::{TestApp, Who, from_event_file, get, parts};
 use local_engine::{LOCAL_TABLE, seed};
 use serde_json::{Value, json};
 use shared::http::serve::dispatch;
@@ -11,7 +11,7 @@ async fn order(app: &TestApp, id: &str) -> (u16, String, Value) {
     parts(
         dispatch(
             &app.store,
-            get(ROUTE, &format!("/orders/{id}"), ""),
+            get(Who::Staff, ROUTE, &format!("/orders/{id}"), ""),
             get_order::handle,
         )
         .await,

@@ -1,7 +1,7 @@
 //! PATCH /orders/{orderId} through API Gateway events, against its own engine.
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use local_engine::testing::{TestApp, all_items, from_event_file, parts, send_json};
+use local_engine::testing::{TestApp, Who, all_items, from_event_file, parts, send_json};
 use local_engine::{LOCAL_TABLE, seed};
 use serde_json::Value;
 use shared::http::serve::dispatch;
@@ -9,7 +9,7 @@ use shared::http::serve::dispatch;
 const ROUTE: &str = "PATCH /orders/{orderId}";
 
 async fn patch(app: &TestApp, order: &str, body: &str) -> (u16, String, Value) {
-    let req = send_json(ROUTE, &format!("/orders/{order}"), &[], body);
+    let req = send_json(Who::Staff, ROUTE, &format!("/orders/{order}"), &[], body);
     parts(dispatch(&app.store, req, update_order_status::handle).await)
 }
 
@@ -139,7 +139,7 @@ async fn race(app: &TestApp, order: &str, bodies: Vec<String>) -> Vec<(u16, Valu
             let store = app.store.clone();
             let path = format!("/orders/{order}");
             tokio::spawn(async move {
-                let req = send_json(ROUTE, &path, &[], &body);
+                let req = send_json(Who::Staff, ROUTE, &path, &[], &body);
                 let (status, _, body) =
                     parts(dispatch(&store, req, update_order_status::handle).await);
                 (status, body)

@@ -1,9 +1,9 @@
 //! template.yaml for whoever runs the store: alarms on what can go wrong, each notifying the
 //! optional topic, traces, API access logs and a dashboard of the functions' own metrics.
 
-use local_engine::template;
 use serde_yaml::Value;
 use shared::metrics::{Metric, NAMESPACE};
+use template_tests as template;
 
 fn yaml(value: &Value) -> String {
     serde_yaml::to_string(value).expect("yaml")
@@ -14,10 +14,8 @@ fn resources(template: &Value) -> &serde_yaml::Mapping {
 }
 
 fn alarms(template: &Value) -> Vec<(String, &Value)> {
-    resources(template)
-        .iter()
-        .filter(|(_, r)| r["Type"].as_str() == Some("AWS::CloudWatch::Alarm"))
-        .map(|(name, r)| (name.as_str().expect("name").to_owned(), r))
+    template_tests::resources_of(template, "AWS::CloudWatch::Alarm")
+        .map(|(name, r)| (name.to_owned(), r))
         .collect()
 }
 

@@ -1,7 +1,7 @@
 //! GET /orders?status= through API Gateway events, against its own engine (GSI1).
 
 use local_engine::seed;
-use local_engine::testing::{TestApp, from_event_file, get, order_ids, parts};
+use local_engine::testing::{TestApp, Who, from_event_file, get, order_ids, parts};
 use serde_json::Value;
 use shared::domain::status::OrderStatus;
 use shared::http::serve::dispatch;
@@ -12,7 +12,7 @@ async fn list(app: &TestApp, query: &str) -> (u16, String, Value) {
     parts(
         dispatch(
             &app.store,
-            get(ROUTE, "/orders", query),
+            get(Who::Staff, ROUTE, "/orders", query),
             list_orders_by_status::handle,
         )
         .await,

@@ -2,14 +2,20 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::LOCAL_TABLE;
-use local_engine::testing::{TestApp, all_items, from_event_file, header, parts, send_json};
+use local_engine::testing::{TestApp, Who, all_items, from_event_file, header, parts, send_json};
 use serde_json::{Value, json};
 use shared::http::serve::dispatch;
 
 const ROUTE: &str = "PUT /customers/{customerId}";
 
 async fn put(app: &TestApp, id: &str, body: &str) -> (u16, Option<String>, String, Value) {
-    let req = send_json(ROUTE, &format!("/customers/{id}"), &[], body);
+    let req = send_json(
+        Who::Customer(id),
+        ROUTE,
+        &format!("/customers/{id}"),
+        &[],
+        body,
+    );
     let response = dispatch(&app.store, req, put_customer::handle).await;
     let location = header(&response, "location");
     let (status, ct, body) = parts(response);

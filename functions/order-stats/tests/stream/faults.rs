@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use local_engine::faults::Fault;
 use local_engine::streams::{self, StreamSource};
-use local_engine::testing::{TestApp, all_items, parts, send_json, stock_catalog};
+use local_engine::testing::{TestApp, Who, all_items, parts, send_json, stock_catalog};
 use local_engine::{LOCAL_TABLE, template};
 use shared::domain::ids::CustomerId;
 use shared::http::serve::dispatch;
@@ -30,6 +30,7 @@ async fn orders(app: &TestApp) -> Vec<EventRecord> {
     let mut placed = Vec::new();
     for customer in ["c1", "c2", "c1", "c2", "c1"] {
         let req = send_json(
+            Who::Staff,
             "POST /customers/{customerId}/orders",
             &format!("/customers/{customer}/orders"),
             &[],
@@ -40,6 +41,7 @@ async fn orders(app: &TestApp) -> Vec<EventRecord> {
         placed.push(body["orderId"].as_str().expect("id").to_owned());
     }
     let req = send_json(
+        Who::Staff,
         "PATCH /orders/{orderId}",
         &format!("/orders/{}", placed[0]),
         &[],

@@ -8,7 +8,7 @@ use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::streams::DynamoDbEventResponse;
 use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::streams::{self, StreamSource};
-use local_engine::testing::{TestApp, all_items, get, parts, send_json, stock_catalog};
+use local_engine::testing::{TestApp, Who, all_items, get, parts, send_json, stock_catalog};
 use local_engine::{LOCAL_TABLE, template};
 use serde_json::Value;
 use shared::Store;
@@ -77,6 +77,7 @@ async fn write_listing(
 
 async fn put_profile(app: &TestApp, customer: &str) {
     let req = send_json(
+        Who::Staff,
         "PUT /customers/{customerId}",
         &format!("/customers/{customer}"),
         &[],
@@ -144,6 +145,7 @@ async fn served(
     let mut out = BTreeMap::new();
     for customer in customers {
         let req = get(
+            Who::Staff,
             "GET /customers/{customerId}",
             &format!("/customers/{customer}"),
             "",
@@ -164,6 +166,7 @@ async fn served(
 
 async fn place(store: &Store, customer: &str, lines: &str) -> Value {
     let req = send_json(
+        Who::Staff,
         "POST /customers/{customerId}/orders",
         &format!("/customers/{customer}/orders"),
         &[],
@@ -176,6 +179,7 @@ async fn place(store: &Store, customer: &str, lines: &str) -> Value {
 
 async fn set_status(store: &Store, order: &str, status: &str) {
     let req = send_json(
+        Who::Staff,
         "PATCH /orders/{orderId}",
         &format!("/orders/{order}"),
         &[],
@@ -408,7 +412,12 @@ async fn orders_written_before_the_profile_and_cancelled_before_they_were_counte
     let (status, _, _) = parts(
         dispatch(
             &app.store,
-            get("GET /customers/{customerId}", "/customers/c9", ""),
+            get(
+                Who::Staff,
+                "GET /customers/{customerId}",
+                "/customers/c9",
+                "",
+            ),
             get_customer::handle,
         )
         .await,
@@ -627,6 +636,7 @@ async fn a_thousand_orders_for_fifty_customers_placed_concurrently_count_exactly
     let app = TestApp::empty().await.expect("app");
     for c in 0..50 {
         let req = send_json(
+            Who::Staff,
             "PUT /customers/{customerId}",
             &format!("/customers/k{c}"),
             &[],

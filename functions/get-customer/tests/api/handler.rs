@@ -1,6 +1,6 @@
 //! GET /customers/{customerId} through API Gateway events, against its own embedded engine.
 
-use local_engine::testing::{TestApp, from_event_file, get, parts};
+use local_engine::testing::{TestApp, Who, from_event_file, get, parts};
 use serde_json::json;
 use shared::http::serve::dispatch;
 
@@ -11,7 +11,7 @@ async fn the_articles_customer_is_served() {
     let app = TestApp::seeded().await.expect("app");
     let response = dispatch(
         &app.store,
-        get(ROUTE, "/customers/c1", ""),
+        get(Who::Customer("c1"), ROUTE, "/customers/c1", ""),
         get_customer::handle,
     )
     .await;
@@ -32,7 +32,7 @@ async fn the_profile_costs_one_get_item() {
     app.requests.reset();
     dispatch(
         &app.store,
-        get(ROUTE, "/customers/c2", ""),
+        get(Who::Customer("c2"), ROUTE, "/customers/c2", ""),
         get_customer::handle,
     )
     .await;
@@ -47,7 +47,7 @@ async fn an_unknown_customer_is_a_404_problem() {
     let app = TestApp::seeded().await.expect("app");
     let response = dispatch(
         &app.store,
-        get(ROUTE, "/customers/c999", ""),
+        get(Who::Customer("c999"), ROUTE, "/customers/c999", ""),
         get_customer::handle,
     )
     .await;
@@ -65,7 +65,7 @@ async fn a_bad_id_is_a_400_and_reaches_no_table() {
     for bad in ["c#1", "c\n1", "c 1", &"x".repeat(65)] {
         let response = dispatch(
             &app.store,
-            get(ROUTE, &format!("/customers/{bad}"), ""),
+            get(Who::Customer(bad), ROUTE, &format!("/customers/{bad}"), ""),
             get_customer::handle,
         )
         .await;
@@ -97,7 +97,7 @@ async fn an_engine_failure_is_a_500_that_says_nothing_internal() {
     let broken = shared::Store::new(app.engine.client(), "NoSuchTable");
     let response = dispatch(
         &broken,
-        get(ROUTE, "/customers/c1", ""),
+        get(Who::Customer("c1"), ROUTE, "/customers/c1", ""),
         get_customer::handle,
     )
     .await;

@@ -4,9 +4,7 @@
 //! answer 503, never a wrong page.
 
 use local_engine::faults::{Fault, Faults};
-use local_engine::testing::{
-    TestApp, Who, all_items, call_as, get_as, header, parts, send_json_as,
-};
+use local_engine::testing::{TestApp, Who, all_items, call, get, header, parts, send_json};
 use serde_json::Value;
 use shared::domain::ids::Sku;
 use shared::retry::Backoff;
@@ -35,7 +33,7 @@ fn writes() -> Vec<(&'static str, lambda_http::Request)> {
     vec![
         (
             "place-order",
-            send_json_as(
+            send_json(
                 Who::Customer("c1"),
                 "POST /customers/{customerId}/orders",
                 "/customers/c1/orders",
@@ -45,7 +43,7 @@ fn writes() -> Vec<(&'static str, lambda_http::Request)> {
         ),
         (
             "put-product",
-            send_json_as(
+            send_json(
                 Who::Staff,
                 "PUT /products/{sku}",
                 "/products/sku-3",
@@ -55,7 +53,7 @@ fn writes() -> Vec<(&'static str, lambda_http::Request)> {
         ),
         (
             "adjust-stock",
-            send_json_as(
+            send_json(
                 Who::Staff,
                 "POST /products/{sku}/stock",
                 "/products/sku-4/stock",
@@ -65,7 +63,7 @@ fn writes() -> Vec<(&'static str, lambda_http::Request)> {
         ),
         (
             "update-order-status",
-            send_json_as(
+            send_json(
                 Who::Staff,
                 "PATCH /orders/{orderId}",
                 "/orders/o100",
@@ -247,7 +245,7 @@ async fn throttling_and_dynamodb_failures_are_retried_then_a_503_with_nothing_wr
 #[tokio::test]
 async fn a_profile_write_is_retried_through_throttling_and_refused_whole_when_it_lasts() {
     let put = || {
-        send_json_as(
+        send_json(
             Who::Customer("c1"),
             "PUT /customers/{customerId}",
             "/customers/c1",
@@ -313,7 +311,7 @@ async fn an_answer_lost_after_the_write_is_retried_without_applying_it_twice() {
     // A profile write answered late is written once all the same (it sets, never adds).
     let (app, faults) = TestApp::seeded_with_faults().await.expect("app");
     faults.inject("UpdateItem", Fault::TimeoutAfterApplying, 1);
-    let req = send_json_as(
+    let req = send_json(
         Who::Customer("c77"),
         "PUT /customers/{customerId}",
         "/customers/c77",
@@ -322,7 +320,7 @@ async fn an_answer_lost_after_the_write_is_retried_without_applying_it_twice() {
     );
     let answer = run(&app, "put-customer", req).await;
     assert!(answer.status < 300, "{}", answer.body);
-    let read = get_as(
+    let read = get(
         Who::Customer("c77"),
         "GET /customers/{customerId}",
         "/customers/c77",
@@ -337,7 +335,7 @@ async fn reads_that_dynamodb_cannot_answer_are_a_503_never_a_wrong_page() {
     type Read = fn() -> lambda_http::Request;
     let reads: [(&str, &str, Read); 5] = [
         ("get-customer", "GetItem", || {
-            get_as(
+            get(
                 Who::Customer("c1"),
                 "GET /customers/{customerId}",
                 "/customers/c1",
@@ -345,7 +343,7 @@ async fn reads_that_dynamodb_cannot_answer_are_a_503_never_a_wrong_page() {
             )
         }),
         ("list-customer-orders", "Query", || {
-            get_as(
+            get(
                 Who::Customer("c1"),
                 "GET /customers/{customerId}/orders",
                 "/customers/c1/orders",
@@ -353,7 +351,7 @@ async fn reads_that_dynamodb_cannot_answer_are_a_503_never_a_wrong_page() {
             )
         }),
         ("get-order-items", "Query", || {
-            get_as(
+            get(
                 Who::Staff,
                 "GET /orders/{orderId}/items",
                 "/orders/o100/items",
@@ -361,7 +359,7 @@ async fn reads_that_dynamodb_cannot_answer_are_a_503_never_a_wrong_page() {
             )
         }),
         ("list-orders-by-status", "Query", || {
-            get_as(
+            get(
                 Who::Staff,
                 "GET /orders",
                 "/orders",
@@ -369,7 +367,7 @@ async fn reads_that_dynamodb_cannot_answer_are_a_503_never_a_wrong_page() {
             )
         }),
         ("list-products", "Query", || {
-            call_as(
+            call(
                 Who::Customer("c1"),
                 "GET /products",
                 "/products",
@@ -403,7 +401,7 @@ async fn reads_that_dynamodb_cannot_answer_are_a_503_never_a_wrong_page() {
 async fn a_request_dynamodb_never_answers_times_out_and_is_tried_again() {
     let (app, faults) = TestApp::seeded_with_faults().await.expect("app");
     let req = || {
-        get_as(
+        get(
             Who::Customer("c1"),
             "GET /customers/{customerId}",
             "/customers/c1",
@@ -431,7 +429,7 @@ async fn the_fault_layer_injects_exactly_what_it_is_told() {
     let _: &Faults = &faults;
     faults.inject("GetItem", Fault::Throttling, 1);
     let req = || {
-        get_as(
+        get(
             Who::Customer("c1"),
             "GET /customers/{customerId}",
             "/customers/c1",

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use local_engine::testing::{TestApp, get, order_ids, parts, send_json, stock_catalog};
+use local_engine::testing::{TestApp, Who, get, order_ids, parts, send_json, stock_catalog};
 use local_engine::{LOCAL_TABLE, seed};
 use serde_json::Value;
 use shared::Store;
@@ -95,7 +95,7 @@ async fn page(store: &Store, query: &str) -> (u16, Value) {
     let (status, _, body) = parts(
         dispatch(
             store,
-            get("GET /orders", "/orders", query),
+            get(Who::Staff, "GET /orders", "/orders", query),
             list_orders_by_status::handle,
         )
         .await,
@@ -210,6 +210,7 @@ async fn a_status_change_keeps_the_orders_shard() {
     let mut placed = Vec::new();
     for _ in 0..12 {
         let req = send_json(
+            Who::Staff,
             "POST /customers/{customerId}/orders",
             "/customers/c2/orders",
             &[],
@@ -222,6 +223,7 @@ async fn a_status_change_keeps_the_orders_shard() {
     for order in &placed {
         let id = order["orderId"].as_str().expect("id");
         let req = send_json(
+            Who::Staff,
             "PATCH /orders/{orderId}",
             &format!("/orders/{id}"),
             &[],

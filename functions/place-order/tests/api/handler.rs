@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::LOCAL_TABLE;
 use local_engine::testing::{
-    TestApp, all_items, from_event_file, header, parts, send_json, stock_catalog,
+    TestApp, Who, all_items, from_event_file, header, parts, send_json, stock_catalog,
 };
 use serde_json::{Value, json};
 use shared::http::serve::dispatch;
@@ -20,6 +20,7 @@ async fn post(
     body: &str,
 ) -> (u16, Option<String>, String, Value) {
     let req = send_json(
+        Who::Customer(customer),
         ROUTE,
         &format!("/customers/{customer}/orders"),
         headers,
@@ -208,6 +209,7 @@ async fn bad_requests_are_4xx_problems_and_write_nothing() {
     let (status, _, _, _) = post(&app, "c1", &[("idempotency-key", "a#b")], TWO_LINES).await;
     assert_eq!(status, 400);
     let req = local_engine::testing::call(
+        Who::Staff,
         ROUTE,
         "/customers/c1/orders",
         "",
@@ -249,6 +251,7 @@ async fn the_largest_valid_order_fits_dynamodbs_limits() {
         .collect();
     app.requests.reset();
     let req = send_json(
+        Who::Customer("c1"),
         ROUTE,
         "/customers/c1/orders",
         &[],
@@ -271,7 +274,13 @@ async fn a_retried_post_returns_the_first_answer_without_a_second_order() {
     let key = [("idempotency-key", "3f1c9a2e-6b7d-4c1e-9f00-0a1b2c3d4e5f")];
     let (status, location, _, first) = post(&app, "c1", &key, TWO_LINES).await;
     assert_eq!(status, 201);
-    let req = send_json(ROUTE, "/customers/c1/orders", &key, TWO_LINES);
+    let req = send_json(
+        Who::Customer("c1"),
+        ROUTE,
+        "/customers/c1/orders",
+        &key,
+        TWO_LINES,
+    );
     let response = dispatch(&app.store, req, place_order::handle).await;
     assert_eq!(
         header(&response, "idempotent-replayed").as_deref(),
@@ -327,6 +336,7 @@ async fn a_hundred_concurrent_retries_with_one_key_make_one_order() {
         let store = app.store.clone();
         tasks.push(tokio::spawn(async move {
             let req = send_json(
+                Who::Customer("c3"),
                 ROUTE,
                 "/customers/c3/orders",
                 &[("idempotency-key", "one-key")],

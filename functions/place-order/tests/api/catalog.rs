@@ -11,7 +11,7 @@ use aws_smithy_runtime_api::client::orchestrator::Metadata;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::config_bag::ConfigBag;
 use local_engine::dynoxide::Database;
-use local_engine::testing::{TestApp, Who, parts, send_json, send_json_as};
+use local_engine::testing::{TestApp, Who, parts, send_json};
 use local_engine::{LOCAL_TABLE, RequestCounter};
 use serde_json::{Value, json};
 use shared::Store;
@@ -24,8 +24,8 @@ const ROUTE: &str = "POST /customers/{customerId}/orders";
 async fn order(store: &Store, who: Option<&str>, customer: &str, body: &str) -> (u16, Value) {
     let path = format!("/customers/{customer}/orders");
     let req = match who {
-        Some(id) => send_json_as(Who::Customer(id), ROUTE, &path, &[], body),
-        None => send_json(ROUTE, &path, &[], body),
+        Some(id) => send_json(Who::Customer(id), ROUTE, &path, &[], body),
+        None => send_json(Who::Staff, ROUTE, &path, &[], body),
     };
     let (status, _, body) = parts(dispatch(store, req, place_order::handle).await);
     (status, body)
@@ -243,7 +243,7 @@ async fn cancelling_gives_the_stock_back_and_shipping_does_not() {
     );
 
     let patch = |id: &Value, who: Who<'static>, status: &str| {
-        send_json_as(
+        send_json(
             who,
             "PATCH /orders/{orderId}",
             &format!("/orders/{}", id.as_str().expect("id")),
@@ -278,7 +278,7 @@ async fn a_retried_post_with_its_key_takes_the_stock_once_and_answers_the_same()
     let key = [("idempotency-key", "retry-me-1")];
     let body = r#"{"items":[{"sku":"sku-8","quantity":5}]}"#;
     let path = "/customers/c4/orders";
-    let post = || send_json_as(Who::Customer("c4"), ROUTE, path, &key, body);
+    let post = || send_json(Who::Customer("c4"), ROUTE, path, &key, body);
     let (first_status, _, first) = parts(dispatch(&app.store, post(), place_order::handle).await);
     // Meanwhile the price changes: the replay still answers with the first order.
     app.store

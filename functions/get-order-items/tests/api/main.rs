@@ -1,6 +1,6 @@
 //! GET /orders/{orderId}/items through API Gateway events, against its own engine.
 
-use local_engine::testing::{TestApp, from_event_file, get, parts};
+use local_engine::testing::{TestApp, Who, from_event_file, get, parts};
 use local_engine::{LOCAL_TABLE, seed};
 use serde_json::{Value, json};
 use shared::http::serve::dispatch;
@@ -8,7 +8,7 @@ use shared::http::serve::dispatch;
 const ROUTE: &str = "GET /orders/{orderId}/items";
 
 async fn items(app: &TestApp, order: &str, query: &str) -> (u16, String, Value) {
-    let req = get(ROUTE, &format!("/orders/{order}/items"), query);
+    let req = get(Who::Staff, ROUTE, &format!("/orders/{order}/items"), query);
     parts(dispatch(&app.store, req, get_order_items::handle).await)
 }
 

@@ -1,0 +1,6 @@
+//! order-stats's tests, in one test binary: each binary links the SDK and the embedded engine, so
+//! fewer, larger ones build faster and take less disk.
+
+mod faults;
+mod lambda;
+mod stats;

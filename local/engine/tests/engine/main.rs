@@ -1,0 +1,6 @@
+//! engine's tests, in one test binary: each binary links the SDK and the embedded engine, so
+//! fewer, larger ones build faster and take less disk.
+
+mod capacity;
+mod persistence;
+mod tokens;
