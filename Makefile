@@ -24,7 +24,7 @@ help:
 	@echo "make build   sam build (release binaries for Lambda, arm64 by default)"
 	@echo "make sam-local  every function under sam local invoke, every route under start-api (after make build)"
 	@echo "make deploy  sam build, then sam deploy (first time: sam deploy --guided)"
-	@echo "make bench   release Lambdas vs the article's boto3 code: cold start, latency, memory, size"
+	@echo "make bench   release Lambdas vs the source design's boto3 code: cold start, latency, memory, size"
 	@echo "make load    make dev under 100,000 orders: POST latency and idle CPU as the file grows"
 
 dev:

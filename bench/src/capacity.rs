@@ -1,6 +1,6 @@
 //! What each operation costs in DynamoDB request units, as the engine reports them
 //! (`ReturnConsumedCapacity: INDEXES` on every request, `local_engine::capacity`), beside the
-//! article's boto3 calls for the same thing on the same data; then the cost of a million orders
+//! source design's boto3 calls for the same thing on the same data; then the cost of a million orders
 //! at on-demand prices.
 
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -19,9 +19,9 @@ const PAGE: usize = 25;
 struct Bench {
     store: Store,
     meter: CapacityMeter,
-    /// The article's code gets an engine of its own, holding what its calls wrote.
-    article: aws_sdk_dynamodb::Client,
-    article_meter: CapacityMeter,
+    /// The source design's boto3 code gets an engine of its own, holding what its calls wrote.
+    boto3: aws_sdk_dynamodb::Client,
+    boto3_meter: CapacityMeter,
     /// The consumer's view of the stream (records of orders only, as the template filters).
     stream: StreamSource,
 }
@@ -68,14 +68,14 @@ impl Bench {
         Ok((self.meter.take_units()?, count))
     }
 
-    /// `request` as the article's boto3 code sends it, to the article's engine.
-    async fn article<T, E: std::error::Error + Send + Sync + 'static>(
+    /// `request` as the source design's boto3 code sends it, to the source design's engine.
+    async fn boto3<T, E: std::error::Error + Send + Sync + 'static>(
         &self,
         request: impl Future<Output = Result<T, E>>,
     ) -> Result<Units, Error> {
-        self.article_meter.take();
+        self.boto3_meter.take();
         request.await?;
-        Ok(self.article_meter.take_units()?)
+        Ok(self.boto3_meter.take_units()?)
     }
 
     /// POST an order of `n` lines (with `key` as its Idempotency-Key): its units and its body.
@@ -107,15 +107,15 @@ impl Bench {
         Ok(self.units(update_order_status::handle, req, 200).await?.0)
     }
 
-    /// The article's Query of `pk`'s items whose SK begins with `prefix`.
-    async fn article_query(
+    /// The source design's Query of `pk`'s items whose SK begins with `prefix`.
+    async fn boto3_query(
         &self,
         pk: &str,
         prefix: &str,
         newest_first: bool,
     ) -> Result<Units, Error> {
-        self.article(
-            self.article
+        self.boto3(
+            self.boto3
                 .query()
                 .table_name(LOCAL_TABLE)
                 .key_condition_expression("PK = :pk AND begins_with(SK, :sk)")
@@ -127,13 +127,13 @@ impl Bench {
         .await
     }
 
-    /// The article's puts for an order of `n` lines: its listing item and one item per line.
-    async fn article_order(&self, order: &serde_json::Value, n: usize) -> Result<Units, Error> {
+    /// The source design's puts for an order of `n` lines: its listing item and one item per line.
+    async fn boto3_order(&self, order: &serde_json::Value, n: usize) -> Result<Units, Error> {
         let order_id = order["orderId"].as_str().unwrap_or_default();
         let placed_at = order["placedAt"].as_str().unwrap_or_default();
         let mut units = self
-            .article(
-                self.article
+            .boto3(
+                self.boto3
                     .put_item()
                     .table_name(LOCAL_TABLE)
                     .item("PK", s("CUSTOMER#c1"))
@@ -148,8 +148,8 @@ impl Bench {
             .await?;
         for i in 0..n {
             units = units.plus(
-                self.article(
-                    self.article
+                self.boto3(
+                    self.boto3
                         .put_item()
                         .table_name(LOCAL_TABLE)
                         .item("PK", s(&format!("ORDER#{order_id}")))
@@ -181,11 +181,11 @@ fn lines(skus: std::ops::Range<usize>) -> String {
     format!(r#"{{"items":[{}]}}"#, lines.join(","))
 }
 
-/// One row: what we spend, and what the article's calls spend, per operation.
+/// One row: what we spend, and what the source design's calls spend, per operation.
 struct Row {
     operation: String,
     ours: Units,
-    article: Option<Units>,
+    boto3: Option<Units>,
     note: &'static str,
 }
 
@@ -211,21 +211,21 @@ pub async fn section() -> Result<(), Error> {
         .next()
         .ok_or("the template has a stream consumer")?;
     let stream = StreamSource::open(engine.database(), LOCAL_TABLE, consumer, None)?;
-    let article_engine = Engine::in_memory().await?;
-    let article_meter = CapacityMeter::default();
+    let boto3_engine = Engine::in_memory().await?;
+    let boto3_meter = CapacityMeter::default();
     let mut b = Bench {
         store,
         meter,
-        article: article_engine.intercepted_client(article_meter.clone()),
-        article_meter,
+        boto3: boto3_engine.intercepted_client(boto3_meter.clone()),
+        boto3_meter,
         stream,
     };
     let mut rows = Vec::new();
-    let mut row = |operation: &str, ours: Units, article: Option<Units>, note: &'static str| {
+    let mut row = |operation: &str, ours: Units, boto3: Option<Units>, note: &'static str| {
         rows.push(Row {
             operation: operation.to_owned(),
             ours,
-            article,
+            boto3,
             note,
         })
     };
@@ -283,9 +283,9 @@ pub async fn section() -> Result<(), Error> {
             201,
         )
         .await?;
-    let article = b
-        .article(
-            b.article
+    let boto3 = b
+        .boto3(
+            b.boto3
                 .put_item()
                 .table_name(LOCAL_TABLE)
                 .item("PK", s("CUSTOMER#c1"))
@@ -295,7 +295,7 @@ pub async fn section() -> Result<(), Error> {
                 .send(),
         )
         .await;
-    row("PUT customer", ours, Some(article?), "");
+    row("PUT customer", ours, Some(boto3?), "");
     b.consumer_units().await?;
 
     // POST order: 1 line and 10 lines with an Idempotency-Key, 1 line without.
@@ -303,7 +303,7 @@ pub async fn section() -> Result<(), Error> {
     let mut consumer_per_order = Units::default();
     for (n, key) in [(1, Some("k-1")), (10, Some("k-10")), (1, None)] {
         let (ours, order) = b.place(n, key).await?;
-        let article = b.article_order(&order, n).await?;
+        let boto3 = b.boto3_order(&order, n).await?;
         let label = format!(
             "POST order, {n} line{}{}",
             if n == 1 { "" } else { "s" },
@@ -316,7 +316,7 @@ pub async fn section() -> Result<(), Error> {
         row(
             &label,
             ours,
-            Some(article),
+            Some(boto3),
             "ours: one transaction, stock taken, key recorded",
         );
         let (consumer, records) = b.consumer_units().await?;
@@ -339,13 +339,13 @@ pub async fn section() -> Result<(), Error> {
         }
         let id = order["orderId"].as_str().unwrap_or_default().to_owned();
         let placed_at = order["placedAt"].as_str().unwrap_or_default().to_owned();
-        placed.push((id, placed_at, ours, article));
+        placed.push((id, placed_at, ours, boto3));
     }
 
     // More orders, so that each list pattern has a full page; the last has 25 lines.
     for n in std::iter::repeat_n(1, PAGE + 1 - placed.len()).chain([PAGE]) {
         let (_, order) = b.place(n, None).await?;
-        b.article_order(&order, n).await?;
+        b.boto3_order(&order, n).await?;
     }
     b.consumer_units().await?;
     let (_, newest) = b
@@ -378,9 +378,9 @@ pub async fn section() -> Result<(), Error> {
             200,
         )
         .await?;
-    let article = b
-        .article(
-            b.article
+    let boto3 = b
+        .boto3(
+            b.boto3
                 .get_item()
                 .table_name(LOCAL_TABLE)
                 .key("PK", s("CUSTOMER#c1"))
@@ -388,7 +388,7 @@ pub async fn section() -> Result<(), Error> {
                 .send(),
         )
         .await?;
-    row("(1) GET customer", ours, Some(article), "");
+    row("(1) GET customer", ours, Some(boto3), "");
     let (ours, _) = b
         .units(
             list_customer_orders::handle,
@@ -401,12 +401,12 @@ pub async fn section() -> Result<(), Error> {
             200,
         )
         .await?;
-    let article = b.article_query("CUSTOMER#c1", "ORDER#", true).await?;
+    let boto3 = b.boto3_query("CUSTOMER#c1", "ORDER#", true).await?;
     row(
         "(2) customer's orders, page of 25",
         ours,
-        Some(article),
-        "the article reads the whole partition (27 orders)",
+        Some(boto3),
+        "the boto3 code reads the whole partition (27 orders)",
     );
     let path = format!("/orders/{big_order}/items");
     let (ours, _) = b
@@ -416,10 +416,10 @@ pub async fn section() -> Result<(), Error> {
             200,
         )
         .await?;
-    let article = b
-        .article_query(&format!("ORDER#{big_order}"), "ITEM#", false)
+    let boto3 = b
+        .boto3_query(&format!("ORDER#{big_order}"), "ITEM#", false)
         .await?;
-    row("(3) order's line items, 25", ours, Some(article), "");
+    row("(3) order's line items, 25", ours, Some(boto3), "");
     let (ours, _) = b
         .units(
             list_orders_by_status::handle,
@@ -432,9 +432,9 @@ pub async fn section() -> Result<(), Error> {
             200,
         )
         .await?;
-    let article = b
-        .article(
-            b.article
+    let boto3 = b
+        .boto3(
+            b.boto3
                 .query()
                 .table_name(LOCAL_TABLE)
                 .index_name("GSI1")
@@ -446,8 +446,8 @@ pub async fn section() -> Result<(), Error> {
     row(
         "(4) orders by status, page of 25",
         ours,
-        Some(article),
-        "the article reads every PLACED order (27)",
+        Some(boto3),
+        "the boto3 code reads every PLACED order (27)",
     );
     let (order_id, placed_at, _, _) = placed[0].clone();
     let (get_order_units, _) = b
@@ -462,21 +462,21 @@ pub async fn section() -> Result<(), Error> {
             200,
         )
         .await?;
-    let article_get_order = b
-        .article_query(&format!("ORDER#{order_id}"), "ITEM#", false)
+    let boto3_get_order = b
+        .boto3_query(&format!("ORDER#{order_id}"), "ITEM#", false)
         .await?;
     row(
         "GET order (1 line)",
         get_order_units,
-        Some(article_get_order),
-        "ours: strongly consistent (read-your-writes); article: the line items query",
+        Some(boto3_get_order),
+        "ours: strongly consistent (read-your-writes); boto3: the line items query",
     );
 
     // PATCH status: PLACED → SHIPPED → DELIVERED, and a cancellation.
     let ship = b.patch(&order_id, "SHIPPED").await?;
-    let article_patch = b
-        .article(
-            b.article
+    let boto3_patch = b
+        .boto3(
+            b.boto3
                 .update_item()
                 .table_name(LOCAL_TABLE)
                 .key("PK", s("CUSTOMER#c1"))
@@ -491,7 +491,7 @@ pub async fn section() -> Result<(), Error> {
     row(
         "PATCH status (PLACED → SHIPPED)",
         ship,
-        Some(article_patch),
+        Some(boto3_patch),
         "ours: consistent read, then header and listing in one transaction",
     );
     let (shipped_consumer, records) = b.consumer_units().await?;
@@ -523,14 +523,14 @@ pub async fn section() -> Result<(), Error> {
         "### Capacity per operation (request units as the engine reports them with ReturnConsumedCapacity: INDEXES; R = read, W = write)"
     );
     println!();
-    println!("| operation | ours | the article's boto3 calls | note |");
+    println!("| operation | ours | the source design's boto3 calls | note |");
     println!("|---|---|---|---|");
     for r in &rows {
         println!(
             "| {} | {} | {} | {} |",
             r.operation,
             units_text(r.ours),
-            r.article.map_or("-".into(), units_text),
+            r.boto3.map_or("-".into(), units_text),
             r.note
         );
     }
@@ -543,7 +543,7 @@ pub async fn section() -> Result<(), Error> {
         .plus(consumer_per_order)
         .plus(shipped_consumer)
         .plus(delivered_consumer);
-    let article_after_placing = article_patch.times(2.0).plus(article_get_order.times(6.0));
+    let boto3_after_placing = boto3_patch.times(2.0).plus(boto3_get_order.times(6.0));
     println!();
     println!(
         "### A million orders at on-demand prices ({}: ${} per million read, ${} per million write request units; Standard table class)",
@@ -551,22 +551,22 @@ pub async fn section() -> Result<(), Error> {
     );
     println!();
     println!(
-        "Each order placed (with an Idempotency-Key), shipped and delivered, read twice (GET order) in each of those three states, and its three stream records through the consumer. The article's column: its puts, two status updates of the listing item and six line-item queries, with nothing else (no stock, no idempotency, no statistics, no guard against lost updates)."
+        "Each order placed (with an Idempotency-Key), shipped and delivered, read twice (GET order) in each of those three states, and its three stream records through the consumer. The source design's column: its puts, two status updates of the listing item and six line-item queries, with nothing else (no stock, no idempotency, no statistics, no guard against lost updates)."
     );
     println!();
     println!(
-        "| order size | ours per order | ours per million orders | article per order | article per million orders |"
+        "| order size | ours per order | ours per million orders | boto3 per order | boto3 per million orders |"
     );
     println!("|---|---|---|---|---|");
-    for (label, (_, _, place, article_place)) in ["1 line", "10 lines"].iter().zip(&placed) {
+    for (label, (_, _, place, boto3_place)) in ["1 line", "10 lines"].iter().zip(&placed) {
         let ours = place.plus(ours_after_placing);
-        let article = article_place.plus(article_after_placing);
+        let boto3 = boto3_place.plus(boto3_after_placing);
         println!(
             "| {label} | {} | ${:.2} | {} | ${:.2} |",
             units_text(ours),
             US_EAST_1.cost(ours.times(1e6)),
-            units_text(article),
-            US_EAST_1.cost(article.times(1e6)),
+            units_text(boto3),
+            US_EAST_1.cost(boto3.times(1e6)),
         );
     }
     Ok(())

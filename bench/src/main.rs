@@ -1,4 +1,4 @@
-//! `make bench`: the release Lambdas measured beside the article's boto3 code, on one embedded
+//! `make bench`: the release Lambdas measured beside the source design's boto3 code, on one embedded
 //! engine, in one run. Prints one table; the method is in the README.
 //!
 //! Usage: store-bench --bin-dir DIR [--python PATH] [--runs N] [--warm N] [--callgrind]
@@ -450,11 +450,11 @@ async fn main() -> Result<(), Error> {
     for p in patterns {
         let event = Bytes::from(std::fs::read(events.join(p.event))?);
         let binary = o.bin_dir.join(p.binary);
-        // The Python peer is the article's handler under AWS's runtime interface client.
+        // The Python peer is the source design's handler under AWS's runtime interface client.
         let peer_args = [
             "-m".to_owned(),
             "awslambdaric".to_owned(),
-            format!("article_handlers.{}", p.python),
+            format!("boto3_handlers.{}", p.python),
         ];
         let start = |program: &Path, args: &[String], function: &str, out: Option<&Path>| {
             let mut c = command(program, args, out);

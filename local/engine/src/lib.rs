@@ -27,7 +27,7 @@ pub use dynoxide;
 
 pub use shared::domain::error::BoxError as Error;
 
-/// The table's name locally, as in the article.
+/// The table's name locally, as in the source design.
 pub const LOCAL_TABLE: &str = "AppTable";
 
 /// A running engine: the database and the DynamoDB HTTP API in front of it.

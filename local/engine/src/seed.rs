@@ -1,9 +1,9 @@
-//! Sample data, written the way the article's boto3 code writes it (the attributes of the key
+//! Sample data, written the way the source design's boto3 code writes it (the attributes of the key
 //! design and nothing more), so that serving it proves compatibility with that code.
 //!
-//! The article's own customer c1, order o100 and line item sku-1 come first; further customers
+//! The source design's own customer c1, order o100 and line item sku-1 come first; further customers
 //! and orders, generated deterministically, make paging and every status visible. Each order
-//! also gets the header this store's own API writes (which the article's queries never see),
+//! also gets the header this store's own API writes (which the source design's queries never see),
 //! so that `GET /orders/{orderId}` and `PATCH` work on the sample orders too.
 
 use std::time::Duration;
@@ -62,7 +62,7 @@ pub const CUSTOMERS: [SampleCustomer; 6] = [
     },
 ];
 
-/// The catalog, which the generated orders draw from: (sku, unit price, name). The article's
+/// The catalog, which the generated orders draw from: (sku, unit price, name). The source design's
 /// line item is sku-1 at 19.95.
 pub const CATALOG: [(&str, &str, &str); 8] = [
     ("sku-1", "19.95", "Stoneware mug"),
@@ -101,7 +101,7 @@ impl SampleOrder {
     }
 }
 
-/// Every sample order, o100 (the article's) first.
+/// Every sample order, o100 (the source design's) first.
 pub fn orders() -> Vec<SampleOrder> {
     let mut orders = vec![SampleOrder {
         order_id: "o100".into(),
@@ -143,7 +143,7 @@ pub fn orders() -> Vec<SampleOrder> {
     orders
 }
 
-/// The customer item exactly as the article's `put_item` writes it.
+/// The customer item exactly as the source design's boto3 `put_item` writes it.
 pub fn customer_item(customer: &SampleCustomer) -> Result<Item, Error> {
     let id = CustomerId::parse(customer.id)?;
     Ok(items::profile::to_item(&Customer::new(
@@ -169,7 +169,7 @@ pub fn header_item(sample: &SampleOrder) -> Result<Item, Error> {
     Ok(items::header::to_item(&order(sample)?))
 }
 
-/// The order listing item and the line items, exactly as the article's `put_item` writes them.
+/// The order listing item and the line items, exactly as the source design's boto3 `put_item` writes them.
 pub fn order_items(sample: &SampleOrder) -> Result<Vec<Item>, Error> {
     let order = order(sample)?;
     let mut written = vec![items::order_listing::to_item(
@@ -188,7 +188,7 @@ pub fn order_items(sample: &SampleOrder) -> Result<Vec<Item>, Error> {
 }
 
 /// The products of the sample catalog, and their catalog entries (written by this store's API,
-/// not the article's code, which has no catalog).
+/// not the source design's boto3 code, which has no catalog).
 pub fn catalog_items() -> Result<Vec<Item>, Error> {
     let mut items = Vec::new();
     for (sku, price, name) in CATALOG {
@@ -254,7 +254,7 @@ pub async fn write_all(client: &Client, table: &str, items: Vec<Item>) -> Result
     Ok(())
 }
 
-/// Seeds the sample data unless the article's customer c1 is already there. c1's profile is
+/// Seeds the sample data unless the source design's customer c1 is already there. c1's profile is
 /// written last, so an interrupted seeding is completed on the next start.
 pub async fn seed_if_empty(client: &Client, table: &str) -> Result<bool, Error> {
     let c1 = customer_item(&CUSTOMERS[0])?;
@@ -285,7 +285,7 @@ mod tests {
     use aws_sdk_dynamodb::types::AttributeValue;
 
     #[test]
-    fn the_articles_order_is_the_first_sample() {
+    fn the_source_designs_order_is_the_first_sample() {
         let o100 = &orders()[0];
         assert_eq!(o100.order_id, "o100");
         assert_eq!(o100.total().expect("total").to_string(), "39.90");

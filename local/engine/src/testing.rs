@@ -34,7 +34,7 @@ impl TestApp {
         })
     }
 
-    /// The sample data of `make dev`, written as the article's boto3 code writes it.
+    /// The sample data of `make dev`, written as the source design's boto3 code writes it.
     pub async fn seeded() -> Result<Self, Error> {
         let app = Self::empty().await?;
         seed::seed_if_empty(&app.engine.client(), LOCAL_TABLE).await?;

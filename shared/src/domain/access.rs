@@ -69,7 +69,7 @@ impl Caller {
     }
 
     /// Whether the caller may see an order owned by `owner` (`None`: an order without a header,
-    /// written by the article's code, whose owner is not known here — staff only). A caller
+    /// written by the source design's boto3 code, whose owner is not known here — staff only). A caller
     /// who may not is told the order does not exist, as for a missing one.
     pub fn may_see_order(&self, owner: Option<&CustomerId>) -> bool {
         self.staff || owner.is_some_and(|owner| self.is(owner))

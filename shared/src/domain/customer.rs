@@ -87,7 +87,7 @@ fn plausible_email(email: &str) -> bool {
 }
 
 /// A customer's order statistics, kept on the profile by the stream consumer. A profile the
-/// consumer has not reached yet (or one the article's code wrote) has none: zero orders.
+/// consumer has not reached yet (or one the source design's boto3 code wrote) has none: zero orders.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct OrderStats {
     pub order_count: u64,

@@ -1,5 +1,5 @@
 //! The opaque pagination cursor: where a listing's next page starts (its LastEvaluatedKey),
-//! bound to the caller it was handed to.
+//! bound to the caller it was handed to; and the one way a listing's page ends ([`page`]).
 //!
 //! Layout: base64url of `{"v": <caller tag>, "k": {<key attribute>: <string>}}`.
 //!
@@ -20,7 +20,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::AppError;
 use crate::domain::access::Caller;
-use crate::dynamo::codec::Item;
+use crate::domain::page::Page;
+use crate::dynamo::codec::{BadItem, Item};
 
 /// Far above any real cursor (four keys of at most 1 KiB each would not reach it).
 const MAX_CURSOR_LEN: usize = 8 * 1024;
@@ -65,24 +66,33 @@ pub fn seal(caller: &Caller, key: Option<Item>) -> Result<Option<String>, AppErr
         .transpose()
 }
 
-/// The cursor of the page after `found`, for a Query that asked for one item more than the page
-/// holds (`limit + 1`): more than `limit` found means another page starts after the last one
-/// kept (the extra one is dropped); otherwise the listing's own answer, `otherwise` (DynamoDB's
-/// LastEvaluatedKey, when the 1 MB cap cut the page short).
-pub fn next_page(
+/// A page of `found`, for a Query that asked for one item more than the page holds (`limit +
+/// 1`, see [`query_limit`]): more than `limit` found means another page starts after the last
+/// one kept (the extra one is dropped); otherwise the listing's own answer, `otherwise`
+/// (DynamoDB's LastEvaluatedKey, when the 1 MB cap cut the page short). Each item kept is read
+/// with `decode`.
+pub fn page<T>(
     caller: &Caller,
-    found: &mut Vec<Item>,
+    mut found: Vec<Item>,
     limit: usize,
     key_attributes: &[&str],
     otherwise: impl FnOnce() -> Option<Item>,
-) -> Result<Option<String>, AppError> {
+    decode: fn(Item) -> Result<T, BadItem>,
+) -> Result<Page<T>, AppError> {
     let next_key = if found.len() > limit {
         found.truncate(limit);
         found.last().map(|last| key_of(last, key_attributes))
     } else {
         otherwise().filter(|key| !key.is_empty())
     };
-    seal(caller, next_key)
+    let next_cursor = seal(caller, next_key)?;
+    let items = found.into_iter().map(decode).collect::<Result<_, _>>()?;
+    Ok(Page { items, next_cursor })
+}
+
+/// A Query's `Limit` for `items` items.
+pub fn query_limit(items: usize) -> i32 {
+    i32::try_from(items).unwrap_or(i32::MAX)
 }
 
 /// The `attributes` of `item`: the key a page after it starts from.

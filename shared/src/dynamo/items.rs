@@ -2,7 +2,7 @@
 //! types ([`Attr`]), and both writes and reads the item through them. Update expressions use
 //! the same declarations for their names and values.
 //!
-//! Items are read the way the article's boto3 code writes them: only the attributes of the key
+//! Items are read the way the source design's boto3 code writes them: only the attributes of the key
 //! design are required, and what the keys already say (customerId, orderId, placedAt, sku) is
 //! taken from the keys.
 
@@ -21,9 +21,9 @@ pub fn key(pk: String, sk: impl Into<String>) -> Item {
     item
 }
 
-/// A customer's profile: `CUSTOMER#<id>` / `PROFILE`, with name and email as the article writes
+/// A customer's profile: `CUSTOMER#<id>` / `PROFILE`, with name and email as the source design writes
 /// them, and the order statistics the stream consumer keeps on it. The consumer may count orders
-/// before the customer has a name (the article's code writes orders without a profile): such an
+/// before the customer has a name (the source design's boto3 code writes orders without a profile): such an
 /// item holds statistics only and is not yet a customer.
 pub mod profile {
     use super::*;
@@ -47,7 +47,7 @@ pub mod profile {
         super::key(keys::customer::pk(customer), keys::customer::PROFILE_SK)
     }
 
-    /// The profile as the article writes it: keys, name and email (no statistics yet).
+    /// The profile as the source design writes it: keys, name and email (no statistics yet).
     pub fn to_item(customer: &Customer) -> Item {
         let mut item = key(&customer.customer_id);
         NAME.put(&mut item, &customer.name);
@@ -73,8 +73,8 @@ pub mod profile {
 }
 
 /// An order's listing: `CUSTOMER#<id>` / `ORDER#<placedAt>#<orderId>` and GSI1
-/// `STATUS#<status>[#<k>]` / `<placedAt>`, in the article's shape (with one status shard, exactly
-/// the article's keys).
+/// `STATUS#<status>[#<k>]` / `<placedAt>`, in the source design's shape (with one status shard, exactly
+/// the source design's keys).
 pub mod order_listing {
     use super::*;
     use crate::domain::ids::OrderId;
@@ -106,7 +106,7 @@ pub mod order_listing {
         item
     }
 
-    /// Ids and time from the keys, status and total from the attributes the article writes.
+    /// Ids and time from the keys, status and total from the attributes the source design writes.
     pub fn from_item(mut item: Item) -> Result<Order, BadItem> {
         let (placed_at, order_id) = keys::order_listing::parse_sk(&SK.take(&mut item)?)?;
         Ok(Order {
@@ -393,7 +393,7 @@ mod tests {
     }
 
     #[test]
-    fn an_order_listing_is_written_in_the_articles_shape_and_reads_back() {
+    fn an_order_listing_is_written_in_the_source_designs_shape_and_reads_back() {
         let shipped = order(OrderStatus::Shipped);
         let item = order_listing::to_item(&shipped, keys::StatusShards::ONE);
         assert_eq!(
@@ -430,7 +430,7 @@ mod tests {
     }
 
     #[test]
-    fn a_line_item_is_written_in_the_articles_shape_and_reads_back() {
+    fn a_line_item_is_written_in_the_source_designs_shape_and_reads_back() {
         let line = LineItem {
             sku: Sku::parse("sku-1").expect("sku"),
             quantity: 2,
@@ -450,7 +450,7 @@ mod tests {
     }
 
     #[test]
-    fn a_profile_is_written_as_the_article_writes_it_and_reads_back() {
+    fn a_profile_is_written_as_the_source_design_writes_it_and_reads_back() {
         let customer = Customer::new(
             CustomerId::parse("c1").expect("id"),
             "Ana Torres",
@@ -571,7 +571,7 @@ mod tests {
     }
 
     #[test]
-    fn the_articles_listing_item_reads_with_keys_as_the_source_of_ids() {
+    fn the_source_designs_listing_item_reads_with_keys_as_the_source_of_ids() {
         let item = Item::from([
             ("PK".into(), s("CUSTOMER#c1")),
             ("SK".into(), s("ORDER#2026-10-08T14:30:00Z#o100")),
@@ -614,7 +614,7 @@ mod tests {
     }
 
     #[test]
-    fn the_articles_line_item_reads_exactly() {
+    fn the_source_designs_line_item_reads_exactly() {
         let item = Item::from([
             ("PK".into(), s("ORDER#o100")),
             ("SK".into(), s("ITEM#sku-1")),
@@ -628,7 +628,7 @@ mod tests {
     }
 
     #[test]
-    fn items_missing_what_the_article_writes_are_refused() {
+    fn items_missing_what_the_source_design_writes_are_refused() {
         let item = Item::from([
             ("PK".into(), s("ORDER#o100")),
             ("SK".into(), s("ITEM#sku-1")),

@@ -1,15 +1,17 @@
 //! The key design: the one place that builds and parses PK, SK, GSI1PK and GSI1SK strings.
+//! The first three rows are the source design's (README: "The key design"); the column
+//! "serves" names the access pattern each key answers (README: "Access patterns").
 //!
-//! | entity          | PK                      | SK                              | GSI1PK            | GSI1SK      |
-//! |-----------------|-------------------------|---------------------------------|-------------------|-------------|
-//! | customer        | `CUSTOMER#<customerId>` | `PROFILE`                       |                   |             |
-//! | order (listing) | `CUSTOMER#<customerId>` | `ORDER#<placedAt>#<orderId>`    | `STATUS#<status>[#<k>]` | `<placedAt>`|
-//! | order line item | `ORDER#<orderId>`       | `ITEM#<sku>`                    |                   |             |
-//! | order header    | `ORDER#<orderId>`       | `HEADER`                        |                   |             |
-//! | idempotency     | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE`             |                   |             |
-//! | order as counted| `CUSTOMER#<customerId>` | `COUNTED#<orderId>`             |                   |             |
-//! | product         | `PRODUCT#<sku>`         | `PRODUCT`                       |                   |             |
-//! | catalog entry   | `CATALOG#<shard>`       | `PRODUCT#<sku>`                 |                   |             |
+//! | entity          | PK                      | SK                              | GSI1PK            | GSI1SK      | serves |
+//! |-----------------|-------------------------|---------------------------------|-------------------|-------------|--------|
+//! | customer        | `CUSTOMER#<customerId>` | `PROFILE`                       |                   |             | 1 |
+//! | order (listing) | `CUSTOMER#<customerId>` | `ORDER#<placedAt>#<orderId>`    | `STATUS#<status>[#<k>]` | `<placedAt>`| 2, 4 |
+//! | order line item | `ORDER#<orderId>`       | `ITEM#<sku>`                    |                   |             | 3 |
+//! | order header    | `ORDER#<orderId>`       | `HEADER`                        |                   |             | 7 |
+//! | idempotency     | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE`             |                   |             | order retries |
+//! | order as counted| `CUSTOMER#<customerId>` | `COUNTED#<orderId>`             |                   |             | statistics |
+//! | product         | `PRODUCT#<sku>`         | `PRODUCT`                       |                   |             | 5, orders |
+//! | catalog entry   | `CATALOG#<shard>`       | `PRODUCT#<sku>`                 |                   |             | 6 |
 
 use std::fmt;
 
@@ -44,9 +46,9 @@ fn fnv1a(text: &str) -> u32 {
 /// How many GSI1 partitions each status's orders are spread over (the template's
 /// `StatusShards`). DynamoDB takes about 1,000 writes per second per partition key, and a GSI
 /// that cannot keep up throttles the table's writes: with N shards every order lands in shard
-/// `k = FNV-1a(orderId) mod N`, so a status change keeps its `k`. Shard 0 is the article's own
+/// `k = FNV-1a(orderId) mod N`, so a status change keeps its `k`. Shard 0 is the source design's own
 /// key, `STATUS#<status>`; shard k > 0 is `STATUS#<status>#<k>`. With N = 1 the keys are exactly
-/// the article's, and raising N needs no migration: what was written before is in shard 0.
+/// the source design's, and raising N needs no migration: what was written before is in shard 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StatusShards(u32);
 
@@ -107,7 +109,8 @@ fn malformed(attribute: &'static str, value: &str) -> MalformedKey {
     }
 }
 
-/// Keys of a customer's profile item; the customer's partition also holds their order listings.
+/// Access pattern 1 (a customer's profile, GetItem): keys of the profile item; the customer's
+/// partition also holds their order listings.
 pub mod customer {
     use super::*;
 
@@ -124,7 +127,9 @@ pub mod customer {
     }
 }
 
-/// Keys of the order listing item, which lives in its customer's partition and in GSI1.
+/// Access patterns 2 (a customer's orders, newest first: Query on PK) and 4 (orders with a
+/// status, oldest first: Query on GSI1PK): keys of the order listing item, which lives in its
+/// customer's partition and in GSI1.
 pub mod order_listing {
     use super::*;
 
@@ -193,7 +198,8 @@ pub mod order_listing {
     }
 }
 
-/// Keys of an order's line items, which share the order's own partition.
+/// Access pattern 3 (an order's line items: Query on PK): keys of the line items, which share
+/// the order's own partition.
 pub mod line_item {
     use super::*;
 
@@ -225,7 +231,8 @@ pub mod line_item {
     }
 }
 
-/// Keys of the order header: what a lookup by orderId needs (customerId, placedAt, status,
+/// Access pattern 7 (an order by ID, with its lines: one Query on PK): keys of the order header,
+/// what a lookup by orderId needs (customerId, placedAt, status,
 /// total), in the order's own partition beside its line items.
 pub mod order_header {
     use super::*;
@@ -249,7 +256,8 @@ pub mod idempotency {
     }
 }
 
-/// Keys of a product: what orders read (price, stock) and change (stock), one item per SKU.
+/// Access pattern 5 (a product by SKU, GetItem), and what placing an order reads and takes:
+/// keys of a product: what orders read (price, stock) and change (stock), one item per SKU.
 pub mod product {
     use super::*;
 
@@ -266,9 +274,10 @@ pub mod product {
     }
 }
 
-/// Keys of the catalog's listing entries: each product's name and price again, in one of
-/// [`SHARDS`](catalog::SHARDS) partitions chosen by its SKU, so that listing the catalog reads
-/// no partition that holds every product, and orders (which change stock) never write here.
+/// Access pattern 6 (the catalog, paged: one Query per shard): keys of the catalog's listing
+/// entries: each product's name and price again, in one of [`SHARDS`](catalog::SHARDS)
+/// partitions chosen by its SKU, so that listing the catalog reads no partition that holds
+/// every product, and orders (which change stock) never write here.
 pub mod catalog {
     use super::*;
 
@@ -344,14 +353,14 @@ mod tests {
     }
 
     #[test]
-    fn customer_keys_are_the_articles() {
+    fn customer_keys_are_the_source_designs() {
         assert_eq!(customer::pk(&c1()), "CUSTOMER#c1");
         assert_eq!(customer::PROFILE_SK, "PROFILE");
         assert_eq!(customer::parse_pk("CUSTOMER#c1"), Ok(c1()));
     }
 
     #[test]
-    fn order_listing_keys_are_the_articles() {
+    fn order_listing_keys_are_the_source_designs() {
         assert_eq!(order_listing::pk(&c1()), "CUSTOMER#c1");
         assert_eq!(
             order_listing::sk(placed(), &o100()),
@@ -377,7 +386,7 @@ mod tests {
     }
 
     #[test]
-    fn status_shards_keep_the_articles_key_as_shard_zero() {
+    fn status_shards_keep_the_source_designs_key_as_shard_zero() {
         assert_eq!(
             order_listing::gsi1pk(OrderStatus::Placed, 3),
             "STATUS#PLACED#3"
@@ -395,7 +404,7 @@ mod tests {
         ] {
             assert!(order_listing::parse_gsi1pk(bad).is_err(), "{bad}");
         }
-        // One shard: every order in shard 0, the article's keys.
+        // One shard: every order in shard 0, the source design's keys.
         assert_eq!(StatusShards::ONE.of(&o100()), 0);
         // Fixed values: a shard that moved between releases would hide orders.
         let eight = StatusShards::new(8).expect("8");
@@ -411,7 +420,7 @@ mod tests {
     }
 
     #[test]
-    fn line_item_keys_are_the_articles() {
+    fn line_item_keys_are_the_source_designs() {
         let sku = Sku::parse("sku-1").expect("valid");
         assert_eq!(line_item::pk(&o100()), "ORDER#o100");
         assert_eq!(line_item::sk(&sku), "ITEM#sku-1");

@@ -343,28 +343,30 @@ impl Store {
             .expression_attribute_names("#pk", PK)
             .expression_attribute_values(":pk", items::PK.value(&keys::catalog::pk(shard)))
             // One more than the page: a page that fills is known not to be the shard's last.
-            .limit(i32::try_from(page.limit + 1).unwrap_or(i32::MAX))
+            .limit(cursor::query_limit(page.limit + 1))
             .set_exclusive_start_key(start)
             .send()
             .await?;
-        let mut found = out.items.unwrap_or_default();
         // A shard read to its end continues with the next shard.
-        let next_cursor = cursor::next_page(caller, &mut found, page.limit, &[PK, SK], || {
-            out.last_evaluated_key
-                .filter(|key| !key.is_empty())
-                .or_else(|| {
-                    (shard + 1 < keys::catalog::SHARDS).then(|| {
-                        Item::from([(
-                            PK.to_owned(),
-                            AttributeValue::S(keys::catalog::pk(shard + 1)),
-                        )])
-                    })
-                })
-        })?;
-        let items = found
-            .into_iter()
-            .map(catalog_entry::from_item)
-            .collect::<Result<_, _>>()?;
-        Ok(Page { items, next_cursor })
+        let next_shard = || {
+            (shard + 1 < keys::catalog::SHARDS).then(|| {
+                Item::from([(
+                    PK.to_owned(),
+                    AttributeValue::S(keys::catalog::pk(shard + 1)),
+                )])
+            })
+        };
+        cursor::page(
+            caller,
+            out.items.unwrap_or_default(),
+            page.limit,
+            &[PK, SK],
+            || {
+                out.last_evaluated_key
+                    .filter(|key| !key.is_empty())
+                    .or_else(next_shard)
+            },
+            catalog_entry::from_item,
+        )
     }
 }

@@ -1,5 +1,5 @@
 //! The one place where an [`AppError`] becomes an HTTP status and an
-//! `application/problem+json` body (RFC 9457), and where it is logged: [`classify`] is the
+//! `application/problem+json` body (RFC 9457), and where it is logged: `classify` is the
 //! table.
 
 use lambda_http::http::{HeaderValue, StatusCode, header};

@@ -108,7 +108,11 @@ fn every_function_gets_the_status_shard_count_the_code_accepts() {
     use shared::dynamo::keys::StatusShards;
     let template = template::parse().expect("template");
     let parameter = &template["Parameters"]["StatusShards"];
-    assert_eq!(parameter["Default"].as_u64(), Some(1), "the article's keys");
+    assert_eq!(
+        parameter["Default"].as_u64(),
+        Some(1),
+        "the source design's keys"
+    );
     assert_eq!(parameter["MinValue"].as_u64(), Some(1));
     assert_eq!(
         parameter["MaxValue"].as_u64(),

@@ -7,7 +7,7 @@ use shared::http::serve::dispatch;
 const ROUTE: &str = "GET /customers/{customerId}";
 
 #[tokio::test]
-async fn the_articles_customer_is_served() {
+async fn the_source_designs_customer_is_served() {
     let app = TestApp::seeded().await.expect("app");
     let response = dispatch(
         &app.store,

@@ -13,7 +13,7 @@ async fn items(app: &TestApp, order: &str, query: &str) -> (u16, String, Value) 
 }
 
 #[tokio::test]
-async fn the_articles_line_item_is_served_with_exact_money() {
+async fn the_source_designs_line_item_is_served_with_exact_money() {
     let app = TestApp::seeded().await.expect("app");
     let (status, content_type, body) = items(&app, "o100", "").await;
     assert_eq!((status, content_type.as_str()), (200, "application/json"));

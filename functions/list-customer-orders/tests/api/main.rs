@@ -52,7 +52,7 @@ fn expected_newest_first(customer: &str) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn orders_are_listed_newest_first_in_the_articles_shape() {
+async fn orders_are_listed_newest_first_in_the_source_designs_shape() {
     let app = TestApp::seeded().await.expect("app");
     let (status, content_type, body) = list(&app, "c1", "limit=100").await;
     assert_eq!((status, content_type.as_str()), (200, "application/json"));

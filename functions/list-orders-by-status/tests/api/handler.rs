@@ -61,7 +61,7 @@ async fn every_status_lists_its_orders_oldest_first_across_pages() {
 }
 
 #[tokio::test]
-async fn the_articles_order_is_served_with_its_customer() {
+async fn the_source_designs_order_is_served_with_its_customer() {
     let app = TestApp::seeded().await.expect("app");
     let (_, _, body) = list(&app, "status=PLACED&limit=100").await;
     let o100 = body["items"]

@@ -1,6 +1,6 @@
 //! GET /orders?status= over status shards (template parameter StatusShards): one listing,
 //! oldest first, merged from every shard, checked against a reference that reads each shard
-//! whole with the article's own GSI1 query and merges them independently.
+//! whole with the source design's own GSI1 query and merges them independently.
 
 use std::collections::BTreeSet;
 
@@ -53,7 +53,7 @@ async fn write_orders(
         .expect("written");
 }
 
-/// The reference: each shard read whole with the article's query (`GSI1PK = :pk` on GSI1,
+/// The reference: each shard read whole with the source design's query (`GSI1PK = :pk` on GSI1,
 /// oldest first), then merged by placedAt, ties by shard (a stable sort keeps each shard's own
 /// order).
 async fn reference(app: &TestApp, status: OrderStatus, n: StatusShards) -> Vec<String> {
@@ -271,7 +271,7 @@ async fn a_status_change_keeps_the_orders_shard() {
 
 #[tokio::test]
 async fn raising_the_count_needs_no_migration_and_lowering_it_is_one_safe_command() {
-    // The sample data: written by the article's code, all in shard 0.
+    // The sample data: written by the source design's boto3 code, all in shard 0.
     let app = TestApp::seeded().await.expect("app");
     let seeded = reference(&app, OrderStatus::Placed, StatusShards::ONE).await;
     let eight = shards(8);

@@ -45,8 +45,8 @@ async fn drain(app: &TestApp, source: &mut StreamSource) {
     assert_eq!(drained.abandoned, 0);
 }
 
-/// An order listing as the article's code writes it (no profile needed, no header): a put
-/// over an existing listing is the article's status change.
+/// An order listing as the source design's boto3 code writes it (no profile needed, no header): a put
+/// over an existing listing is the source design's status change.
 async fn write_listing(
     app: &TestApp,
     customer: &str,
@@ -395,7 +395,7 @@ async fn the_sample_event_is_applied() {
 async fn orders_written_before_the_profile_and_cancelled_before_they_were_counted_add_up() {
     let app = TestApp::empty().await.expect("app");
     let mut source = source(&app);
-    // The article's code: orders with no profile yet, one cancelled at once.
+    // The source design's boto3 code: orders with no profile yet, one cancelled at once.
     write_listing(&app, "c9", "a1", "2026-11-01T09:00:00Z", "PLACED", "27.40").await;
     write_listing(&app, "c9", "a2", "2026-11-02T09:00:00Z", "PLACED", "10.00").await;
     write_listing(
@@ -506,7 +506,7 @@ async fn delivered_in_any_order_and_redelivered_the_statistics_never_go_negative
     put_profile(&app, "c1").await;
     put_profile(&app, "c2").await;
     let mut source = source(&app);
-    // Placed, cancelled, reinstated by the article's code, removed: every kind of record.
+    // Placed, cancelled, reinstated by the source design's boto3 code, removed: every kind of record.
     let steps: [(&str, &str, &str, &str, &str); 10] = [
         ("c1", "a1", "2026-11-01T09:00:00Z", "PLACED", "27.40"),
         ("c2", "b1", "2026-11-01T10:00:00Z", "PLACED", "3.10"),

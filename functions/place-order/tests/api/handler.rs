@@ -37,7 +37,7 @@ fn s(v: &str) -> AttributeValue {
 }
 
 #[tokio::test]
-async fn a_placed_order_is_found_by_the_articles_own_queries() {
+async fn a_placed_order_is_found_by_the_source_designs_own_queries() {
     let app = TestApp::seeded().await.expect("app");
     app.requests.reset();
     let (status, location, ct, body) = post(&app, "c1", &[], TWO_LINES).await;
@@ -88,7 +88,7 @@ async fn a_placed_order_is_found_by_the_articles_own_queries() {
     assert_eq!(
         newest.len(),
         7,
-        "the listing item holds the article's attributes only"
+        "the listing item holds the source design's attributes only"
     );
 
     // 3. Line items: Key("PK").eq("ORDER#...") & Key("SK").begins_with("ITEM#").

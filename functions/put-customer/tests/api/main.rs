@@ -52,7 +52,7 @@ async fn a_new_customer_is_created_then_replaced() {
     assert_eq!((status, location), (200, None));
     assert_eq!(body["name"], "Gita Rao-Iyer");
 
-    // Read back the way the article does: the item in its shape.
+    // Read back the way the source design does: the item in its shape.
     let item = app
         .engine
         .client()

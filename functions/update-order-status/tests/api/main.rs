@@ -66,7 +66,7 @@ async fn an_order_moves_placed_shipped_delivered_and_gsi1_follows() {
         stored(&app, "o100").await,
         ("SHIPPED".into(), "SHIPPED".into(), "STATUS#SHIPPED".into())
     );
-    // The article's pattern 4 now finds it under SHIPPED, not PLACED.
+    // The source design's pattern 4 now finds it under SHIPPED, not PLACED.
     let shipped = app
         .engine
         .client()
@@ -194,7 +194,7 @@ async fn shipping_and_cancelling_at_once_leaves_one_winner_everywhere() {
 #[tokio::test]
 async fn an_order_without_a_header_is_not_found() {
     let app = TestApp::empty().await.expect("app");
-    // Written by the article's code alone: a listing and line items, no header.
+    // Written by the source design's boto3 code alone: a listing and line items, no header.
     let order = seed::orders().remove(0);
     seed::write_all(
         &app.engine.client(),

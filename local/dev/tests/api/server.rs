@@ -340,15 +340,15 @@ async fn a_customer_reaches_only_their_own_data_and_staff_reach_everything() {
     );
     assert_eq!(get(&addr, "/orders?status=PLACED", &c1).await.status, 403);
 
-    // An order the article's code wrote (no header): its owner is not known, so staff only.
-    let article_order = seed::SampleOrder {
+    // An order the source design's boto3 code wrote (no header): its owner is not known, so staff only.
+    let boto3_order = seed::SampleOrder {
         order_id: "o900".into(),
         customer_id: "c1".into(),
         placed_at: "2026-10-09T10:00:00Z".into(),
         status: OrderStatus::Placed,
         lines: vec![("sku-1".into(), 1, "19.95".into())],
     };
-    let items = seed::order_items(&article_order).expect("items");
+    let items = seed::order_items(&boto3_order).expect("items");
     seed::write_all(&app.engine.client(), LOCAL_TABLE, items)
         .await
         .expect("written");
@@ -390,7 +390,7 @@ async fn a_customer_may_cancel_their_placed_order_but_not_ship_it() {
         (409, Some("CANCELLED"))
     );
 
-    // Staff ship the article's order o100; its owner may then no longer cancel it.
+    // Staff ship the source design's order o100; its owner may then no longer cancel it.
     let shipped = set_status(&addr, "/orders/o100", &staff(), "SHIPPED").await;
     assert_eq!(shipped.status, 200);
     let late = set_status(&addr, "/orders/o100", &c1, "CANCELLED").await;

@@ -128,7 +128,7 @@ impl Store {
                 .expression_attribute_names("#pk", GSI1PK)
                 .expression_attribute_values(":pk", AttributeValue::S(read.gsi1pk.clone()))
                 .scan_index_forward(true)
-                .limit(i32::try_from(limit).unwrap_or(i32::MAX))
+                .limit(cursor::query_limit(limit))
                 .set_exclusive_start_key(start)
                 .send()
         });

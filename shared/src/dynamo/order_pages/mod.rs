@@ -1,5 +1,5 @@
 //! The paged order reads, access patterns 2, 3 and 4: each page is exactly one Query (per status
-//! shard for 4, [`by_status`]), and every page but the last carries an opaque cursor, bound to
+//! shard for 4, `by_status.rs`), and every page but the last carries an opaque cursor, bound to
 //! the caller and checked to lie inside the listing it is used on.
 
 mod by_status;
@@ -10,7 +10,7 @@ use crate::domain::ids::{CustomerId, OrderId};
 use crate::domain::order::{LineItem, MAX_LINES, Order};
 use crate::domain::page::{Page, PageRequest, PlacedWindow};
 use crate::dynamo::codec::Item;
-use crate::dynamo::cursor::{self, text};
+use crate::dynamo::cursor::{self, query_limit, text};
 use crate::dynamo::items::{self, header, line_item, order_listing};
 use crate::dynamo::keys::{self, PK, SK};
 use crate::dynamo::store::Store;
@@ -24,11 +24,6 @@ const _: () = assert!(2 * MAX_LINES + 1 < CUSTOMER_READ);
 /// The sort keys of an order's partition, from its header to its last line item.
 const ORDER_PARTITION_FROM: &str = keys::order_header::SK;
 const ORDER_PARTITION_TO: &str = keys::line_item::SK_END;
-
-/// A Query's `Limit`: a page's size, plus what the listing reads beyond it.
-fn query_limit(items: usize) -> i32 {
-    i32::try_from(items).unwrap_or(i32::MAX)
-}
 
 impl Store {
     /// Access pattern 2: a customer's orders, newest first, optionally within a window. ONE
@@ -67,16 +62,15 @@ impl Store {
             .set_exclusive_start_key(start)
             .send()
             .await?;
-        let mut found = out.items.unwrap_or_default();
         // Fewer than asked for, yet a LastEvaluatedKey: the 1 MB cap cut the page short.
-        let next_cursor = cursor::next_page(caller, &mut found, page.limit, &[PK, SK], || {
-            out.last_evaluated_key
-        })?;
-        let items = found
-            .into_iter()
-            .map(order_listing::from_item)
-            .collect::<Result<_, _>>()?;
-        Ok(Page { items, next_cursor })
+        cursor::page(
+            caller,
+            out.items.unwrap_or_default(),
+            page.limit,
+            &[PK, SK],
+            || out.last_evaluated_key,
+            order_listing::from_item,
+        )
     }
 
     /// Access pattern 3: an order's line items, in SKU order, for a caller who may see the
@@ -129,14 +123,15 @@ impl Store {
         if from_start && let Some(after) = after.as_ref().and_then(|key| text(key, SK)) {
             lines.retain(|line| text(line, SK).is_some_and(|sk| sk > after));
         }
-        let next_cursor = cursor::next_page(caller, &mut lines, page.limit, &[PK, SK], || {
-            out.last_evaluated_key.filter(|_| !from_start)
-        })?;
-        let items = lines
-            .into_iter()
-            .map(line_item::from_item)
-            .collect::<Result<_, _>>()?;
-        Ok(Some(Page { items, next_cursor }))
+        let page = cursor::page(
+            caller,
+            lines,
+            page.limit,
+            &[PK, SK],
+            || out.last_evaluated_key.filter(|_| !from_start),
+            line_item::from_item,
+        )?;
+        Ok(Some(page))
     }
 }
 

@@ -1,7 +1,7 @@
 //! Customer order statistics kept from the table's stream: `orderCount`, `totalSpent` (the
 //! totals of the customer's orders that are not CANCELLED) and `lastOrderAt`, on the profile.
 //! Three steps, one module each: [`records`] reads what a stream record means, [`packing`]
-//! groups a batch's changes into transactions, [`apply`] writes them ([`writes`] builds each
+//! groups a batch's changes into transactions, [`apply`] writes them (`writes.rs` builds each
 //! action).
 //!
 //! Every order's share is stored beside them (`CUSTOMER#<id>` / `COUNTED#<orderId>`) with the

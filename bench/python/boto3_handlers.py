@@ -1,4 +1,4 @@
-"""The peer a team would write instead: the article's boto3 code for each read access pattern,
+"""The peer a team would write instead: the source design's boto3 code for each read access pattern,
 as Python 3 Lambda handlers behind API Gateway (HTTP API, payload 2.0)."""
 
 import json
@@ -8,7 +8,7 @@ from decimal import Decimal
 import boto3
 from boto3.dynamodb.conditions import Key
 
-# As the article does it: one resource and table per cold start.
+# As the source design does it: one resource and table per cold start.
 dynamodb = boto3.resource("dynamodb")
 table = dynamodb.Table(os.environ["TABLE_NAME"])
 
