@@ -2,11 +2,17 @@
 //! of it:
 //!
 //! - [`domain`]: IDs, money, timestamps, order statuses and their transitions, customers,
-//!   orders, listings, statistics, the one error type. No SDK and no HTTP types.
-//! - [`dynamo`]: the key design, one codec per stored entity, and the store's requests (one
-//!   module per concern; every access pattern one request).
-//! - [`http`]: API Gateway events and responses, request parameters and bodies, problem
-//!   documents.
+//!   orders, pages of a listing, statistics, the one error type. No SDK, no HTTP, no status
+//!   codes.
+//! - [`dynamo`]: the key design (`keys`), how values become attributes (`codec`), one codec per
+//!   stored entity (`items`), transactions and their outcomes (`transaction`), and the store's
+//!   requests (one module per concern; every access pattern one request).
+//! - [`http`]: API Gateway events and responses, request parameters and bodies, and the one
+//!   table from error to status and problem document.
+//!
+//! The key design is the source design's (the README names it: "DynamoDB Data Modeling for
+//! Beginners: Design Your Tables Around Access Patterns", AWS Builder Center), extended; the
+//! README numbers the access patterns, and `dynamo::keys` says which key serves which.
 //!
 //! Beside them: [`retry`], the one retry helper, and [`bootstrap`], what every Lambda's `main`
 //! calls.

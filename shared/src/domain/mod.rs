@@ -1,5 +1,6 @@
 //! The domain: IDs, money, timestamps, order statuses and their transitions, customers,
-//! orders, listings and statistics, and who may do what. Plain Rust: no SDK and no HTTP types.
+//! orders, pages of a listing and statistics, and who may do what. Plain Rust: no SDK, no HTTP
+//! types and no status codes.
 
 pub mod access;
 pub mod customer;

@@ -1,5 +1,6 @@
-//! DynamoDB: the key design, one codec per stored entity, and the store's requests, one module
-//! per concern. Every access pattern is one request.
+//! DynamoDB: the key design (`keys`), how values become attributes (`codec`), one codec per
+//! stored entity (`items`), transactions and their outcomes (`transaction`), and the store's
+//! requests, one module per concern. Every access pattern is one request.
 
 pub mod client;
 pub mod codec;
