@@ -12,7 +12,7 @@ CHECKOV := $(CHECKOV_VENV)/.installed
 READ_FUNCTIONS := get-customer list-customer-orders get-order-items list-orders-by-status
 FUNCTIONS := $(notdir $(wildcard functions/*))
 
-.PHONY: help dev token test checkov contract lint build sam-local deploy bench load tools clean
+.PHONY: help dev token test checkov contract lint build sam-local deploy bench load migrate tools clean
 
 help:
 	@echo "make dev     run the store locally: DynamoDB engine on 127.0.0.1:8000, HTTP API on 127.0.0.1:3000"
@@ -26,6 +26,7 @@ help:
 	@echo "make deploy  sam build, then sam deploy (first time: sam deploy --guided)"
 	@echo "make bench   release Lambdas vs the source design's boto3 code: cold start, latency, memory, size"
 	@echo "make load    make dev under 100,000 orders: POST latency and idle CPU as the file grows"
+	@echo "make migrate every pending data migration, on make dev's engine (or TABLE_NAME's table); MIGRATE_ARGS=..."
 
 dev:
 	cargo run --locked -p local-dev --bin store-local
@@ -98,6 +99,17 @@ bench: $(TOOLS) $(BENCH_VENV)/.installed
 load:
 	cargo build --release --locked -p local-dev --bins -p store-bench
 	target/release/store-load --bin-dir target/release --orders $(or $(ORDERS),100000)
+
+# Every pending data migration (store-migrate, docs/adding-an-access-pattern.md): against make
+# dev's engine, or, with TABLE_NAME set, against that table with the standard AWS configuration
+# (credentials, region, AWS_ENDPOINT_URL_DYNAMODB). Flags through MIGRATE_ARGS, e.g.
+# MIGRATE_ARGS="--segments 8 --max-wcu 50 --json".
+migrate:
+	cargo build --quiet --locked -p store-ops --bin store-migrate
+	@if [ -z "$$TABLE_NAME" ]; then \
+		export TABLE_NAME=AppTable AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$${DYNAMODB_PORT:-8000} \
+			AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_REGION=us-east-1; \
+	fi; target/debug/store-migrate $(MIGRATE_ARGS)
 
 $(BENCH_VENV)/.installed: bench/python/requirements.txt
 	python3 -m venv $(BENCH_VENV)

@@ -36,6 +36,8 @@ INVOKES = [
     ("GetOrderFunction", "get-order", 200, {"orderId": "o100", "customerId": "c1"}),
     ("PutCustomerFunction", "put-customer", 201, {"customerId": "c7", "name": "Gita Rao"}),
     ("PlaceOrderFunction", "place-order", 201, {"total": "44.40", "status": "PLACED"}),
+    # The order just placed holds sku-1: its line is under the product in GSI2.
+    ("ListProductOrdersFunction", "list-product-orders", 200, {"items.0.customerId": "c1", "items.0.quantity": 2}),
     ("UpdateOrderStatusFunction", "update-order-status", 200, {"orderId": "o100", "status": "SHIPPED"}),
     ("GetProductFunction", "get-product", 200, {"sku": "sku-1", "price": "19.95"}),
     ("ListProductsFunction", "list-products", 200, {"items.0.sku": ANY}),
@@ -151,6 +153,7 @@ def main():
             ("POST", "/customers/c1/orders"), ("GET", "/orders?status=PLACED"), ("GET", "/orders/o100"),
             ("GET", "/orders/o100/items"), ("PATCH", "/orders/o100"), ("GET", "/products"),
             ("GET", "/products/sku-1"), ("PUT", "/products/sku-1"), ("POST", "/products/sku-1/stock"),
+            ("GET", "/products/sku-1/orders"),
         ]
         for method, path in routes:
             connection = http.client.HTTPConnection("127.0.0.1", API_PORT, timeout=120)

@@ -317,7 +317,7 @@ pub async fn section() -> Result<(), Error> {
             &label,
             ours,
             Some(boto3),
-            "ours: one transaction, stock taken, key recorded",
+            "ours: one transaction, stock taken, key recorded; GSI2 +1 W a line",
         );
         let (consumer, records) = b.consumer_units().await?;
         if placed.is_empty() {
@@ -448,6 +448,24 @@ pub async fn section() -> Result<(), Error> {
         ours,
         Some(boto3),
         "the boto3 code reads every PLACED order (27)",
+    );
+    let (ours, _) = b
+        .units(
+            list_product_orders::handle,
+            get(
+                Who::Staff,
+                "GET /products/{sku}/orders",
+                "/products/sku-1/orders",
+                "limit=25",
+            ),
+            200,
+        )
+        .await?;
+    row(
+        "(8) a product's orders, page of 25",
+        ours,
+        None,
+        "GSI2 projects customerId, quantity, price: 25 lines in one 4 KB read",
     );
     let (order_id, placed_at, _, _) = placed[0].clone();
     let (get_order_units, _) = b

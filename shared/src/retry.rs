@@ -25,6 +25,16 @@ impl Backoff {
         cap: Duration::from_millis(500),
     };
 
+    /// For an operator's batch job (`store-migrate`) that DynamoDB throttles or fails: ten
+    /// attempts, waits drawn from up to 100 ms, doubling, at most 10 s each (~40 s in all):
+    /// a backfill waits for capacity rather than give up, and nothing is written twice since
+    /// each of its writes is conditional.
+    pub const OPERATOR: Backoff = Backoff {
+        attempts: 10,
+        base: Duration::from_millis(100),
+        cap: Duration::from_secs(10),
+    };
+
     /// The longest wait before retry number `retry` (0 before the second attempt).
     pub fn ceiling(&self, retry: u32) -> Duration {
         self.base

@@ -40,6 +40,7 @@ handlers! {
     "list-products" => list_products::handle,
     "put-product" => put_product::handle,
     "adjust-stock" => adjust_stock::handle,
+    "list-product-orders" => list_product_orders::handle,
 }
 
 /// Whether [`invoke`] knows the binary.

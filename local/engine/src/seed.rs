@@ -182,7 +182,7 @@ pub fn order_items(sample: &SampleOrder) -> Result<Vec<Item>, Error> {
             quantity: *quantity,
             price: Money::parse_number(price).ok_or_else(|| format!("{sku}: bad price"))?,
         };
-        written.push(items::line_item::to_item(&order.order_id, &line));
+        written.push(items::line_item::source_design_item(&order.order_id, &line));
     }
     Ok(written)
 }

@@ -58,10 +58,16 @@ pub fn table_requests(table_name: &str) -> Result<(Value, Option<Value>), Error>
     Ok((create, ttl))
 }
 
-/// Creates the table unless it exists; says whether it did.
+/// Creates the table unless it exists; says whether it did. A table that exists gets the
+/// indexes the template has added since it was created ([`add_missing_indexes`]).
 pub fn create_table(db: &Database, table_name: &str) -> Result<bool, Error> {
     match db.describe_table(serde_json::from_value(json!({ "TableName": table_name }))?) {
-        Ok(_) => return Ok(false),
+        Ok(_) => {
+            for index in add_missing_indexes(db, table_name)? {
+                tracing::info!(%index, "index added to the existing table, as a deploy adds it");
+            }
+            return Ok(false);
+        }
         Err(dynoxide::DynoxideError::ResourceNotFoundException(_)) => {}
         Err(err) => return Err(err.into()),
     }
@@ -71,6 +77,48 @@ pub fn create_table(db: &Database, table_name: &str) -> Result<bool, Error> {
         db.update_time_to_live(serde_json::from_value(ttl)?)?;
     }
     Ok(true)
+}
+
+/// Adds to an existing table each global secondary index the template defines and it lacks,
+/// one UpdateTable each, as CloudFormation does on a deploy (the engine, like DynamoDB, fills
+/// the new index from the items already there). Returns the indexes added.
+pub fn add_missing_indexes(db: &Database, table_name: &str) -> Result<Vec<String>, Error> {
+    let described =
+        db.describe_table(serde_json::from_value(json!({ "TableName": table_name }))?)?;
+    let described = serde_json::to_value(&described)?;
+    let present: Vec<&str> = described
+        .pointer("/Table/GlobalSecondaryIndexes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|gsi| gsi["IndexName"].as_str())
+        .collect();
+    let (create, _) = table_requests(table_name)?;
+    let mut added = Vec::new();
+    for gsi in create["GlobalSecondaryIndexes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        let Some(name) = gsi["IndexName"].as_str() else {
+            continue;
+        };
+        if present.contains(&name) {
+            continue;
+        }
+        let update = json!({
+            "TableName": table_name,
+            "AttributeDefinitions": create["AttributeDefinitions"],
+            "GlobalSecondaryIndexUpdates": [{"Create": {
+                "IndexName": name,
+                "KeySchema": gsi["KeySchema"],
+                "Projection": gsi["Projection"],
+            }}],
+        });
+        db.update_table(serde_json::from_value(update)?)?;
+        added.push(name.to_owned());
+    }
+    Ok(added)
 }
 
 #[cfg(test)]
@@ -94,6 +142,35 @@ mod tests {
         );
         let ttl = ttl.expect("TTL is defined");
         assert_eq!(ttl["TimeToLiveSpecification"]["AttributeName"], "expiresAt");
+    }
+
+    #[test]
+    fn an_index_the_template_added_is_added_to_an_existing_table() {
+        let db = Database::memory().expect("engine");
+        let (mut create, _) = table_requests("AppTable").expect("template parses");
+        // The table as it was before GSI2.
+        if let Some(gsis) = create["GlobalSecondaryIndexes"].as_array_mut() {
+            gsis.retain(|gsi| gsi["IndexName"] == "GSI1");
+        }
+        if let Some(attributes) = create["AttributeDefinitions"].as_array_mut() {
+            attributes.retain(|a| {
+                !a["AttributeName"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with("GSI2"))
+            });
+        }
+        db.create_table(serde_json::from_value(create).expect("request"))
+            .expect("created");
+        assert_eq!(
+            add_missing_indexes(&db, "AppTable").expect("updated"),
+            ["GSI2"]
+        );
+        assert!(
+            add_missing_indexes(&db, "AppTable")
+                .expect("checked")
+                .is_empty()
+        );
+        assert!(!create_table(&db, "AppTable").expect("exists"));
     }
 
     #[test]

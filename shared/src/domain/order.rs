@@ -38,6 +38,18 @@ pub struct LineItem {
     pub price: Money,
 }
 
+/// One line of an order as a product's orders list it (access pattern 8): which order, whose,
+/// when, and how many at what price.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProductOrderLine {
+    pub order_id: OrderId,
+    pub customer_id: CustomerId,
+    pub placed_at: Timestamp,
+    pub quantity: u32,
+    pub price: Money,
+}
+
 /// One line as a client asks for it: the price is the catalog's, unless the client says what it
 /// expects to pay (then a different catalog price is a conflict rather than a surprise).
 #[derive(Debug, Clone, PartialEq, Eq)]

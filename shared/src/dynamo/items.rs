@@ -158,23 +158,57 @@ pub mod header {
 /// An order's line item: `ORDER#<orderId>` / `ITEM#<sku>`, quantity and price.
 pub mod line_item {
     use super::*;
-    use crate::domain::ids::OrderId;
+    use crate::domain::ids::{CustomerId, OrderId, Sku};
     use crate::domain::money::Money;
-    use crate::domain::order::LineItem;
+    use crate::domain::order::{LineItem, Order, ProductOrderLine};
 
     pub const QUANTITY: Attr<u32> = Attr::new("quantity");
     pub const PRICE: Attr<Money> = Attr::new("price");
+    /// The order's customer: what a product's orders show beside the line (access pattern 8).
+    pub const CUSTOMER_ID: Attr<CustomerId> = Attr::new("customerId");
+    pub const GSI2PK: Attr<String> = Attr::new(keys::GSI2PK);
+    pub const GSI2SK: Attr<String> = Attr::new(keys::GSI2SK);
 
-    pub fn to_item(order: &OrderId, line: &LineItem) -> Item {
-        let mut item = key(keys::line_item::pk(order), keys::line_item::sk(&line.sku));
+    pub fn key(order: &OrderId, sku: &Sku) -> Item {
+        super::key(keys::line_item::pk(order), keys::line_item::sk(sku))
+    }
+
+    /// The line as the source design's boto3 code writes it: quantity and price.
+    pub fn source_design_item(order: &OrderId, line: &LineItem) -> Item {
+        let mut item = key(order, &line.sku);
         QUANTITY.put(&mut item, &line.quantity);
         PRICE.put(&mut item, &line.price);
+        item
+    }
+
+    /// The line as this store writes it: the source design's attributes, and what GSI2 lists
+    /// (the order's customer, and the keys that put the line under its product).
+    pub fn to_item(order: &Order, line: &LineItem) -> Item {
+        let mut item = source_design_item(&order.order_id, line);
+        CUSTOMER_ID.put(&mut item, &order.customer_id);
+        GSI2PK.put(&mut item, &keys::product_orders::gsi2pk(&line.sku));
+        GSI2SK.put(
+            &mut item,
+            &keys::product_orders::gsi2sk(order.placed_at, &order.order_id),
+        );
         item
     }
 
     pub fn from_item(mut item: Item) -> Result<LineItem, BadItem> {
         Ok(LineItem {
             sku: keys::line_item::parse_sk(&SK.take(&mut item)?)?,
+            quantity: QUANTITY.take(&mut item)?,
+            price: PRICE.take(&mut item)?,
+        })
+    }
+
+    /// A line as GSI2 projects it: the order from the table's key, the time from GSI2's.
+    pub fn product_order_from_item(mut item: Item) -> Result<ProductOrderLine, BadItem> {
+        let (placed_at, order_id) = keys::product_orders::parse_gsi2sk(&GSI2SK.take(&mut item)?)?;
+        Ok(ProductOrderLine {
+            order_id,
+            customer_id: CUSTOMER_ID.take(&mut item)?,
+            placed_at,
             quantity: QUANTITY.take(&mut item)?,
             price: PRICE.take(&mut item)?,
         })
@@ -338,6 +372,42 @@ pub mod counted_order {
     }
 }
 
+/// A data migration's own items, under `MIGRATION#<name>` (`store-migrate`): its completion, each
+/// scan segment's checkpoint, and the line items it deferred.
+pub mod migration {
+    use super::*;
+    use crate::domain::ids::{OrderId, Sku};
+
+    pub const VERSION: Attr<u32> = Attr::new("version");
+    pub const COMPLETED_AT: Attr<String> = Attr::new("completedAt");
+    /// Where the segment's scan continues: its LastEvaluatedKey, as JSON; absent once done.
+    pub const LAST_KEY: Attr<String> = Attr::new("lastKey");
+    pub const DONE: Attr<bool> = Attr::new("done");
+    pub const SCANNED: Attr<u64> = Attr::new("scanned");
+    pub const CHANGED: Attr<u64> = Attr::new("changed");
+    pub const SKIPPED: Attr<u64> = Attr::new("skipped");
+    pub const DEFERRED: Attr<u64> = Attr::new("deferred");
+    pub const UNPLACEABLE: Attr<u64> = Attr::new("unplaceable");
+
+    pub fn status_key(name: &str) -> Item {
+        super::key(keys::migration::pk(name), keys::migration::STATUS_SK)
+    }
+
+    pub fn segment_key(name: &str, segment: u32, total: u32) -> Item {
+        super::key(
+            keys::migration::pk(name),
+            keys::migration::segment_sk(segment, total),
+        )
+    }
+
+    pub fn deferred_key(name: &str, order: &OrderId, sku: &Sku) -> Item {
+        super::key(
+            keys::migration::pk(name),
+            keys::migration::deferred_sk(order, sku),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -436,7 +506,7 @@ mod tests {
             quantity: 2,
             price: Money::parse_number("19.95").expect("money"),
         };
-        let item = line_item::to_item(&OrderId::parse("o100").expect("id"), &line);
+        let item = line_item::source_design_item(&OrderId::parse("o100").expect("id"), &line);
         assert_eq!(
             shape(&item),
             pairs(&[
@@ -447,6 +517,47 @@ mod tests {
             ])
         );
         assert_eq!(line_item::from_item(item).expect("reads"), line);
+    }
+
+    #[test]
+    fn this_stores_line_item_also_carries_its_customer_and_its_place_under_the_product() {
+        let line = LineItem {
+            sku: Sku::parse("sku-1").expect("sku"),
+            quantity: 2,
+            price: Money::parse_number("19.95").expect("money"),
+        };
+        let order = Order {
+            order_id: OrderId::parse("o100").expect("id"),
+            customer_id: CustomerId::parse("c1").expect("id"),
+            placed_at: Timestamp::parse("2026-10-08T14:30:00Z").expect("t"),
+            status: OrderStatus::Placed,
+            total: Money::parse_number("39.90").expect("money"),
+        };
+        let item = line_item::to_item(&order, &line);
+        assert_eq!(
+            shape(&item),
+            pairs(&[
+                ("GSI2PK", "S PRODUCT#sku-1"),
+                ("GSI2SK", "S 2026-10-08T14:30:00Z#o100"),
+                ("PK", "S ORDER#o100"),
+                ("SK", "S ITEM#sku-1"),
+                ("customerId", "S c1"),
+                ("price", "N 19.95"),
+                ("quantity", "N 2"),
+            ])
+        );
+        assert_eq!(line_item::from_item(item.clone()).expect("reads"), line);
+        let listed = line_item::product_order_from_item(item).expect("reads as GSI2 lists it");
+        assert_eq!(
+            (
+                listed.order_id,
+                listed.customer_id,
+                listed.placed_at,
+                listed.quantity
+            ),
+            (order.order_id, order.customer_id, order.placed_at, 2)
+        );
+        assert_eq!(listed.price, line.price);
     }
 
     #[test]

@@ -6,12 +6,13 @@
 //! |-----------------|-------------------------|---------------------------------|-------------------|-------------|--------|
 //! | customer        | `CUSTOMER#<customerId>` | `PROFILE`                       |                   |             | 1 |
 //! | order (listing) | `CUSTOMER#<customerId>` | `ORDER#<placedAt>#<orderId>`    | `STATUS#<status>[#<k>]` | `<placedAt>`| 2, 4 |
-//! | order line item | `ORDER#<orderId>`       | `ITEM#<sku>`                    |                   |             | 3 |
+//! | order line item | `ORDER#<orderId>`       | `ITEM#<sku>`                    | GSI2: `PRODUCT#<sku>` | GSI2: `<placedAt>#<orderId>` | 3, 8 |
 //! | order header    | `ORDER#<orderId>`       | `HEADER`                        |                   |             | 7 |
 //! | idempotency     | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE`             |                   |             | order retries |
 //! | order as counted| `CUSTOMER#<customerId>` | `COUNTED#<orderId>`             |                   |             | statistics |
 //! | product         | `PRODUCT#<sku>`         | `PRODUCT`                       |                   |             | 5, orders |
 //! | catalog entry   | `CATALOG#<shard>`       | `PRODUCT#<sku>`                 |                   |             | 6 |
+//! | migration state | `MIGRATION#<name>`      | `STATUS`, `SEGMENT#<i>`, `DEFERRED#<orderId>#<sku>` |  |         | `store-migrate` |
 
 use std::fmt;
 
@@ -19,12 +20,16 @@ use crate::domain::ids::{CustomerId, IdempotencyKey, OrderId, Sku};
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 
-/// Attribute names of the table's and GSI1's keys.
+/// Attribute names of the table's, GSI1's and GSI2's keys.
 pub const PK: &str = "PK";
 pub const SK: &str = "SK";
 pub const GSI1PK: &str = "GSI1PK";
 pub const GSI1SK: &str = "GSI1SK";
 pub const GSI1: &str = "GSI1";
+pub const GSI2PK: &str = "GSI2PK";
+pub const GSI2SK: &str = "GSI2SK";
+pub const GSI2: &str = "GSI2";
+const MIGRATION_PREFIX: &str = "MIGRATION#";
 
 const CUSTOMER_PREFIX: &str = "CUSTOMER#";
 const ORDER_PREFIX: &str = "ORDER#";
@@ -231,6 +236,75 @@ pub mod line_item {
     }
 }
 
+/// Access pattern 8 (a product's orders, newest first: Query on GSI2PK): the GSI2 keys every
+/// line item carries, the inverted view of `ORDER#<orderId>` / `ITEM#<sku>`. Line items written
+/// before GSI2 get them from the migration `0001-line-item-gsi2` (`store-migrate`).
+pub mod product_orders {
+    use super::*;
+
+    /// The product's orders: the product item's own key string, in GSI2.
+    pub fn gsi2pk(sku: &Sku) -> String {
+        product::pk(sku)
+    }
+
+    pub fn gsi2sk(placed_at: Timestamp, order: &OrderId) -> String {
+        format!("{placed_at}#{order}")
+    }
+
+    pub fn parse_gsi2pk(gsi2pk: &str) -> Result<Sku, MalformedKey> {
+        product::parse_pk(gsi2pk).map_err(|_| malformed(GSI2PK, gsi2pk))
+    }
+
+    pub fn parse_gsi2sk(gsi2sk: &str) -> Result<(Timestamp, OrderId), MalformedKey> {
+        gsi2sk
+            .rsplit_once('#')
+            .and_then(|(at, id)| Some((Timestamp::parse(at).ok()?, OrderId::parse(id).ok()?)))
+            .ok_or_else(|| malformed(GSI2SK, gsi2sk))
+    }
+
+    /// Inclusive bounds for `GSI2SK BETWEEN :lo AND :hi` selecting the orders placed in
+    /// `[from, to)`; either end may be open.
+    pub fn gsi2sk_range(from: Option<Timestamp>, to: Option<Timestamp>) -> (String, String) {
+        // `<from>` sorts before every `<from>#<orderId>`; `<to>` before every `<to>#<orderId>`,
+        // so orders placed at `to` are out. Every timestamp starts with a digit: "0" is below
+        // them all and ":" (after '9') above.
+        let lo = from.map_or_else(|| "0".to_owned(), |from| from.to_string());
+        let hi = to.map_or_else(|| ":".to_owned(), |to| to.to_string());
+        (lo, hi)
+    }
+}
+
+/// State of a data migration run by `store-migrate`: its completion, each scan segment's
+/// progress, and the line items it could not place yet. No access pattern reads it.
+pub mod migration {
+    use super::*;
+
+    pub const STATUS_SK: &str = "STATUS";
+    pub const SEGMENT_PREFIX: &str = "SEGMENT#";
+    pub const DEFERRED_PREFIX: &str = "DEFERRED#";
+
+    pub fn pk(name: &str) -> String {
+        format!("{MIGRATION_PREFIX}{name}")
+    }
+
+    /// Segment `segment` of a scan in `total` segments: a count change starts a new scan.
+    pub fn segment_sk(segment: u32, total: u32) -> String {
+        format!("{SEGMENT_PREFIX}{total}#{segment:04}")
+    }
+
+    /// A line item deferred until the scan has seen every order listing.
+    pub fn deferred_sk(order: &OrderId, sku: &Sku) -> String {
+        format!("{DEFERRED_PREFIX}{order}#{sku}")
+    }
+
+    pub fn parse_deferred_sk(sk: &str) -> Result<(OrderId, Sku), MalformedKey> {
+        sk.strip_prefix(DEFERRED_PREFIX)
+            .and_then(|rest| rest.split_once('#'))
+            .and_then(|(order, sku)| Some((OrderId::parse(order).ok()?, Sku::parse(sku).ok()?)))
+            .ok_or_else(|| malformed(SK, sk))
+    }
+}
+
 /// Access pattern 7 (an order by ID, with its lines: one Query on PK): keys of the order header,
 /// what a lookup by orderId needs (customerId, placedAt, status,
 /// total), in the order's own partition beside its line items.
@@ -417,6 +491,53 @@ mod tests {
         for bad in ["0", "33", "-1", "x", ""] {
             assert!(StatusShards::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_line_items_gsi2_keys_invert_it_under_its_product() {
+        let at = Timestamp::parse("2026-10-08T14:30:00Z").expect("t");
+        let (sku, order) = (
+            Sku::parse("sku-1").expect("sku"),
+            OrderId::parse("o100").expect("id"),
+        );
+        assert_eq!(product_orders::gsi2pk(&sku), "PRODUCT#sku-1");
+        assert_eq!(
+            product_orders::gsi2sk(at, &order),
+            "2026-10-08T14:30:00Z#o100"
+        );
+        assert_eq!(
+            product_orders::parse_gsi2sk("2026-10-08T14:30:00Z#o100").expect("parses"),
+            (at, order.clone())
+        );
+        assert_eq!(
+            product_orders::parse_gsi2pk("PRODUCT#sku-1").expect("parses"),
+            sku
+        );
+        for bad in [
+            "2026-10-08T14:30:00Z",
+            "yesterday#o1",
+            "2026-10-08T14:30:00Z#o#1",
+        ] {
+            assert!(product_orders::parse_gsi2sk(bad).is_err(), "{bad}");
+        }
+        let (lo, hi) = product_orders::gsi2sk_range(None, None);
+        assert!(lo.as_str() < "0000-01-01T00:00:00Z#a" && "9999-12-31T23:59:59Z#z" < hi.as_str());
+        let to = Timestamp::parse("2026-10-08T14:30:00Z").expect("t");
+        let (_, hi) = product_orders::gsi2sk_range(None, Some(to));
+        assert!(
+            product_orders::gsi2sk(at, &order) > hi,
+            "an order placed at `to` is out"
+        );
+        assert_eq!(
+            migration::pk("0001-line-item-gsi2"),
+            "MIGRATION#0001-line-item-gsi2"
+        );
+        assert_eq!(migration::segment_sk(3, 8), "SEGMENT#8#0003");
+        assert_eq!(migration::deferred_sk(&order, &sku), "DEFERRED#o100#sku-1");
+        assert_eq!(
+            migration::parse_deferred_sk("DEFERRED#o100#sku-1").expect("parses"),
+            (order, sku)
+        );
     }
 
     #[test]

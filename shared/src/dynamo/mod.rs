@@ -9,6 +9,7 @@ pub mod customers;
 pub mod errors;
 pub mod items;
 pub mod keys;
+pub mod migrations;
 pub mod order_pages;
 pub mod orders;
 pub mod products;

@@ -241,7 +241,7 @@ impl Store {
             order_listing::to_item(order, self.status_shards),
             header::to_item(order),
         ];
-        new_items.extend(lines.iter().map(|l| line_item::to_item(&order.order_id, l)));
+        new_items.extend(lines.iter().map(|line| line_item::to_item(order, line)));
         let now = epoch_seconds();
         let record_item = idempotency.map(|(key, record)| {
             idempotency::to_item(

@@ -6,7 +6,8 @@ use serde::de::DeserializeOwned;
 
 use crate::AppError;
 use crate::domain::access::Caller;
-use crate::domain::page::PageRequest;
+use crate::domain::page::{PageRequest, PlacedWindow};
+use crate::domain::time::Timestamp;
 
 /// A JSON number that is a whole number, as JSON Schema's `integer` means one: `3`, `3.0` and
 /// `3e0` alike (a client that serialises through a float still means 3); `3.5` is refused, and
@@ -57,6 +58,20 @@ pub fn query_param<'r>(req: &'r Request, name: &str) -> Result<Option<&'r str>, 
 }
 
 /// `limit` and `cursor` from the query string.
+/// The `from` (inclusive) and `to` (exclusive) bounds on when an order was placed, as a
+/// listing's query string gives them (any offset; `+` may arrive unencoded).
+pub fn placed_window(req: &Request) -> Result<PlacedWindow, AppError> {
+    let timestamp = |name: &str| {
+        query_param(req, name)?
+            .map(|raw| {
+                Timestamp::parse_query_value(raw)
+                    .map_err(|err| AppError::invalid(format!("{name}: {err}")))
+            })
+            .transpose()
+    };
+    PlacedWindow::new(timestamp("from")?, timestamp("to")?)
+}
+
 pub fn page_request(req: &Request) -> Result<PageRequest, AppError> {
     PageRequest::parse(query_param(req, "limit")?, query_param(req, "cursor")?)
 }

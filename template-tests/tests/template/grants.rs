@@ -150,7 +150,7 @@ fn the_warm_up_grant_reads_the_reserved_key_and_nothing_else() {
         );
         seen += 1;
     }
-    assert_eq!(seen, 13);
+    assert_eq!(seen, 14);
 }
 
 const TABLE: &str = "!GetAtt AppTable.Arn";
@@ -199,6 +199,18 @@ fn expected_grants() -> BTreeMap<&'static str, Vec<Grant>> {
             ],
         ),
         (
+            "ListProductOrdersFunction",
+            vec![
+                warm_up(),
+                grant(
+                    "dynamodb:Query",
+                    "!Sub ${AppTable.Arn}/index/GSI2",
+                    &["PRODUCT#*"],
+                    &[],
+                ),
+            ],
+        ),
+        (
             "PutCustomerFunction",
             vec![
                 warm_up(),
@@ -239,6 +251,8 @@ fn expected_grants() -> BTreeMap<&'static str, Vec<Grant>> {
                         "total",
                         "quantity",
                         "price",
+                        "GSI2PK",
+                        "GSI2SK",
                     ],
                 ),
                 grant(
@@ -536,7 +550,7 @@ fn write_grants_allow_exactly_the_attributes_the_codecs_write() {
             "PlaceOrderFunction",
             "dynamodb:PutItem",
             "ORDER#*",
-            names(&[&header::to_item(&order), &line_item::to_item(&o1, &line)]),
+            names(&[&header::to_item(&order), &line_item::to_item(&order, &line)]),
         ),
         (
             "PlaceOrderFunction",

@@ -81,7 +81,7 @@ fn every_function_has_an_alarm_on_its_errors_and_throttles() {
         .filter(|(_, r)| r["Type"].as_str() == Some("AWS::Serverless::Function"))
         .map(|(name, _)| name.as_str().expect("name"))
         .collect();
-    assert_eq!(functions.len(), 13);
+    assert_eq!(functions.len(), 14);
     let alarms = alarms(&template);
     for function in functions {
         let watching: Vec<(String, String)> = alarms

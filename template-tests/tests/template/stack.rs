@@ -95,7 +95,7 @@ fn every_route_is_behind_the_jwt_authorizer_and_throttled() {
             routes += 1;
         }
     }
-    assert_eq!(routes, 12);
+    assert_eq!(routes, 13);
     // The staff group the functions look for is the one the pool defines.
     assert_eq!(
         template["Resources"]["StaffGroup"]["Properties"]["GroupName"].as_str(),
@@ -126,4 +126,117 @@ fn every_function_gets_the_status_shard_count_the_code_accepts() {
         }
         other => panic!("STATUS_SHARDS is {other:?}, not !Ref StatusShards"),
     }
+}
+
+#[test]
+fn gsi2_lists_line_items_under_their_product_projecting_only_what_the_listing_returns() {
+    let template = template::parse().expect("template");
+    let props = &template["Resources"]["AppTable"]["Properties"];
+    let gsi2 = props["GlobalSecondaryIndexes"]
+        .as_sequence()
+        .expect("indexes")
+        .iter()
+        .find(|gsi| gsi["IndexName"].as_str() == Some(shared::dynamo::keys::GSI2))
+        .expect("GSI2");
+    let schema: Vec<(&str, &str)> = gsi2["KeySchema"]
+        .as_sequence()
+        .expect("schema")
+        .iter()
+        .map(|k| {
+            (
+                k["AttributeName"].as_str().unwrap_or(""),
+                k["KeyType"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(schema, [("GSI2PK", "HASH"), ("GSI2SK", "RANGE")]);
+    assert_eq!(
+        gsi2["Projection"]["ProjectionType"].as_str(),
+        Some("INCLUDE")
+    );
+    let projected: Vec<&str> = gsi2["Projection"]["NonKeyAttributes"]
+        .as_sequence()
+        .expect("attributes")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    // Exactly what a product's order line is read from besides the keys.
+    use shared::dynamo::items::line_item;
+    assert_eq!(
+        projected,
+        [
+            line_item::CUSTOMER_ID.name,
+            line_item::QUANTITY.name,
+            line_item::PRICE.name
+        ]
+    );
+    for attribute in ["GSI2PK", "GSI2SK"] {
+        assert!(
+            props["AttributeDefinitions"]
+                .as_sequence()
+                .expect("definitions")
+                .iter()
+                .any(|d| d["AttributeName"].as_str() == Some(attribute)
+                    && d["AttributeType"].as_str() == Some("S")),
+            "{attribute} is defined as a string"
+        );
+    }
+}
+
+#[test]
+fn the_migration_policy_is_for_operators_and_the_only_grant_of_a_scan() {
+    let template = template::parse().expect("template");
+    let text = |v: &Value| serde_yaml::to_string(v).expect("yaml");
+    let policy = &template["Resources"]["StoreMigrationPolicy"];
+    assert_eq!(policy["Type"].as_str(), Some("AWS::IAM::ManagedPolicy"));
+    let statements = policy["Properties"]["PolicyDocument"]["Statement"]
+        .as_sequence()
+        .expect("statements");
+    let actions = |s: &Value| -> Vec<String> {
+        match &s["Action"] {
+            Value::Sequence(list) => list
+                .iter()
+                .filter_map(|a| a.as_str().map(str::to_owned))
+                .collect(),
+            other => other.as_str().map(str::to_owned).into_iter().collect(),
+        }
+    };
+    // Writes: a line item's GSI2 keys and customer in ORDER#*, and the migration's own items.
+    let update = statements
+        .iter()
+        .find(|s| actions(s) == ["dynamodb:UpdateItem"])
+        .expect("the line items' update");
+    assert!(text(&update["Condition"]).contains("ORDER#*"));
+    let attributes: Vec<&str> =
+        update["Condition"]["ForAllValues:StringEquals"]["dynamodb:Attributes"]
+            .as_sequence()
+            .expect("attributes")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+    assert_eq!(attributes, ["PK", "SK", "customerId", "GSI2PK", "GSI2SK"]);
+    for statement in statements {
+        let writes = actions(statement)
+            .iter()
+            .any(|a| a.contains("Put") || a.contains("Delete") || a.contains("Update"));
+        if writes {
+            assert!(
+                !text(&statement["Condition"]).is_empty() && statement["Condition"].is_mapping(),
+                "every write is conditioned: {statement:?}"
+            );
+        }
+    }
+    // No function may Scan: the policy is the one place.
+    for (name, function) in functions(&template) {
+        assert!(
+            !text(&function["Properties"]["Policies"]).contains("dynamodb:Scan"),
+            "{name} may Scan"
+        );
+    }
+    assert!(
+        statements
+            .iter()
+            .any(|s| actions(s).contains(&"dynamodb:Scan".to_owned())),
+        "the migration may Scan"
+    );
 }

@@ -1,7 +1,9 @@
-//! The paged order reads, access patterns 2, 3 and 4: each page is exactly one Query (per status
-//! shard for 4, `by_status.rs`), and every page but the last carries an opaque cursor, bound to
-//! the caller and checked to lie inside the listing it is used on.
+//! The paged order reads, access patterns 2, 3, 4 and 8: each page is exactly one Query (per
+//! status shard for 4, `by_status.rs`; on GSI2 for 8, `by_product.rs`), and every page but the
+//! last carries an opaque cursor, bound to the caller and checked to lie inside the listing it
+//! is used on.
 
+mod by_product;
 mod by_status;
 
 use crate::AppError;

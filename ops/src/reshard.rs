@@ -5,9 +5,7 @@
 //! come from the standard AWS configuration (profiles and SSO included, as an operator's
 //! workstation has them; `AWS_ENDPOINT_URL_DYNAMODB` for make dev's engine).
 
-use shared::Store;
 use shared::domain::error::BoxError;
-use shared::dynamo::client;
 use shared::dynamo::keys::StatusShards;
 
 const USAGE: &str = "usage: store-reshard --status-shards N [--table NAME]";
@@ -15,7 +13,7 @@ const USAGE: &str = "usage: store-reshard --status-shards N [--table NAME]";
 #[tokio::main]
 async fn main() -> Result<(), BoxError> {
     let mut shards = None;
-    let mut table = std::env::var("TABLE_NAME").ok();
+    let mut table = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -25,16 +23,9 @@ async fn main() -> Result<(), BoxError> {
         }
     }
     let shards = StatusShards::parse(&shards.ok_or(USAGE)?)?;
-    let table = table.ok_or("the table: set TABLE_NAME or pass --table")?;
-    client::check_endpoints(|name| std::env::var(name).ok())?;
-    // The functions read only the Lambda environment; an operator has the whole default chain.
-    let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
-        .http_client(client::http_client())
-        .timeout_config(client::timeouts())
-        .retry_config(client::retries())
-        .load()
-        .await;
-    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), table.clone())
+    let table = store_ops::table(table)?;
+    let store = store_ops::connect(table.clone())
+        .await?
         .with_status_shards(shards);
     let done = store.reshard_statuses().await?;
     println!(

@@ -1,0 +1,336 @@
+//! `0001-line-item-gsi2`: line items written before GSI2 get the keys that list them under their
+//! product (`GSI2PK`, `GSI2SK`) and their order's `customerId`, which the listing returns.
+//!
+//! A line item says only its order and SKU; the time and the customer are its order's. An
+//! order this store placed has a header in its own partition: the line is set from it (one
+//! BatchGetItem of the headers per page). An order the source design's boto3 code wrote has no
+//! header, only its listing item in the customer's partition, which the same scan meets,
+//! somewhere: when it does, the order's lines are read (one Query) and set from it; a headerless
+//! line met first is deferred (`DEFERRED#…`) and looked at again once every segment is done.
+//! A line whose order has neither is reported and left alone.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{KeysAndAttributes, ReturnConsumedCapacity};
+
+use crate::AppError;
+use crate::domain::ids::{CustomerId, OrderId, Sku};
+use crate::domain::order::Order;
+use crate::domain::time::Timestamp;
+use crate::dynamo::codec::{BadItem, Item};
+use crate::dynamo::cursor::text;
+use crate::dynamo::items::{header, line_item, migration as stored};
+use crate::dynamo::keys::{self, GSI2PK, PK, SK};
+use crate::dynamo::migrations::{Budget, Counts, Migration, Options, patiently};
+use crate::dynamo::products::MAX_BATCH_GET;
+use crate::dynamo::store::Store;
+
+/// What a line's GSI2 entry needs from its order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Placed {
+    customer: CustomerId,
+    at: Timestamp,
+}
+
+/// What a page holds that concerns this migration.
+#[derive(Debug, Default)]
+struct Found {
+    /// Line items without GSI2 keys.
+    lines: Vec<(OrderId, Sku)>,
+    /// Order listings: each order's customer and time.
+    listings: BTreeMap<OrderId, Placed>,
+}
+
+fn read_page(items: &[Item]) -> Found {
+    let mut found = Found::default();
+    for item in items {
+        let (Some(pk), Some(sk)) = (text(item, PK), text(item, SK)) else {
+            continue;
+        };
+        if let (Ok(order), Ok(sku)) = (keys::line_item::parse_pk(pk), keys::line_item::parse_sk(sk))
+        {
+            if !item.contains_key(GSI2PK) {
+                found.lines.push((order, sku));
+            }
+        } else if let (Ok(customer), Ok((at, order))) = (
+            keys::customer::parse_pk(pk),
+            keys::order_listing::parse_sk(sk),
+        ) {
+            found.listings.insert(order, Placed { customer, at });
+        }
+    }
+    found
+}
+
+/// One page of the scan: lines of orders with a header set from it; orders without one set
+/// from their listing when the page holds it; other headerless lines deferred.
+pub(super) async fn migrate_page(
+    store: &Store,
+    migration: Migration,
+    items: Vec<Item>,
+    options: &Options,
+    budget: &Budget,
+) -> Result<Counts, AppError> {
+    let mut counts = Counts {
+        scanned: items.len() as u64,
+        ..Counts::default()
+    };
+    let found = read_page(&items);
+    let orders: BTreeSet<&OrderId> = found
+        .lines
+        .iter()
+        .map(|(order, _)| order)
+        .chain(found.listings.keys())
+        .collect();
+    let headers = store.read_headers(&orders, budget).await?;
+    for (order, sku) in &found.lines {
+        if let Some(placed) = headers.get(order) {
+            store
+                .set_gsi2(order, sku, placed, options, budget, &mut counts)
+                .await?;
+        } else if !found.listings.contains_key(order) {
+            store.defer(migration, order, sku, options, budget).await?;
+            counts.deferred += 1;
+        }
+    }
+    for (order, placed) in &found.listings {
+        if !headers.contains_key(order) {
+            for sku in store.lines_without_gsi2(order, budget).await? {
+                store
+                    .set_gsi2(order, &sku, placed, options, budget, &mut counts)
+                    .await?;
+            }
+        }
+    }
+    Ok(counts)
+}
+
+/// Once every segment is done: each deferred line set from its order's listing meanwhile is
+/// settled; one still without keys has no order to take them from, and is reported.
+pub(super) async fn resolve_deferred(
+    store: &Store,
+    migration: Migration,
+    options: &Options,
+    budget: &Budget,
+) -> Result<Counts, AppError> {
+    let mut counts = Counts::default();
+    for (order, sku) in store.deferred(migration, budget).await? {
+        let unset = store.lines_without_gsi2(&order, budget).await?;
+        if unset.contains(&sku) && !options.dry_run {
+            counts.unplaceable += 1;
+            tracing::warn!(%order, %sku, "line item left without GSI2 keys: its order has no header and no listing");
+        } else if !options.dry_run {
+            store
+                .settle_deferred(migration, &order, &sku, budget)
+                .await?;
+        }
+    }
+    Ok(counts)
+}
+
+impl Store {
+    /// The orders of `orders` that have a header, with their customer and time (BatchGetItem,
+    /// eventually consistent: a header, once written, never changes these).
+    async fn read_headers(
+        &self,
+        orders: &BTreeSet<&OrderId>,
+        budget: &Budget,
+    ) -> Result<BTreeMap<OrderId, Placed>, AppError> {
+        let mut placed = BTreeMap::new();
+        let keys: Vec<Item> = orders.iter().map(|order| header::key(order)).collect();
+        for chunk in keys.chunks(MAX_BATCH_GET) {
+            let mut wanted = chunk.to_vec();
+            while !wanted.is_empty() {
+                let request = KeysAndAttributes::builder()
+                    .set_keys(Some(std::mem::take(&mut wanted)))
+                    .build()
+                    .map_err(AppError::internal)?;
+                let out = patiently(|_| async {
+                    self.client
+                        .batch_get_item()
+                        .request_items(&self.table, request.clone())
+                        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                        .send()
+                        .await
+                        .map_err(AppError::from)
+                })
+                .await?;
+                for consumed in out.consumed_capacity() {
+                    budget.read(Some(consumed)).await?;
+                }
+                for item in out
+                    .responses
+                    .into_iter()
+                    .flatten()
+                    .flat_map(|(_, items)| items)
+                {
+                    let Order {
+                        order_id,
+                        customer_id,
+                        placed_at,
+                        ..
+                    } = header::from_item(item)?;
+                    placed.insert(
+                        order_id,
+                        Placed {
+                            customer: customer_id,
+                            at: placed_at,
+                        },
+                    );
+                }
+                wanted = out
+                    .unprocessed_keys
+                    .and_then(|mut left| left.remove(&self.table))
+                    .map(|left| left.keys)
+                    .unwrap_or_default();
+            }
+        }
+        Ok(placed)
+    }
+
+    /// The SKUs of `order`'s line items that have no GSI2 keys (strongly consistent).
+    async fn lines_without_gsi2(
+        &self,
+        order: &OrderId,
+        budget: &Budget,
+    ) -> Result<Vec<Sku>, AppError> {
+        let lines = self
+            .query_prefix_paced(
+                keys::line_item::pk(order),
+                keys::line_item::SK_PREFIX,
+                budget,
+            )
+            .await?;
+        Ok(lines
+            .iter()
+            .filter(|item| !item.contains_key(GSI2PK))
+            .filter_map(|item| text(item, SK).and_then(|sk| keys::line_item::parse_sk(sk).ok()))
+            .collect())
+    }
+
+    /// Sets one line's GSI2 keys and customer, only if it exists and has no GSI2 keys yet.
+    async fn set_gsi2(
+        &self,
+        order: &OrderId,
+        sku: &Sku,
+        placed: &Placed,
+        options: &Options,
+        budget: &Budget,
+        counts: &mut Counts,
+    ) -> Result<(), AppError> {
+        if options.dry_run {
+            counts.changed += 1;
+            return Ok(());
+        }
+        let sent = patiently(|_| async {
+            let sent = self
+                .client
+                .update_item()
+                .table_name(&self.table)
+                .set_key(Some(line_item::key(order, sku)))
+                .update_expression(
+                    "SET #customer = :customer, #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk",
+                )
+                .condition_expression("attribute_exists(#pk) AND attribute_not_exists(#gsi2pk)")
+                .expression_attribute_names("#pk", PK)
+                .expression_attribute_names("#customer", line_item::CUSTOMER_ID.name)
+                .expression_attribute_names("#gsi2pk", line_item::GSI2PK.name)
+                .expression_attribute_names("#gsi2sk", line_item::GSI2SK.name)
+                .expression_attribute_values(
+                    ":customer",
+                    line_item::CUSTOMER_ID.value(&placed.customer),
+                )
+                .expression_attribute_values(
+                    ":gsi2pk",
+                    line_item::GSI2PK.value(&keys::product_orders::gsi2pk(sku)),
+                )
+                .expression_attribute_values(
+                    ":gsi2sk",
+                    line_item::GSI2SK.value(&keys::product_orders::gsi2sk(placed.at, order)),
+                )
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await;
+            match sent {
+                Ok(out) => Ok(Some(out.consumed_capacity)),
+                Err(err)
+                    if matches!(
+                        err.as_service_error(),
+                        Some(UpdateItemError::ConditionalCheckFailedException(_))
+                    ) =>
+                {
+                    Ok(None)
+                }
+                Err(err) => Err(AppError::from(err)),
+            }
+        })
+        .await?;
+        match sent {
+            Some(consumed) => {
+                counts.changed += 1;
+                budget.write(consumed.as_ref()).await
+            }
+            None => {
+                // Set already (or gone); the refused write still cost a unit, which DynamoDB
+                // does not report on a refusal.
+                counts.skipped += 1;
+                budget.write(Some(&one_write_unit())).await
+            }
+        }
+    }
+
+    /// Sets a headerless line aside until every order listing has been read.
+    async fn defer(
+        &self,
+        migration: Migration,
+        order: &OrderId,
+        sku: &Sku,
+        options: &Options,
+        budget: &Budget,
+    ) -> Result<(), AppError> {
+        if options.dry_run {
+            return Ok(());
+        }
+        self.put_paced(stored::deferred_key(migration.name(), order, sku), budget)
+            .await
+    }
+
+    /// The lines set aside.
+    async fn deferred(
+        &self,
+        migration: Migration,
+        budget: &Budget,
+    ) -> Result<Vec<(OrderId, Sku)>, AppError> {
+        let items = self
+            .query_prefix_paced(
+                keys::migration::pk(migration.name()),
+                keys::migration::DEFERRED_PREFIX,
+                budget,
+            )
+            .await?;
+        items
+            .iter()
+            .filter_map(|item| text(item, SK))
+            .map(|sk| Ok(keys::migration::parse_deferred_sk(sk).map_err(BadItem::from)?))
+            .collect()
+    }
+
+    async fn settle_deferred(
+        &self,
+        migration: Migration,
+        order: &OrderId,
+        sku: &Sku,
+        budget: &Budget,
+    ) -> Result<(), AppError> {
+        self.delete_paced(stored::deferred_key(migration.name(), order, sku), budget)
+            .await
+    }
+}
+
+/// What a refused conditional write of an item under 1 KB costs: one write unit.
+fn one_write_unit() -> aws_sdk_dynamodb::types::ConsumedCapacity {
+    aws_sdk_dynamodb::types::ConsumedCapacity::builder()
+        .capacity_units(1.0)
+        .build()
+}

@@ -1,0 +1,271 @@
+//! Migrations of data already written, named and versioned here and run by `store-migrate`
+//! (`ops/`): what a team does when the store starts answering a question its design never
+//! listed, for the items written before it did (docs/adding-an-access-pattern.md).
+//!
+//! A run is one parallel Scan (`segments` at once), the one Scan in the project, and only here:
+//! every change it makes is a conditional write that does nothing where the change is already
+//! made, so it is safe beside live traffic and safe to run twice. Each segment's progress is
+//! checkpointed in the table (`MIGRATION#<name>` / `SEGMENT#<n>#<i>`), so a run stopped at any
+//! moment continues where it stopped; completion is recorded (`STATUS`) and a completed
+//! migration is not run again. The pace is held to `max_read` / `max_write` units per second of
+//! the capacity DynamoDB reports ([`budget`]).
+
+pub mod budget;
+mod line_item_gsi2;
+mod state;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
+use futures_util::future::join_all;
+
+use crate::AppError;
+use crate::dynamo::codec::Item;
+use crate::dynamo::store::Store;
+use crate::retry::{Backoff, retry};
+
+pub use budget::{Budget, Spent};
+
+/// A migration of data already written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Migration {
+    /// Access pattern 8 (a product's orders) reads GSI2, which only line items written since
+    /// carry keys for: this sets `GSI2PK`, `GSI2SK` and `customerId` on the older ones, from
+    /// their order's header or, for orders the source design's boto3 code wrote (no header),
+    /// from their order's listing item.
+    LineItemGsi2,
+}
+
+impl Migration {
+    /// Every migration, in the order they run.
+    pub const ALL: [Migration; 1] = [Migration::LineItemGsi2];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Migration::LineItemGsi2 => "0001-line-item-gsi2",
+        }
+    }
+
+    pub fn version(self) -> u32 {
+        match self {
+            Migration::LineItemGsi2 => 1,
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Migration::LineItemGsi2 => {
+                "line items written before GSI2 get GSI2PK, GSI2SK and customerId (access pattern 8)"
+            }
+        }
+    }
+}
+
+/// How a run goes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// Scan segments read at once.
+    pub segments: u32,
+    /// The most read / write units per second the run may average (none: no limit).
+    pub max_read: Option<f64>,
+    pub max_write: Option<f64>,
+    /// Count what would change; write nothing, checkpoints included.
+    pub dry_run: bool,
+}
+
+/// What a run has done so far: updated as it goes, for a progress display.
+#[derive(Debug, Default)]
+pub struct Progress {
+    scanned: AtomicU64,
+    changed: AtomicU64,
+    skipped: AtomicU64,
+    deferred: AtomicU64,
+    unplaceable: AtomicU64,
+    segments_done: AtomicU64,
+}
+
+/// A snapshot of [`Progress`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Items the scan read.
+    pub scanned: u64,
+    /// Items changed (or, in a dry run, that would be).
+    pub changed: u64,
+    /// Items found changed already when written (a concurrent run, or a retried page).
+    pub skipped: u64,
+    /// Line items whose order was not known when the scan met them, set aside until it had read
+    /// every order listing.
+    pub deferred: u64,
+    /// Line items no order could be found for: reported, left alone, never guessed.
+    pub unplaceable: u64,
+    pub segments_done: u64,
+}
+
+impl Progress {
+    fn add(&self, counts: Counts) {
+        self.scanned.fetch_add(counts.scanned, Ordering::Relaxed);
+        self.changed.fetch_add(counts.changed, Ordering::Relaxed);
+        self.skipped.fetch_add(counts.skipped, Ordering::Relaxed);
+        self.deferred.fetch_add(counts.deferred, Ordering::Relaxed);
+        self.unplaceable
+            .fetch_add(counts.unplaceable, Ordering::Relaxed);
+    }
+
+    pub fn counts(&self) -> Counts {
+        Counts {
+            scanned: self.scanned.load(Ordering::Relaxed),
+            changed: self.changed.load(Ordering::Relaxed),
+            skipped: self.skipped.load(Ordering::Relaxed),
+            deferred: self.deferred.load(Ordering::Relaxed),
+            unplaceable: self.unplaceable.load(Ordering::Relaxed),
+            segments_done: self.segments_done.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// What a run did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    pub migration: Migration,
+    /// Recorded complete before this run: nothing was read or written.
+    pub already_complete: bool,
+    /// Segments a previous, interrupted run had finished, not scanned again.
+    pub segments_resumed: u32,
+    pub counts: Counts,
+    pub spent: Spent,
+    pub seconds: f64,
+}
+
+/// Items a scan page holds at most: a page's work (headers read, lines set) is done before its
+/// checkpoint is written, so a stopped run repeats at most a page per segment.
+const SCAN_PAGE: i32 = 200;
+
+/// Retried through the one retry helper: throttling and DynamoDB's own failures, after the
+/// SDK's own retries, with an operator's patience.
+pub(crate) async fn patiently<T, F, Fut>(attempt: F) -> Result<T, AppError>
+where
+    F: FnMut(u32) -> Fut,
+    Fut: std::future::Future<Output = Result<T, AppError>>,
+{
+    retry(
+        &Backoff::OPERATOR,
+        |err| matches!(err, AppError::Unavailable(_)),
+        attempt,
+    )
+    .await
+}
+
+impl Store {
+    /// Runs `migration` to completion (or, if it is recorded complete, does nothing): every
+    /// segment of the scan at once, each from its checkpoint, then what was deferred.
+    pub async fn migrate(
+        &self,
+        migration: Migration,
+        options: &Options,
+        budget: &Budget,
+        progress: &Progress,
+    ) -> Result<Report, AppError> {
+        let started = budget.elapsed();
+        let mut report = Report {
+            migration,
+            already_complete: false,
+            segments_resumed: 0,
+            counts: Counts::default(),
+            spent: budget.spent(),
+            seconds: 0.0,
+        };
+        if !options.dry_run && self.migration_complete(migration, budget).await? {
+            report.already_complete = true;
+            return Ok(report);
+        }
+        let before = progress.counts();
+        let segments = (0..options.segments.max(1))
+            .map(|segment| self.migrate_segment(migration, segment, options, budget, progress));
+        for resumed in join_all(segments).await {
+            report.segments_resumed += u32::from(resumed?);
+        }
+        let deferred = line_item_gsi2::resolve_deferred(self, migration, options, budget).await?;
+        progress.add(deferred);
+        if !options.dry_run {
+            self.record_complete(migration, budget).await?;
+        }
+        let after = progress.counts();
+        report.counts = Counts {
+            scanned: after.scanned - before.scanned,
+            changed: after.changed - before.changed,
+            skipped: after.skipped - before.skipped,
+            deferred: after.deferred - before.deferred,
+            unplaceable: after.unplaceable - before.unplaceable,
+            segments_done: after.segments_done - before.segments_done,
+        };
+        report.spent = budget.spent();
+        report.seconds = (budget.elapsed() - started).as_secs_f64();
+        Ok(report)
+    }
+
+    /// One segment of the scan, page by page from its checkpoint; `true` when an earlier run
+    /// had finished it.
+    async fn migrate_segment(
+        &self,
+        migration: Migration,
+        segment: u32,
+        options: &Options,
+        budget: &Budget,
+        progress: &Progress,
+    ) -> Result<bool, AppError> {
+        let mut checkpoint = if options.dry_run {
+            state::Checkpoint::default()
+        } else {
+            self.read_checkpoint(migration, segment, options.segments, budget)
+                .await?
+        };
+        if checkpoint.done {
+            progress.segments_done.fetch_add(1, Ordering::Relaxed);
+            return Ok(true);
+        }
+        loop {
+            let (items, next) = self
+                .scan_page(segment, options.segments, checkpoint.next.clone(), budget)
+                .await?;
+            let counts =
+                line_item_gsi2::migrate_page(self, migration, items, options, budget).await?;
+            progress.add(counts);
+            checkpoint.advance(counts, next);
+            if !options.dry_run {
+                self.write_checkpoint(migration, segment, options.segments, &checkpoint, budget)
+                    .await?;
+            }
+            if checkpoint.done {
+                progress.segments_done.fetch_add(1, Ordering::Relaxed);
+                return Ok(false);
+            }
+        }
+    }
+
+    /// One page of one segment of the parallel Scan: its items, and where the next starts.
+    async fn scan_page(
+        &self,
+        segment: u32,
+        segments: u32,
+        start: Option<Item>,
+        budget: &Budget,
+    ) -> Result<(Vec<Item>, Option<Item>), AppError> {
+        let out = patiently(|_| async {
+            self.client
+                .scan()
+                .table_name(&self.table)
+                .segment(i32::try_from(segment).unwrap_or(i32::MAX))
+                .total_segments(i32::try_from(segments.max(1)).unwrap_or(i32::MAX))
+                .limit(SCAN_PAGE)
+                .set_exclusive_start_key(start.clone())
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await
+                .map_err(AppError::from)
+        })
+        .await?;
+        budget.read(out.consumed_capacity()).await?;
+        let next = out.last_evaluated_key.filter(|key| !key.is_empty());
+        Ok((out.items.unwrap_or_default(), next))
+    }
+}

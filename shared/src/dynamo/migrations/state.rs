@@ -1,0 +1,224 @@
+//! A migration's state in the table: each segment's checkpoint (where its scan continues and
+//! what it counted) and the record of completion.
+
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
+
+use crate::AppError;
+use crate::dynamo::codec::Item;
+use crate::dynamo::items::migration as stored;
+use crate::dynamo::keys::{PK, SK};
+use crate::dynamo::migrations::{Budget, Counts, Migration, patiently};
+use crate::dynamo::store::Store;
+
+/// Where a segment's scan is, and what it has counted across runs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct Checkpoint {
+    /// Where the next page starts (none: at the start, or, once `done`, nowhere).
+    pub next: Option<Item>,
+    pub done: bool,
+    pub counts: Counts,
+}
+
+impl Checkpoint {
+    /// After a page: its counts added, and where the next one starts.
+    pub fn advance(&mut self, counts: Counts, next: Option<Item>) {
+        self.counts.scanned += counts.scanned;
+        self.counts.changed += counts.changed;
+        self.counts.skipped += counts.skipped;
+        self.counts.deferred += counts.deferred;
+        self.done = next.is_none();
+        self.next = next;
+    }
+}
+
+/// A scan position as text: the table's keys are strings.
+fn key_to_json(key: &Item) -> Result<String, AppError> {
+    let flat: std::collections::BTreeMap<&str, &str> = key
+        .iter()
+        .map(|(name, value)| match value {
+            AttributeValue::S(text) => Ok((name.as_str(), text.as_str())),
+            _ => Err(AppError::internal(format!(
+                "scan key {name} is not a string"
+            ))),
+        })
+        .collect::<Result<_, _>>()?;
+    serde_json::to_string(&flat).map_err(AppError::internal)
+}
+
+fn key_from_json(text: &str) -> Result<Item, AppError> {
+    let flat: std::collections::BTreeMap<String, String> =
+        serde_json::from_str(text).map_err(AppError::internal)?;
+    Ok(flat
+        .into_iter()
+        .map(|(name, value)| (name, AttributeValue::S(value)))
+        .collect())
+}
+
+impl Store {
+    /// Whether `migration` is recorded complete at its version.
+    pub(super) async fn migration_complete(
+        &self,
+        migration: Migration,
+        budget: &Budget,
+    ) -> Result<bool, AppError> {
+        let item = self
+            .get_paced(stored::status_key(migration.name()), budget)
+            .await?;
+        Ok(item.is_some_and(|item| {
+            stored::VERSION.get(&item) == Some(migration.version())
+                && stored::COMPLETED_AT.get(&item).is_some()
+        }))
+    }
+
+    pub(super) async fn record_complete(
+        &self,
+        migration: Migration,
+        budget: &Budget,
+    ) -> Result<(), AppError> {
+        let mut item = stored::status_key(migration.name());
+        stored::VERSION.put(&mut item, &migration.version());
+        stored::COMPLETED_AT.put(&mut item, &chrono::Utc::now().to_rfc3339());
+        self.put_paced(item, budget).await
+    }
+
+    pub(super) async fn read_checkpoint(
+        &self,
+        migration: Migration,
+        segment: u32,
+        segments: u32,
+        budget: &Budget,
+    ) -> Result<Checkpoint, AppError> {
+        let key = stored::segment_key(migration.name(), segment, segments);
+        let Some(item) = self.get_paced(key, budget).await? else {
+            return Ok(Checkpoint::default());
+        };
+        let next = stored::LAST_KEY
+            .get(&item)
+            .map(|text| key_from_json(&text))
+            .transpose()?;
+        let get = |attr: &crate::dynamo::codec::Attr<u64>| attr.get(&item).unwrap_or(0);
+        Ok(Checkpoint {
+            done: stored::DONE.get(&item) == Some(true),
+            next,
+            counts: Counts {
+                scanned: get(&stored::SCANNED),
+                changed: get(&stored::CHANGED),
+                skipped: get(&stored::SKIPPED),
+                deferred: get(&stored::DEFERRED),
+                ..Counts::default()
+            },
+        })
+    }
+
+    pub(super) async fn write_checkpoint(
+        &self,
+        migration: Migration,
+        segment: u32,
+        segments: u32,
+        checkpoint: &Checkpoint,
+        budget: &Budget,
+    ) -> Result<(), AppError> {
+        let mut item = stored::segment_key(migration.name(), segment, segments);
+        stored::VERSION.put(&mut item, &migration.version());
+        stored::DONE.put(&mut item, &checkpoint.done);
+        if let Some(next) = &checkpoint.next {
+            stored::LAST_KEY.put(&mut item, &key_to_json(next)?);
+        }
+        stored::SCANNED.put(&mut item, &checkpoint.counts.scanned);
+        stored::CHANGED.put(&mut item, &checkpoint.counts.changed);
+        stored::SKIPPED.put(&mut item, &checkpoint.counts.skipped);
+        stored::DEFERRED.put(&mut item, &checkpoint.counts.deferred);
+        self.put_paced(item, budget).await
+    }
+
+    /// One item, strongly consistent, its read paced.
+    pub(super) async fn get_paced(
+        &self,
+        key: Item,
+        budget: &Budget,
+    ) -> Result<Option<Item>, AppError> {
+        let out = patiently(|_| async {
+            self.client
+                .get_item()
+                .table_name(&self.table)
+                .set_key(Some(key.clone()))
+                .consistent_read(true)
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await
+                .map_err(AppError::from)
+        })
+        .await?;
+        budget.read(out.consumed_capacity()).await?;
+        Ok(out.item)
+    }
+
+    /// One of the migration's own items written, paced.
+    pub(super) async fn put_paced(&self, item: Item, budget: &Budget) -> Result<(), AppError> {
+        let out = patiently(|_| async {
+            self.client
+                .put_item()
+                .table_name(&self.table)
+                .set_item(Some(item.clone()))
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await
+                .map_err(AppError::from)
+        })
+        .await?;
+        budget.write(out.consumed_capacity()).await
+    }
+
+    /// One of the migration's own items removed, paced.
+    pub(super) async fn delete_paced(&self, key: Item, budget: &Budget) -> Result<(), AppError> {
+        let out = patiently(|_| async {
+            self.client
+                .delete_item()
+                .table_name(&self.table)
+                .set_key(Some(key.clone()))
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await
+                .map_err(AppError::from)
+        })
+        .await?;
+        budget.write(out.consumed_capacity()).await
+    }
+
+    /// Every item of partition `pk` whose sort key begins with `prefix` (a paginated, strongly
+    /// consistent Query), its reads paced.
+    pub(super) async fn query_prefix_paced(
+        &self,
+        pk: String,
+        prefix: &str,
+        budget: &Budget,
+    ) -> Result<Vec<Item>, AppError> {
+        let mut found = Vec::new();
+        let mut start = None;
+        loop {
+            let out = patiently(|_| async {
+                self.client
+                    .query()
+                    .table_name(&self.table)
+                    .key_condition_expression("#pk = :pk AND begins_with(#sk, :prefix)")
+                    .expression_attribute_names("#pk", PK)
+                    .expression_attribute_names("#sk", SK)
+                    .expression_attribute_values(":pk", AttributeValue::S(pk.clone()))
+                    .expression_attribute_values(":prefix", AttributeValue::S(prefix.to_owned()))
+                    .consistent_read(true)
+                    .set_exclusive_start_key(start.clone())
+                    .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                    .send()
+                    .await
+                    .map_err(AppError::from)
+            })
+            .await?;
+            budget.read(out.consumed_capacity()).await?;
+            found.extend(out.items.unwrap_or_default());
+            start = out.last_evaluated_key.filter(|key| !key.is_empty());
+            if start.is_none() {
+                return Ok(found);
+            }
+        }
+    }
+}
