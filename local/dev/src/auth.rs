@@ -258,16 +258,23 @@ impl Verifier {
         )
         .map_err(|_| Refused("bad signature"))?;
 
-        let claims = json_object(&decode_part(payload)?, "the claims are not a JSON object")?;
+        let mut claims = json_object(&decode_part(payload)?, "the claims are not a JSON object")?;
         if claims.get("iss").and_then(Value::as_str) != Some(self.issuer.as_str()) {
             return Err(Refused("wrong issuer"));
         }
+        // API Gateway checks `aud` when the token has one, and only then `client_id`: a
+        // client_id that matches does not make up for an `aud` that does not.
         let audience = |name: &str| match claims.get(name) {
             Some(Value::String(one)) => one == &self.audience,
             Some(Value::Array(many)) => many.iter().any(|a| a.as_str() == Some(&self.audience)),
             _ => false,
         };
-        if !audience("aud") && !audience("client_id") {
+        let checked = if claims.contains_key("aud") {
+            "aud"
+        } else {
+            "client_id"
+        };
+        if !audience(checked) {
             return Err(Refused("wrong audience"));
         }
         let time = |name: &str| claims.get(name).and_then(Value::as_i64);
@@ -279,6 +286,12 @@ impl Verifier {
         if claims.contains_key("nbf") && time("nbf").is_none_or(|nbf| nbf > now) {
             return Err(Refused("not yet valid"));
         }
+        if claims.contains_key("iat") && time("iat").is_none_or(|iat| iat > now) {
+            return Err(Refused("issued in the future"));
+        }
+        // A claim whose value is JSON null is not passed on: `"sub": null` is no subject,
+        // never a caller named "null".
+        claims.retain(|_, value| !value.is_null());
         Ok(claims)
     }
 }

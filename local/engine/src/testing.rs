@@ -307,3 +307,31 @@ pub mod catalog {
         get(who, "GET /products", "/products", query)
     }
 }
+
+/// A cursor carrying `key`, sealed for `who` as a listing would seal it: what a client can forge
+/// by hand (cursors carry no secret; each listing checks the key itself).
+pub fn forged_cursor(who: Who<'_>, key: &[(&str, &str)]) -> String {
+    let key: shared::dynamo::codec::Item = key
+        .iter()
+        .map(|(name, value)| {
+            (
+                (*name).to_owned(),
+                aws_sdk_dynamodb::types::AttributeValue::S((*value).to_owned()),
+            )
+        })
+        .collect();
+    let caller = match who {
+        Who::Staff => shared::domain::access::Caller::new("staff-1", ["staff"], []),
+        Who::Admin => shared::domain::access::Caller::new("machine-1", [], ["store/admin"]),
+        Who::Customer(id) => shared::domain::access::Caller::new(id, [], []),
+        Who::Nobody => shared::domain::access::Caller::new("", [], []),
+    };
+    shared::dynamo::cursor::encode(&caller.cursor_tag(), &key)
+        .unwrap_or_else(|err| panic!("cursor: {err}"))
+}
+
+/// A sort key of `ORDER#<time>#o100` whose time carries 1,100 zeros of a fraction: it parses as
+/// RFC 3339, and is over DynamoDB's 1,024-byte key limit.
+pub fn oversized_order_sk() -> String {
+    format!("ORDER#2026-10-08T14:30:00.{}Z#o100", "0".repeat(1100))
+}

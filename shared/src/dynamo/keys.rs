@@ -130,6 +130,11 @@ pub mod customer {
             .and_then(|raw| CustomerId::parse(raw).ok())
             .ok_or_else(|| malformed(PK, pk))
     }
+
+    /// `pk` is byte for byte a customer's partition key as this store writes it.
+    pub fn is_canonical_pk(pk: &str) -> bool {
+        parse_pk(pk).is_ok_and(|customer| pk == self::pk(&customer))
+    }
 }
 
 /// Access patterns 2 (a customer's orders, newest first: Query on PK) and 4 (orders with a
@@ -172,6 +177,12 @@ pub mod order_listing {
             .and_then(|rest| rest.rsplit_once('#'))
             .and_then(|(at, id)| Some((Timestamp::parse(at).ok()?, OrderId::parse(id).ok()?)))
             .ok_or_else(|| malformed(SK, sk))
+    }
+
+    /// `sk` is byte for byte the sort key this store writes for the listing it names (a cursor
+    /// must be: a timestamp spelled another way parses, and would reach DynamoDB as is).
+    pub fn is_canonical_sk(sk: &str) -> bool {
+        parse_sk(sk).is_ok_and(|(at, order)| sk == self::sk(at, &order))
     }
 
     /// GSI1PK of an order with `status` in `shard` (see [`StatusShards`]).
@@ -233,6 +244,11 @@ pub mod line_item {
         sk.strip_prefix(ITEM_PREFIX)
             .and_then(|raw| Sku::parse(raw).ok())
             .ok_or_else(|| malformed(SK, sk))
+    }
+
+    /// `sk` is byte for byte a line item's sort key as this store writes it.
+    pub fn is_canonical_sk(sk: &str) -> bool {
+        parse_sk(sk).is_ok_and(|sku| sk == self::sk(&sku))
     }
 }
 
@@ -374,6 +390,12 @@ pub mod catalog {
         sk.strip_prefix(PRODUCT_PREFIX)
             .and_then(|raw| Sku::parse(raw).ok())
             .ok_or_else(|| malformed(SK, sk))
+    }
+
+    /// `(pk, sk)` is byte for byte a catalog entry's key as this store writes it: the entry of
+    /// a SKU, in that SKU's shard.
+    pub fn is_canonical_key(pk: &str, sk: &str) -> bool {
+        parse_sk(sk).is_ok_and(|sku| sk == self::sk(&sku) && pk == self::pk(shard(&sku)))
     }
 }
 

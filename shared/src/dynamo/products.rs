@@ -329,7 +329,9 @@ impl Store {
             shard_of(key).is_some()
                 && match key.len() {
                     1 => true,
-                    2 => text(key, SK).is_some_and(|sk| keys::catalog::parse_sk(sk).is_ok()),
+                    2 => text(key, PK)
+                        .zip(text(key, SK))
+                        .is_some_and(|(pk, sk)| keys::catalog::is_canonical_key(pk, sk)),
                     _ => false,
                 }
         })?;

@@ -68,8 +68,9 @@ struct Claims {
     scope: Option<String>,
 }
 
-/// `cognito:groups` as API Gateway passes it, flattened into one string (`[staff admins]`), or
-/// as a JSON array.
+/// `cognito:groups` as API Gateway passes it, flattened into one string (`[staff admins]`: one
+/// pair of brackets, names separated by single spaces, which Cognito group names cannot hold),
+/// or as a JSON array.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
 enum Groups {
@@ -80,13 +81,13 @@ enum Groups {
 impl Groups {
     fn names(&self) -> Vec<&str> {
         match self {
-            Groups::Flattened(text) => text
-                .trim()
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .split([' ', ','])
-                .filter(|g| !g.is_empty())
-                .collect(),
+            Groups::Flattened(text) => {
+                let inner = text
+                    .strip_prefix('[')
+                    .and_then(|rest| rest.strip_suffix(']'))
+                    .unwrap_or(text);
+                inner.split(' ').filter(|g| !g.is_empty()).collect()
+            }
             Groups::List(names) => names.iter().map(String::as_str).collect(),
         }
     }
@@ -301,11 +302,23 @@ mod tests {
                 format!(r#"{{"jwt": {{"claims": {{"sub": "u-1", "cognito:groups": {groups}}}}}}}"#);
             assert!(caller_of(&claims).expect("caller").is_staff(), "{groups}");
         }
-        assert!(
-            !caller_of(r#"{"jwt": {"claims": {"sub": "u-1", "cognito:groups": "[staffers]"}}}"#)
-                .expect("caller")
-                .is_staff()
-        );
+        // Names are exact, and only a space separates them: a group named `ops,staff` (which
+        // Cognito allows) or `[staff]` is not the staff group.
+        for not_staff in [
+            r#""[staffers]""#,
+            r#""[ops,staff]""#,
+            r#""[[staff]]""#,
+            r#""[staff,ops]""#,
+            r#"["ops,staff"]"#,
+        ] {
+            let claims = format!(
+                r#"{{"jwt": {{"claims": {{"sub": "u-1", "cognito:groups": {not_staff}}}}}}}"#
+            );
+            assert!(
+                !caller_of(&claims).expect("caller").is_staff(),
+                "{not_staff}"
+            );
+        }
         // A machine client: the scope in `scopes`, or in the token's `scope` claim.
         assert!(
             caller_of(r#"{"jwt": {"claims": {"sub": "m"}, "scopes": ["store/admin"]}}"#)

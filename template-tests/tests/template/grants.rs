@@ -193,7 +193,7 @@ fn expected_grants() -> BTreeMap<&'static str, Vec<Grant>> {
                 grant(
                     "dynamodb:Query",
                     "!Sub ${AppTable.Arn}/index/GSI1",
-                    &[],
+                    &["STATUS#*"],
                     &[],
                 ),
             ],

@@ -240,3 +240,46 @@ fn the_migration_policy_is_for_operators_and_the_only_grant_of_a_scan() {
         "the migration may Scan"
     );
 }
+
+#[test]
+fn the_machine_client_signs_in_no_user() {
+    let template = template::parse().expect("template");
+    let client = &template["Resources"]["MachineClient"]["Properties"];
+    let flows: Vec<&str> = client["ExplicitAuthFlows"]
+        .as_sequence()
+        .expect("explicit flows: without them Cognito enables user SRP and custom auth")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(flows, ["ALLOW_REFRESH_TOKEN_AUTH"]);
+    let oauth: Vec<&str> = client["AllowedOAuthFlows"]
+        .as_sequence()
+        .expect("oauth flows")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(oauth, ["client_credentials"]);
+}
+
+#[test]
+fn every_grant_on_the_table_or_an_index_is_held_to_its_partitions() {
+    let template = template::parse().expect("template");
+    for (name, function) in functions(&template) {
+        let policies = function["Properties"]["Policies"].as_sequence();
+        for statement in policies
+            .into_iter()
+            .flatten()
+            .flat_map(|p| p["Statement"].as_sequence().into_iter().flatten())
+        {
+            let resource = serde_yaml::to_string(&statement["Resource"]).expect("yaml");
+            if !resource.contains("AppTable.Arn") {
+                continue;
+            }
+            let condition = serde_yaml::to_string(&statement["Condition"]).expect("yaml");
+            assert!(
+                condition.contains("dynamodb:LeadingKeys"),
+                "{name}: {resource} without dynamodb:LeadingKeys"
+            );
+        }
+    }
+}

@@ -78,6 +78,16 @@ async fn a_cursor_of_another_order_is_a_400() {
     let cursor = body["nextCursor"].as_str().expect("cursor").to_owned();
     let (status, ct, _) = items(&app, "o100", &format!("cursor={cursor}")).await;
     assert_eq!((status, ct.as_str()), (400, "application/problem+json"));
+    // Edited: only a key the store writes in this order's partition is a position.
+    let long = format!("ITEM#{}", "a".repeat(1100));
+    for sk in ["ITEM#sku 1", "ITEM#", long.as_str(), "ITEMS#sku-1"] {
+        let cursor = local_engine::testing::forged_cursor(
+            Who::Customer("c1"),
+            &[("PK", "ORDER#o101"), ("SK", sk)],
+        );
+        let (status, _, body) = items(&app, "o101", &format!("cursor={cursor}")).await;
+        assert_eq!(status, 400, "{sk}: {body}");
+    }
 }
 
 #[tokio::test]

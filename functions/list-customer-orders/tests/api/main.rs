@@ -164,15 +164,9 @@ async fn the_latest_time_a_key_holds_lists_everything_and_an_unencoded_plus_is_a
     assert_eq!(order_ids(&unencoded.2), order_ids(&utc.2));
 }
 
-/// A cursor for `key`, as the listing would hand it to the tests' caller (staff).
+/// A cursor for `key`, sealed for c1, who lists their own orders in these tests.
 fn forged(key: &[(&str, &str)]) -> String {
-    let key: Item = key
-        .iter()
-        .map(|(name, value)| ((*name).to_owned(), AttributeValue::S((*value).to_owned())))
-        .collect();
-    // Tagged for c1, who lists their own orders in these tests.
-    let c1 = Caller::new("c1", [], []);
-    cursor::encode(&c1.cursor_tag(), &key).expect("cursor")
+    local_engine::testing::forged_cursor(Who::Customer("c1"), key)
 }
 
 #[tokio::test]
@@ -198,7 +192,8 @@ async fn a_cursor_that_does_not_lie_inside_its_listing_is_a_400() {
     assert_eq!(status, 400, "outside the window");
 
     // Edited cursors: whatever they say, they must name a listing key of this partition and
-    // window, or they are refused before any request.
+    // window, byte for byte as the store writes it, or they are refused before any request.
+    let oversized = local_engine::testing::oversized_order_sk();
     let requests = app.requests.total();
     for (why, key) in [
         (
@@ -217,6 +212,17 @@ async fn a_cursor_that_does_not_lie_inside_its_listing_is_a_400() {
             vec![("PK", "CUSTOMER#c1"), ("SK", "ORDER#yesterday#o1")],
         ),
         ("a missing attribute", vec![("PK", "CUSTOMER#c1")]),
+        (
+            "a time spelled otherwise (it parses, but is not the key the store wrote)",
+            vec![
+                ("PK", "CUSTOMER#c1"),
+                ("SK", "ORDER#2026-10-08T14:30:00.000Z#o100"),
+            ],
+        ),
+        (
+            "an oversized key (DynamoDB would refuse it: a 500, not a 400)",
+            vec![("PK", "CUSTOMER#c1"), ("SK", &oversized)],
+        ),
         (
             "an extra attribute",
             vec![

@@ -87,6 +87,53 @@ async fn a_cursor_of_another_status_is_a_400() {
 }
 
 #[tokio::test]
+async fn a_shard_position_is_taken_only_as_the_store_wrote_it() {
+    let app = TestApp::seeded().await.expect("app");
+    let oversized = local_engine::testing::oversized_order_sk();
+    let fraction = "ORDER#2026-10-08T14:30:00.000Z#o100";
+    app.requests.reset();
+    for (why, gsi1sk, pk, sk) in [
+        (
+            "a time spelled otherwise",
+            "2026-10-08T14:30:00Z",
+            "CUSTOMER#c1",
+            fraction,
+        ),
+        (
+            "the index key spelled otherwise",
+            "2026-10-08T14:30:00.000Z",
+            "CUSTOMER#c1",
+            "ORDER#2026-10-08T14:30:00Z#o100",
+        ),
+        (
+            "an oversized key",
+            "2026-10-08T14:30:00Z",
+            "CUSTOMER#c1",
+            oversized.as_str(),
+        ),
+        (
+            "not a customer's partition",
+            "2026-10-08T14:30:00Z",
+            "CUSTOMER#c 1",
+            "ORDER#2026-10-08T14:30:00Z#o100",
+        ),
+    ] {
+        let cursor = local_engine::testing::forged_cursor(
+            Who::Staff,
+            &[
+                ("status", "PLACED"),
+                ("0.GSI1SK", gsi1sk),
+                ("0.PK", pk),
+                ("0.SK", sk),
+            ],
+        );
+        let (status, _, body) = list(&app, &format!("status=PLACED&cursor={cursor}")).await;
+        assert_eq!(status, 400, "{why}: {body}");
+    }
+    assert_eq!(app.requests.total(), 0, "refused before any request");
+}
+
+#[tokio::test]
 async fn a_missing_or_unknown_status_is_a_400() {
     let app = TestApp::seeded().await.expect("app");
     app.requests.reset();

@@ -63,6 +63,40 @@ async fn a_cursor_is_refused_for_another_caller_and_no_token_is_401() {
     let (status, body) = list(&app, Who::Customer("c3"), &format!("cursor={cursor}")).await;
     assert_eq!(status, 400, "{body}");
     assert_eq!(list(&app, Who::Nobody, "").await.0, 401);
+    // Edited: a SKU's entry in a shard it does not belong to, or spelled otherwise, is no
+    // position the store wrote.
+    for (pk, sk) in [
+        ("CATALOG#9", "PRODUCT#sku-1"),
+        ("CATALOG#00", "PRODUCT#sku-1"),
+    ] {
+        let cursor =
+            local_engine::testing::forged_cursor(Who::Customer("c2"), &[("PK", pk), ("SK", sk)]);
+        assert_eq!(
+            list(&app, Who::Customer("c2"), &format!("cursor={cursor}"))
+                .await
+                .0,
+            400,
+            "{pk} {sk}"
+        );
+    }
+    let shard = shared::dynamo::keys::catalog::shard(
+        &shared::domain::ids::Sku::parse("sku-1").expect("sku"),
+    );
+    let elsewhere = format!(
+        "CATALOG#{}",
+        (shard + 1) % shared::dynamo::keys::catalog::SHARDS
+    );
+    let cursor = local_engine::testing::forged_cursor(
+        Who::Customer("c2"),
+        &[("PK", &elsewhere), ("SK", "PRODUCT#sku-1")],
+    );
+    assert_eq!(
+        list(&app, Who::Customer("c2"), &format!("cursor={cursor}"))
+            .await
+            .0,
+        400,
+        "another shard's key"
+    );
 }
 
 #[tokio::test]

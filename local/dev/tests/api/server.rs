@@ -234,6 +234,20 @@ async fn tokens_are_checked_as_api_gateways_jwt_authorizer_checks_them() {
         ),
         ("no audience", Some(sign(with(json!({"aud": null}))))),
         (
+            "a wrong aud, though client_id matches: aud is the one checked",
+            Some(sign(with(
+                json!({"aud": "another-api", "client_id": LOCAL_AUDIENCE}),
+            ))),
+        ),
+        (
+            "issued in the future",
+            Some(sign(with(json!({"iat": now() + 300})))),
+        ),
+        (
+            "an iat that is not a time",
+            Some(sign(with(json!({"iat": "soon"})))),
+        ),
+        (
             "bad signature",
             Some(format!(
                 "{head}.{}.{signature}",
@@ -266,6 +280,14 @@ async fn tokens_are_checked_as_api_gateways_jwt_authorizer_checks_them() {
         assert_eq!(reply.body, json!({"message": "Unauthorized"}), "{why}");
         assert!(reply.head.contains("www-authenticate: bearer"), "{why}");
     }
+
+    // A claim that is JSON null is dropped, as API Gateway drops it: a valid token whose `sub`
+    // is null names no caller, and the function answers 401 itself (never a caller "null").
+    let mut nameless = with(json!({}));
+    nameless["sub"] = Value::Null;
+    let reply = get(&addr, "/customers/null", &sign(nameless)).await;
+    assert_eq!(reply.status, 401, "{:?}", reply.body);
+    assert_eq!(reply.body["type"], "/problems/unauthorized");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -212,11 +212,16 @@ fn open_status_cursor(
         });
         position.insert(attribute.to_owned(), value);
     }
+    // Each position is byte for byte the GSI1 key of a listing as the store writes it.
     for position in positions.iter().flatten() {
-        let sk = text(position, SK).and_then(|sk| keys::order_listing::parse_sk(sk).ok());
+        let sk = text(position, SK)
+            .filter(|sk| keys::order_listing::is_canonical_sk(sk))
+            .and_then(|sk| keys::order_listing::parse_sk(sk).ok());
         let whole = position.len() == 4
-            && text(position, PK).is_some_and(|pk| keys::customer::parse_pk(pk).is_ok())
-            && sk.is_some_and(|(at, _)| text(position, GSI1SK) == Some(at.to_string().as_str()));
+            && text(position, PK).is_some_and(keys::customer::is_canonical_pk)
+            && sk.is_some_and(|(at, _)| {
+                text(position, GSI1SK) == Some(keys::order_listing::gsi1sk(at).as_str())
+            });
         if !whole {
             return Err(invalid());
         }

@@ -44,7 +44,7 @@ impl Store {
                 && text(key, PK) == Some(pk.as_str())
                 && text(key, SK).is_some_and(|sk| {
                     (lo.as_str()..=hi.as_str()).contains(&sk)
-                        && keys::order_listing::parse_sk(sk).is_ok()
+                        && keys::order_listing::is_canonical_sk(sk)
                 })
         })?;
         let out = self
@@ -93,7 +93,7 @@ impl Store {
             key.len() == 2
                 && text(key, PK) == Some(pk.as_str())
                 && text(key, SK).is_some_and(|sk| {
-                    sk == ORDER_PARTITION_FROM || keys::line_item::parse_sk(sk).is_ok()
+                    sk == ORDER_PARTITION_FROM || keys::line_item::is_canonical_sk(sk)
                 })
         })?;
         let from_start = !caller.is_staff();
