@@ -6,9 +6,6 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::testing::{TestApp, Who, from_event_file, get, order_ids, parts};
 use local_engine::{LOCAL_TABLE, seed};
 use serde_json::{Value, json};
-use shared::domain::access::Caller;
-use shared::dynamo::codec::Item;
-use shared::dynamo::cursor;
 use shared::http::serve::dispatch;
 
 const ROUTE: &str = "GET /customers/{customerId}/orders";
