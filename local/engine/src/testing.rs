@@ -321,10 +321,10 @@ pub fn forged_cursor(who: Who<'_>, key: &[(&str, &str)]) -> String {
         })
         .collect();
     let caller = match who {
-        Who::Staff => shared::domain::access::Caller::new("staff-1", ["staff"], []),
-        Who::Admin => shared::domain::access::Caller::new("machine-1", [], ["store/admin"]),
-        Who::Customer(id) => shared::domain::access::Caller::new(id, [], []),
-        Who::Nobody => shared::domain::access::Caller::new("", [], []),
+        Who::Staff => shared::domain::access::Caller::new("staff-1", ["staff"], [], false),
+        Who::Admin => shared::domain::access::Caller::new("machine-1", [], ["store/admin"], true),
+        Who::Customer(id) => shared::domain::access::Caller::new(id, [], [], false),
+        Who::Nobody => shared::domain::access::Caller::new("", [], [], false),
     };
     shared::dynamo::cursor::encode(&caller.cursor_tag(), &key)
         .unwrap_or_else(|err| panic!("cursor: {err}"))

@@ -3,7 +3,9 @@
 //! deployed without the authorizer still leaks nothing.
 //!
 //! A customer is the token's `sub`, which is their customerId. Staff are members of the
-//! `staff` group, or machine clients holding the `store/admin` scope. A customer may read and
+//! `staff` group, or holders of the `store/admin` scope whose token comes from one of the known
+//! machine clients (an external provider may put any scope a user asks for into a user's token:
+//! the scope alone is not enough). A customer may read and
 //! replace their own profile, list and place their own orders, read their own orders and their
 //! items, and cancel their own order while it is PLACED; everything else is staff's.
 
@@ -28,14 +30,16 @@ pub struct Caller {
 }
 
 impl Caller {
-    /// A caller from the token's subject, its groups and its scopes.
+    /// A caller from the token's subject, its groups and its scopes; `known_machine_client`:
+    /// the token was issued to one of the machine clients trusted with the admin scope.
     pub fn new<'a>(
         subject: &str,
         groups: impl IntoIterator<Item = &'a str>,
         scopes: impl IntoIterator<Item = &'a str>,
+        known_machine_client: bool,
     ) -> Self {
         let staff = groups.into_iter().any(|g| g == STAFF_GROUP)
-            || scopes.into_iter().any(|s| s == ADMIN_SCOPE);
+            || (known_machine_client && scopes.into_iter().any(|s| s == ADMIN_SCOPE));
         Self {
             subject: subject.to_owned(),
             customer: CustomerId::parse(subject).ok(),
@@ -108,7 +112,7 @@ mod tests {
     use super::*;
 
     fn customer(id: &str) -> Caller {
-        Caller::new(id, [], [])
+        Caller::new(id, [], [], false)
     }
 
     fn id(raw: &str) -> CustomerId {
@@ -137,11 +141,11 @@ mod tests {
     }
 
     #[test]
-    fn staff_are_the_staff_group_or_the_admin_scope() {
+    fn staff_are_the_staff_group_or_the_admin_scope_of_a_known_machine_client() {
         for staff in [
-            Caller::new("u-1", ["staff"], []),
-            Caller::new("u-1", ["admins", "staff"], []),
-            Caller::new("machine", [], ["store/read", "store/admin"]),
+            Caller::new("u-1", ["staff"], [], false),
+            Caller::new("u-1", ["admins", "staff"], [], false),
+            Caller::new("machine", [], ["store/read", "store/admin"], true),
         ] {
             assert!(staff.is_staff(), "{staff:?}");
             assert!(staff.check_customer(&id("c2")).is_ok());
@@ -149,8 +153,11 @@ mod tests {
             assert!(staff.check_status_change(OrderStatus::Shipped).is_ok());
         }
         for not_staff in [
-            Caller::new("u-1", ["staffers", "Staff"], []),
-            Caller::new("u-1", [], ["store/admins", "admin"]),
+            Caller::new("u-1", ["staffers", "Staff"], [], false),
+            Caller::new("u-1", [], ["store/admins", "admin"], true),
+            // The scope in a token of any other client (a user who asked an external provider
+            // for it) is not enough.
+            Caller::new("u-1", [], ["openid", "store/admin"], false),
         ] {
             assert!(!not_staff.is_staff(), "{not_staff:?}");
         }

@@ -62,6 +62,9 @@ struct Jwt {
 #[derive(Debug, Deserialize)]
 struct Claims {
     sub: Option<String>,
+    /// The OAuth client the token was issued to: `client_id` (Cognito), or `azp` (OIDC).
+    client_id: Option<String>,
+    azp: Option<String>,
     #[serde(rename = "cognito:groups")]
     groups: Option<Groups>,
     /// Space-separated, as OAuth access tokens carry it.
@@ -93,6 +96,21 @@ impl Groups {
     }
 }
 
+/// The machine clients whose `store/admin` scope makes a caller staff: `STAFF_CLIENT_IDS`
+/// (comma-separated; the template sets it), read once. Unset or empty: none.
+fn staff_clients() -> &'static [String] {
+    static CLIENTS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    CLIENTS.get_or_init(|| {
+        std::env::var("STAFF_CLIENT_IDS")
+            .unwrap_or_default()
+            .split(',')
+            .map(str::trim)
+            .filter(|id| !id.is_empty())
+            .map(str::to_owned)
+            .collect()
+    })
+}
+
 impl Jwt {
     /// The caller, when the token names a subject.
     fn caller(&self) -> Option<Caller> {
@@ -109,7 +127,9 @@ impl Jwt {
             .flatten()
             .map(String::as_str)
             .chain(claims.scope.iter().flat_map(|s| s.split_whitespace()));
-        Some(Caller::new(subject, groups, scopes))
+        let client = claims.client_id.as_deref().or(claims.azp.as_deref());
+        let known = client.is_some_and(|client| staff_clients().iter().any(|c| c == client));
+        Some(Caller::new(subject, groups, scopes, known))
     }
 }
 
@@ -319,17 +339,23 @@ mod tests {
                 "{not_staff}"
             );
         }
-        // A machine client: the scope in `scopes`, or in the token's `scope` claim.
-        assert!(
-            caller_of(r#"{"jwt": {"claims": {"sub": "m"}, "scopes": ["store/admin"]}}"#)
-                .expect("caller")
-                .is_staff()
-        );
-        assert!(
-            caller_of(r#"{"jwt": {"claims": {"sub": "m", "scope": "store/read store/admin"}}}"#)
-                .expect("caller")
-                .is_staff()
-        );
+        // A known machine client (STAFF_CLIENT_IDS: the tests' is "exampleclientid", set in
+        // .cargo/config.toml): the scope in `scopes`, or in the token's `scope` claim.
+        for machine in [
+            r#"{"jwt": {"claims": {"sub": "m", "client_id": "exampleclientid"}, "scopes": ["store/admin"]}}"#,
+            r#"{"jwt": {"claims": {"sub": "m", "azp": "exampleclientid", "scope": "store/read store/admin"}}}"#,
+        ] {
+            assert!(caller_of(machine).expect("caller").is_staff(), "{machine}");
+        }
+        // The scope from any other client, or none named, is no staff: an external provider
+        // may put whatever scope a user asks for into the user's token.
+        for user in [
+            r#"{"jwt": {"claims": {"sub": "u-1", "client_id": "spa-client"}, "scopes": ["store/admin"]}}"#,
+            r#"{"jwt": {"claims": {"sub": "u-1", "azp": "spa-client", "scope": "openid store/admin"}}}"#,
+            r#"{"jwt": {"claims": {"sub": "u-1", "scope": "openid store/admin"}}}"#,
+        ] {
+            assert!(!caller_of(user).expect("caller").is_staff(), "{user}");
+        }
         for none in [
             "null",
             r#"{"jwt": null}"#,

@@ -283,3 +283,27 @@ fn every_grant_on_the_table_or_an_index_is_held_to_its_partitions() {
         }
     }
 }
+
+#[test]
+fn only_known_machine_clients_make_the_admin_scope_staff() {
+    let template = template::parse().expect("template");
+    let parameter = &template["Parameters"]["StaffClientIds"];
+    assert_eq!(
+        parameter["Default"].as_str(),
+        Some(""),
+        "by default: the stack's machine client"
+    );
+    // Every function is told which clients those are; by default the machine client, if any.
+    let variable = serde_yaml::to_string(
+        &template["Globals"]["Function"]["Environment"]["Variables"]["STAFF_CLIENT_IDS"],
+    )
+    .expect("yaml");
+    for part in [
+        "HasStaffClientIds",
+        "StaffClientIds",
+        "HasMachineClient",
+        "MachineClient",
+    ] {
+        assert!(variable.contains(part), "STAFF_CLIENT_IDS: {variable}");
+    }
+}

@@ -2,12 +2,8 @@
 //! first, one Query on GSI2 per page; the window, cursors bound to the caller and to the exact
 //! keys the store writes; staff only.
 
-use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::testing::{TestApp, Who, from_event_file, get, parts, send_json};
 use serde_json::Value;
-use shared::domain::access::Caller;
-use shared::dynamo::codec::Item;
-use shared::dynamo::cursor;
 use shared::http::serve::dispatch;
 
 const ROUTE: &str = "GET /products/{sku}/orders";
@@ -119,12 +115,7 @@ async fn only_staff_list_a_products_orders() {
 
 /// A cursor for staff carrying `key`, as a client could forge one.
 fn forged(key: &[(&str, &str)]) -> String {
-    let key: Item = key
-        .iter()
-        .map(|(name, value)| ((*name).to_owned(), AttributeValue::S((*value).to_owned())))
-        .collect();
-    let staff = Caller::new("staff-1", ["staff"], []);
-    cursor::encode(&staff.cursor_tag(), &key).expect("cursor")
+    local_engine::testing::forged_cursor(Who::Staff, key)
 }
 
 #[tokio::test]

@@ -459,3 +459,36 @@ async fn the_contract_is_served_as_json_without_a_token() {
         local_dev::openapi::document().expect("api/openapi.yaml")
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_admin_scope_makes_staff_only_of_a_known_machine_client() {
+    let app = TestApp::seeded().await.expect("app");
+    let addr = serve(&app).await;
+    let issuer = issuer();
+    let header = issuer.header();
+    let sign = |claims: Value| issuer.sign(&header, &claims).expect("token");
+    // What an external provider with RBAC off issues a user who asks for the scope.
+    let user = sign(with(
+        json!({"sub": "c1", "scope": "openid store/admin", "azp": "spa-client"}),
+    ));
+    let reply = get(&addr, "/orders?status=PLACED", &user).await;
+    assert_eq!(reply.status, 403, "{:?}", reply.body);
+    assert_eq!(get(&addr, "/customers/c2", &user).await.status, 403);
+    // The machine client the stack trusts (STAFF_CLIENT_IDS; the tests': exampleclientid).
+    let machine = sign(with(json!({
+        "sub": "machine-1", "aud": null, "client_id": LOCAL_AUDIENCE,
+        "azp": "exampleclientid", "scope": "store/admin",
+    })));
+    let reply = get(&addr, "/orders?status=PLACED", &machine).await;
+    assert_eq!(
+        reply.status, 403,
+        "client_id is the audience here, not a known client"
+    );
+    let machine = sign(with(
+        json!({"sub": "machine-1", "azp": "exampleclientid", "scope": "store/admin"}),
+    ));
+    assert_eq!(
+        get(&addr, "/orders?status=PLACED", &machine).await.status,
+        200
+    );
+}
