@@ -204,7 +204,10 @@ fn units_text(u: Units) -> String {
 pub async fn section() -> Result<(), Error> {
     let engine = Engine::in_memory().await?;
     let meter = CapacityMeter::default();
-    let store = Store::new(engine.intercepted_client(meter.clone()), LOCAL_TABLE);
+    // The cap on open orders is on, as deployed (MaxOpenOrders); its check costs the same
+    // whatever the cap, and this one is high enough for the orders the section places.
+    let store = Store::new(engine.intercepted_client(meter.clone()), LOCAL_TABLE)
+        .with_max_open_orders(Some(1_000));
     let template = local_engine::template::parse()?;
     let consumer = streams::consumers(&template)?
         .into_iter()

@@ -35,6 +35,18 @@ pub fn status_shards_from_env(default: StatusShards) -> Result<StatusShards, Box
     }
 }
 
+/// `MAX_OPEN_ORDERS`: the most PLACED orders a customer may hold at once; `default` when unset
+/// (a Lambda: the template always sets it; `make dev`: the template's default).
+pub fn max_open_orders_from_env(default: Option<u32>) -> Result<Option<u32>, BoxError> {
+    match std::env::var("MAX_OPEN_ORDERS") {
+        Ok(raw) if !raw.is_empty() => match raw.trim().parse::<u32>() {
+            Ok(max) if max >= 1 => Ok(Some(max)),
+            _ => Err(format!("MAX_OPEN_ORDERS must be a whole number from 1, not {raw:?}").into()),
+        },
+        _ => Ok(default),
+    }
+}
+
 /// Logging (JSON when `AWS_LAMBDA_LOG_FORMAT=JSON`, level from `AWS_LAMBDA_LOG_LEVEL` or
 /// `RUST_LOG`), then the store: `TABLE_NAME`, `STATUS_SHARDS`, and an SDK client from the
 /// Lambda environment ([`client::Environment`]), its connection opened before the first event.
@@ -46,13 +58,15 @@ pub async fn init() -> Result<Store, BoxError> {
     lambda_runtime::tracing::init_default_subscriber();
     let configured = required_env("TABLE_NAME").and_then(|table| {
         let shards = status_shards_from_env(StatusShards::ONE)?;
+        let max_open = max_open_orders_from_env(None)?;
         let environment = client::Environment::of_process()?;
-        Ok((table, shards, environment))
+        Ok((table, shards, max_open, environment))
     });
     match configured {
-        Ok((table, shards, environment)) => Ok(client::connect(environment, table)
+        Ok((table, shards, max_open, environment)) => Ok(client::connect(environment, table)
             .await
-            .with_status_shards(shards)),
+            .with_status_shards(shards)
+            .with_max_open_orders(max_open)),
         Err(err) => {
             tracing::error!(error = %err, "cannot start: the function's environment is wrong");
             Err(err)

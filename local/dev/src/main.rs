@@ -2,7 +2,8 @@
 //! table from template.yaml, the sample data, and the HTTP API on 127.0.0.1:3000.
 //!
 //! Environment: STORE_HOST (127.0.0.1), DYNAMODB_PORT (8000), API_PORT (3000),
-//! STORE_DATA_FILE (.local-data/store.db), STATUS_SHARDS (template.yaml's StatusShards default).
+//! STORE_DATA_FILE (.local-data/store.db), STATUS_SHARDS (template.yaml's StatusShards default),
+//! MAX_OPEN_ORDERS (template.yaml's MaxOpenOrders default).
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -58,6 +59,15 @@ fn status_shards(template: &serde_yaml::Value) -> Result<StatusShards, Error> {
     let default = StatusShards::new(default)
         .map_err(|err| format!("template.yaml's StatusShards default: {err}"))?;
     shared::bootstrap::status_shards_from_env(default)
+}
+
+/// The template's `MaxOpenOrders` default, or `MAX_OPEN_ORDERS` when set.
+fn max_open_orders(template: &serde_yaml::Value) -> Result<Option<u32>, Error> {
+    let default = template["Parameters"]["MaxOpenOrders"]["Default"]
+        .as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or("template.yaml has no numeric MaxOpenOrders default")?;
+    shared::bootstrap::max_open_orders_from_env(Some(default))
 }
 
 #[tokio::main]
@@ -122,7 +132,10 @@ async fn run() -> Result<(), Error> {
         .into());
     }
     let status_shards = status_shards(&template)?;
-    let store = Store::new(engine.dev_client(), LOCAL_TABLE).with_status_shards(status_shards);
+    let max_open = max_open_orders(&template)?;
+    let store = Store::new(engine.dev_client(), LOCAL_TABLE)
+        .with_status_shards(status_shards)
+        .with_max_open_orders(max_open);
     let consumers = spawn_stream_consumers(&template, &engine, &store, &config.data_file)?;
     // API Gateway's JWT authorizer, locally: tokens of the issuer whose key lives beside the
     // data (`make token`).
@@ -142,6 +155,10 @@ async fn run() -> Result<(), Error> {
         seeded,
         started,
         status_shards,
+    );
+    println!(
+        "  open orders      at most {} PLACED per customer  (MAX_OPEN_ORDERS)",
+        max_open.map_or("unlimited".to_owned(), |m| m.to_string())
     );
     axum::serve(
         listener,

@@ -372,6 +372,21 @@ pub mod counted_order {
     }
 }
 
+/// How many PLACED orders a customer holds: `CUSTOMER#<id>` / `PLACED_ORDERS`, `placedCount`,
+/// counted up by each order placed and down by each one leaving PLACED (shipped or cancelled).
+pub mod placed_orders {
+    use super::*;
+    use crate::domain::ids::CustomerId;
+
+    pub const COUNT: Attr<u32> = Attr::new("placedCount");
+    /// What an update adds (one, or minus one).
+    pub const COUNT_CHANGE: Attr<i64> = Attr::new("placedCount");
+
+    pub fn key(customer: &CustomerId) -> Item {
+        super::key(keys::placed_orders::pk(customer), keys::placed_orders::SK)
+    }
+}
+
 /// A data migration's own items, under `MIGRATION#<name>` (`store-migrate`): its completion, each
 /// scan segment's checkpoint, and the line items it deferred.
 pub mod migration {

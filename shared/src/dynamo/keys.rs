@@ -427,6 +427,20 @@ pub mod counted_order {
     }
 }
 
+/// Keys of the count of a customer's PLACED orders, which the cap on open orders is checked
+/// against (`MAX_OPEN_ORDERS`) inside each order's transaction. In the customer's partition,
+/// sorted after every listing (`ORDER$`) and before the profile, so neither the source design's
+/// `begins_with(SK, "ORDER#")` nor the statistics' range (`COUNTED#`..`ORDER$`) meets it.
+pub mod placed_orders {
+    use super::*;
+
+    pub const SK: &str = "PLACED_ORDERS";
+
+    pub fn pk(customer: &CustomerId) -> String {
+        customer::pk(customer)
+    }
+}
+
 /// The one key every function may read, to open its connection during init: no entity's
 /// partition (they all start with a prefix and `#`), so it never holds data.
 pub mod warm_up {
@@ -591,6 +605,9 @@ mod tests {
         assert!(counted_order::parse_sk("ORDER#o100").is_err());
         let (lo, hi) = counted_order::with_listings_range();
         assert_eq!((lo.as_str(), hi.as_str()), ("COUNTED#", "ORDER$"));
+        // The count of PLACED orders is outside every range read over the partition.
+        assert!(placed_orders::SK > hi.as_str() && placed_orders::SK < customer::PROFILE_SK);
+        assert!(!placed_orders::SK.starts_with(order_listing::SK_PREFIX));
         let listing = order_listing::sk(placed(), &o100());
         let counted = counted_order::sk(&OrderId::parse("zzz").expect("valid"));
         for sk in [counted.as_str(), listing.as_str()] {

@@ -12,7 +12,9 @@ use crate::domain::order::{LineItem, MAX_LINES, Order, OrderDetails};
 use crate::domain::product::Product;
 use crate::domain::status::OrderStatus;
 use crate::dynamo::codec::{Item, item_size};
-use crate::dynamo::items::{self, header, idempotency, line_item, order_listing, product, profile};
+use crate::dynamo::items::{
+    self, header, idempotency, line_item, order_listing, placed_orders, product, profile,
+};
 use crate::dynamo::keys::{self, PK, SK};
 use crate::dynamo::store::epoch_seconds;
 use crate::dynamo::transaction::{Cancelled, MAX_ACTIONS, Outcome, Transaction};
@@ -22,9 +24,9 @@ use crate::{AppError, Store};
 const MAX_ITEM_BYTES: usize = 400 * 1024;
 const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
 
-// An order's transaction: the listing, the header, the idempotency record, and per line its
-// product's stock and the line item. Its first read: the profile, the record and the products.
-const _: () = assert!(2 * MAX_LINES + 3 <= MAX_ACTIONS);
+// An order's transaction: the listing, the header, the idempotency record, the customer's place
+// under the cap, and per line its product's stock and the line item. Its first read: the profile, the record and the products.
+const _: () = assert!(2 * MAX_LINES + 4 <= MAX_ACTIONS);
 const _: () = assert!(MAX_LINES + 2 <= crate::dynamo::products::MAX_BATCH_GET);
 
 /// What placing an order reads before it writes, in ONE BatchGetItem.
@@ -51,6 +53,8 @@ pub enum PlaceOrderError {
     OutOfStock(Vec<Sku>),
     /// These products do not exist.
     UnknownProducts(Vec<Sku>),
+    /// The customer holds this many PLACED orders already: the most they may.
+    TooManyOpen(u32),
     Failed(AppError),
 }
 
@@ -74,6 +78,13 @@ impl From<PlaceOrderError> for AppError {
             ),
             PlaceOrderError::OutOfStock(skus) => AppError::OutOfStock(skus),
             PlaceOrderError::UnknownProducts(skus) => AppError::UnknownProducts(skus),
+            PlaceOrderError::TooManyOpen(limit) => AppError::conflict(
+                format!(
+                    "the customer already holds {limit} PLACED orders, the most one may hold at once; \
+                     another can be placed once one is shipped or cancelled"
+                ),
+                None,
+            ),
             PlaceOrderError::Failed(err) => err,
         }
     }
@@ -128,6 +139,8 @@ enum OrderAction<'a> {
     Write,
     /// The idempotency record, put where none is (or an expired one).
     ClaimKey,
+    /// One more of the customer's places for a PLACED order, under the cap.
+    TakePlace,
 }
 
 /// What each action of a status change is for.
@@ -135,6 +148,8 @@ enum StatusAction<'a> {
     Header,
     Listing,
     Restock(&'a LineItem),
+    /// The order leaves PLACED: its place under the cap is given back.
+    ReleasePlace,
 }
 
 /// DynamoDB's item and transaction size limits, checked before anything is sent.
@@ -151,10 +166,15 @@ fn check_sizes<'a>(items: impl Iterator<Item = &'a Item>) -> Result<(), AppError
 }
 
 /// Why a cancelled order transaction was cancelled, from what its products hold now: an
-/// unknown product first, then a changed price, then short stock, then the Idempotency-Key.
-fn why_not_placed(cancelled: &Cancelled<OrderAction<'_>>) -> PlaceOrderError {
+/// unknown product first, then a changed price, then short stock, then the Idempotency-Key,
+/// then the cap on open orders.
+fn why_not_placed(
+    cancelled: &Cancelled<OrderAction<'_>>,
+    max_open: Option<u32>,
+) -> PlaceOrderError {
     let (mut unknown, mut short, mut repriced, mut key_taken) =
         (Vec::new(), Vec::new(), false, false);
+    let mut full = false;
     for (action, stored) in cancelled.failed_conditions() {
         match (action, stored) {
             (OrderAction::TakeStock(line), None) => unknown.push(line.sku.clone()),
@@ -165,6 +185,7 @@ fn why_not_placed(cancelled: &Cancelled<OrderAction<'_>>) -> PlaceOrderError {
             }
             (OrderAction::TakeStock(line), Some(_)) => short.push(line.sku.clone()),
             (OrderAction::ClaimKey, _) => key_taken = true,
+            (OrderAction::TakePlace, _) => full = true,
             (OrderAction::Write, _) => {}
         }
     }
@@ -176,6 +197,8 @@ fn why_not_placed(cancelled: &Cancelled<OrderAction<'_>>) -> PlaceOrderError {
         PlaceOrderError::OutOfStock(short)
     } else if key_taken {
         PlaceOrderError::KeyTaken
+    } else if let (true, Some(limit)) = (full, max_open) {
+        PlaceOrderError::TooManyOpen(limit)
     } else if cancelled.conflicted() {
         PlaceOrderError::Contended
     } else {
@@ -233,7 +256,7 @@ impl Store {
         idempotency: Option<(&IdempotencyKey, &IdempotencyRecord)>,
     ) -> Result<(), PlaceOrderError> {
         let (order, lines) = (&placed.order, &placed.items);
-        let mut transaction = Transaction::with_capacity(2 * lines.len() + 3);
+        let mut transaction = Transaction::with_capacity(2 * lines.len() + 4);
         for line in lines {
             transaction.update(OrderAction::TakeStock(line), self.take_stock(line))?;
         }
@@ -255,6 +278,12 @@ impl Store {
         for item in new_items {
             transaction.put(OrderAction::Write, self.put_new(item))?;
         }
+        if let Some(max) = self.max_open_orders {
+            transaction.update(
+                OrderAction::TakePlace,
+                self.take_place(&order.customer_id, max),
+            )?;
+        }
         if let Some(item) = record_item {
             // An expired record that TTL has not yet removed may be taken over.
             let put = Put::builder()
@@ -267,7 +296,7 @@ impl Store {
         }
         match self.send(transaction).await? {
             Outcome::Committed => Ok(()),
-            Outcome::Cancelled(cancelled) => Err(why_not_placed(&cancelled)),
+            Outcome::Cancelled(cancelled) => Err(why_not_placed(&cancelled, self.max_open_orders)),
         }
     }
 
@@ -287,6 +316,31 @@ impl Store {
             )
             .expression_attribute_values(":price", product::PRICE.value(&line.price))
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+    }
+
+    /// One more PLACED order for `customer`, only while they hold fewer than `max`: decided
+    /// inside the order's transaction, so racing orders cannot pass the cap together.
+    fn take_place(&self, customer: &CustomerId, max: u32) -> UpdateBuilder {
+        Update::builder()
+            .table_name(&self.table)
+            .set_key(Some(placed_orders::key(customer)))
+            .update_expression("ADD #count :one")
+            .condition_expression("attribute_not_exists(#count) OR #count < :max")
+            .expression_attribute_names("#count", placed_orders::COUNT.name)
+            .expression_attribute_values(":one", placed_orders::COUNT_CHANGE.value(&1))
+            .expression_attribute_values(":max", placed_orders::COUNT.value(&max))
+    }
+
+    /// One PLACED order fewer for `customer`, never below zero.
+    fn release_place(&self, customer: &CustomerId) -> UpdateBuilder {
+        Update::builder()
+            .table_name(&self.table)
+            .set_key(Some(placed_orders::key(customer)))
+            .update_expression("ADD #count :minus_one")
+            .condition_expression("#count > :zero")
+            .expression_attribute_names("#count", placed_orders::COUNT.name)
+            .expression_attribute_values(":minus_one", placed_orders::COUNT_CHANGE.value(&-1))
+            .expression_attribute_values(":zero", placed_orders::COUNT.value(&0))
     }
 
     /// A put only where no item is yet.
@@ -341,8 +395,10 @@ impl Store {
         } else {
             Vec::new()
         };
+        // Leaving PLACED gives the customer's place under the cap back.
+        let mut release = current.status == OrderStatus::Placed && self.max_open_orders.is_some();
         loop {
-            let transaction = self.status_transaction(current, next, &restock)?;
+            let transaction = self.status_transaction(current, next, &restock, release)?;
             let cancelled = match self.send(transaction).await? {
                 Outcome::Committed => return Ok(()),
                 Outcome::Cancelled(cancelled) => cancelled,
@@ -375,9 +431,13 @@ impl Store {
                     _ => None,
                 })
                 .collect();
-            if gone.is_empty() {
+            // No place to give back: the order was placed before the cap counted places.
+            let nothing_held =
+                cancelled.condition_failed(|action| matches!(action, StatusAction::ReleasePlace));
+            if gone.is_empty() && !nothing_held {
                 return Err(cancelled.unexplained("status").into());
             }
+            release &= !nothing_held;
             for sku in &gone {
                 tracing::warn!(order = %current.order_id, %sku, "stock not given back: the product no longer exists");
             }
@@ -392,6 +452,7 @@ impl Store {
         current: &Order,
         next: OrderStatus,
         restock: &[&'a LineItem],
+        release: bool,
     ) -> Result<Transaction<StatusAction<'a>>, AppError> {
         let update = |key_item: Item, set: &str| {
             Update::builder()
@@ -408,7 +469,7 @@ impl Store {
         };
         // The order keeps its shard under its new status.
         let gsi1pk = keys::order_listing::gsi1pk(next, self.status_shards.of(&current.order_id));
-        let mut transaction = Transaction::with_capacity(2 + restock.len());
+        let mut transaction = Transaction::with_capacity(3 + restock.len());
         transaction.update(
             StatusAction::Header,
             update(header::key(&current.order_id), "SET #status = :next")
@@ -437,6 +498,12 @@ impl Store {
                     product::STOCK_CHANGE.value(&i64::from(line.quantity)),
                 );
             transaction.update(StatusAction::Restock(line), give_back)?;
+        }
+        if release {
+            transaction.update(
+                StatusAction::ReleasePlace,
+                self.release_place(&current.customer_id),
+            )?;
         }
         Ok(transaction)
     }

@@ -16,6 +16,8 @@ pub struct Store {
     pub(crate) table: String,
     /// How many GSI1 partitions each status is spread over (`STATUS_SHARDS`; 1 by default).
     pub(crate) status_shards: keys::StatusShards,
+    /// The most PLACED orders a customer may hold at once (`MAX_OPEN_ORDERS`; none: no cap).
+    pub(crate) max_open_orders: Option<u32>,
 }
 
 /// Seconds since the Unix epoch, as the table's TTL attribute counts them.
@@ -38,7 +40,15 @@ impl Store {
             client,
             table: table.into(),
             status_shards: keys::StatusShards::ONE,
+            max_open_orders: None,
         }
+    }
+
+    /// The same store, refusing an order that would give its customer more than `max` PLACED
+    /// orders at once (decided inside the order's transaction).
+    pub fn with_max_open_orders(mut self, max: Option<u32>) -> Self {
+        self.max_open_orders = max;
+        self
     }
 
     /// The same store, writing and listing orders by status over `shards` GSI1 partitions.

@@ -307,3 +307,16 @@ fn only_known_machine_clients_make_the_admin_scope_staff() {
         assert!(variable.contains(part), "STAFF_CLIENT_IDS: {variable}");
     }
 }
+
+#[test]
+fn every_function_is_told_the_cap_on_open_orders() {
+    let template = template::parse().expect("template");
+    let parameter = &template["Parameters"]["MaxOpenOrders"];
+    assert_eq!(parameter["Default"].as_u64(), Some(10));
+    assert_eq!(parameter["MinValue"].as_u64(), Some(1));
+    let variable = serde_yaml::to_string(
+        &template["Globals"]["Function"]["Environment"]["Variables"]["MAX_OPEN_ORDERS"],
+    )
+    .expect("yaml");
+    assert!(variable.contains("MaxOpenOrders"), "{variable}");
+}
