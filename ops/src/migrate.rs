@@ -191,11 +191,7 @@ async fn main() -> Result<(), BoxError> {
                 }
             );
         }
-        total.scanned += report.counts.scanned;
-        total.changed += report.counts.changed;
-        total.skipped += report.counts.skipped;
-        total.deferred += report.counts.deferred;
-        total.unplaceable += report.counts.unplaceable;
+        total += report.counts;
     }
     if args.json {
         let spent = budget.spent();

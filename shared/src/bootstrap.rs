@@ -16,34 +16,36 @@ use crate::metrics;
 
 pub use crate::http::serve::serve_http;
 
+/// An environment variable that is set and not empty.
+fn env_value(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|value| !value.is_empty())
+}
+
 /// Reads a required environment variable.
 fn required_env(name: &str) -> Result<String, BoxError> {
-    match std::env::var(name) {
-        Ok(value) if !value.is_empty() => Ok(value),
-        _ => Err(format!("environment variable {name} must be set").into()),
-    }
+    env_value(name).ok_or_else(|| format!("environment variable {name} must be set").into())
 }
 
 /// `STATUS_SHARDS`: how many GSI1 partitions each status is spread over; `default` when unset
 /// (a Lambda: 1, as the template sets it; `make dev`: the template's default).
 pub fn status_shards_from_env(default: StatusShards) -> Result<StatusShards, BoxError> {
-    match std::env::var("STATUS_SHARDS") {
-        Ok(raw) if !raw.is_empty() => {
+    match env_value("STATUS_SHARDS") {
+        Some(raw) => {
             StatusShards::parse(&raw).map_err(|err| format!("STATUS_SHARDS: {err}").into())
         }
-        _ => Ok(default),
+        None => Ok(default),
     }
 }
 
 /// `MAX_OPEN_ORDERS`: the most PLACED orders a customer may hold at once; `default` when unset
 /// (a Lambda: the template always sets it; `make dev`: the template's default).
 pub fn max_open_orders_from_env(default: Option<u32>) -> Result<Option<u32>, BoxError> {
-    match std::env::var("MAX_OPEN_ORDERS") {
-        Ok(raw) if !raw.is_empty() => match raw.trim().parse::<u32>() {
+    match env_value("MAX_OPEN_ORDERS") {
+        Some(raw) => match raw.trim().parse::<u32>() {
             Ok(max) if max >= 1 => Ok(Some(max)),
             _ => Err(format!("MAX_OPEN_ORDERS must be a whole number from 1, not {raw:?}").into()),
         },
-        _ => Ok(default),
+        None => Ok(default),
     }
 }
 

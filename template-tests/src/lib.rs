@@ -16,3 +16,8 @@ pub fn resources_of<'a>(
         .filter(move |(_, resource)| resource["Type"].as_str() == Some(kind))
         .filter_map(|(name, resource)| Some((name.as_str()?, resource)))
 }
+
+/// The template's functions (`AWS::Serverless::Function`), by logical ID.
+pub fn functions(template: &serde_yaml::Value) -> impl Iterator<Item = (&str, &serde_yaml::Value)> {
+    resources_of(template, "AWS::Serverless::Function")
+}

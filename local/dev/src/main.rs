@@ -50,24 +50,24 @@ impl Config {
     }
 }
 
-/// The template's `StatusShards` default, or `STATUS_SHARDS` when set.
-fn status_shards(template: &serde_yaml::Value) -> Result<StatusShards, Error> {
-    let default = template["Parameters"]["StatusShards"]["Default"]
+/// A numeric parameter's default in template.yaml: what a deploy gets unless told otherwise.
+fn template_default(template: &serde_yaml::Value, parameter: &str) -> Result<u32, Error> {
+    template["Parameters"][parameter]["Default"]
         .as_u64()
         .and_then(|n| u32::try_from(n).ok())
-        .ok_or("template.yaml has no numeric StatusShards default")?;
-    let default = StatusShards::new(default)
+        .ok_or_else(|| format!("template.yaml has no numeric {parameter} default").into())
+}
+
+/// The template's `StatusShards` default, or `STATUS_SHARDS` when set.
+fn status_shards(template: &serde_yaml::Value) -> Result<StatusShards, Error> {
+    let default = StatusShards::new(template_default(template, "StatusShards")?)
         .map_err(|err| format!("template.yaml's StatusShards default: {err}"))?;
     shared::bootstrap::status_shards_from_env(default)
 }
 
 /// The template's `MaxOpenOrders` default, or `MAX_OPEN_ORDERS` when set.
 fn max_open_orders(template: &serde_yaml::Value) -> Result<Option<u32>, Error> {
-    let default = template["Parameters"]["MaxOpenOrders"]["Default"]
-        .as_u64()
-        .and_then(|n| u32::try_from(n).ok())
-        .ok_or("template.yaml has no numeric MaxOpenOrders default")?;
-    shared::bootstrap::max_open_orders_from_env(Some(default))
+    shared::bootstrap::max_open_orders_from_env(Some(template_default(template, "MaxOpenOrders")?))
 }
 
 #[tokio::main]
@@ -155,10 +155,7 @@ async fn run() -> Result<(), Error> {
         seeded,
         started,
         status_shards,
-    );
-    println!(
-        "  open orders      at most {} PLACED per customer  (MAX_OPEN_ORDERS)",
-        max_open.map_or("unlimited".to_owned(), |m| m.to_string())
+        max_open,
     );
     axum::serve(
         listener,
@@ -313,6 +310,7 @@ fn print_banner(
     seeded: bool,
     started: Instant,
     status_shards: StatusShards,
+    max_open: Option<u32>,
 ) {
     let data = config.data_file.display();
     let table = match (created, seeded) {
@@ -330,6 +328,10 @@ fn print_banner(
     println!(
         "  status shards    {}  (STATUS_SHARDS)",
         status_shards.count()
+    );
+    println!(
+        "  open orders      at most {} PLACED per customer  (MAX_OPEN_ORDERS)",
+        max_open.map_or("unlimited".to_owned(), |m| m.to_string())
     );
     for route in routes {
         println!(

@@ -320,14 +320,14 @@ pub fn forged_cursor(who: Who<'_>, key: &[(&str, &str)]) -> String {
             )
         })
         .collect();
-    let caller = match who {
-        Who::Staff => shared::domain::access::Caller::new("staff-1", ["staff"], [], false),
-        Who::Admin => shared::domain::access::Caller::new("machine-1", [], ["store/admin"], true),
-        Who::Customer(id) => shared::domain::access::Caller::new(id, [], [], false),
-        Who::Nobody => shared::domain::access::Caller::new("", [], [], false),
-    };
-    shared::dynamo::cursor::encode(&caller.cursor_tag(), &key)
-        .unwrap_or_else(|err| panic!("cursor: {err}"))
+    // The caller exactly as a request from `who` reads it, through the authorizer's claims.
+    let request = get(who, "GET /", "/", "");
+    let tag = request
+        .extensions()
+        .get::<shared::domain::access::Caller>()
+        .map(shared::domain::access::Caller::cursor_tag)
+        .unwrap_or_default();
+    shared::dynamo::cursor::encode(&tag, &key).unwrap_or_else(|err| panic!("cursor: {err}"))
 }
 
 /// A sort key of `ORDER#<time>#o100` whose time carries 1,100 zeros of a fraction: it parses as

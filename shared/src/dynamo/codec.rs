@@ -131,6 +131,20 @@ impl Stored for bool {
     }
 }
 
+/// A map of attributes (`M`): a key stored as it is, a scan's position say.
+impl Stored for Item {
+    const EXPECTED: &'static str = "a map";
+    fn to_attribute(&self) -> AttributeValue {
+        AttributeValue::M(self.clone())
+    }
+    fn from_attribute(value: AttributeValue) -> Option<Self> {
+        match value {
+            AttributeValue::M(map) => Some(map),
+            _ => None,
+        }
+    }
+}
+
 impl Stored for Decimal {
     const EXPECTED: &'static str = "a decimal number";
     fn to_attribute(&self) -> AttributeValue {

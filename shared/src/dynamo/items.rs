@@ -395,8 +395,8 @@ pub mod migration {
 
     pub const VERSION: Attr<u32> = Attr::new("version");
     pub const COMPLETED_AT: Attr<String> = Attr::new("completedAt");
-    /// Where the segment's scan continues: its LastEvaluatedKey, as JSON; absent once done.
-    pub const LAST_KEY: Attr<String> = Attr::new("lastKey");
+    /// Where the segment's scan continues: its LastEvaluatedKey, as a map; absent once done.
+    pub const LAST_KEY: Attr<Item> = Attr::new("lastKey");
     pub const DONE: Attr<bool> = Attr::new("done");
     pub const SCANNED: Attr<u64> = Attr::new("scanned");
     pub const CHANGED: Attr<u64> = Attr::new("changed");

@@ -179,10 +179,16 @@ pub mod order_listing {
             .ok_or_else(|| malformed(SK, sk))
     }
 
-    /// `sk` is byte for byte the sort key this store writes for the listing it names (a cursor
-    /// must be: a timestamp spelled another way parses, and would reach DynamoDB as is).
+    /// What `sk` names, when it is byte for byte the sort key this store writes for it (a
+    /// cursor must be: a timestamp spelled another way parses, and would reach DynamoDB as is).
+    pub fn parse_canonical_sk(sk: &str) -> Option<(Timestamp, OrderId)> {
+        parse_sk(sk)
+            .ok()
+            .filter(|(at, order)| sk == self::sk(*at, order))
+    }
+
     pub fn is_canonical_sk(sk: &str) -> bool {
-        parse_sk(sk).is_ok_and(|(at, order)| sk == self::sk(at, &order))
+        parse_canonical_sk(sk).is_some()
     }
 
     /// GSI1PK of an order with `status` in `shard` (see [`StatusShards`]).

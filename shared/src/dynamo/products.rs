@@ -7,7 +7,8 @@ use std::sync::{Mutex, PoisonError};
 
 use aws_sdk_dynamodb::types::builders::UpdateBuilder;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, KeysAndAttributes, Put, ReturnValuesOnConditionCheckFailure, Update,
+    AttributeValue, ConsumedCapacity, KeysAndAttributes, Put, ReturnConsumedCapacity,
+    ReturnValuesOnConditionCheckFailure, Update,
 };
 
 use crate::AppError;
@@ -263,11 +264,22 @@ impl Store {
         keys: Vec<Item>,
         consistent: bool,
     ) -> Result<Vec<Item>, AppError> {
+        Ok(self.batch_get_reporting(keys, consistent, None).await?.0)
+    }
+
+    /// [`Store::batch_get`], and the capacity each request consumed when `report` asks for it
+    /// (an operator's paced job does; an order's first read does not).
+    pub(crate) async fn batch_get_reporting(
+        &self,
+        keys: Vec<Item>,
+        consistent: bool,
+        report: Option<ReturnConsumedCapacity>,
+    ) -> Result<(Vec<Item>, Vec<ConsumedCapacity>), AppError> {
         if keys.len() > MAX_BATCH_GET {
             return Err(AppError::internal("more keys than one BatchGetItem reads"));
         }
-        // Keys still to read and items found; locked only between requests.
-        let state = Mutex::new((keys, Vec::new()));
+        // Keys still to read, items found and capacity consumed; locked only between requests.
+        let state = Mutex::new((keys, Vec::new(), Vec::new()));
         let lock = || state.lock().unwrap_or_else(PoisonError::into_inner);
         let read = retry(
             &Backoff::TRANSACTION,
@@ -284,10 +296,12 @@ impl Store {
                     .client
                     .batch_get_item()
                     .request_items(&self.table, request)
+                    .set_return_consumed_capacity(report.clone())
                     .send()
                     .await
                     .map_err(AppError::from)?;
                 let mut state = lock();
+                state.2.extend(out.consumed_capacity.into_iter().flatten());
                 state.1.extend(
                     out.responses
                         .into_iter()
@@ -308,7 +322,10 @@ impl Store {
         )
         .await;
         match read {
-            Ok(()) => Ok(std::mem::take(&mut lock().1)),
+            Ok(()) => {
+                let mut state = lock();
+                Ok((std::mem::take(&mut state.1), std::mem::take(&mut state.2)))
+            }
             Err(Batch::Unprocessed) => Err(AppError::Unavailable(
                 "DynamoDB kept leaving keys unprocessed".into(),
             )),

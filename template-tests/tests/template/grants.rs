@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_yaml::Value;
 use template_tests as template;
+use template_tests::functions;
 
 /// The statements of a function's policies: its inline `Policies`, or those of the role it
 /// names.
@@ -117,10 +118,6 @@ fn grant(action: &str, resource: &str, keys: &[&str], attributes: &[&str]) -> Gr
         resource: resource.to_owned(),
         conditions,
     }
-}
-
-fn functions(template: &Value) -> impl Iterator<Item = (&str, &Value)> {
-    template_tests::resources_of(template, "AWS::Serverless::Function")
 }
 
 #[test]

@@ -9,10 +9,6 @@ fn yaml(value: &Value) -> String {
     serde_yaml::to_string(value).expect("yaml")
 }
 
-fn resources(template: &Value) -> &serde_yaml::Mapping {
-    template["Resources"].as_mapping().expect("Resources")
-}
-
 fn alarms(template: &Value) -> Vec<(String, &Value)> {
     template_tests::resources_of(template, "AWS::CloudWatch::Alarm")
         .map(|(name, r)| (name.to_owned(), r))
@@ -76,10 +72,8 @@ fn every_alarm_notifies_the_optional_topic_when_it_fires_and_when_it_clears() {
 #[test]
 fn every_function_has_an_alarm_on_its_errors_and_throttles() {
     let template = template::parse().expect("template");
-    let functions: Vec<&str> = resources(&template)
-        .iter()
-        .filter(|(_, r)| r["Type"].as_str() == Some("AWS::Serverless::Function"))
-        .map(|(name, _)| name.as_str().expect("name"))
+    let functions: Vec<&str> = template_tests::functions(&template)
+        .map(|(name, _)| name)
         .collect();
     assert_eq!(functions.len(), 14);
     let alarms = alarms(&template);

@@ -4,10 +4,7 @@
 
 use serde_yaml::Value;
 use template_tests as template;
-
-fn functions(template: &Value) -> impl Iterator<Item = (&str, &Value)> {
-    template_tests::resources_of(template, "AWS::Serverless::Function")
-}
+use template_tests::functions;
 
 #[test]
 fn the_table_keeps_its_data_and_streams_both_images() {

@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use aws_sdk_dynamodb::types::{KeysAndAttributes, ReturnConsumedCapacity};
+use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 
 use crate::AppError;
 use crate::domain::ids::{CustomerId, OrderId, Sku};
@@ -107,7 +107,8 @@ pub(super) async fn migrate_page(
 }
 
 /// Once every segment is done: each deferred line set from its order's listing meanwhile is
-/// settled; one still without keys has no order to take them from, and is reported.
+/// settled; one still without keys has no order to take them from, and is reported. A dry run
+/// deferred nothing (it writes nothing), so it cannot tell which lines those are.
 pub(super) async fn resolve_deferred(
     store: &Store,
     migration: Migration,
@@ -115,15 +116,25 @@ pub(super) async fn resolve_deferred(
     budget: &Budget,
 ) -> Result<Counts, AppError> {
     let mut counts = Counts::default();
+    if options.dry_run {
+        return Ok(counts);
+    }
+    // One read of each order's lines, however many of them were deferred.
+    let mut by_order: BTreeMap<OrderId, Vec<Sku>> = BTreeMap::new();
     for (order, sku) in store.deferred(migration, budget).await? {
+        by_order.entry(order).or_default().push(sku);
+    }
+    for (order, skus) in by_order {
         let unset = store.lines_without_gsi2(&order, budget).await?;
-        if unset.contains(&sku) && !options.dry_run {
-            counts.unplaceable += 1;
-            tracing::warn!(%order, %sku, "line item left without GSI2 keys: its order has no header and no listing");
-        } else if !options.dry_run {
-            store
-                .settle_deferred(migration, &order, &sku, budget)
-                .await?;
+        for sku in skus {
+            if unset.contains(&sku) {
+                counts.unplaceable += 1;
+                tracing::warn!(%order, %sku, "line item left without GSI2 keys: its order has no header and no listing");
+            } else {
+                store
+                    .settle_deferred(migration, &order, &sku, budget)
+                    .await?;
+            }
         }
     }
     Ok(counts)
@@ -131,7 +142,8 @@ pub(super) async fn resolve_deferred(
 
 impl Store {
     /// The orders of `orders` that have a header, with their customer and time (BatchGetItem,
-    /// eventually consistent: a header, once written, never changes these).
+    /// eventually consistent: a header, once written, never changes these; keys DynamoDB leaves
+    /// unprocessed are asked for again with backoff, by [`Store::batch_get_reporting`]).
     async fn read_headers(
         &self,
         orders: &BTreeSet<&OrderId>,
@@ -140,50 +152,27 @@ impl Store {
         let mut placed = BTreeMap::new();
         let keys: Vec<Item> = orders.iter().map(|order| header::key(order)).collect();
         for chunk in keys.chunks(MAX_BATCH_GET) {
-            let mut wanted = chunk.to_vec();
-            while !wanted.is_empty() {
-                let request = KeysAndAttributes::builder()
-                    .set_keys(Some(std::mem::take(&mut wanted)))
-                    .build()
-                    .map_err(AppError::internal)?;
-                let out = patiently(|_| async {
-                    self.client
-                        .batch_get_item()
-                        .request_items(&self.table, request.clone())
-                        .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                        .send()
-                        .await
-                        .map_err(AppError::from)
-                })
-                .await?;
-                for consumed in out.consumed_capacity() {
-                    budget.read(Some(consumed)).await?;
-                }
-                for item in out
-                    .responses
-                    .into_iter()
-                    .flatten()
-                    .flat_map(|(_, items)| items)
-                {
-                    let Order {
-                        order_id,
-                        customer_id,
-                        placed_at,
-                        ..
-                    } = header::from_item(item)?;
-                    placed.insert(
-                        order_id,
-                        Placed {
-                            customer: customer_id,
-                            at: placed_at,
-                        },
-                    );
-                }
-                wanted = out
-                    .unprocessed_keys
-                    .and_then(|mut left| left.remove(&self.table))
-                    .map(|left| left.keys)
-                    .unwrap_or_default();
+            let (headers, consumed) = patiently(|_| {
+                self.batch_get_reporting(chunk.to_vec(), false, Some(ReturnConsumedCapacity::Total))
+            })
+            .await?;
+            for consumed in &consumed {
+                budget.read(Some(consumed)).await?;
+            }
+            for item in headers {
+                let Order {
+                    order_id,
+                    customer_id,
+                    placed_at,
+                    ..
+                } = header::from_item(item)?;
+                placed.insert(
+                    order_id,
+                    Placed {
+                        customer: customer_id,
+                        at: placed_at,
+                    },
+                );
             }
         }
         Ok(placed)

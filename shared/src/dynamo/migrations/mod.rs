@@ -101,6 +101,31 @@ pub struct Counts {
     pub segments_done: u64,
 }
 
+impl std::ops::AddAssign for Counts {
+    fn add_assign(&mut self, more: Counts) {
+        self.scanned += more.scanned;
+        self.changed += more.changed;
+        self.skipped += more.skipped;
+        self.deferred += more.deferred;
+        self.unplaceable += more.unplaceable;
+        self.segments_done += more.segments_done;
+    }
+}
+
+impl Counts {
+    /// What was counted after `before` was.
+    fn since(self, before: Counts) -> Counts {
+        Counts {
+            scanned: self.scanned - before.scanned,
+            changed: self.changed - before.changed,
+            skipped: self.skipped - before.skipped,
+            deferred: self.deferred - before.deferred,
+            unplaceable: self.unplaceable - before.unplaceable,
+            segments_done: self.segments_done - before.segments_done,
+        }
+    }
+}
+
 impl Progress {
     fn add(&self, counts: Counts) {
         self.scanned.fetch_add(counts.scanned, Ordering::Relaxed);
@@ -190,14 +215,7 @@ impl Store {
             self.record_complete(migration, budget).await?;
         }
         let after = progress.counts();
-        report.counts = Counts {
-            scanned: after.scanned - before.scanned,
-            changed: after.changed - before.changed,
-            skipped: after.skipped - before.skipped,
-            deferred: after.deferred - before.deferred,
-            unplaceable: after.unplaceable - before.unplaceable,
-            segments_done: after.segments_done - before.segments_done,
-        };
+        report.counts = after.since(before);
         report.spent = budget.spent();
         report.seconds = (budget.elapsed() - started).as_secs_f64();
         Ok(report)

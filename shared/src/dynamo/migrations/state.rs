@@ -22,36 +22,10 @@ pub(super) struct Checkpoint {
 impl Checkpoint {
     /// After a page: its counts added, and where the next one starts.
     pub fn advance(&mut self, counts: Counts, next: Option<Item>) {
-        self.counts.scanned += counts.scanned;
-        self.counts.changed += counts.changed;
-        self.counts.skipped += counts.skipped;
-        self.counts.deferred += counts.deferred;
+        self.counts += counts;
         self.done = next.is_none();
         self.next = next;
     }
-}
-
-/// A scan position as text: the table's keys are strings.
-fn key_to_json(key: &Item) -> Result<String, AppError> {
-    let flat: std::collections::BTreeMap<&str, &str> = key
-        .iter()
-        .map(|(name, value)| match value {
-            AttributeValue::S(text) => Ok((name.as_str(), text.as_str())),
-            _ => Err(AppError::internal(format!(
-                "scan key {name} is not a string"
-            ))),
-        })
-        .collect::<Result<_, _>>()?;
-    serde_json::to_string(&flat).map_err(AppError::internal)
-}
-
-fn key_from_json(text: &str) -> Result<Item, AppError> {
-    let flat: std::collections::BTreeMap<String, String> =
-        serde_json::from_str(text).map_err(AppError::internal)?;
-    Ok(flat
-        .into_iter()
-        .map(|(name, value)| (name, AttributeValue::S(value)))
-        .collect())
 }
 
 impl Store {
@@ -92,10 +66,7 @@ impl Store {
         let Some(item) = self.get_paced(key, budget).await? else {
             return Ok(Checkpoint::default());
         };
-        let next = stored::LAST_KEY
-            .get(&item)
-            .map(|text| key_from_json(&text))
-            .transpose()?;
+        let next = stored::LAST_KEY.get(&item);
         let get = |attr: &crate::dynamo::codec::Attr<u64>| attr.get(&item).unwrap_or(0);
         Ok(Checkpoint {
             done: stored::DONE.get(&item) == Some(true),
@@ -122,7 +93,7 @@ impl Store {
         stored::VERSION.put(&mut item, &migration.version());
         stored::DONE.put(&mut item, &checkpoint.done);
         if let Some(next) = &checkpoint.next {
-            stored::LAST_KEY.put(&mut item, &key_to_json(next)?);
+            stored::LAST_KEY.put(&mut item, next);
         }
         stored::SCANNED.put(&mut item, &checkpoint.counts.scanned);
         stored::CHANGED.put(&mut item, &checkpoint.counts.changed);

@@ -214,9 +214,7 @@ fn open_status_cursor(
     }
     // Each position is byte for byte the GSI1 key of a listing as the store writes it.
     for position in positions.iter().flatten() {
-        let sk = text(position, SK)
-            .filter(|sk| keys::order_listing::is_canonical_sk(sk))
-            .and_then(|sk| keys::order_listing::parse_sk(sk).ok());
+        let sk = text(position, SK).and_then(keys::order_listing::parse_canonical_sk);
         let whole = position.len() == 4
             && text(position, PK).is_some_and(keys::customer::is_canonical_pk)
             && sk.is_some_and(|(at, _)| {
