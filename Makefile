@@ -12,7 +12,7 @@ CHECKOV := $(CHECKOV_VENV)/.installed
 READ_FUNCTIONS := get-customer list-customer-orders get-order-items list-orders-by-status
 FUNCTIONS := $(notdir $(wildcard functions/*))
 
-.PHONY: help dev token test checkov contract lint build sam-local deploy bench load migrate tools clean
+.PHONY: help dev token test checkov contract lint build sam-local deploy bench load migrate query tools clean
 
 help:
 	@echo "make dev     run the store locally: DynamoDB engine on 127.0.0.1:8000, HTTP API on 127.0.0.1:3000"
@@ -26,6 +26,7 @@ help:
 	@echo "make deploy  sam build, then sam deploy (first time: sam deploy --guided)"
 	@echo "make bench   release Lambdas vs the source design's boto3 code: cold start, latency, memory, size"
 	@echo "make load    make dev under 100,000 orders: POST latency and idle CPU as the file grows"
+	@echo "make query   a read-only PartiQL SELECT that never scans by accident: make query Q=\"SELECT ...\""
 	@echo "make migrate every pending data migration, on make dev's engine (or TABLE_NAME's table); MIGRATE_ARGS=..."
 
 dev:
@@ -110,6 +111,16 @@ migrate:
 		export TABLE_NAME=AppTable AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$${DYNAMODB_PORT:-8000} \
 			AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_REGION=us-east-1; \
 	fi; target/debug/store-migrate $(MIGRATE_ARGS)
+
+# A read-only PartiQL SELECT (store-query, docs/partiql.md), on make dev's engine or, with
+# TABLE_NAME set, that table: only SELECT, and never a full scan unless QUERY_ARGS=--allow-scan.
+# make query Q="SELECT * FROM \"AppTable\" WHERE PK = 'CUSTOMER#c1'" QUERY_ARGS="--limit 10 --json"
+query:
+	cargo build --quiet --locked -p store-ops --bin store-query
+	@if [ -z "$$TABLE_NAME" ]; then \
+		export TABLE_NAME=AppTable AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$${DYNAMODB_PORT:-8000} \
+			AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_REGION=us-east-1; \
+	fi; target/debug/store-query $(QUERY_ARGS) "$$Q"
 
 $(BENCH_VENV)/.installed: bench/python/requirements.txt
 	python3 -m venv $(BENCH_VENV)

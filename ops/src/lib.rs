@@ -2,6 +2,8 @@
 //! (profiles and SSO included, as an operator's workstation has them; the functions read only
 //! the Lambda environment), and their argument reading.
 
+pub mod partiql;
+
 use shared::Store;
 use shared::domain::error::BoxError;
 use shared::dynamo::client;

@@ -189,15 +189,6 @@ fn the_migration_policy_is_for_operators_and_the_only_grant_of_a_scan() {
     let statements = policy["Properties"]["PolicyDocument"]["Statement"]
         .as_sequence()
         .expect("statements");
-    let actions = |s: &Value| -> Vec<String> {
-        match &s["Action"] {
-            Value::Sequence(list) => list
-                .iter()
-                .filter_map(|a| a.as_str().map(str::to_owned))
-                .collect(),
-            other => other.as_str().map(str::to_owned).into_iter().collect(),
-        }
-    };
     // Writes: a line item's GSI2 keys and customer in ORDER#*, and the migration's own items.
     let update = statements
         .iter()
@@ -235,6 +226,70 @@ fn the_migration_policy_is_for_operators_and_the_only_grant_of_a_scan() {
             .iter()
             .any(|s| actions(s).contains(&"dynamodb:Scan".to_owned())),
         "the migration may Scan"
+    );
+}
+
+/// A policy statement's actions, one or a list.
+fn actions(statement: &Value) -> Vec<String> {
+    match &statement["Action"] {
+        Value::Sequence(list) => list
+            .iter()
+            .filter_map(|a| a.as_str().map(str::to_owned))
+            .collect(),
+        other => other.as_str().map(str::to_owned).into_iter().collect(),
+    }
+}
+
+#[test]
+fn the_operator_policy_reads_with_partiql_and_never_scans() {
+    let template = template::parse().expect("template");
+    let policy = &template["Resources"]["StoreOperatorPolicy"];
+    assert_eq!(policy["Type"].as_str(), Some("AWS::IAM::ManagedPolicy"));
+    let statements = policy["Properties"]["PolicyDocument"]["Statement"]
+        .as_sequence()
+        .expect("statements");
+    let text = |v: &Value| serde_yaml::to_string(v).expect("yaml");
+    let full_table_scan = |s: &Value| {
+        s["Condition"]["Bool"]["dynamodb:FullTableScan"]
+            .as_str()
+            .map(str::to_owned)
+    };
+    for statement in statements {
+        // SELECT only: no PartiQL write, no Query, no Scan.
+        assert_eq!(
+            actions(statement),
+            ["dynamodb:PartiQLSelect"],
+            "{statement:?}"
+        );
+        // The table and its indexes, nothing else.
+        let resources = text(&statement["Resource"]);
+        assert!(
+            resources.contains("AppTable.Arn") && resources.contains("/index/*"),
+            "{resources}"
+        );
+    }
+    // Allowed only when not a scan; a scan denied whatever else allows it.
+    let effects: Vec<(Option<&str>, Option<String>)> = statements
+        .iter()
+        .map(|s| (s["Effect"].as_str(), full_table_scan(s)))
+        .collect();
+    assert_eq!(
+        effects,
+        [
+            (Some("Allow"), Some("false".to_owned())),
+            (Some("Deny"), Some("true".to_owned()))
+        ]
+    );
+    // An operator's grant, not a function's: no function may run PartiQL.
+    for (name, function) in functions(&template) {
+        assert!(
+            !text(&function["Properties"]["Policies"]).contains("PartiQL"),
+            "{name} may run PartiQL"
+        );
+    }
+    assert_eq!(
+        template["Outputs"]["StoreOperatorPolicyArn"]["Value"],
+        serde_yaml::from_str::<Value>("!Ref StoreOperatorPolicy").expect("yaml")
     );
 }
 

@@ -1,0 +1,678 @@
+//! What `store-query` runs, decided from the statement's text alone, before any request.
+//!
+//! Accepted: one `SELECT <projection> FROM <table>[.<index>] [WHERE <condition>] [ORDER BY
+//! <paths>] [;]`, keywords in any case, names bare or `"double-quoted"`, strings `'single-quoted'`
+//! (`''` for a quote inside). The condition may use `AND`, `OR`, `NOT`, parentheses, the
+//! comparisons, `BETWEEN … AND …`, `IN [..]`/`IN (..)`, `IS [NOT] MISSING|NULL`, functions
+//! (`begins_with(SK, 'ORDER#')`, `size(…)`, …), paths (`a.b[0]`) and literals (strings,
+//! numbers, lists, maps, bags). Parameters (`?`) are not: the tool takes no values beside the
+//! statement, so they are refused as malformed.
+//!
+//! A statement reads named partitions — and is no Scan — when its `WHERE` fixes the partition
+//! key of what it reads (`PK` on the table, `GSI1PK` on `"GSI1"`, `GSI2PK` on `"GSI2"`): the key
+//! `=` a literal, or `IN` a list of literals, as one of the sides of an `AND`, or on every side
+//! of an `OR` (`PK = 'a' OR PK = 'b'`). That is DynamoDB's own rule for PartiQL: anything else
+//! (no `WHERE`, an `OR` with a side that does not fix it, `NOT`, `<`, `begins_with` on the key,
+//! the key compared with another attribute) is a full scan of the table or index, billed for
+//! every item it reads.
+
+use std::fmt;
+
+use shared::dynamo::keys;
+
+/// What a statement reads from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    Table,
+    /// A global secondary index of the store (`keys::GSI1`, `keys::GSI2`).
+    Index(&'static str),
+}
+
+impl Target {
+    /// The attribute that names a partition of what is read.
+    pub fn partition_key(&self) -> &'static str {
+        match self {
+            Target::Table => keys::PK,
+            Target::Index(index) if *index == keys::GSI1 => keys::GSI1PK,
+            Target::Index(_) => keys::GSI2PK,
+        }
+    }
+}
+
+/// A SELECT the tool may send: what it reads, and the partitions it reads when it names them
+/// (`None`: every partition, a scan the caller allowed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checked {
+    pub target: Target,
+    pub partitions: Option<Vec<String>>,
+}
+
+/// Why a statement is not sent. Each is decided before any request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// Not a SELECT: the tool never writes.
+    NotSelect(String),
+    /// Outside the subset above, or not PartiQL.
+    Malformed(String),
+    /// Another table than the one the tool was pointed at.
+    OtherTable { named: String, table: String },
+    /// An index the table does not have.
+    UnknownIndex(String),
+    /// A full scan of `target`: its partition key `key` is not fixed; `why` says how.
+    Scan {
+        target: String,
+        key: &'static str,
+        why: String,
+    },
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::NotSelect(word) => write!(
+                f,
+                "refused: only SELECT statements are run here ({word} would change the table)"
+            ),
+            Refusal::Malformed(why) => write!(f, "refused: not a statement this tool reads: {why}"),
+            Refusal::OtherTable { named, table } => write!(
+                f,
+                "refused: the statement reads {named:?}; this tool reads only {table:?} (--table, TABLE_NAME)"
+            ),
+            Refusal::UnknownIndex(index) => write!(
+                f,
+                "refused: the table has no index {index:?} (its indexes: {:?}, {:?})",
+                keys::GSI1,
+                keys::GSI2
+            ),
+            Refusal::Scan { target, key, why } => write!(
+                f,
+                "refused: this SELECT is a full scan of {target}: {why}. Fix the partition key \
+                 with `{key} = '…'` or `{key} IN ['…', '…']` under the WHERE (an OR must fix it on every side), \
+                 or pass --allow-scan to read (and pay for) every item"
+            ),
+        }
+    }
+}
+
+/// Checks `statement` against the table `table`. `allow_scan` lets a statement that fixes no
+/// partition through (its `partitions` are then `None`).
+pub fn check(statement: &str, table: &str, allow_scan: bool) -> Result<Checked, Refusal> {
+    // What it would do is decided by its first word, whatever follows.
+    let first: String = statement
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_alphabetic())
+        .collect();
+    if !first.is_empty() && !first.eq_ignore_ascii_case("SELECT") {
+        return Err(Refusal::NotSelect(first.to_ascii_uppercase()));
+    }
+    let tokens = tokenize(statement)?;
+    let mut parser = Parser { tokens, at: 0 };
+    let select = parser.select()?;
+    let target = match select.index.as_deref() {
+        _ if select.table != table => {
+            return Err(Refusal::OtherTable {
+                named: select.table,
+                table: table.to_string(),
+            });
+        }
+        None => Target::Table,
+        Some(index) if index == keys::GSI1 => Target::Index(keys::GSI1),
+        Some(index) if index == keys::GSI2 => Target::Index(keys::GSI2),
+        Some(index) => return Err(Refusal::UnknownIndex(index.to_string())),
+    };
+    let key = target.partition_key();
+    let partitions = match select.condition.as_ref().map(|c| fixed_partitions(c, key)) {
+        Some(Ok(values)) => Some(values),
+        _ if allow_scan => None,
+        Some(Err(why)) => return Err(scan(&target, table, key, why)),
+        None => return Err(scan(&target, table, key, "it has no WHERE".into())),
+    };
+    Ok(Checked { target, partitions })
+}
+
+fn scan(target: &Target, table: &str, key: &'static str, why: String) -> Refusal {
+    let target = match target {
+        Target::Table => format!("the table {table:?}"),
+        Target::Index(index) => format!("the index {table:?}.{index:?}"),
+    };
+    Refusal::Scan { target, key, why }
+}
+
+/// The partitions the condition fixes `key` to, or why it fixes none.
+fn fixed_partitions(condition: &Cond, key: &str) -> Result<Vec<String>, String> {
+    if let Some(mut partitions) = partitions(condition, key) {
+        partitions.dedup();
+        return Ok(partitions);
+    }
+    Err(if !condition.mentions(key) {
+        format!("its WHERE does not name {key}")
+    } else if has_or_naming(condition, key) {
+        format!("{key} is under an OR one of whose sides does not fix it")
+    } else {
+        format!("{key} is not compared with = or IN to literal values at the WHERE's top level")
+    })
+}
+
+/// DynamoDB's rule: `key = literal`, `key IN [literals]`, one of an AND's sides that fixes it,
+/// or an OR every side of which does.
+fn partitions(condition: &Cond, key: &str) -> Option<Vec<String>> {
+    let literal = |operand: &Operand| match operand {
+        Operand::Literal(value) => Some(value.clone()),
+        _ => None,
+    };
+    match condition {
+        Cond::Eq(Operand::Key(name), Operand::Literal(value))
+        | Cond::Eq(Operand::Literal(value), Operand::Key(name))
+            if name == key =>
+        {
+            Some(vec![value.clone()])
+        }
+        Cond::In(Operand::Key(name), values) if name == key && !values.is_empty() => {
+            values.iter().map(literal).collect()
+        }
+        Cond::And(parts) => parts.iter().find_map(|part| partitions(part, key)),
+        Cond::Or(parts) => parts
+            .iter()
+            .map(|part| partitions(part, key))
+            .collect::<Option<Vec<_>>>()
+            .map(|sides| sides.concat()),
+        _ => None,
+    }
+}
+
+fn has_or_naming(condition: &Cond, key: &str) -> bool {
+    match condition {
+        Cond::Or(_) => condition.mentions(key),
+        Cond::And(parts) => parts.iter().any(|part| has_or_naming(part, key)),
+        _ => false,
+    }
+}
+
+/// A condition, as far as the partition-key rule needs to see it.
+#[derive(Debug)]
+enum Cond {
+    And(Vec<Cond>),
+    Or(Vec<Cond>),
+    Not(Box<Cond>),
+    Eq(Operand, Operand),
+    In(Operand, Vec<Operand>),
+    /// Any other predicate, with the top-level attributes it names.
+    Other(Vec<Operand>),
+}
+
+impl Cond {
+    fn mentions(&self, key: &str) -> bool {
+        let named = |operand: &Operand| operand.names(key);
+        match self {
+            Cond::And(parts) | Cond::Or(parts) => parts.iter().any(|p| p.mentions(key)),
+            Cond::Not(inner) => inner.mentions(key),
+            Cond::Eq(a, b) => named(a) || named(b),
+            Cond::In(a, values) => named(a) || values.iter().any(named),
+            Cond::Other(operands) => operands.iter().any(named),
+        }
+    }
+}
+
+impl Operand {
+    /// Whether `key` is this attribute, a path into it, or among a function's arguments.
+    fn names(&self, key: &str) -> bool {
+        match self {
+            Operand::Key(name) | Operand::Nested(name) => name == key,
+            Operand::Call(arguments) => arguments.iter().any(|a| a.names(key)),
+            Operand::Literal(_) | Operand::Value => false,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Operand {
+    /// A top-level attribute.
+    Key(String),
+    /// A path into an attribute (`a.b`, `a[0]`): never a key.
+    Nested(String),
+    /// A string or number literal, as its value.
+    Literal(String),
+    /// A function's value, from its arguments.
+    Call(Vec<Operand>),
+    /// Anything else: a collection, TRUE, NULL, MISSING.
+    Value,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    /// A bare name or keyword.
+    Word(String),
+    /// A `"quoted"` name.
+    Quoted(String),
+    /// A `'quoted'` string.
+    Str(String),
+    Num(String),
+    Sym(&'static str),
+}
+
+impl fmt::Display for Tok {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Tok::Word(w) | Tok::Num(w) => write!(f, "{w}"),
+            Tok::Quoted(q) => write!(f, "\"{q}\""),
+            Tok::Str(s) => write!(f, "'{s}'"),
+            Tok::Sym(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+const SYMBOLS: [&str; 20] = [
+    "*", ":", "<<", ">>", "<>", "!=", "<=", ">=", "=", "<", ">", "(", ")", "[", "]", "{", "}", ",",
+    ".", ";",
+];
+
+fn tokenize(text: &str) -> Result<Vec<Tok>, Refusal> {
+    let mut tokens = Vec::new();
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if c.is_whitespace() {
+            rest = &rest[c.len_utf8()..];
+        } else if c == '\'' || c == '"' {
+            let (value, after) = quoted(rest, c)?;
+            tokens.push(if c == '\'' {
+                Tok::Str(value)
+            } else {
+                Tok::Quoted(value)
+            });
+            rest = after;
+        } else if c.is_ascii_digit()
+            || (c == '-' && rest[1..].starts_with(|d: char| d.is_ascii_digit()))
+        {
+            let end = 1 + rest[1..]
+                .find(|d: char| !(d.is_ascii_alphanumeric() || d == '.' || d == '+' || d == '-'))
+                .unwrap_or(rest.len() - 1);
+            tokens.push(Tok::Num(rest[..end].to_string()));
+            rest = &rest[end..];
+        } else if c.is_alphabetic() || c == '_' {
+            let end = rest
+                .find(|d: char| !(d.is_alphanumeric() || d == '_'))
+                .unwrap_or(rest.len());
+            tokens.push(Tok::Word(rest[..end].to_string()));
+            rest = &rest[end..];
+        } else if c == '?' {
+            return Err(Refusal::Malformed(
+                "parameters (?) are not supported: write the values into the statement".into(),
+            ));
+        } else if rest.starts_with("--") || rest.starts_with("/*") {
+            return Err(Refusal::Malformed("comments are not supported".into()));
+        } else if let Some(symbol) = SYMBOLS.iter().find(|s| rest.starts_with(**s)) {
+            tokens.push(Tok::Sym(symbol));
+            rest = &rest[symbol.len()..];
+        } else {
+            return Err(Refusal::Malformed(format!("unexpected character {c:?}")));
+        }
+    }
+    Ok(tokens)
+}
+
+/// A quoted string or name starting at `text`'s first character, with doubled quotes undone.
+fn quoted(text: &str, quote: char) -> Result<(String, &str), Refusal> {
+    let mut value = String::new();
+    let mut chars = text.char_indices().skip(1).peekable();
+    while let Some((at, c)) = chars.next() {
+        if c != quote {
+            value.push(c);
+        } else if chars.peek().is_some_and(|(_, next)| *next == quote) {
+            value.push(quote);
+            chars.next();
+        } else {
+            return Ok((value, &text[at + 1..]));
+        }
+    }
+    Err(Refusal::Malformed(format!("a {quote} is never closed")))
+}
+
+const KEYWORDS: [&str; 16] = [
+    "SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "BETWEEN", "IN", "IS", "ORDER", "BY", "ASC",
+    "DESC", "MISSING", "NULL", "EXISTS",
+];
+
+struct Select {
+    table: String,
+    index: Option<String>,
+    condition: Option<Cond>,
+}
+
+struct Parser {
+    tokens: Vec<Tok>,
+    at: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.tokens.get(self.at)
+    }
+
+    fn next(&mut self) -> Option<Tok> {
+        let token = self.tokens.get(self.at).cloned();
+        self.at += 1;
+        token
+    }
+
+    fn is_word(&self, word: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Word(w)) if w.eq_ignore_ascii_case(word))
+    }
+
+    fn eat_word(&mut self, word: &str) -> bool {
+        let found = self.is_word(word);
+        self.at += usize::from(found);
+        found
+    }
+
+    fn eat_sym(&mut self, symbol: &str) -> bool {
+        let found = self.peek() == Some(&Tok::Sym(static_sym(symbol)));
+        self.at += usize::from(found);
+        found
+    }
+
+    fn expect(&mut self, what: &str) -> Refusal {
+        match self.peek() {
+            Some(token) => Refusal::Malformed(format!("expected {what}, found {token}")),
+            None => Refusal::Malformed(format!("expected {what}, found the end")),
+        }
+    }
+
+    fn select(&mut self) -> Result<Select, Refusal> {
+        match self.peek() {
+            None => return Err(Refusal::Malformed("the statement is empty".into())),
+            Some(Tok::Word(w)) if !w.eq_ignore_ascii_case("SELECT") => {
+                return Err(Refusal::NotSelect(w.to_ascii_uppercase()));
+            }
+            Some(Tok::Word(_)) => self.at += 1,
+            Some(_) => return Err(self.expect("SELECT")),
+        }
+        self.projection()?;
+        let table = self.name().ok_or_else(|| self.expect("a table name"))?;
+        let index = if self.eat_sym(".") {
+            Some(self.name().ok_or_else(|| self.expect("an index name"))?)
+        } else {
+            None
+        };
+        let condition = if self.eat_word("WHERE") {
+            Some(self.or()?)
+        } else {
+            None
+        };
+        if self.eat_word("ORDER") {
+            self.order_by()?;
+        }
+        self.eat_sym(";");
+        match self.peek() {
+            None => Ok(Select {
+                table,
+                index,
+                condition,
+            }),
+            Some(_) => Err(self.expect("the end of the statement")),
+        }
+    }
+
+    /// Everything up to FROM, which must be there.
+    fn projection(&mut self) -> Result<(), Refusal> {
+        let start = self.at;
+        let mut depth = 0usize;
+        loop {
+            match self.peek() {
+                None => return Err(self.expect("FROM")),
+                Some(Tok::Word(w)) if depth == 0 && w.eq_ignore_ascii_case("FROM") => {
+                    if self.at == start {
+                        return Err(self.expect("a projection"));
+                    }
+                    self.at += 1;
+                    return Ok(());
+                }
+                Some(Tok::Sym("(" | "[" | "{" | "<<")) => depth += 1,
+                Some(Tok::Sym(")" | "]" | "}" | ">>")) => {
+                    depth = depth.checked_sub(1).ok_or_else(|| self.expect("FROM"))?;
+                }
+                Some(_) => {}
+            }
+            self.at += 1;
+        }
+    }
+
+    /// A table or index name: bare (not a keyword) or quoted.
+    fn name(&mut self) -> Option<String> {
+        match self.peek()? {
+            Tok::Quoted(name) => {
+                let name = name.clone();
+                self.at += 1;
+                Some(name)
+            }
+            Tok::Word(word) if !is_keyword(word) => {
+                let word = word.clone();
+                self.at += 1;
+                Some(word)
+            }
+            _ => None,
+        }
+    }
+
+    fn order_by(&mut self) -> Result<(), Refusal> {
+        if !self.eat_word("BY") {
+            return Err(self.expect("BY"));
+        }
+        loop {
+            match self.operand()? {
+                Operand::Key(_) | Operand::Nested(_) => {}
+                _ => return Err(Refusal::Malformed("ORDER BY takes attribute names".into())),
+            }
+            let _ = self.eat_word("ASC") || self.eat_word("DESC");
+            if !self.eat_sym(",") {
+                return Ok(());
+            }
+        }
+    }
+
+    fn or(&mut self) -> Result<Cond, Refusal> {
+        self.joined("OR", Self::and, Cond::Or)
+    }
+
+    fn and(&mut self) -> Result<Cond, Refusal> {
+        self.joined("AND", Self::unary, Cond::And)
+    }
+
+    /// `part (word part)*`: one part as itself, more as `join`.
+    fn joined(
+        &mut self,
+        word: &str,
+        part: fn(&mut Self) -> Result<Cond, Refusal>,
+        join: fn(Vec<Cond>) -> Cond,
+    ) -> Result<Cond, Refusal> {
+        let mut parts = vec![part(self)?];
+        while self.eat_word(word) {
+            parts.push(part(self)?);
+        }
+        Ok(if parts.len() == 1 {
+            parts.remove(0)
+        } else {
+            join(parts)
+        })
+    }
+
+    fn unary(&mut self) -> Result<Cond, Refusal> {
+        if self.eat_word("NOT") {
+            return Ok(Cond::Not(Box::new(self.unary()?)));
+        }
+        if self.eat_sym("(") {
+            let inner = self.or()?;
+            if !self.eat_sym(")") {
+                return Err(self.expect(")"));
+            }
+            return Ok(inner);
+        }
+        self.predicate()
+    }
+
+    fn predicate(&mut self) -> Result<Cond, Refusal> {
+        let left = self.operand()?;
+        let negated = self.eat_word("NOT");
+        if self.eat_word("BETWEEN") {
+            let low = self.operand()?;
+            if !self.eat_word("AND") {
+                return Err(self.expect("AND of BETWEEN"));
+            }
+            let high = self.operand()?;
+            return Ok(Cond::Other(vec![left, low, high]));
+        }
+        if self.eat_word("IN") {
+            let values = self.list()?;
+            return Ok(if negated {
+                Cond::Not(Box::new(Cond::In(left, values)))
+            } else {
+                Cond::In(left, values)
+            });
+        }
+        if negated {
+            return Err(self.expect("BETWEEN or IN after NOT"));
+        }
+        if self.eat_word("IS") {
+            self.eat_word("NOT");
+            if !(self.eat_word("MISSING") || self.eat_word("NULL")) {
+                return Err(self.expect("MISSING or NULL"));
+            }
+            return Ok(Cond::Other(vec![left]));
+        }
+        for symbol in ["=", "<>", "!=", "<=", ">=", "<", ">"] {
+            if self.eat_sym(symbol) {
+                let right = self.operand()?;
+                return Ok(if symbol == "=" {
+                    Cond::Eq(left, right)
+                } else {
+                    Cond::Other(vec![left, right])
+                });
+            }
+        }
+        // A predicate of its own: a function such as begins_with, or a boolean attribute.
+        Ok(Cond::Other(vec![left]))
+    }
+
+    /// `[a, b]` or `(a, b)`.
+    fn list(&mut self) -> Result<Vec<Operand>, Refusal> {
+        if self.eat_sym("[") {
+            self.operands_to("]")
+        } else if self.eat_sym("(") {
+            self.operands_to(")")
+        } else {
+            Err(self.expect("[ or ( after IN"))
+        }
+    }
+
+    /// Operands separated by commas, up to and past `close` (its opening bracket already read).
+    fn operands_to(&mut self, close: &str) -> Result<Vec<Operand>, Refusal> {
+        let mut operands = Vec::new();
+        if self.eat_sym(close) {
+            return Ok(operands);
+        }
+        loop {
+            operands.push(self.operand()?);
+            if self.eat_sym(close) {
+                return Ok(operands);
+            }
+            if !self.eat_sym(",") {
+                return Err(self.expect(&format!(", or {close}")));
+            }
+        }
+    }
+
+    fn operand(&mut self) -> Result<Operand, Refusal> {
+        let value = |w: &str| {
+            ["TRUE", "FALSE", "NULL", "MISSING"]
+                .iter()
+                .any(|v| v.eq_ignore_ascii_case(w))
+        };
+        match self.next() {
+            Some(Tok::Str(literal) | Tok::Num(literal)) => Ok(Operand::Literal(literal)),
+            Some(Tok::Sym(open @ ("[" | "{" | "<<"))) => {
+                self.skip_to_close(open)?;
+                Ok(Operand::Value)
+            }
+            Some(Tok::Word(word)) if value(&word) => Ok(Operand::Value),
+            Some(Tok::Word(word)) if !is_keyword(&word) && self.eat_sym("(") => {
+                Ok(Operand::Call(self.operands_to(")")?))
+            }
+            Some(Tok::Word(name) | Tok::Quoted(name))
+                if !is_keyword(&name) || self.quoted_before() =>
+            {
+                self.path(name)
+            }
+            _ => {
+                self.at -= 1;
+                Err(self.expect("a value or an attribute"))
+            }
+        }
+    }
+
+    /// Whether the token just read was a quoted name (which may spell a keyword).
+    fn quoted_before(&self) -> bool {
+        matches!(self.tokens.get(self.at - 1), Some(Tok::Quoted(_)))
+    }
+
+    /// The rest of a path after its first name: `.name` and `[n]` steps make it nested.
+    fn path(&mut self, name: String) -> Result<Operand, Refusal> {
+        let mut nested = false;
+        loop {
+            if self.eat_sym(".") {
+                if self.name().is_none() {
+                    return Err(self.expect("a name after ."));
+                }
+            } else if self.eat_sym("[") {
+                self.skip_to_close("[")?;
+            } else {
+                break;
+            }
+            nested = true;
+        }
+        Ok(if nested {
+            Operand::Nested(name)
+        } else {
+            Operand::Key(name)
+        })
+    }
+
+    /// Past the bracket that closes `open` (already read), brackets inside balanced.
+    fn skip_to_close(&mut self, open: &str) -> Result<(), Refusal> {
+        let mut stack = vec![closing(open)];
+        while let Some(expected) = stack.last().copied() {
+            match self.next() {
+                None => return Err(Refusal::Malformed(format!("a {open} is never closed"))),
+                Some(Tok::Sym(s)) if s == expected => {
+                    stack.pop();
+                }
+                Some(Tok::Sym(s @ ("(" | "[" | "{" | "<<"))) => stack.push(closing(s)),
+                Some(Tok::Sym(s @ (")" | "]" | "}" | ">>"))) => {
+                    return Err(Refusal::Malformed(format!("{s} closes nothing")));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+fn closing(open: &str) -> &'static str {
+    match open {
+        "(" => ")",
+        "[" => "]",
+        "{" => "}",
+        _ => ">>",
+    }
+}
+
+fn static_sym(symbol: &str) -> &'static str {
+    SYMBOLS
+        .iter()
+        .find(|s| **s == symbol)
+        .copied()
+        .unwrap_or("")
+}
+
+fn is_keyword(word: &str) -> bool {
+    KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(word))
+}
