@@ -12,12 +12,12 @@ CHECKOV := $(CHECKOV_VENV)/.installed
 READ_FUNCTIONS := get-customer list-customer-orders get-order-items list-orders-by-status
 FUNCTIONS := $(notdir $(wildcard functions/*))
 
-.PHONY: help dev token test checkov contract lint build sam-local deploy bench load migrate query tools clean
+.PHONY: help dev token test chromium checkov contract lint build sam-local deploy bench load migrate query tools clean
 
 help:
 	@echo "make dev     run the store locally: DynamoDB engine on 127.0.0.1:8000, HTTP API on 127.0.0.1:3000"
 	@echo "make token   a bearer token make dev accepts: make token CUSTOMER=c1 | make token STAFF=1"
-	@echo "make test    all tests: keys, handlers on an embedded engine, faults, events/, template checks, the API contract"
+	@echo "make test    all tests: keys, handlers on an embedded engine, faults, events/, template checks, the API contract, the explorer in Chromium"
 	@echo "make checkov  the security scanner on template.yaml (part of make test)"
 	@echo "make contract  schemathesis against a fresh make dev, from api/openapi.yaml (part of make test)"
 	@echo "make lint    rustfmt, clippy, unused dependencies, README/docs links, as CI runs them"
@@ -38,12 +38,21 @@ token:
 	@cargo run --quiet --locked -p local-dev --bin store-token -- \
 		$(if $(STAFF),--staff,) $(if $(CUSTOMER),--customer $(CUSTOMER),) $(if $(SUB),--sub $(SUB),)
 
-test: $(TOOLS) $(CHECKOV)
+test: $(TOOLS) $(CHECKOV) chromium
 	cargo test --workspace --locked
 	sam validate --lint
 	cfn-lint template.yaml
 	$(MAKE) checkov
 	$(MAKE) contract
+
+# Headless Chromium for the explorer's browser test (local/dev/tests/api/explorer.rs): Debian's
+# package, installed once (~20 s) when the machine lacks it.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		echo "installing Debian's chromium for the explorer's browser test"; \
+		$$SUDO apt-get install -y -q chromium >/dev/null 2>&1 \
+			|| { $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q chromium >/dev/null; }; }
 
 # A security scanner nobody here wrote: any finding fails the run. The checks that do not fit
 # this design are skipped in template.yaml itself, each resource's Metadata saying why.

@@ -3,7 +3,8 @@
 //!
 //! Environment: STORE_HOST (127.0.0.1), DYNAMODB_PORT (8000), API_PORT (3000),
 //! STORE_DATA_FILE (.local-data/store.db), STATUS_SHARDS (template.yaml's StatusShards default),
-//! MAX_OPEN_ORDERS (template.yaml's MaxOpenOrders default).
+//! MAX_OPEN_ORDERS (template.yaml's MaxOpenOrders default), STORE_EXPLORER (the explorer at
+//! /_explorer is served on a loopback STORE_HOST only, unless this is 1).
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -12,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use local_dev::auth::{Issuer, LOCAL_AUDIENCE, LOCAL_ISSUER};
 use local_dev::routes::{self, Route};
+use local_dev::server::Explorer;
 use local_engine::{Engine, LOCAL_TABLE, dynoxide, seed, streams, template};
 use shared::Store;
 use shared::dynamo::keys::StatusShards;
@@ -23,6 +25,7 @@ struct Config {
     dynamodb_port: u16,
     api_port: u16,
     data_file: PathBuf,
+    explorer: Explorer,
 }
 
 fn env_or(name: &str, default: &str) -> String {
@@ -39,10 +42,21 @@ impl Config {
                 .parse()
                 .map_err(|_| format!("{name} must be a port number").into())
         };
+        let host: IpAddr = env_or("STORE_HOST", "127.0.0.1")
+            .parse()
+            .map_err(|_| "STORE_HOST must be an IP address")?;
+        // The explorer shows every item, and runs any access pattern, without a token.
+        let explorer = if host.is_loopback() || env_or("STORE_EXPLORER", "") == "1" {
+            Explorer::Served
+        } else {
+            Explorer::Refused(format!(
+                "make dev listens on {host}, not a loopback address, and the explorer shows every \
+                 item without a token; set STORE_EXPLORER=1 to serve it there anyway"
+            ))
+        };
         Ok(Self {
-            host: env_or("STORE_HOST", "127.0.0.1")
-                .parse()
-                .map_err(|_| "STORE_HOST must be an IP address")?,
+            host,
+            explorer,
             dynamodb_port: port("DYNAMODB_PORT", "8000")?,
             api_port: port("API_PORT", "3000")?,
             data_file: local_dev::data_file(),
@@ -159,7 +173,7 @@ async fn run() -> Result<(), Error> {
     );
     axum::serve(
         listener,
-        local_dev::server::router(&routes, store, issuer.verifier()),
+        local_dev::server::router(&routes, store, issuer.verifier(), config.explorer.clone()),
     )
     .with_graceful_shutdown(shutdown_signal())
     .await?;
@@ -325,6 +339,14 @@ fn print_banner(
         if seeded { ", sample data seeded" } else { "" }
     );
     println!("  HTTP API         http://{api}");
+    match &config.explorer {
+        Explorer::Served => println!(
+            "  explorer         http://{api}/_explorer  (the table, its indexes, the access patterns, live requests)"
+        ),
+        Explorer::Refused(_) => println!(
+            "  explorer         off: STORE_HOST is not a loopback address (STORE_EXPLORER=1 serves it)"
+        ),
+    }
     println!(
         "  status shards    {}  (STATUS_SHARDS)",
         status_shards.count()

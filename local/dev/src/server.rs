@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
+use std::time::Instant;
 
 use axum::Router;
 use axum::body::{Body as AxumBody, Bytes};
@@ -13,17 +14,30 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodFilter, MethodRouter};
 use lambda_http::Body;
 use local_engine::gateway::{self, Call};
+use local_engine::journal::Calls;
 use shared::Store;
 
 use crate::auth::Verifier;
+use crate::explorer::log::{ApiLog, Served};
 use crate::routes::Route;
 
-struct App {
-    store: Store,
+pub(crate) struct App {
+    pub(crate) store: Store,
     verifier: Verifier,
+    pub(crate) routes: Vec<Route>,
+    /// Every request served, with the DynamoDB requests it made (the explorer's live log).
+    pub(crate) log: ApiLog,
 }
 
-pub fn router(routes: &[Route], store: Store, verifier: Verifier) -> Router {
+/// Whether the explorer (`/_explorer`) is served: on loopback addresses by default, elsewhere
+/// only when asked (`STORE_EXPLORER=1`), since it shows every item without a token.
+#[derive(Debug, Clone)]
+pub enum Explorer {
+    Served,
+    Refused(String),
+}
+
+pub fn router(routes: &[Route], store: Store, verifier: Verifier, explorer: Explorer) -> Router {
     // One MethodRouter per path, since a path may carry several methods.
     let mut by_path: BTreeMap<&str, MethodRouter<Arc<App>>> = BTreeMap::new();
     for route in routes {
@@ -46,9 +60,16 @@ pub fn router(routes: &[Route], store: Store, verifier: Verifier) -> Router {
     for (path, methods) in by_path {
         router = router.route(path, methods.fallback(not_found));
     }
-    router
-        .fallback(not_found)
-        .with_state(Arc::new(App { store, verifier }))
+    let router = match explorer {
+        Explorer::Served => router.merge(crate::explorer::routes()),
+        Explorer::Refused(why) => router.merge(crate::explorer::refused(why)),
+    };
+    router.fallback(not_found).with_state(Arc::new(App {
+        store,
+        verifier,
+        routes: routes.to_vec(),
+        log: ApiLog::default(),
+    }))
 }
 
 /// What API Gateway's JWT authorizer answers for a missing or invalid token.
@@ -105,6 +126,7 @@ async fn serve(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    let started = Instant::now();
     let authorization = headers.get("authorization").and_then(|v| v.to_str().ok());
     let claims = match app
         .verifier
@@ -113,7 +135,18 @@ async fn serve(
         Ok(claims) => claims,
         Err(refused) => {
             tracing::info!(route = %route.key(), reason = %refused, "token refused");
-            return unauthorized();
+            let response = unauthorized();
+            app.log.record(Served {
+                route: &route,
+                method: &method,
+                path: uri.path(),
+                query: query.as_deref().unwrap_or_default(),
+                caller: None,
+                status: response.status().as_u16(),
+                took: started.elapsed(),
+                calls: Vec::new(),
+            });
+            return response;
         }
     };
     let call = Call {
@@ -125,21 +158,55 @@ async fn serve(
         claims: Some(&claims),
     };
     let params: BTreeMap<String, String> = params.into_iter().collect();
-    let event = gateway::event(&route.key(), &call, &params);
-    let response = match gateway::request(&event) {
-        Ok(req) => crate::invoke(&route.binary, &app.store, req).await,
-        // As the Lambda answers an event it cannot read as a request.
-        Err(err) => Some(shared::http::problem::problem(&err)),
-    };
-    let Some(response) = response else {
-        return (StatusCode::INTERNAL_SERVER_ERROR, "no handler").into_response();
-    };
-    let (parts, body) = response.into_parts();
-    let body = match body {
-        Body::Empty => AxumBody::empty(),
-        Body::Text(text) => AxumBody::from(text),
-        Body::Binary(bytes) => AxumBody::from(bytes),
-        _ => AxumBody::empty(),
-    };
-    Response::from_parts(parts, body)
+    let (response, _) = app.call(&route, &call, &params).await;
+    response
+}
+
+impl App {
+    /// `route`'s handler for `call` (its caller already verified), as API Gateway calls it after
+    /// its authorizer, recorded in the log with the DynamoDB requests it made; the response and
+    /// its log record's ID.
+    pub(crate) async fn call(
+        &self,
+        route: &Route,
+        call: &Call<'_>,
+        params: &BTreeMap<String, String>,
+    ) -> (Response, u64) {
+        let started = Instant::now();
+        let event = gateway::event(&route.key(), call, params);
+        let calls = Calls::default();
+        let response = match gateway::request(&event) {
+            Ok(req) => {
+                calls
+                    .record(crate::invoke(&route.binary, &self.store, req))
+                    .await
+            }
+            // As the Lambda answers an event it cannot read as a request.
+            Err(err) => Some(shared::http::problem::problem(&err)),
+        };
+        let response = match response {
+            Some(response) => {
+                let (parts, body) = response.into_parts();
+                let body = match body {
+                    Body::Empty => AxumBody::empty(),
+                    Body::Text(text) => AxumBody::from(text),
+                    Body::Binary(bytes) => AxumBody::from(bytes),
+                    _ => AxumBody::empty(),
+                };
+                Response::from_parts(parts, body)
+            }
+            None => (StatusCode::INTERNAL_SERVER_ERROR, "no handler").into_response(),
+        };
+        let id = self.log.record(Served {
+            route,
+            method: call.method,
+            path: call.path,
+            query: call.raw_query,
+            caller: call.claims,
+            status: response.status().as_u16(),
+            took: started.elapsed(),
+            calls: calls.take(),
+        });
+        (response, id)
+    }
 }

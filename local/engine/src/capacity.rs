@@ -12,21 +12,13 @@
 
 use std::sync::{Arc, Mutex};
 
-use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
-use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemOutput;
-use aws_sdk_dynamodb::operation::delete_item::DeleteItemOutput;
-use aws_sdk_dynamodb::operation::get_item::GetItemOutput;
-use aws_sdk_dynamodb::operation::put_item::PutItemOutput;
-use aws_sdk_dynamodb::operation::query::QueryOutput;
-use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsOutput;
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsOutput;
-use aws_sdk_dynamodb::operation::update_item::UpdateItemOutput;
 use aws_sdk_dynamodb::types::ConsumedCapacity;
 use aws_smithy_runtime_api::box_error::BoxError;
 use aws_smithy_runtime_api::client::interceptors::Intercept;
 use aws_smithy_runtime_api::client::interceptors::context::{
     AfterDeserializationInterceptorContextRef, BeforeTransmitInterceptorContextMut,
 };
+use aws_smithy_runtime_api::client::orchestrator::Metadata;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::config_bag::ConfigBag;
 
@@ -83,7 +75,7 @@ pub mod rules {
 /// The request units of one request, as the engine reported them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Consumed {
-    pub operation: &'static str,
+    pub operation: String,
     pub units: f64,
     /// Write units (else read units).
     pub write: bool,
@@ -95,7 +87,7 @@ pub struct Consumed {
 #[derive(Debug, Clone, Default)]
 pub struct CapacityMeter {
     consumed: Arc<Mutex<Vec<Consumed>>>,
-    unreported: Arc<Mutex<Vec<&'static str>>>,
+    unreported: Arc<Mutex<Vec<String>>>,
 }
 
 /// Read units and write units.
@@ -123,7 +115,7 @@ impl Units {
 
 impl CapacityMeter {
     /// What was recorded since the last call, and the operations that reported nothing.
-    pub fn take(&self) -> (Vec<Consumed>, Vec<&'static str>) {
+    pub fn take(&self) -> (Vec<Consumed>, Vec<String>) {
         fn take<T>(v: &Mutex<Vec<T>>) -> Vec<T> {
             std::mem::take(&mut *v.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
         }
@@ -154,12 +146,12 @@ impl CapacityMeter {
         }))
     }
 
-    fn record(&self, operation: &'static str, write: bool, reported: &[&ConsumedCapacity]) {
+    fn record(&self, operation: &str, write: bool, reported: &[&ConsumedCapacity]) {
         if reported.is_empty() {
             self.unreported
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .push(operation);
+                .push(operation.to_owned());
             return;
         }
         let units = reported.iter().filter_map(|c| c.capacity_units()).sum();
@@ -167,11 +159,23 @@ impl CapacityMeter {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push(Consumed {
-                operation,
+                operation: operation.to_owned(),
                 units,
                 write,
             });
     }
+}
+
+/// Adds `ReturnConsumedCapacity: INDEXES` to a request that does not say what it wants back.
+pub(crate) fn ask_for_capacity(
+    request: &mut aws_smithy_runtime_api::client::orchestrator::HttpRequest,
+) -> Result<(), BoxError> {
+    crate::edit_json_body(request, |fields| {
+        fields
+            .entry("ReturnConsumedCapacity")
+            .or_insert_with(|| "INDEXES".into());
+        true
+    })
 }
 
 impl Intercept for CapacityMeter {
@@ -185,58 +189,21 @@ impl Intercept for CapacityMeter {
         _runtime_components: &RuntimeComponents,
         _cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        crate::edit_json_body(context.request_mut(), |fields| {
-            fields.insert("ReturnConsumedCapacity".into(), "INDEXES".into());
-            true
-        })
+        ask_for_capacity(context.request_mut())
     }
 
     fn read_after_deserialization(
         &self,
         context: &AfterDeserializationInterceptorContextRef<'_>,
         _runtime_components: &RuntimeComponents,
-        _cfg: &mut ConfigBag,
+        cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
         let Ok(output) = context.output_or_error() else {
             return Ok(());
         };
-        fn one(c: Option<&ConsumedCapacity>) -> Vec<&ConsumedCapacity> {
-            c.into_iter().collect()
-        }
-        if let Some(out) = output.downcast_ref::<GetItemOutput>() {
-            self.record("GetItem", false, &one(out.consumed_capacity()));
-        } else if let Some(out) = output.downcast_ref::<QueryOutput>() {
-            self.record("Query", false, &one(out.consumed_capacity()));
-        } else if let Some(out) = output.downcast_ref::<BatchGetItemOutput>() {
-            self.record(
-                "BatchGetItem",
-                false,
-                &out.consumed_capacity().iter().collect::<Vec<_>>(),
-            );
-        } else if let Some(out) = output.downcast_ref::<TransactGetItemsOutput>() {
-            self.record(
-                "TransactGetItems",
-                false,
-                &out.consumed_capacity().iter().collect::<Vec<_>>(),
-            );
-        } else if let Some(out) = output.downcast_ref::<PutItemOutput>() {
-            self.record("PutItem", true, &one(out.consumed_capacity()));
-        } else if let Some(out) = output.downcast_ref::<UpdateItemOutput>() {
-            self.record("UpdateItem", true, &one(out.consumed_capacity()));
-        } else if let Some(out) = output.downcast_ref::<DeleteItemOutput>() {
-            self.record("DeleteItem", true, &one(out.consumed_capacity()));
-        } else if let Some(out) = output.downcast_ref::<BatchWriteItemOutput>() {
-            self.record(
-                "BatchWriteItem",
-                true,
-                &out.consumed_capacity().iter().collect::<Vec<_>>(),
-            );
-        } else if let Some(out) = output.downcast_ref::<TransactWriteItemsOutput>() {
-            self.record(
-                "TransactWriteItems",
-                true,
-                &out.consumed_capacity().iter().collect::<Vec<_>>(),
-            );
+        if let Some(answered) = crate::journal::Answered::of(output) {
+            let operation = cfg.load::<Metadata>().map_or("unknown", Metadata::name);
+            self.record(operation, answered.write, &answered.capacity);
         }
         Ok(())
     }

@@ -6,6 +6,7 @@ pub mod capacity;
 pub mod counter;
 pub mod faults;
 pub mod gateway;
+pub mod journal;
 pub mod runtime_api;
 pub mod seed;
 pub mod streams;
@@ -13,10 +14,12 @@ pub mod template;
 pub mod testing;
 pub mod upkeep;
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+use aws_sdk_dynamodb::types::AttributeValue;
 use dynoxide::Database;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -81,11 +84,13 @@ impl Engine {
         client(&self.endpoint, None)
     }
 
-    /// make dev's client: [`WithoutRequestTokens`].
+    /// make dev's client: [`WithoutRequestTokens`], and its requests recorded in the
+    /// explorer's [`journal`] when made inside a scope.
     pub fn dev_client(&self) -> Client {
         Client::from_conf(
             config(&self.endpoint)
                 .interceptor(WithoutRequestTokens)
+                .interceptor(journal::Journal)
                 .build(),
         )
     }
@@ -144,6 +149,30 @@ impl Drop for Engine {
     fn drop(&mut self) {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
+        }
+    }
+}
+
+/// Every item of `table`, by consistent Scans page after page: for tests and make dev's
+/// explorer, which look at the whole table (the store itself never scans).
+pub async fn scan_all(
+    client: &Client,
+    table: &str,
+) -> Result<Vec<HashMap<String, AttributeValue>>, aws_sdk_dynamodb::Error> {
+    let mut items = Vec::new();
+    let mut start = None;
+    loop {
+        let page = client
+            .scan()
+            .table_name(table)
+            .consistent_read(true)
+            .set_exclusive_start_key(start)
+            .send()
+            .await?;
+        items.extend(page.items.unwrap_or_default());
+        start = page.last_evaluated_key;
+        if start.is_none() {
+            return Ok(items);
         }
     }
 }

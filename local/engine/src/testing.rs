@@ -162,25 +162,9 @@ pub fn call(
 pub async fn all_items(
     app: &TestApp,
 ) -> Vec<std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>> {
-    let mut items = Vec::new();
-    let mut start = None;
-    loop {
-        let out = app
-            .engine
-            .client()
-            .scan()
-            .table_name(LOCAL_TABLE)
-            .consistent_read(true)
-            .set_exclusive_start_key(start)
-            .send()
-            .await
-            .unwrap_or_else(|err| panic!("scan: {err:?}"));
-        items.extend(out.items.unwrap_or_default());
-        start = out.last_evaluated_key;
-        if start.is_none() {
-            return items;
-        }
-    }
+    crate::scan_all(&app.engine.client(), LOCAL_TABLE)
+        .await
+        .unwrap_or_else(|err| panic!("scan: {err:?}"))
 }
 
 /// The request the Lambda makes of a saved event file's JSON.

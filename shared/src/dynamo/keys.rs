@@ -454,6 +454,112 @@ pub mod warm_up {
     pub const SK: &str = "WARMUP";
 }
 
+/// Which entity an item is, from its keys alone: the legend of `make dev`'s explorer, so the key
+/// design is drawn from this file rather than from a second copy of its table.
+pub mod entity {
+    use super::*;
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Entity {
+        Customer,
+        OrderListing,
+        LineItem,
+        OrderHeader,
+        CountedOrder,
+        OpenOrderCount,
+        Product,
+        CatalogEntry,
+        IdempotencyRecord,
+        MigrationState,
+    }
+
+    impl Entity {
+        /// Every entity, the source design's three first.
+        pub const ALL: [Entity; 10] = [
+            Entity::Customer,
+            Entity::OrderListing,
+            Entity::LineItem,
+            Entity::OrderHeader,
+            Entity::CountedOrder,
+            Entity::OpenOrderCount,
+            Entity::Product,
+            Entity::CatalogEntry,
+            Entity::IdempotencyRecord,
+            Entity::MigrationState,
+        ];
+
+        pub fn name(self) -> &'static str {
+            match self {
+                Entity::Customer => "Customer",
+                Entity::OrderListing => "Order listing",
+                Entity::LineItem => "Line item",
+                Entity::OrderHeader => "Order header",
+                Entity::CountedOrder => "Order as counted",
+                Entity::OpenOrderCount => "Open-order count",
+                Entity::Product => "Product",
+                Entity::CatalogEntry => "Catalog entry",
+                Entity::IdempotencyRecord => "Idempotency record",
+                Entity::MigrationState => "Migration state",
+            }
+        }
+
+        /// The shape of its keys, `PK` then `SK`.
+        pub fn keys(self) -> (&'static str, &'static str) {
+            match self {
+                Entity::Customer => ("CUSTOMER#<customerId>", customer::PROFILE_SK),
+                Entity::OrderListing => ("CUSTOMER#<customerId>", "ORDER#<placedAt>#<orderId>"),
+                Entity::LineItem => ("ORDER#<orderId>", "ITEM#<sku>"),
+                Entity::OrderHeader => ("ORDER#<orderId>", order_header::SK),
+                Entity::CountedOrder => ("CUSTOMER#<customerId>", "COUNTED#<orderId>"),
+                Entity::OpenOrderCount => ("CUSTOMER#<customerId>", placed_orders::SK),
+                Entity::Product => ("PRODUCT#<sku>", product::SK),
+                Entity::CatalogEntry => ("CATALOG#<shard>", "PRODUCT#<sku>"),
+                Entity::IdempotencyRecord => ("IDEMPOTENCY#<customerId>#<key>", idempotency::SK),
+                Entity::MigrationState => ("MIGRATION#<name>", "STATUS | SEGMENT#… | DEFERRED#…"),
+            }
+        }
+
+        /// One of the three entities of the design this store implements.
+        pub fn from_source_design(self) -> bool {
+            matches!(
+                self,
+                Entity::Customer | Entity::OrderListing | Entity::LineItem
+            )
+        }
+
+        /// The entity whose keys these are; `None` for keys the store does not write.
+        pub fn of(pk: &str, sk: &str) -> Option<Entity> {
+            let under = |prefix: &str| pk.strip_prefix(prefix).is_some_and(|rest| !rest.is_empty());
+            let entity = if under(CUSTOMER_PREFIX) {
+                match sk {
+                    customer::PROFILE_SK => Entity::Customer,
+                    placed_orders::SK => Entity::OpenOrderCount,
+                    _ if sk.starts_with(ORDER_PREFIX) => Entity::OrderListing,
+                    _ if sk.starts_with(COUNTED_PREFIX) => Entity::CountedOrder,
+                    _ => return None,
+                }
+            } else if under(ORDER_PREFIX) {
+                match sk {
+                    order_header::SK => Entity::OrderHeader,
+                    _ if sk.starts_with(ITEM_PREFIX) => Entity::LineItem,
+                    _ => return None,
+                }
+            } else if under(PRODUCT_PREFIX) && sk == product::SK {
+                Entity::Product
+            } else if under(CATALOG_PREFIX) && sk.starts_with(PRODUCT_PREFIX) {
+                Entity::CatalogEntry
+            } else if under(IDEMPOTENCY_PREFIX) && sk == idempotency::SK {
+                Entity::IdempotencyRecord
+            } else if under(MIGRATION_PREFIX) {
+                Entity::MigrationState
+            } else {
+                return None;
+            };
+            Some(entity)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -671,5 +777,74 @@ mod tests {
             ("ORDER#2026-10-08T14:30:00Z", "ORDER#2026-10-08T14:30:01Z")
         );
         assert!(lo <= sk && sk <= hi);
+    }
+
+    #[test]
+    fn every_entity_is_known_by_the_keys_its_builders_write() {
+        use entity::Entity;
+        let sku = Sku::parse("sku-1").expect("sku");
+        let key = IdempotencyKey::parse("k-1").expect("key");
+        let cases = [
+            (
+                customer::pk(&c1()),
+                customer::PROFILE_SK.to_string(),
+                Entity::Customer,
+            ),
+            (
+                order_listing::pk(&c1()),
+                order_listing::sk(placed(), &o100()),
+                Entity::OrderListing,
+            ),
+            (
+                line_item::pk(&o100()),
+                line_item::sk(&sku),
+                Entity::LineItem,
+            ),
+            (
+                order_header::pk(&o100()),
+                order_header::SK.to_string(),
+                Entity::OrderHeader,
+            ),
+            (
+                counted_order::pk(&c1()),
+                counted_order::sk(&o100()),
+                Entity::CountedOrder,
+            ),
+            (
+                placed_orders::pk(&c1()),
+                placed_orders::SK.to_string(),
+                Entity::OpenOrderCount,
+            ),
+            (product::pk(&sku), product::SK.to_string(), Entity::Product),
+            (
+                catalog::pk(catalog::shard(&sku)),
+                catalog::sk(&sku),
+                Entity::CatalogEntry,
+            ),
+            (
+                idempotency::pk(&c1(), &key),
+                idempotency::SK.to_string(),
+                Entity::IdempotencyRecord,
+            ),
+            (
+                migration::pk("0001-line-item-gsi2"),
+                migration::STATUS_SK.to_string(),
+                Entity::MigrationState,
+            ),
+        ];
+        for (pk, sk, entity) in &cases {
+            assert_eq!(Entity::of(pk, sk), Some(*entity), "{pk} {sk}");
+        }
+        let named: Vec<Entity> = cases.iter().map(|(_, _, e)| *e).collect();
+        assert_eq!(named, Entity::ALL, "every entity, in the legend's order");
+        for (pk, sk) in [
+            (warm_up::PK, warm_up::SK),
+            ("CUSTOMER#", "PROFILE"),
+            ("CUSTOMER#c1", "OTHER"),
+            ("ORDER#o1", "PROFILE"),
+            ("PRODUCT#sku-1", "ITEM#x"),
+        ] {
+            assert_eq!(Entity::of(pk, sk), None, "{pk} {sk}");
+        }
     }
 }

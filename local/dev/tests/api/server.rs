@@ -38,7 +38,12 @@ async fn serve(app: &TestApp) -> String {
     let routes = routes::from_template(&template::parse().expect("template")).expect("routes");
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
-    let router = router(&routes, app.store.clone(), issuer().verifier());
+    let router = router(
+        &routes,
+        app.store.clone(),
+        issuer().verifier(),
+        local_dev::server::Explorer::Served,
+    );
     tokio::spawn(async move { axum::serve(listener, router).await });
     addr.to_string()
 }

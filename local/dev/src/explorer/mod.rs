@@ -1,0 +1,114 @@
+//! The explorer, `make dev`'s page at `/_explorer`: the table drawn as item collections (and its
+//! indexes as theirs), each item named by its entity from the key design
+//! (`shared::dynamo::keys::entity`), the access patterns run through their real routes with the
+//! DynamoDB requests they made and the items those read, and a live log of every request served.
+//! Plain HTML, CSS and JavaScript compiled into the binary: nothing is fetched from elsewhere.
+//! Never part of the deployed API: template.yaml has no such route.
+
+mod collections;
+pub mod log;
+mod patterns;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::{Value, json};
+use shared::dynamo::keys::entity::Entity;
+
+use crate::server::App;
+
+const PAGE: &str = include_str!("assets/index.html");
+const STYLE: &str = include_str!("assets/explorer.css");
+const SCRIPT: &str = include_str!("assets/explorer.js");
+
+/// The page, its assets and its JSON API.
+pub(crate) fn routes() -> Router<Arc<App>> {
+    Router::new()
+        .route(
+            "/_explorer",
+            get(|| async { asset("text/html; charset=utf-8", PAGE) }),
+        )
+        .route(
+            "/_explorer/explorer.css",
+            get(|| async { asset("text/css; charset=utf-8", STYLE) }),
+        )
+        .route(
+            "/_explorer/explorer.js",
+            get(|| async { asset("text/javascript; charset=utf-8", SCRIPT) }),
+        )
+        .route("/_explorer/api/legend", get(legend))
+        .route("/_explorer/api/collections", get(collections::collections))
+        .route("/_explorer/api/patterns", get(patterns::list))
+        .route("/_explorer/api/run", post(patterns::run))
+        .route("/_explorer/api/log", get(log_since))
+}
+
+/// Every explorer path answered with why it is not served.
+pub(crate) fn refused(why: String) -> Router<Arc<App>> {
+    let answer = move || {
+        let why = why.clone();
+        async move {
+            (
+                StatusCode::FORBIDDEN,
+                [("content-type", "application/problem+json")],
+                json!({"type": "about:blank", "title": "The explorer is not served here", "status": 403, "detail": why})
+                    .to_string(),
+            )
+        }
+    };
+    Router::new()
+        .route("/_explorer", get(answer.clone()))
+        .route("/_explorer/{*rest}", get(answer.clone()).post(answer))
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> Response {
+    (
+        [
+            ("content-type", content_type),
+            ("cache-control", "no-store"),
+            ("x-content-type-options", "nosniff"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+fn json_response(status: StatusCode, body: Value) -> Response {
+    (
+        status,
+        [("content-type", "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+/// The entities, as the key design names them: the page's one legend.
+async fn legend() -> Response {
+    let entities: Vec<Value> = Entity::ALL
+        .iter()
+        .map(|entity| {
+            let (pk, sk) = entity.keys();
+            json!({"name": entity.name(), "pk": pk, "sk": sk, "sourceDesign": entity.from_source_design()})
+        })
+        .collect();
+    json_response(StatusCode::OK, json!({"entities": entities}))
+}
+
+/// A query string's parameters (the explorer's own: nothing of the API's goes through here).
+fn parameters(query: Option<&str>) -> std::collections::HashMap<String, String> {
+    form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .into_owned()
+        .collect()
+}
+
+async fn log_since(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
+    let after = parameters(query.as_deref())
+        .get("after")
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(0);
+    json_response(StatusCode::OK, json!({"requests": app.log.since(after)}))
+}

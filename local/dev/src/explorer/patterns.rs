@@ -1,0 +1,250 @@
+//! The access patterns, run from the page through their real routes and handlers: what the API
+//! answered, and each DynamoDB request it made with the items it read and its capacity.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use axum::body::{Bytes, to_bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, StatusCode};
+use axum::response::Response;
+use local_engine::gateway::Call;
+use local_engine::testing::Who;
+use serde_json::{Value, json};
+
+use super::json_response;
+use crate::routes::Route;
+use crate::server::App;
+
+/// One access pattern: its route (template.yaml's), who calls it, and its parameters with
+/// make dev's sample values.
+struct Pattern {
+    number: &'static str,
+    question: &'static str,
+    method: &'static str,
+    path: &'static str,
+    /// A customer calls it as themselves (`customerId`), else staff.
+    as_customer: bool,
+    /// Path parameters, then query parameters: `(name, sample)`.
+    path_params: &'static [(&'static str, &'static str)],
+    query_params: &'static [(&'static str, &'static str)],
+}
+
+const PATTERNS: &[Pattern] = &[
+    Pattern {
+        number: "1",
+        question: "A customer's profile",
+        method: "GET",
+        path: "/customers/{customerId}",
+        as_customer: true,
+        path_params: &[("customerId", "c1")],
+        query_params: &[],
+    },
+    Pattern {
+        number: "2",
+        question: "A customer's orders, newest first",
+        method: "GET",
+        path: "/customers/{customerId}/orders",
+        as_customer: true,
+        path_params: &[("customerId", "c1")],
+        query_params: &[("limit", "5"), ("from", ""), ("to", "")],
+    },
+    Pattern {
+        number: "3",
+        question: "An order's line items",
+        method: "GET",
+        path: "/orders/{orderId}/items",
+        as_customer: false,
+        path_params: &[("orderId", "o100")],
+        query_params: &[("limit", "25")],
+    },
+    Pattern {
+        number: "4",
+        question: "Orders with a status, oldest first",
+        method: "GET",
+        path: "/orders",
+        as_customer: false,
+        path_params: &[],
+        query_params: &[("status", "PLACED"), ("limit", "5")],
+    },
+    Pattern {
+        number: "5",
+        question: "A product, its price and stock",
+        method: "GET",
+        path: "/products/{sku}",
+        as_customer: false,
+        path_params: &[("sku", "sku-1")],
+        query_params: &[],
+    },
+    Pattern {
+        number: "6",
+        question: "The catalog",
+        method: "GET",
+        path: "/products",
+        as_customer: false,
+        path_params: &[],
+        query_params: &[("limit", "5")],
+    },
+    Pattern {
+        number: "7",
+        question: "An order by ID, with its lines",
+        method: "GET",
+        path: "/orders/{orderId}",
+        as_customer: false,
+        path_params: &[("orderId", "o100")],
+        query_params: &[],
+    },
+    Pattern {
+        number: "8",
+        question: "The orders that contain a product, newest first",
+        method: "GET",
+        path: "/products/{sku}/orders",
+        as_customer: false,
+        path_params: &[("sku", "sku-1")],
+        query_params: &[("limit", "5"), ("from", ""), ("to", "")],
+    },
+];
+
+fn fields(params: &[(&str, &str)]) -> Vec<Value> {
+    params
+        .iter()
+        .map(|(name, sample)| json!({"name": name, "sample": sample}))
+        .collect()
+}
+
+/// The patterns the page offers: those whose route template.yaml has.
+pub(super) async fn list(State(app): State<Arc<App>>) -> Response {
+    let patterns: Vec<Value> = PATTERNS
+        .iter()
+        .filter(|p| {
+            app.routes
+                .iter()
+                .any(|r| r.method == p.method && r.path == p.path)
+        })
+        .map(|p| {
+            json!({
+                "number": p.number,
+                "question": p.question,
+                "route": format!("{} {}", p.method, p.path),
+                "caller": if p.as_customer { "the customer" } else { "staff" },
+                "pathParams": fields(p.path_params),
+                "queryParams": fields(p.query_params),
+            })
+        })
+        .collect();
+    json_response(StatusCode::OK, json!({"patterns": patterns}))
+}
+
+/// The pattern's path with its parameters in place, those parameters, and its query string;
+/// the name of a path parameter left empty.
+fn filled(
+    pattern: &Pattern,
+    value: &impl Fn(&str) -> String,
+) -> Result<(String, BTreeMap<String, String>, String), &'static str> {
+    let mut path = pattern.path.to_owned();
+    let mut path_params = BTreeMap::new();
+    for (name, _) in pattern.path_params {
+        let given = value(name);
+        if given.is_empty() {
+            return Err(name);
+        }
+        let encoded: String = form_urlencoded::byte_serialize(given.as_bytes()).collect();
+        path = path.replace(&format!("{{{name}}}"), &encoded);
+        path_params.insert((*name).to_owned(), given);
+    }
+    let query = form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(
+            pattern
+                .query_params
+                .iter()
+                .map(|(name, _)| (*name, value(name)))
+                .filter(|(_, v)| !v.is_empty()),
+        )
+        .finish();
+    Ok((path, path_params, query))
+}
+
+type Chosen<'a> = (&'static Pattern, &'a Route, HashMap<String, String>);
+
+/// `{"pattern": "2", "params": {"customerId": "c1", "limit": "5"}}` read: the pattern, its
+/// route, and the values given (trimmed).
+fn chosen<'a>(routes: &'a [Route], body: &[u8]) -> Result<Chosen<'a>, String> {
+    let request = serde_json::from_slice::<Value>(body).map_err(|_| "the body is not JSON")?;
+    let number = request["pattern"].as_str().unwrap_or_default();
+    let pattern = PATTERNS
+        .iter()
+        .find(|p| p.number == number)
+        .ok_or_else(|| format!("no access pattern {number:?}"))?;
+    let route = routes
+        .iter()
+        .find(|r| r.method == pattern.method && r.path == pattern.path)
+        .ok_or_else(|| {
+            format!(
+                "template.yaml has no route {} {}",
+                pattern.method, pattern.path
+            )
+        })?;
+    let given = request["params"]
+        .as_object()
+        .map(|o| {
+            o.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.trim().to_owned())))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok((pattern, route, given))
+}
+
+/// The chosen pattern's route, called as its caller, and what it did.
+pub(super) async fn run(State(app): State<Arc<App>>, body: Bytes) -> Response {
+    let bad = |detail: String| {
+        json_response(
+            StatusCode::BAD_REQUEST,
+            json!({"title": "Cannot run that pattern", "detail": detail}),
+        )
+    };
+    let (pattern, route, given) = match chosen(&app.routes, &body) {
+        Ok(chosen) => chosen,
+        Err(why) => return bad(why),
+    };
+    let value = |name: &str| given.get(name).cloned().unwrap_or_default();
+    let (path, path_params, query) = match filled(pattern, &value) {
+        Ok(filled) => filled,
+        Err(missing) => return bad(format!("{missing} is needed")),
+    };
+    let customer = value("customerId");
+    let who = if pattern.as_customer {
+        Who::Customer(&customer)
+    } else {
+        Who::Staff
+    };
+    let claims = who.claims();
+    let method = Method::GET;
+    let call = Call {
+        method: &method,
+        path: &path,
+        raw_query: &query,
+        headers: &HeaderMap::new(),
+        body: b"",
+        claims: claims.as_ref(),
+    };
+    let (response, id) = app.call(route, &call, &path_params).await;
+    let status = response.status().as_u16();
+    let body = to_bytes(response.into_body(), 1 << 20)
+        .await
+        .unwrap_or_default();
+    let answer: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let record = app.log.get(id).unwrap_or(Value::Null);
+    json_response(
+        StatusCode::OK,
+        json!({
+            "pattern": pattern.number,
+            "request": format!("{} {}{}", pattern.method, path, if query.is_empty() { String::new() } else { format!("?{query}") }),
+            "caller": record["caller"],
+            "status": status,
+            "answer": answer,
+            "calls": record["calls"],
+            "logId": id,
+        }),
+    )
+}

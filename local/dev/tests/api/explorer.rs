@@ -1,0 +1,367 @@
+//! The explorer page in a real browser: headless Chromium (Debian's `chromium`; `make test`
+//! installs it) against a fresh `make dev` — the store-local binary on its own ports and data
+//! file. Chromium is driven by its command line: `--dump-dom` after the page's scripts have run
+//! (`--virtual-time-budget` lets them finish), and `--screenshot`. Nothing else is needed to
+//! read what a user sees: the page marks each row with its keys, entity and whether the last
+//! pattern read it, and each log entry with its route, status and DynamoDB operations.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use local_dev::auth::Issuer;
+use shared::domain::ids::OrderId;
+use shared::domain::time::Timestamp;
+use shared::dynamo::keys;
+
+/// `make dev` on free ports and its own data file; killed when dropped.
+struct Dev {
+    child: Child,
+    api: String,
+    dir: PathBuf,
+}
+
+impl Drop for Dev {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// store-local on `host`, its banner read to the end.
+fn start_dev(name: &str, host: &str) -> (Dev, String) {
+    let dir = std::env::temp_dir().join(format!("explorer-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("data dir");
+    let api_port = free_port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_store-local"))
+        .env("STORE_HOST", host)
+        .env("API_PORT", api_port.to_string())
+        .env("DYNAMODB_PORT", free_port().to_string())
+        .env("STORE_DATA_FILE", dir.join("store.db"))
+        .env("RUST_LOG", "warn")
+        .env_remove("STORE_EXPLORER")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("store-local starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut banner = String::new();
+    for line in BufReader::new(stdout).lines() {
+        let line = line.expect("banner");
+        banner.push_str(&line);
+        banner.push('\n');
+        if line.starts_with("Ctrl-C") {
+            break;
+        }
+    }
+    let api = format!("127.0.0.1:{api_port}");
+    (Dev { child, api, dir }, banner)
+}
+
+fn chromium() -> PathBuf {
+    let found = std::env::var_os("CHROMIUM").map(PathBuf::from).or_else(|| {
+        ["chromium", "chromium-browser", "google-chrome"]
+            .iter()
+            .find_map(|name| {
+                std::env::var_os("PATH").and_then(|paths| {
+                    std::env::split_paths(&paths)
+                        .map(|dir| dir.join(name))
+                        .find(|path| path.is_file())
+                })
+            })
+    });
+    found.expect("headless Chromium: `make test` installs Debian's chromium (or set CHROMIUM)")
+}
+
+/// Chromium, headless, on `url`, with `extra` arguments; its stdout.
+fn browse(dev: &Dev, url: &str, extra: &[&str]) -> String {
+    let profile = dev.dir.join(format!("chromium-{}", free_port()));
+    let started = Instant::now();
+    let output = Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-background-networking",
+            "--no-first-run",
+            "--hide-scrollbars",
+            "--virtual-time-budget=15000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(url)
+        .stderr(Stdio::null())
+        .output()
+        .expect("chromium runs");
+    assert!(
+        output.status.success(),
+        "chromium on {url}: {:?}",
+        output.status
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "chromium took {:?}",
+        started.elapsed()
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn dom(dev: &Dev, fragment: &str) -> String {
+    let dom = browse(
+        dev,
+        &format!("http://{}/_explorer{fragment}", dev.api),
+        &["--dump-dom"],
+    );
+    assert!(
+        dom.contains(r#"data-ready="true""#),
+        "the page finished loading:\n{dom}"
+    );
+    dom
+}
+
+/// Each element's opening tag, for `tag`.
+fn tags<'a>(dom: &'a str, tag: &str) -> Vec<&'a str> {
+    let open = format!("<{tag} ");
+    dom.match_indices(&open)
+        .filter_map(|(at, _)| dom[at..].find('>').map(|end| &dom[at..at + end]))
+        .collect()
+}
+
+/// An attribute of an opening tag, with the DOM serialiser's escapes undone.
+fn attribute(tag: &str, name: &str) -> Option<String> {
+    let start = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+    let end = tag[start..].find('"')? + start;
+    Some(
+        tag[start..end]
+            .replace("&amp;", "&")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\""),
+    )
+}
+
+/// `(PK, SK, entity, read)` of every item row shown.
+fn rows(dom: &str) -> Vec<(String, String, String, bool)> {
+    tags(dom, "tr")
+        .into_iter()
+        .filter_map(|tag| {
+            Some((
+                attribute(tag, "data-pk")?,
+                attribute(tag, "data-sk")?,
+                attribute(tag, "data-entity").unwrap_or_default(),
+                attribute(tag, "data-read").as_deref() == Some("true"),
+            ))
+        })
+        .collect()
+}
+
+fn http(
+    dev: &Dev,
+    method: &str,
+    target: &str,
+    token: &str,
+    body: &str,
+) -> (u16, serde_json::Value) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(&dev.api).expect("connect");
+    let request = format!(
+        "{method} {target} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nIdempotency-Key: explorer-test-1\r\nContent-Length: {}\r\n\r\n{body}",
+        dev.api,
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).expect("write");
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).expect("read");
+    let (head, body) = raw.split_once("\r\n\r\n").expect("a response");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("status");
+    (
+        status,
+        serde_json::from_str(body).unwrap_or(serde_json::Value::Null),
+    )
+}
+
+fn token(dev: &Dev, customer: &str) -> String {
+    let issuer = Issuer::open(&dev.dir).expect("make dev's issuer");
+    issuer
+        .token(customer, false, chrono::Utc::now().timestamp())
+        .expect("token")
+}
+
+#[test]
+fn the_explorer_draws_the_table_runs_a_pattern_and_logs_requests() {
+    let (dev, banner) = start_dev("page", "127.0.0.1");
+    assert!(
+        banner.contains(&format!("explorer         http://{}/_explorer", dev.api)),
+        "the banner prints the explorer's URL:\n{banner}"
+    );
+
+    // The sample customer's partition: the profile and its orders, each labelled by its entity.
+    let page = dom(&dev, "#view=table&prefix=CUSTOMER%23c1");
+    let shown = rows(&page);
+    let c1 = keys::customer::pk(&shared::domain::ids::CustomerId::parse("c1").expect("id"));
+    assert!(
+        shown.iter().all(|(pk, ..)| *pk == c1),
+        "only c1's partition"
+    );
+    assert!(
+        shown
+            .iter()
+            .any(|(_, sk, entity, _)| sk == keys::customer::PROFILE_SK && entity == "Customer"),
+        "the profile, as a Customer"
+    );
+    let listings: Vec<&String> = shown
+        .iter()
+        .filter(|(_, sk, _, _)| sk.starts_with("ORDER#"))
+        .map(|(_, _, entity, _)| entity)
+        .collect();
+    assert!(listings.len() >= 10, "c1's orders: {}", listings.len());
+    assert!(listings.iter().all(|e| *e == "Order listing"));
+    assert!(
+        page.contains("◆ Customer")
+            && page.contains("◆ Order listing")
+            && page.contains("◆ Line item")
+    );
+
+    // Access pattern 2 marks exactly the items the API returns for it.
+    let c1_token = token(&dev, "c1");
+    let (status, answer) = http(&dev, "GET", "/customers/c1/orders?limit=100", &c1_token, "");
+    assert_eq!(status, 200);
+    let returned: std::collections::BTreeSet<String> = answer["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|order| {
+            let at = Timestamp::parse(order["placedAt"].as_str().expect("placedAt")).expect("time");
+            let id = OrderId::parse(order["orderId"].as_str().expect("orderId")).expect("id");
+            keys::order_listing::sk(at, &id)
+        })
+        .collect();
+    let page = dom(&dev, "#pattern=2&customerId=c1&limit=100");
+    assert!(page.contains(r#"data-ran="2""#));
+    let read: std::collections::BTreeSet<String> = rows(&page)
+        .into_iter()
+        .filter(|(pk, _, _, read)| *read && *pk == c1)
+        .map(|(_, sk, _, _)| sk)
+        .collect();
+    assert_eq!(read, returned, "the marked items are the API's answer");
+    assert!(
+        page.contains("1 DynamoDB request,"),
+        "one request for the pattern"
+    );
+    assert!(page.contains(r#"data-operation="Query""#));
+
+    // A pattern the store does not have, or without its parameters: a 400 naming why.
+    let (status, body) = http(
+        &dev,
+        "POST",
+        "/_explorer/api/run",
+        "none",
+        r#"{"pattern":"9"}"#,
+    );
+    assert_eq!(status, 400);
+    assert!(
+        body["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("no access pattern")),
+        "{body}"
+    );
+    let (status, body) = http(
+        &dev,
+        "POST",
+        "/_explorer/api/run",
+        "none",
+        r#"{"pattern":"1","params":{"customerId":" "}}"#,
+    );
+    assert_eq!(status, 400);
+    assert!(
+        body["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("customerId")),
+        "{body}"
+    );
+
+    // An order through the API: the live log shows it, with its two requests and their cost.
+    let (status, _) = http(
+        &dev,
+        "POST",
+        "/customers/c1/orders",
+        &c1_token,
+        r#"{"items":[{"sku":"sku-1","quantity":1}]}"#,
+    );
+    assert_eq!(status, 201);
+    let page = dom(&dev, "");
+    let start = page
+        .find(r#"data-route="POST /customers/{customerId}/orders" data-status="201""#)
+        .expect("the POST in the live log");
+    let entry = &page[start..];
+    let entry = &entry[..entry[1..]
+        .find("<li data-id=")
+        .map_or(entry.len(), |end| end + 1)];
+    let operations: Vec<String> = tags(entry, "li")
+        .into_iter()
+        .filter_map(|tag| attribute(tag, "data-operation"))
+        .collect();
+    assert_eq!(
+        operations,
+        ["BatchGetItem", "TransactWriteItems"],
+        "{entry}"
+    );
+    // The capacity docs/capacity.md gives for an order of one line.
+    assert!(entry.contains("1.5 read units"), "{entry}");
+    assert!(entry.contains("14 write units"), "{entry}");
+
+    // The README's screenshot.
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("explorer.png");
+    let _ = std::fs::remove_file(&shot);
+    browse(
+        &dev,
+        &format!(
+            "http://{}/_explorer#pattern=2&customerId=c5&limit=5",
+            dev.api
+        ),
+        &[
+            "--window-size=1400,1100",
+            &format!("--screenshot={}", shot.display()),
+        ],
+    );
+    let png = std::fs::read(&shot).expect("a screenshot");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 50_000,
+        "{} bytes",
+        png.len()
+    );
+}
+
+#[test]
+fn the_explorer_is_refused_off_loopback_unless_enabled() {
+    // 0.0.0.0 is not a loopback address: every interface could reach the page.
+    let (dev, banner) = start_dev("off", "0.0.0.0");
+    assert!(banner.contains("explorer         off"), "{banner}");
+    let (status, body) = http(&dev, "GET", "/_explorer", "none", "");
+    assert_eq!(status, 403);
+    assert!(
+        body["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("STORE_EXPLORER=1")),
+        "{body}"
+    );
+    let (status, _) = http(&dev, "GET", "/_explorer/api/collections", "none", "");
+    assert_eq!(status, 403);
+}

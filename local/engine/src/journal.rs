@@ -1,0 +1,294 @@
+//! What each of `make dev`'s API requests asked of DynamoDB: every request its store sent while
+//! a [`Calls`] scope was open — the operation, the request as the store wrote it, the keys of
+//! the items that came back, and the capacity the engine reported (the journal adds
+//! `ReturnConsumedCapacity: INDEXES` to the requests it records, and only to those). Requests
+//! outside a scope (the stream consumer's) pass untouched.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
+use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemOutput;
+use aws_sdk_dynamodb::operation::delete_item::DeleteItemOutput;
+use aws_sdk_dynamodb::operation::get_item::GetItemOutput;
+use aws_sdk_dynamodb::operation::put_item::PutItemOutput;
+use aws_sdk_dynamodb::operation::query::QueryOutput;
+use aws_sdk_dynamodb::operation::scan::ScanOutput;
+use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsOutput;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsOutput;
+use aws_sdk_dynamodb::operation::update_item::UpdateItemOutput;
+use aws_sdk_dynamodb::types::{AttributeValue, ConsumedCapacity};
+use aws_smithy_runtime_api::box_error::BoxError;
+use aws_smithy_runtime_api::client::interceptors::Intercept;
+use aws_smithy_runtime_api::client::interceptors::context::{
+    AfterDeserializationInterceptorContextRef, BeforeTransmitInterceptorContextMut, Output,
+};
+use aws_smithy_runtime_api::client::orchestrator::Metadata;
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
+use aws_smithy_types::config_bag::{ConfigBag, Storable, StoreReplace};
+use serde_json::{Value, json};
+use shared::dynamo::keys;
+
+tokio::task_local! {
+    static CURRENT: Calls;
+}
+
+/// One DynamoDB request (one attempt: a retry is a request of its own).
+#[derive(Debug, Clone)]
+pub struct DynamoCall {
+    pub operation: String,
+    /// The request body as the store sent it.
+    pub request: Value,
+    /// `(PK, SK)` of every item the answer held.
+    pub read: Vec<(String, String)>,
+    /// What the engine reported: `total`, `table`, per index; `None` when it reported nothing.
+    pub capacity: Option<Value>,
+    /// Whether it wrote (its capacity is then write units).
+    pub write: bool,
+    /// The error DynamoDB answered with, by its type (`TransactionCanceledException`, ...).
+    pub error: Option<String>,
+}
+
+impl DynamoCall {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "operation": self.operation,
+            "request": self.request,
+            "read": self.read.iter().map(|(pk, sk)| json!([pk, sk])).collect::<Vec<_>>(),
+            "capacity": self.capacity,
+            "units": if self.write { "write" } else { "read" },
+            "error": self.error,
+        })
+    }
+}
+
+/// The requests made inside one scope.
+#[derive(Debug, Clone, Default)]
+pub struct Calls(Arc<Mutex<Vec<DynamoCall>>>);
+
+impl Calls {
+    /// Runs `work` with its DynamoDB requests recorded here.
+    pub async fn record<F: Future>(&self, work: F) -> F::Output {
+        CURRENT.scope(self.clone(), work).await
+    }
+
+    pub fn take(&self) -> Vec<DynamoCall> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn push(&self, call: DynamoCall) -> usize {
+        let mut calls = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        calls.push(call);
+        calls.len() - 1
+    }
+
+    fn update(&self, index: usize, change: impl FnOnce(&mut DynamoCall)) {
+        if let Some(call) = self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_mut(index)
+        {
+            change(call);
+        }
+    }
+}
+
+/// Which of the scope's calls an attempt is, kept in the attempt's own configuration.
+#[derive(Debug, Clone)]
+struct CallIndex(Calls, usize);
+
+impl Storable for CallIndex {
+    type Storer = StoreReplace<Self>;
+}
+
+/// The interceptor: install it on the client whose requests are to be recorded.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Journal;
+
+impl Intercept for Journal {
+    fn name(&self) -> &'static str {
+        "Journal"
+    }
+
+    fn modify_before_signing(
+        &self,
+        context: &mut BeforeTransmitInterceptorContextMut<'_>,
+        _runtime_components: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let Ok(calls) = CURRENT.try_with(Calls::clone) else {
+            return Ok(());
+        };
+        let operation = cfg
+            .load::<Metadata>()
+            .map_or("unknown", Metadata::name)
+            .to_owned();
+        let request = context
+            .request()
+            .body()
+            .bytes()
+            .and_then(|bytes| serde_json::from_slice(bytes).ok())
+            .unwrap_or(Value::Null);
+        let index = calls.push(DynamoCall {
+            operation,
+            request,
+            read: Vec::new(),
+            capacity: None,
+            write: false,
+            error: None,
+        });
+        cfg.interceptor_state().store_put(CallIndex(calls, index));
+        crate::capacity::ask_for_capacity(context.request_mut())
+    }
+
+    fn read_after_deserialization(
+        &self,
+        context: &AfterDeserializationInterceptorContextRef<'_>,
+        _runtime_components: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let Some(CallIndex(calls, index)) = cfg.load::<CallIndex>().cloned() else {
+            return Ok(());
+        };
+        let answer = match context.output_or_error() {
+            Ok(output) => Answer::of(output),
+            Err(_) => Answer {
+                error: Some(error_type(context)),
+                ..Answer::default()
+            },
+        };
+        calls.update(index, |call| {
+            call.read = answer.read;
+            call.capacity = answer.capacity;
+            call.write = answer.write;
+            call.error = answer.error;
+        });
+        Ok(())
+    }
+}
+
+#[derive(Default)]
+struct Answer {
+    read: Vec<(String, String)>,
+    capacity: Option<Value>,
+    write: bool,
+    error: Option<String>,
+}
+
+type Item = HashMap<String, AttributeValue>;
+
+impl Answer {
+    fn of(output: &Output) -> Self {
+        let Some(answered) = Answered::of(output) else {
+            return Answer::default();
+        };
+        Answer {
+            read: answered.items.into_iter().filter_map(key_of).collect(),
+            capacity: summed(&answered.capacity),
+            write: answered.write,
+            error: None,
+        }
+    }
+}
+
+/// What one DynamoDB answer holds, whatever its operation.
+pub(crate) struct Answered<'a> {
+    pub(crate) write: bool,
+    pub(crate) items: Vec<&'a Item>,
+    pub(crate) capacity: Vec<&'a ConsumedCapacity>,
+}
+
+impl<'a> Answered<'a> {
+    /// `None` for an operation that is neither a read nor a write of items.
+    pub(crate) fn of(output: &'a Output) -> Option<Self> {
+        let read = |items: Vec<&'a Item>, capacity: Vec<&'a ConsumedCapacity>| Answered {
+            write: false,
+            items,
+            capacity,
+        };
+        let write = |capacity: Vec<&'a ConsumedCapacity>| Answered {
+            write: true,
+            items: Vec::new(),
+            capacity,
+        };
+        Some(if let Some(out) = output.downcast_ref::<GetItemOutput>() {
+            read(
+                out.item().into_iter().collect(),
+                out.consumed_capacity().into_iter().collect(),
+            )
+        } else if let Some(out) = output.downcast_ref::<QueryOutput>() {
+            read(
+                out.items().iter().collect(),
+                out.consumed_capacity().into_iter().collect(),
+            )
+        } else if let Some(out) = output.downcast_ref::<ScanOutput>() {
+            read(
+                out.items().iter().collect(),
+                out.consumed_capacity().into_iter().collect(),
+            )
+        } else if let Some(out) = output.downcast_ref::<BatchGetItemOutput>() {
+            let items = out
+                .responses()
+                .into_iter()
+                .flat_map(|r| r.values().flatten())
+                .collect();
+            read(items, out.consumed_capacity().iter().collect())
+        } else if let Some(out) = output.downcast_ref::<TransactGetItemsOutput>() {
+            let items = out.responses().iter().filter_map(|r| r.item()).collect();
+            read(items, out.consumed_capacity().iter().collect())
+        } else if let Some(out) = output.downcast_ref::<TransactWriteItemsOutput>() {
+            write(out.consumed_capacity().iter().collect())
+        } else if let Some(out) = output.downcast_ref::<PutItemOutput>() {
+            write(out.consumed_capacity().into_iter().collect())
+        } else if let Some(out) = output.downcast_ref::<UpdateItemOutput>() {
+            write(out.consumed_capacity().into_iter().collect())
+        } else if let Some(out) = output.downcast_ref::<DeleteItemOutput>() {
+            write(out.consumed_capacity().into_iter().collect())
+        } else if let Some(out) = output.downcast_ref::<BatchWriteItemOutput>() {
+            write(out.consumed_capacity().iter().collect())
+        } else {
+            return None;
+        })
+    }
+}
+
+fn key_of(item: &Item) -> Option<(String, String)> {
+    let text = |name: &str| item.get(name).and_then(|v| v.as_s().ok()).cloned();
+    Some((text(keys::PK)?, text(keys::SK)?))
+}
+
+/// The capacity of one answer (a batch reports one entry per table): total, table and indexes.
+fn summed(reported: &[&ConsumedCapacity]) -> Option<Value> {
+    if reported.is_empty() {
+        return None;
+    }
+    let mut total = 0.0;
+    let mut table = 0.0;
+    let mut indexes = serde_json::Map::new();
+    for capacity in reported {
+        total += capacity.capacity_units().unwrap_or(0.0);
+        table += capacity
+            .table()
+            .and_then(|t| t.capacity_units())
+            .unwrap_or(0.0);
+        for (index, units) in capacity.global_secondary_indexes().into_iter().flatten() {
+            let sum = indexes.get(index).and_then(Value::as_f64).unwrap_or(0.0)
+                + units.capacity_units().unwrap_or(0.0);
+            indexes.insert(index.clone(), json!(sum));
+        }
+    }
+    Some(json!({"total": total, "table": table, "indexes": indexes}))
+}
+
+/// The error's type from DynamoDB's answer (`__type`, after its namespace).
+fn error_type(context: &AfterDeserializationInterceptorContextRef<'_>) -> String {
+    context
+        .response()
+        .body()
+        .bytes()
+        .and_then(|bytes| serde_json::from_slice::<Value>(bytes).ok())
+        .and_then(|body| body["__type"].as_str().map(str::to_owned))
+        .map(|kind| kind.rsplit('#').next().unwrap_or_default().to_owned())
+        .unwrap_or_else(|| format!("HTTP {}", context.response().status().as_u16()))
+}
