@@ -96,12 +96,14 @@ deploy: build
 	sam deploy
 
 # Cold start, warm latency, RSS and request counts of the release binaries (built for this
-# machine), the Python peer beside them, and the stripped sizes of the Lambda builds.
-bench: $(TOOLS) $(BENCH_VENV)/.installed
-	cargo build --release --locked $(addprefix -p ,$(FUNCTIONS)) -p store-bench
+# machine, trusting the bench's TLS test root: shared/bench-trust), the Python and Node.js peers
+# beside them, each memory size's CPU share, and the stripped sizes of the Lambda builds.
+bench: $(TOOLS) $(BENCH_VENV)/.installed $(BENCH_NODE)
+	cargo build --release --locked $(addprefix -p ,$(FUNCTIONS)) -p store-bench --features shared/bench-trust
 	cargo lambda build --release --arm64 --lambda-dir target/lambda-arm64 $(addprefix --bin ,$(READ_FUNCTIONS))
 	cargo lambda build --release --x86-64 --lambda-dir target/lambda-x86_64 $(addprefix --bin ,$(READ_FUNCTIONS))
 	target/release/store-bench --bin-dir target/release --python $(BENCH_VENV)/bin/python --callgrind \
+		--node $(BENCH_NODE_BIN) \
 		--size-dir-arm64 target/lambda-arm64 --size-dir-x86-64 target/lambda-x86_64
 
 # make dev as its data grows: 100,000 orders through the local HTTP API (ORDERS=n for another
@@ -130,6 +132,16 @@ query:
 		export TABLE_NAME=AppTable AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$${DYNAMODB_PORT:-8000} \
 			AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_REGION=us-east-1; \
 	fi; target/debug/store-query $(QUERY_ARGS) "$$Q"
+
+# The Node.js peer (bench/node/README.md): its SDK and Node.js 22 itself, pinned, from npm.
+NODE_ARCH := $(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x64)
+BENCH_NODE := bench/node/node_modules/.installed
+BENCH_NODE_BIN := bench/node/node_modules/node-linux-$(NODE_ARCH)/bin/node
+$(BENCH_NODE): bench/node/package.json bench/node/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get install -y -q npm >/dev/null 2>&1 || { $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q npm >/dev/null; }; }
+	cd bench/node && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
 
 $(BENCH_VENV)/.installed: bench/python/requirements.txt
 	python3 -m venv $(BENCH_VENV)

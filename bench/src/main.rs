@@ -6,10 +6,13 @@
 //!                    [--only patterns,init,capacity,shards]
 
 mod capacity;
+mod memory;
 mod shards;
+mod tls_front;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
@@ -29,38 +32,50 @@ const IN_PROCESS_PAIRS: usize = 1000;
 struct Pattern {
     binary: &'static str,
     python: &'static str,
+    /// The Node.js peer's export in bench/node/handlers.mjs.
+    node: &'static str,
     event: &'static str,
 }
 
 const PATTERNS: [Pattern; 4] = [
     Pattern {
         binary: "get-customer",
+        node: "getCustomer",
         python: "get_customer",
         event: "get-customer.json",
     },
     Pattern {
         binary: "list-customer-orders",
+        node: "listCustomerOrders",
         python: "list_customer_orders",
         event: "list-customer-orders.json",
     },
     Pattern {
         binary: "get-order-items",
+        node: "getOrderItems",
         python: "get_order_items",
         event: "get-order-items.json",
     },
     Pattern {
         binary: "list-orders-by-status",
+        node: "listOrdersByStatus",
         python: "list_orders_by_status",
         event: "list-orders-by-status.json",
     },
 ];
 
 struct Options {
-    /// Only these sections (`patterns`, `init`, `capacity`, `shards`); all when empty.
+    /// Only these sections (`patterns`, `init`, `capacity`, `shards`, `memory`); all when empty.
     only: Vec<String>,
     callgrind: bool,
     bin_dir: PathBuf,
     python: Option<PathBuf>,
+    /// The Node.js 22 binary of the Node.js peer (bench/node).
+    node: Option<PathBuf>,
+    /// The memory section's sizes, cold starts and warm requests per cold start.
+    memory_sizes: Vec<u32>,
+    memory_runs: usize,
+    memory_warm: usize,
     runs: usize,
     warm: usize,
     size_dirs: Vec<(&'static str, PathBuf)>,
@@ -79,6 +94,10 @@ fn options() -> Result<Options, Error> {
         callgrind: false,
         bin_dir: PathBuf::from("target/release"),
         python: None,
+        node: None,
+        memory_sizes: memory::DEFAULT_SIZES.to_vec(),
+        memory_runs: 3,
+        memory_warm: 100,
         runs: 10,
         warm: 200,
         size_dirs: Vec::new(),
@@ -88,6 +107,15 @@ fn options() -> Result<Options, Error> {
         match flag.as_str() {
             "--bin-dir" => o.bin_dir = value()?.into(),
             "--python" => o.python = Some(value()?.into()),
+            "--node" => o.node = Some(value()?.into()),
+            "--memory-sizes" => {
+                o.memory_sizes = value()?
+                    .split(',')
+                    .map(str::parse)
+                    .collect::<Result<_, _>>()?
+            }
+            "--memory-runs" => o.memory_runs = value()?.parse()?,
+            "--memory-warm" => o.memory_warm = value()?.parse()?,
             "--runs" => o.runs = value()?.parse()?,
             "--callgrind" => o.callgrind = true,
             "--only" => o.only = value()?.split(',').map(str::to_owned).collect(),
@@ -104,8 +132,25 @@ fn options() -> Result<Options, Error> {
 struct ProcessRun {
     init: Duration,
     first_response: Duration,
+    /// CPU time (every thread, user and system) to its first response.
+    cold_cpu: Duration,
     warm: Vec<Duration>,
     peak_rss_kib: u64,
+}
+
+/// The CPU time process `pid` has used so far, all its threads (`/proc/<pid>/task/*/schedstat`,
+/// nanoseconds on the CPU).
+fn cpu_time(pid: u32) -> Duration {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten();
+    Duration::from_nanos(
+        tasks
+            .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
+            .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
+            .sum(),
+    )
 }
 
 fn peak_rss_kib(pid: u32) -> u64 {
@@ -121,12 +166,25 @@ fn peak_rss_kib(pid: u32) -> u64 {
 }
 
 /// Starts `command` against a fresh Runtime API with `event` already waiting (as on a cold
-/// start), then sends `warm` more events one after another.
-async fn run_process(command: Command, event: &Bytes, warm: usize) -> Result<ProcessRun, Error> {
+/// start), then sends `warm` more events one after another. With a `share`, the command is
+/// [`memory::CpuShare::command`]'s, and the clock starts once it has joined the share's cgroup
+/// (which takes the kernel ~10 ms, no part of a Lambda cold start) and is told to go.
+async fn run_process(
+    command: Command,
+    event: &Bytes,
+    warm: usize,
+    share: Option<&memory::CpuShare>,
+) -> Result<ProcessRun, Error> {
     let mut api = RuntimeApi::start().await?;
     let first = api.invoke(event.clone());
-    let started = Instant::now();
-    let mut child = api.spawn(command)?;
+    let mut started = Instant::now();
+    let mut child = match share {
+        Some(_) => api.spawn_with(command, Stdio::piped(), Stdio::null())?,
+        None => api.spawn(command)?,
+    };
+    if let Some(share) = share {
+        started = share.release(&mut child).await?;
+    }
     let reply = tokio::time::timeout(Duration::from_secs(30), first).await??;
     if !reply.ok {
         return Err(format!(
@@ -136,6 +194,7 @@ async fn run_process(command: Command, event: &Bytes, warm: usize) -> Result<Pro
         .into());
     }
     let first_response = reply.at - started;
+    let cold_cpu = child.id().map_or(Duration::ZERO, cpu_time);
     let init = api.ready_at().map_or(first_response, |at| at - started);
     let mut latencies = Vec::with_capacity(warm);
     for _ in 0..warm {
@@ -148,6 +207,7 @@ async fn run_process(command: Command, event: &Bytes, warm: usize) -> Result<Pro
     Ok(ProcessRun {
         init,
         first_response,
+        cold_cpu,
         warm: latencies,
         peak_rss_kib: peak,
     })
@@ -260,7 +320,7 @@ async fn count_instructions(
     for (i, warm) in [0usize, 20, 120].into_iter().enumerate() {
         let out = dir.join(format!("run{i}.out"));
         let _ = std::fs::remove_file(&out);
-        run_process(make(&out), event, warm).await?;
+        run_process(make(&out), event, warm, None).await?;
         totals.push(callgrind_total(&out)?);
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -321,19 +381,48 @@ async fn measure(
     event: &Bytes,
     make: impl Fn() -> Command,
 ) -> Result<(Duration, Duration, Vec<Duration>, u64), Error> {
+    let s = measure_in(None, runs, warm, event, make).await?;
+    Ok((s.init, s.first, s.warm, s.rss_kib))
+}
+
+/// What [`measure_in`] found: medians of the cold starts, every warm latency (sorted).
+struct Series {
+    init: Duration,
+    first: Duration,
+    cold_cpu: Duration,
+    warm: Vec<Duration>,
+    rss_kib: u64,
+}
+
+/// [`measure`], each process inside `share` when given, with the CPU time of its cold start.
+async fn measure_in(
+    share: Option<&memory::CpuShare>,
+    runs: usize,
+    warm: usize,
+    event: &Bytes,
+    make: impl Fn() -> Command,
+) -> Result<Series, Error> {
     let mut inits = Vec::new();
     let mut firsts = Vec::new();
+    let mut cpus = Vec::new();
     let mut warms = Vec::new();
     let mut rss = 0;
     for _ in 0..runs {
-        let run = run_process(make(), event, warm).await?;
+        let run = run_process(make(), event, warm, share).await?;
         inits.push(run.init);
         firsts.push(run.first_response);
+        cpus.push(run.cold_cpu);
         warms.extend(run.warm);
         rss = rss.max(run.peak_rss_kib);
     }
     warms.sort();
-    Ok((median(inits), median(firsts), warms, rss))
+    Ok(Series {
+        init: median(inits),
+        first: median(firsts),
+        cold_cpu: median(cpus),
+        warm: warms,
+        rss_kib: rss,
+    })
 }
 
 /// The one SDK request each pattern is, sent alone: the floor for the handler's latency.
@@ -539,6 +628,51 @@ async fn main() -> Result<(), Error> {
         });
     }
 
+    if !rows.is_empty() {
+        print_pattern_rows(&o, &rows);
+    }
+    if o.runs_section("init") {
+        init_section(&o, &endpoint, &home).await?;
+    }
+    if o.runs_section("capacity") {
+        capacity::section().await?;
+    }
+    if o.runs_section("shards") {
+        status_shard_section(&o, &home).await?;
+    }
+    if o.runs_section("memory") {
+        memory::section(&o, &endpoint, &home).await?;
+    }
+    if !o.size_dirs.is_empty() {
+        println!();
+        println!(
+            "| function | {} |",
+            o.size_dirs
+                .iter()
+                .map(|(arch, _)| format!("stripped {arch} MB"))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
+        println!("|---|{}", "---|".repeat(o.size_dirs.len()));
+        for p in &PATTERNS {
+            let sizes: Vec<String> = o
+                .size_dirs
+                .iter()
+                .map(|(_, dir)| {
+                    std::fs::metadata(dir.join(p.binary).join("bootstrap"))
+                        .map_or("-".into(), |m| {
+                            format!("{:.2}", m.len() as f64 / 1_000_000.0)
+                        })
+                })
+                .collect();
+            println!("| {} | {} |", p.binary, sizes.join(" | "));
+        }
+    }
+    Ok(())
+}
+
+/// The patterns section's tables: times, RSS and the Python peer; instructions under callgrind.
+fn print_pattern_rows(o: &Options, rows: &[Row]) {
     println!(
         "\n## store-bench: {} cold starts and {} warm invocations per function, one engine",
         o.runs,
@@ -560,7 +694,7 @@ async fn main() -> Result<(), Error> {
         handled,
         requests,
         ..
-    } in &rows
+    } in rows
     {
         let (py_init, py_first, py_warm, py_rss) = match python {
             Some((i, f, w, r)) => (
@@ -602,7 +736,7 @@ async fn main() -> Result<(), Error> {
         );
         println!("|---|---|---|---|---|---|---|");
         let k = |n: f64| format!("{:.0}", n / 1000.0);
-        for row in &rows {
+        for row in rows {
             if let Some((rust, python)) = row.instructions {
                 let py = python.map_or("-".into(), |p| {
                     format!(
@@ -624,41 +758,6 @@ async fn main() -> Result<(), Error> {
             }
         }
     }
-    if o.runs_section("init") {
-        init_section(&o, &endpoint, &home).await?;
-    }
-    if o.runs_section("capacity") {
-        capacity::section().await?;
-    }
-    if o.runs_section("shards") {
-        status_shard_section(&o, &home).await?;
-    }
-    if !o.size_dirs.is_empty() {
-        println!();
-        println!(
-            "| function | {} |",
-            o.size_dirs
-                .iter()
-                .map(|(arch, _)| format!("stripped {arch} MB"))
-                .collect::<Vec<_>>()
-                .join(" | ")
-        );
-        println!("|---|{}", "---|".repeat(o.size_dirs.len()));
-        for p in &PATTERNS {
-            let sizes: Vec<String> = o
-                .size_dirs
-                .iter()
-                .map(|(_, dir)| {
-                    std::fs::metadata(dir.join(p.binary).join("bootstrap"))
-                        .map_or("-".into(), |m| {
-                            format!("{:.2}", m.len() as f64 / 1_000_000.0)
-                        })
-                })
-                .collect();
-            println!("| {} | {} |", p.binary, sizes.join(" | "));
-        }
-    }
-    Ok(())
 }
 
 /// list-orders-by-status with its orders in 1 and in 8 status shards: Queries per page and

@@ -9,15 +9,18 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use shared::dynamo::client::{Environment, sdk_client};
 
-/// Serves one TLS handshake with a self-signed certificate for localhost; what the server saw.
-fn one_handshake(listener: TcpListener) -> std::thread::JoinHandle<Result<(), String>> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let certs: Vec<CertificateDer<'static>> =
-        CertificateDer::pem_file_iter(dir.join("self-signed.crt"))
-            .expect("the fixture certificate")
-            .collect::<Result<_, _>>()
-            .expect("a certificate");
-    let key = PrivateKeyDer::from_pem_file(dir.join("self-signed.key")).expect("the fixture key");
+/// Serves one TLS handshake with `chain` (PEM) and its key, for localhost; what the server saw.
+fn one_handshake(
+    listener: TcpListener,
+    chain: &str,
+    key: &str,
+) -> std::thread::JoinHandle<Result<(), String>> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(dir.join(chain))
+        .expect("the certificate file")
+        .collect::<Result<_, _>>()
+        .expect("a certificate");
+    let key = PrivateKeyDer::from_pem_file(dir.join(key)).expect("the key");
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
@@ -41,11 +44,11 @@ fn one_handshake(listener: TcpListener) -> std::thread::JoinHandle<Result<(), St
     })
 }
 
-#[tokio::test]
-async fn a_server_outside_the_amazon_roots_is_refused_before_a_request_is_sent() {
+/// The functions' client against a server presenting `chain`: refused before any request.
+async fn refused_before_a_request(chain: &str, key: &str) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
     let port = listener.local_addr().expect("an address").port();
-    let server = one_handshake(listener);
+    let server = one_handshake(listener, chain, key);
     let environment = Environment::read(|name| match name {
         "AWS_REGION" => Some("eu-west-1".into()),
         "AWS_ACCESS_KEY_ID" | "AWS_SECRET_ACCESS_KEY" => Some("test".into()),
@@ -77,4 +80,20 @@ async fn a_server_outside_the_amazon_roots_is_refused_before_a_request_is_sent()
             .any(|refusal| alert.contains(refusal)),
         "the client should refuse the certificate: {alert}"
     );
+}
+
+#[tokio::test]
+async fn a_server_outside_the_amazon_roots_is_refused_before_a_request_is_sent() {
+    refused_before_a_request(
+        "tests/fixtures/self-signed.crt",
+        "tests/fixtures/self-signed.key",
+    )
+    .await;
+}
+
+/// `make bench`'s TLS endpoint (bench/tls/) is trusted only by the bench's own build.
+#[cfg(not(feature = "bench-trust"))]
+#[tokio::test]
+async fn the_shipped_build_refuses_the_bench_test_chain() {
+    refused_before_a_request("../bench/tls/chain.pem", "../bench/tls/leaf.key").await;
 }

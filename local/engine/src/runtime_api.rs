@@ -109,10 +109,21 @@ impl RuntimeApi {
 
     /// [`RuntimeApi::spawn`], its stdout going to `stdout` (the lines Lambda sends to CloudWatch
     /// Logs).
-    pub fn spawn_with_stdout(&self, mut command: Command, stdout: Stdio) -> std::io::Result<Child> {
+    pub fn spawn_with_stdout(&self, command: Command, stdout: Stdio) -> std::io::Result<Child> {
+        self.spawn_with(command, Stdio::null(), stdout)
+    }
+
+    /// [`RuntimeApi::spawn`] with `stdin` and `stdout` of the caller's choosing (a launcher
+    /// that waits for a line before it execs the function reads stdin).
+    pub fn spawn_with(
+        &self,
+        mut command: Command,
+        stdin: Stdio,
+        stdout: Stdio,
+    ) -> std::io::Result<Child> {
         command
             .env("AWS_LAMBDA_RUNTIME_API", self.addr.to_string())
-            .stdin(Stdio::null())
+            .stdin(stdin)
             .stdout(stdout)
             .stderr(Stdio::null())
             .kill_on_drop(true)

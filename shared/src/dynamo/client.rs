@@ -28,6 +28,9 @@ pub fn http_client() -> SharedHttpClient {
     let trust = tls::TrustStore::empty()
         .with_native_roots(false)
         .with_pem_certificate(AMAZON_TRUST_SERVICES);
+    // `make bench` only (bench/tls/README.md): its engine's TLS endpoint, signed by a test root.
+    #[cfg(feature = "bench-trust")]
+    let trust = trust.with_pem_certificate(&include_bytes!("../../../bench/tls/root.pem")[..]);
     let context = tls::TlsContext::builder()
         .with_trust_store(trust)
         .build()

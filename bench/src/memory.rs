@@ -1,0 +1,513 @@
+//! Cold starts and warm latency as Lambda's memory setting runs them (`--only memory`): each
+//! function and each peer inside a CPU quota equal to Lambda's share for a memory size, its
+//! every connection to the engine over TLS (`tls_front`), then what a million warm requests
+//! cost at each size. docs/performance.md, "Memory size", says what this models and what not.
+//!
+//! **The share.** Lambda gives a function CPU in proportion to its memory: one vCPU at 1,769 MB.
+//! Here that is a CFS bandwidth quota on a cgroup of the function's process: `quota = period ×
+//! memory / 1769`. The period is the kernel's default, 100 ms, which is also what container
+//! runtimes use for `--cpus`; Lambda does not publish its own. With it a 128 MB function may run
+//! 7.2 ms in every 100 ms: a cold start that needs less CPU than that is not slowed at all, one
+//! that needs more waits ~93 ms for every 7.2 ms it runs. The process is started by `sh` writing
+//! its PID to the cgroup and then exec'ing the runtime, so init runs inside the quota from its
+//! first instruction, pinned to one CPU (`taskset`: the quota reaches each CPU in 5 ms slices,
+//! and runtime left on one CPU while the process runs on the other would throttle it short of
+//! its share). The clock starts when `sh` has joined (the kernel takes ~10 ms to move a
+//! process between v1 cgroups, which no Lambda cold start pays) and is told to go.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tokio::process::Command;
+
+use local_engine::runtime_api::Error;
+
+/// The memory sizes measured, MB: the template's floor, a middle size, one full vCPU.
+pub const DEFAULT_SIZES: [u32; 3] = [128, 512, 1769];
+
+/// Lambda's memory size with one full vCPU.
+const FULL_VCPU_MB: u32 = 1769;
+
+/// The CPU every measured process runs on ([`CpuShare::release`]).
+const PINNED_CPU: &str = "1";
+
+/// The CFS period of every quota, µs (see the module's documentation).
+pub const PERIOD_US: u64 = 100_000;
+
+/// Lambda prices, arm64, us-east-1 (2026-11): per GB-second of billed duration (first tier) and
+/// per request.
+pub const PRICE_PER_GB_SECOND: f64 = 0.000_013_333_4;
+pub const PRICE_PER_REQUEST: f64 = 0.20 / 1_000_000.0;
+
+/// A cgroup whose processes get `memory_mb`'s share of one CPU.
+pub struct CpuShare {
+    pub memory_mb: u32,
+    dir: PathBuf,
+}
+
+impl CpuShare {
+    /// The quota, µs per period.
+    pub fn quota_us(memory_mb: u32) -> u64 {
+        PERIOD_US * u64::from(memory_mb) / u64::from(FULL_VCPU_MB)
+    }
+
+    /// Creates the cgroup (cgroup v1 `cpu`, else a v2 hierarchy with the `cpu` controller);
+    /// why not, when neither can be written here.
+    pub fn create(memory_mb: u32) -> Result<Self, String> {
+        let name = format!("store-bench-{memory_mb}mb");
+        let quota = Self::quota_us(memory_mb);
+        let v1 = Path::new("/sys/fs/cgroup/cpu");
+        let v2 = ["/sys/fs/cgroup/unified", "/sys/fs/cgroup"]
+            .iter()
+            .map(Path::new)
+            .find(|root| {
+                std::fs::read_to_string(root.join("cgroup.controllers"))
+                    .is_ok_and(|c| c.split_whitespace().any(|c| c == "cpu"))
+            });
+        let write = |file: PathBuf, value: String| {
+            std::fs::write(&file, value).map_err(|err| format!("{}: {err}", file.display()))
+        };
+        let dir = if v1.join("cpu.cfs_quota_us").exists() {
+            let dir = v1.join(&name);
+            std::fs::create_dir_all(&dir).map_err(|err| format!("{}: {err}", dir.display()))?;
+            write(dir.join("cpu.cfs_period_us"), PERIOD_US.to_string())?;
+            write(dir.join("cpu.cfs_quota_us"), quota.to_string())?;
+            dir
+        } else if let Some(root) = v2 {
+            let _ = std::fs::write(root.join("cgroup.subtree_control"), "+cpu");
+            let dir = root.join(&name);
+            std::fs::create_dir_all(&dir).map_err(|err| format!("{}: {err}", dir.display()))?;
+            write(dir.join("cpu.max"), format!("{quota} {PERIOD_US}"))?;
+            dir
+        } else {
+            return Err("no cgroup v1 `cpu` controller and no v2 hierarchy offering `cpu`".into());
+        };
+        Ok(Self { memory_mb, dir })
+    }
+
+    /// `program args…` started inside this share: `sh` joins the cgroup, waits for a line on
+    /// its stdin ([`CpuShare::release`]), then becomes the program.
+    pub fn command(&self, program: &Path, args: &[String]) -> Command {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!(
+                "echo $$ > '{}/cgroup.procs' && read -r go && exec \"$0\" \"$@\" </dev/null",
+                self.dir.display()
+            ))
+            .arg(program)
+            .args(args)
+            .kill_on_drop(true);
+        command
+    }
+
+    /// Waits until `child` (started by [`CpuShare::command`]) is in the cgroup and the cgroup's
+    /// quota is whole, then lets it exec the program: the moment its cold start begins.
+    pub async fn release(
+        &self,
+        child: &mut tokio::process::Child,
+    ) -> Result<std::time::Instant, Error> {
+        use tokio::io::AsyncWriteExt;
+        let pid = child.id().ok_or("the process has already exited")?;
+        let name = self
+            .dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while !std::fs::read_to_string(format!("/proc/{pid}/cgroup"))
+            .is_ok_and(|c| c.contains(&name))
+        {
+            if std::time::Instant::now() > deadline {
+                return Err(format!("process {pid} never joined {}", self.dir.display()).into());
+            }
+            tokio::time::sleep(Duration::from_micros(200)).await;
+        }
+        // On one CPU: the quota is handed to each CPU in 5 ms slices, and what one CPU holds is
+        // stranded when the process moves to the other, which would throttle a cold start well
+        // short of its share (up to a Lambda function's whole vCPU is one CPU's worth).
+        let pinned = tokio::process::Command::new("taskset")
+            .args(["-p", "-c", PINNED_CPU, &pid.to_string()])
+            .stdout(std::process::Stdio::null())
+            .status()
+            .await?;
+        if !pinned.success() {
+            return Err(format!("taskset could not pin process {pid}").into());
+        }
+        // A new sandbox starts with its whole quota: one idle period lets the last process's
+        // use of it (a warm series ends with the quota spent) run out first.
+        tokio::time::sleep(Duration::from_micros(PERIOD_US)).await;
+        let mut stdin = child
+            .stdin
+            .take()
+            .ok_or("no stdin to release the process")?;
+        let started = std::time::Instant::now();
+        stdin.write_all(b"go\n").await?;
+        drop(stdin);
+        Ok(started)
+    }
+
+    /// How often the quota stopped the cgroup's processes, and for how long in all.
+    pub fn throttled(&self) -> (u64, Duration) {
+        let stat = std::fs::read_to_string(self.dir.join("cpu.stat")).unwrap_or_default();
+        let field = |name: &str| {
+            stat.lines()
+                .find_map(|l| l.strip_prefix(name)?.trim().parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        // v1 reports nanoseconds, v2 microseconds.
+        let time = match field("throttled_time ") {
+            0 => Duration::from_micros(field("throttled_usec ")),
+            ns => Duration::from_nanos(ns),
+        };
+        (field("nr_throttled "), time)
+    }
+}
+
+impl Drop for CpuShare {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+/// What a million warm requests cost at `memory_mb` when they take `warm` (each billed rounded up
+/// to the millisecond), US dollars.
+pub fn cost_per_million(memory_mb: u32, warm: &[Duration]) -> f64 {
+    if warm.is_empty() {
+        return 0.0;
+    }
+    let billed_ms: f64 = warm
+        .iter()
+        .map(|d| (d.as_secs_f64() * 1000.0).ceil().max(1.0))
+        .sum::<f64>()
+        / warm.len() as f64;
+    let gb_seconds = f64::from(memory_mb) / 1024.0 * billed_ms / 1000.0;
+    (gb_seconds * PRICE_PER_GB_SECOND + PRICE_PER_REQUEST) * 1_000_000.0
+}
+
+/// A runtime measured: this store's binary, or a peer.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Runtime {
+    Rust,
+    Python,
+    Node,
+}
+
+impl Runtime {
+    pub fn name(self) -> &'static str {
+        match self {
+            Runtime::Rust => "Rust",
+            Runtime::Python => "Python 3 + boto3",
+            Runtime::Node => "Node.js 22 + SDK v3",
+        }
+    }
+}
+
+/// One function (or peer) measured at one memory size.
+struct Measured {
+    function: &'static str,
+    runtime: Runtime,
+    memory_mb: u32,
+    init: Duration,
+    first: Duration,
+    /// CPU time to the first response.
+    cold_cpu: Duration,
+    warm: Vec<Duration>,
+    cost: f64,
+}
+
+fn p(warm: &[Duration], at: f64) -> Duration {
+    crate::percentile(warm, at)
+}
+
+/// The section: every read function, and each peer configured, at every size.
+pub(crate) async fn section(o: &crate::Options, engine: &str, home: &Path) -> Result<(), Error> {
+    println!();
+    println!(
+        "### Memory size: Lambda's CPU share (CFS quota, {} ms period), TLS to the engine, {} cold starts and {} warm requests each",
+        PERIOD_US / 1000,
+        o.memory_runs,
+        o.memory_runs * o.memory_warm
+    );
+    println!();
+    let mut shares = Vec::new();
+    for &size in &o.memory_sizes {
+        match CpuShare::create(size) {
+            Ok(share) => shares.push(share),
+            Err(why) => {
+                println!(
+                    "Skipped: the CPU quota cannot be set here ({why}). Nothing is reported rather than figures at a full core."
+                );
+                return Ok(());
+            }
+        }
+    }
+    let endpoint = crate::tls_front::start(engine).await?;
+    if o.callgrind {
+        tls_instructions(o, engine, &endpoint, home).await?;
+    }
+    let root = crate::tls_front::tls_dir().join("root.pem");
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut runtimes = vec![(Runtime::Rust, PathBuf::new())];
+    runtimes.extend(o.python.clone().map(|p| (Runtime::Python, p)));
+    runtimes.extend(o.node.clone().map(|p| (Runtime::Node, p)));
+    let mut measured = Vec::new();
+    for share in &shares {
+        for pattern in &crate::PATTERNS {
+            let event = axum::body::Bytes::from(std::fs::read(
+                bench.join("../events").join(pattern.event),
+            )?);
+            for (runtime, program) in &runtimes {
+                let make = || {
+                    let peer = Peer {
+                        runtime: *runtime,
+                        program,
+                        endpoint: &endpoint,
+                        root: &root,
+                    };
+                    peer.command(o, share, pattern, home)
+                };
+                let series =
+                    crate::measure_in(Some(share), o.memory_runs, o.memory_warm, &event, make)
+                        .await
+                        .map_err(|e| {
+                            format!(
+                                "{} {} at {} MB: {e}",
+                                runtime.name(),
+                                pattern.binary,
+                                share.memory_mb
+                            )
+                        })?;
+                let cost = cost_per_million(share.memory_mb, &series.warm);
+                measured.push(Measured {
+                    function: pattern.binary,
+                    runtime: *runtime,
+                    memory_mb: share.memory_mb,
+                    init: series.init,
+                    first: series.first,
+                    cold_cpu: series.cold_cpu,
+                    warm: series.warm,
+                    cost,
+                });
+            }
+        }
+        let (times, throttled) = share.throttled();
+        println!(
+            "- {} MB: quota {} µs per {} µs; throttled {times} times, {:.1} s in all",
+            share.memory_mb,
+            CpuShare::quota_us(share.memory_mb),
+            PERIOD_US,
+            throttled.as_secs_f64()
+        );
+    }
+    print_table(&measured);
+    print_targets(&measured, &o.memory_sizes);
+    Ok(())
+}
+
+/// One runtime's process for a pattern, as the section starts it.
+struct Peer<'a> {
+    runtime: Runtime,
+    /// The interpreter of a peer (Python, Node.js); unused for Rust.
+    program: &'a Path,
+    endpoint: &'a str,
+    /// The TLS test root, which the peers are told to trust.
+    root: &'a Path,
+}
+
+impl Peer<'_> {
+    /// `pattern`'s process in `share`, with Lambda's environment for its memory size.
+    fn command(
+        &self,
+        o: &crate::Options,
+        share: &CpuShare,
+        pattern: &crate::Pattern,
+        home: &Path,
+    ) -> Command {
+        let bench = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let (program, args, name) = match self.runtime {
+            Runtime::Rust => (o.bin_dir.join(pattern.binary), vec![], pattern.binary),
+            Runtime::Python => (
+                self.program.to_path_buf(),
+                vec![
+                    "-m".into(),
+                    "awslambdaric".into(),
+                    format!("boto3_handlers.{}", pattern.python),
+                ],
+                pattern.python,
+            ),
+            Runtime::Node => (
+                self.program.to_path_buf(),
+                vec![bench.join("node/runtime.mjs").display().to_string()],
+                pattern.node,
+            ),
+        };
+        let mut c = share.command(&program, &args);
+        local_engine::runtime_api::lambda_environment(&mut c, name, self.endpoint, home);
+        c.env(
+            "AWS_LAMBDA_FUNCTION_MEMORY_SIZE",
+            share.memory_mb.to_string(),
+        )
+        .env("PYTHONPATH", bench.join("python"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("AWS_CA_BUNDLE", self.root)
+        .env("NODE_EXTRA_CA_CERTS", self.root)
+        .env("_HANDLER", format!("handlers.{}", pattern.node));
+        c
+    }
+}
+
+fn print_table(measured: &[Measured]) {
+    println!();
+    println!(
+        "| function | runtime | memory MB | init ms | cold 1st response ms | its CPU ms | warm p50 / p99 ms | $ per million warm requests |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for m in measured {
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} / {} | {:.3} |",
+            m.function,
+            m.runtime.name(),
+            m.memory_mb,
+            crate::ms(m.init),
+            crate::ms(m.first),
+            crate::ms(m.cold_cpu),
+            crate::ms(p(&m.warm, 50.0)),
+            crate::ms(p(&m.warm, 99.0)),
+            m.cost
+        );
+    }
+}
+
+/// The mean over the functions of `runtime` at `size` of `value`.
+fn mean(
+    measured: &[Measured],
+    runtime: Runtime,
+    size: u32,
+    value: impl Fn(&Measured) -> f64,
+) -> Option<f64> {
+    let values: Vec<f64> = measured
+        .iter()
+        .filter(|m| m.runtime == runtime && m.memory_mb == size)
+        .map(value)
+        .collect();
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+}
+
+fn print_targets(measured: &[Measured], sizes: &[u32]) {
+    let at =
+        |m: &Measured, runtime: Runtime, size: u32| m.runtime == runtime && m.memory_mb == size;
+    let secs = |d: Duration| d.as_secs_f64();
+    println!();
+    println!(
+        "| runtime | memory MB | mean cold 1st ms | mean warm p50 ms | mean $ per million warm |"
+    );
+    println!("|---|---|---|---|---|");
+    for runtime in [Runtime::Rust, Runtime::Python, Runtime::Node] {
+        for &size in sizes {
+            let (Some(first), Some(warm), Some(cost)) = (
+                mean(measured, runtime, size, |m| secs(m.first) * 1000.0),
+                mean(measured, runtime, size, |m| secs(p(&m.warm, 50.0)) * 1000.0),
+                mean(measured, runtime, size, |m| m.cost),
+            ) else {
+                continue;
+            };
+            println!(
+                "| {} | {size} | {first:.2} | {warm:.2} | {cost:.3} |",
+                runtime.name()
+            );
+        }
+    }
+    let Some(&smallest) = sizes.iter().min() else {
+        return;
+    };
+    let largest = sizes.iter().copied().max().unwrap_or(smallest);
+    println!();
+    for m in measured.iter().filter(|m| at(m, Runtime::Rust, smallest)) {
+        let ratio = |peer: Runtime| {
+            measured
+                .iter()
+                .find(|o| o.function == m.function && at(o, peer, smallest))
+                .map(|o| secs(o.first) / secs(m.first))
+        };
+        let full = measured
+            .iter()
+            .find(|o| o.function == m.function && at(o, Runtime::Rust, largest));
+        let warm_ratio = full.map(|f| secs(p(&m.warm, 50.0)) / secs(p(&f.warm, 50.0)));
+        let yes = |ok: bool| if ok { "yes" } else { "NO" };
+        println!(
+            "- {} at {smallest} MB: cold 1st {} ms (≤ 25: {}); ×{} vs Python, ×{} vs Node.js (≥ 50: {}); warm p50 ×{} of {largest} MB's (≤ 2: {})",
+            m.function,
+            crate::ms(m.first),
+            yes(secs(m.first) * 1000.0 <= 25.0),
+            ratio(Runtime::Python).map_or("-".into(), |r| format!("{r:.0}")),
+            ratio(Runtime::Node).map_or("-".into(), |r| format!("{r:.0}")),
+            yes([ratio(Runtime::Python), ratio(Runtime::Node)]
+                .iter()
+                .flatten()
+                .all(|r| *r >= 50.0)),
+            warm_ratio.map_or("-".into(), |r| format!("{r:.2}")),
+            yes(warm_ratio.is_none_or(|r| r <= 2.0)),
+        );
+    }
+    let best = |value: &dyn Fn(&Measured) -> f64| {
+        sizes
+            .iter()
+            .filter_map(|&s| mean(measured, Runtime::Rust, s, value).map(|v| (s, v)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    };
+    if let (Some((cheapest, cost)), Some((fastest, first))) =
+        (best(&|m| m.cost), best(&|m| secs(m.first) * 1000.0))
+    {
+        println!();
+        println!(
+            "The store's functions cost least at {cheapest} MB (${cost:.3} per million warm requests, the mean of the four) and start fastest at {fastest} MB (cold 1st {first:.2} ms)."
+        );
+    }
+}
+
+/// What the TLS handshake adds to each function's init, in instructions (callgrind, a full
+/// core): init against the engine over plain HTTP and over the TLS endpoint.
+pub(crate) async fn tls_instructions(
+    o: &crate::Options,
+    plain: &str,
+    tls: &str,
+    home: &Path,
+) -> Result<(), Error> {
+    println!();
+    println!(
+        "| function | init k instructions, plain HTTP | init k instructions, TLS | the handshake's share |"
+    );
+    println!("|---|---|---|---|");
+    for pattern in &crate::PATTERNS {
+        let binary = o.bin_dir.join(pattern.binary);
+        let mut counts = Vec::new();
+        for endpoint in [plain, tls] {
+            let dir = crate::callgrind_dir()?;
+            counts.push(
+                crate::init_instructions(&dir, |out| {
+                    let mut c = crate::command(&binary, &[], Some(out));
+                    local_engine::runtime_api::lambda_environment(
+                        &mut c,
+                        pattern.binary,
+                        endpoint,
+                        home,
+                    );
+                    c
+                })
+                .await?,
+            );
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        let (plain, tls) = (counts[0] as f64, counts[1] as f64);
+        println!(
+            "| {} | {:.0} | {:.0} | {:.0}% |",
+            pattern.binary,
+            plain / 1000.0,
+            tls / 1000.0,
+            (tls - plain) / tls * 100.0
+        );
+    }
+    Ok(())
+}
