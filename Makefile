@@ -6,6 +6,10 @@ export SAM_CLI_TELEMETRY := 0
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
 BENCH_VENV := .venv-bench
+# The Node.js peer of make bench (bench/node/README.md): its SDK and Node.js 22 itself, from npm.
+NODE_ARCH := $(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x64)
+BENCH_NODE := bench/node/node_modules/.installed
+BENCH_NODE_BIN := bench/node/node_modules/node-linux-$(NODE_ARCH)/bin/node
 # checkov has a venv of its own: its pins must not move SAM CLI's or cfn-lint's.
 CHECKOV_VENV := .venv-checkov
 CHECKOV := $(CHECKOV_VENV)/.installed
@@ -133,10 +137,7 @@ query:
 			AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_REGION=us-east-1; \
 	fi; target/debug/store-query $(QUERY_ARGS) "$$Q"
 
-# The Node.js peer (bench/node/README.md): its SDK and Node.js 22 itself, pinned, from npm.
-NODE_ARCH := $(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x64)
-BENCH_NODE := bench/node/node_modules/.installed
-BENCH_NODE_BIN := bench/node/node_modules/node-linux-$(NODE_ARCH)/bin/node
+# The Node.js peer, pinned by its package-lock.json.
 $(BENCH_NODE): bench/node/package.json bench/node/package-lock.json
 	@command -v npm >/dev/null 2>&1 || { SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 		$$SUDO apt-get install -y -q npm >/dev/null 2>&1 || { $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q npm >/dev/null; }; }
