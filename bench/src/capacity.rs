@@ -8,7 +8,7 @@ use lambda_http::{Body, Request, Response};
 use local_engine::capacity::{CapacityMeter, US_EAST_1, Units};
 use local_engine::runtime_api::Error;
 use local_engine::streams::{self, StreamSource};
-use local_engine::testing::{Who, call, get, send_json};
+use local_engine::testing::{Who, call, change_status, get, send_json};
 use local_engine::{Engine, LOCAL_TABLE};
 use shared::Store;
 use shared::http::serve::dispatch;
@@ -97,13 +97,7 @@ impl Bench {
 
     /// PATCH `order` to `status`: its units.
     async fn patch(&self, order: &str, status: &str) -> Result<Units, Error> {
-        let req = send_json(
-            Who::Staff,
-            "PATCH /orders/{orderId}",
-            &format!("/orders/{order}"),
-            &[],
-            &format!(r#"{{"status":"{status}"}}"#),
-        );
+        let req = change_status(Who::Staff, order, status);
         Ok(self.units(update_order_status::handle, req, 200).await?.0)
     }
 

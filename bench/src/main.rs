@@ -64,6 +64,18 @@ const PATTERNS: [Pattern; 4] = [
     },
 ];
 
+impl Pattern {
+    /// The Python peer's command line: the source design's handler under AWS's runtime
+    /// interface client.
+    fn python_args(&self) -> Vec<String> {
+        vec![
+            "-m".to_owned(),
+            "awslambdaric".to_owned(),
+            format!("boto3_handlers.{}", self.python),
+        ]
+    }
+}
+
 struct Options {
     /// Only these sections (`patterns`, `init`, `capacity`, `shards`, `memory`); all when empty.
     only: Vec<String>,
@@ -374,18 +386,7 @@ fn median(mut values: Vec<Duration>) -> Duration {
     percentile(&values, 50.0)
 }
 
-/// Cold starts `runs` times; the medians, the warm latencies of every run, the largest RSS.
-async fn measure(
-    runs: usize,
-    warm: usize,
-    event: &Bytes,
-    make: impl Fn() -> Command,
-) -> Result<(Duration, Duration, Vec<Duration>, u64), Error> {
-    let s = measure_in(None, runs, warm, event, make).await?;
-    Ok((s.init, s.first, s.warm, s.rss_kib))
-}
-
-/// What [`measure_in`] found: medians of the cold starts, every warm latency (sorted).
+/// What [`measure`] found: medians of the cold starts, every warm latency (sorted).
 struct Series {
     init: Duration,
     first: Duration,
@@ -394,8 +395,9 @@ struct Series {
     rss_kib: u64,
 }
 
-/// [`measure`], each process inside `share` when given, with the CPU time of its cold start.
-async fn measure_in(
+/// Cold starts `runs` times, each process inside `share` when given, each followed by `warm`
+/// requests: the medians of the cold starts, the warm latencies of every run, the largest RSS.
+async fn measure(
     share: Option<&memory::CpuShare>,
     runs: usize,
     warm: usize,
@@ -503,12 +505,9 @@ async fn handler(store: &Store, binary: &str, req: Request) -> Response<Body> {
 /// What one function's measurements came to.
 struct Row {
     name: &'static str,
-    init: Duration,
-    first: Duration,
-    warm: Vec<Duration>,
-    rss: u64,
-    /// The Python peer's init, first response, warm latencies and RSS.
-    python: Option<(Duration, Duration, Vec<Duration>, u64)>,
+    rust: Series,
+    /// The Python peer, measured the same way.
+    python: Option<Series>,
     raw: Vec<Duration>,
     handled: Vec<Duration>,
     requests: BTreeMap<String, usize>,
@@ -539,12 +538,7 @@ async fn main() -> Result<(), Error> {
     for p in patterns {
         let event = Bytes::from(std::fs::read(events.join(p.event))?);
         let binary = o.bin_dir.join(p.binary);
-        // The Python peer is the source design's handler under AWS's runtime interface client.
-        let peer_args = [
-            "-m".to_owned(),
-            "awslambdaric".to_owned(),
-            format!("boto3_handlers.{}", p.python),
-        ];
+        let peer_args = p.python_args();
         let start = |program: &Path, args: &[String], function: &str, out: Option<&Path>| {
             let mut c = command(program, args, out);
             lambda_environment(&mut c, function, &endpoint, &home);
@@ -552,14 +546,14 @@ async fn main() -> Result<(), Error> {
                 .env("PYTHONDONTWRITEBYTECODE", "1");
             c
         };
-        let (init, first, warm, rss) = measure(o.runs, o.warm, &event, || {
+        let rust = measure(None, o.runs, o.warm, &event, || {
             start(&binary, &[], p.binary, None)
         })
         .await
         .map_err(|e| format!("{}: {e}", p.binary))?;
         let python = match &o.python {
             Some(python) => Some(
-                measure(o.runs, o.warm, &event, || {
+                measure(None, o.runs, o.warm, &event, || {
                     start(python, &peer_args, p.python, None)
                 })
                 .await
@@ -616,10 +610,7 @@ async fn main() -> Result<(), Error> {
         handled.sort();
         rows.push(Row {
             name: p.binary,
-            init,
-            first,
-            warm,
-            rss,
+            rust,
             python,
             raw,
             handled,
@@ -685,10 +676,7 @@ fn print_pattern_rows(o: &Options, rows: &[Row]) {
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for Row {
         name,
-        init,
-        first,
-        warm,
-        rss,
+        rust,
         python,
         raw,
         handled,
@@ -697,30 +685,34 @@ fn print_pattern_rows(o: &Options, rows: &[Row]) {
     } in rows
     {
         let (py_init, py_first, py_warm, py_rss) = match python {
-            Some((i, f, w, r)) => (
-                ms(*i),
-                ms(*f),
-                format!("{} / {}", ms(percentile(w, 50.0)), ms(percentile(w, 99.0))),
-                format!("{:.1}", *r as f64 / 1024.0),
+            Some(py) => (
+                ms(py.init),
+                ms(py.first),
+                format!(
+                    "{} / {}",
+                    ms(percentile(&py.warm, 50.0)),
+                    ms(percentile(&py.warm, 99.0))
+                ),
+                format!("{:.1}", py.rss_kib as f64 / 1024.0),
             ),
             None => ("-".into(), "-".into(), "-".into(), "-".into()),
         };
-        let ratio_cold = python.as_ref().map_or("-".into(), |(_, f, _, _)| {
-            format!("{:.1}", f.as_secs_f64() / first.as_secs_f64())
+        let ratio_cold = python.as_ref().map_or("-".into(), |py| {
+            format!("{:.1}", py.first.as_secs_f64() / rust.first.as_secs_f64())
         });
-        let ratio_rss = python.as_ref().map_or("-".into(), |(_, _, _, r)| {
-            format!("{:.1}", *r as f64 / (*rss).max(1) as f64)
+        let ratio_rss = python.as_ref().map_or("-".into(), |py| {
+            format!("{:.1}", py.rss_kib as f64 / rust.rss_kib.max(1) as f64)
         });
         let overhead =
             percentile(handled, 50.0).as_secs_f64() / percentile(raw, 50.0).as_secs_f64() - 1.0;
         let requests: Vec<String> = requests.iter().map(|(op, n)| format!("{n} {op}")).collect();
         println!(
             "| {name} | {} | {} | {} / {} | {:.1} | {py_init} | {py_first} | {py_warm} | {py_rss} | {ratio_cold} | {ratio_rss} | {} / {} | {} / {} | {:+.1}% | {} |",
-            ms(*init),
-            ms(*first),
-            ms(percentile(warm, 50.0)),
-            ms(percentile(warm, 99.0)),
-            *rss as f64 / 1024.0,
+            ms(rust.init),
+            ms(rust.first),
+            ms(percentile(&rust.warm, 50.0)),
+            ms(percentile(&rust.warm, 99.0)),
+            rust.rss_kib as f64 / 1024.0,
             ms(percentile(raw, 50.0)),
             ms(percentile(raw, 99.0)),
             ms(percentile(handled, 50.0)),
@@ -779,14 +771,15 @@ async fn status_shard_section(o: &Options, home: &Path) -> Result<(), Error> {
         let count = keys::StatusShards::new(n)?;
         let engine = shards::engine_with_orders(count).await?;
         let endpoint = engine.endpoint().to_owned();
-        let (_, _, warm, _) = measure(o.runs.min(3), o.warm, &event, || {
+        let warm = measure(None, o.runs.min(3), o.warm, &event, || {
             let mut c = command(&binary, &[], None);
             lambda_environment(&mut c, "list-orders-by-status", &endpoint, home);
             c.env("STATUS_SHARDS", n.to_string());
             c
         })
         .await
-        .map_err(|e| format!("list-orders-by-status with {n} shards: {e}"))?;
+        .map_err(|e| format!("list-orders-by-status with {n} shards: {e}"))?
+        .warm;
         // In process: walk 20 pages, counting Queries and metering what they read.
         let (store, counter, meter) = shards::metered_store(&engine, count);
         let mut requests = Vec::new();

@@ -209,16 +209,9 @@ struct Measured {
     function: &'static str,
     runtime: Runtime,
     memory_mb: u32,
-    init: Duration,
-    first: Duration,
-    /// CPU time to the first response.
-    cold_cpu: Duration,
-    warm: Vec<Duration>,
+    series: crate::Series,
+    /// Of a million warm requests, US dollars.
     cost: f64,
-}
-
-fn p(warm: &[Duration], at: f64) -> Duration {
-    crate::percentile(warm, at)
 }
 
 /// The section: every read function, and each peer configured, at every size.
@@ -269,7 +262,7 @@ pub(crate) async fn section(o: &crate::Options, engine: &str, home: &Path) -> Re
                     peer.command(o, share, pattern, home)
                 };
                 let series =
-                    crate::measure_in(Some(share), o.memory_runs, o.memory_warm, &event, make)
+                    crate::measure(Some(share), o.memory_runs, o.memory_warm, &event, make)
                         .await
                         .map_err(|e| {
                             format!(
@@ -284,10 +277,7 @@ pub(crate) async fn section(o: &crate::Options, engine: &str, home: &Path) -> Re
                     function: pattern.binary,
                     runtime: *runtime,
                     memory_mb: share.memory_mb,
-                    init: series.init,
-                    first: series.first,
-                    cold_cpu: series.cold_cpu,
-                    warm: series.warm,
+                    series,
                     cost,
                 });
             }
@@ -330,11 +320,7 @@ impl Peer<'_> {
             Runtime::Rust => (o.bin_dir.join(pattern.binary), vec![], pattern.binary),
             Runtime::Python => (
                 self.program.to_path_buf(),
-                vec![
-                    "-m".into(),
-                    "awslambdaric".into(),
-                    format!("boto3_handlers.{}", pattern.python),
-                ],
+                pattern.python_args(),
                 pattern.python,
             ),
             Runtime::Node => (
@@ -370,11 +356,11 @@ fn print_table(measured: &[Measured]) {
             m.function,
             m.runtime.name(),
             m.memory_mb,
-            crate::ms(m.init),
-            crate::ms(m.first),
-            crate::ms(m.cold_cpu),
-            crate::ms(p(&m.warm, 50.0)),
-            crate::ms(p(&m.warm, 99.0)),
+            crate::ms(m.series.init),
+            crate::ms(m.series.first),
+            crate::ms(m.series.cold_cpu),
+            crate::ms(crate::percentile(&m.series.warm, 50.0)),
+            crate::ms(crate::percentile(&m.series.warm, 99.0)),
             m.cost
         );
     }
@@ -407,8 +393,10 @@ fn print_targets(measured: &[Measured], sizes: &[u32]) {
     for runtime in [Runtime::Rust, Runtime::Python, Runtime::Node] {
         for &size in sizes {
             let (Some(first), Some(warm), Some(cost)) = (
-                mean(measured, runtime, size, |m| secs(m.first) * 1000.0),
-                mean(measured, runtime, size, |m| secs(p(&m.warm, 50.0)) * 1000.0),
+                mean(measured, runtime, size, |m| secs(m.series.first) * 1000.0),
+                mean(measured, runtime, size, |m| {
+                    secs(crate::percentile(&m.series.warm, 50.0)) * 1000.0
+                }),
                 mean(measured, runtime, size, |m| m.cost),
             ) else {
                 continue;
@@ -429,18 +417,21 @@ fn print_targets(measured: &[Measured], sizes: &[u32]) {
             measured
                 .iter()
                 .find(|o| o.function == m.function && at(o, peer, smallest))
-                .map(|o| secs(o.first) / secs(m.first))
+                .map(|o| secs(o.series.first) / secs(m.series.first))
         };
         let full = measured
             .iter()
             .find(|o| o.function == m.function && at(o, Runtime::Rust, largest));
-        let warm_ratio = full.map(|f| secs(p(&m.warm, 50.0)) / secs(p(&f.warm, 50.0)));
+        let warm_ratio = full.map(|f| {
+            secs(crate::percentile(&m.series.warm, 50.0))
+                / secs(crate::percentile(&f.series.warm, 50.0))
+        });
         let yes = |ok: bool| if ok { "yes" } else { "NO" };
         println!(
             "- {} at {smallest} MB: cold 1st {} ms (≤ 25: {}); ×{} vs Python, ×{} vs Node.js (≥ 50: {}); warm p50 ×{} of {largest} MB's (≤ 2: {})",
             m.function,
-            crate::ms(m.first),
-            yes(secs(m.first) * 1000.0 <= 25.0),
+            crate::ms(m.series.first),
+            yes(secs(m.series.first) * 1000.0 <= 25.0),
             ratio(Runtime::Python).map_or("-".into(), |r| format!("{r:.0}")),
             ratio(Runtime::Node).map_or("-".into(), |r| format!("{r:.0}")),
             yes([ratio(Runtime::Python), ratio(Runtime::Node)]
@@ -458,7 +449,7 @@ fn print_targets(measured: &[Measured], sizes: &[u32]) {
             .min_by(|a, b| a.1.total_cmp(&b.1))
     };
     if let (Some((cheapest, cost)), Some((fastest, first))) =
-        (best(&|m| m.cost), best(&|m| secs(m.first) * 1000.0))
+        (best(&|m| m.cost), best(&|m| secs(m.series.first) * 1000.0))
     {
         println!();
         println!(

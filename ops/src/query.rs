@@ -10,7 +10,7 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use shared::domain::error::BoxError;
-use store_ops::partiql::{self, Checked, Outcome, Target, render};
+use store_ops::partiql::{self, Checked, Outcome, render};
 
 const USAGE: &str = "usage: store-query [--json | --table-view] [--limit N] [--allow-scan] [--table NAME] \"SELECT …\"";
 
@@ -88,10 +88,7 @@ fn summary(checked: &Checked, table: &str, outcome: &Outcome, limit: Option<usiz
         );
     }
     if checked.partitions.is_none() {
-        let target = match &checked.target {
-            Target::Table => format!("the table {table:?}"),
-            Target::Index(index) => format!("the index {table:?}.{index:?}"),
-        };
+        let target = checked.target.describe(table);
         line += &format!(
             "\nfull scan of {target} (--allow-scan): the read units above are every item it read, \
              returned or not"

@@ -15,6 +15,7 @@ use axum::routing::{MethodFilter, MethodRouter};
 use lambda_http::Body;
 use local_engine::gateway::{self, Call};
 use local_engine::journal::Calls;
+use serde_json::Value;
 use shared::Store;
 
 use crate::auth::Verifier;
@@ -165,13 +166,13 @@ async fn serve(
 impl App {
     /// `route`'s handler for `call` (its caller already verified), as API Gateway calls it after
     /// its authorizer, recorded in the log with the DynamoDB requests it made; the response and
-    /// its log record's ID.
+    /// its log record.
     pub(crate) async fn call(
         &self,
         route: &Route,
         call: &Call<'_>,
         params: &BTreeMap<String, String>,
-    ) -> (Response, u64) {
+    ) -> (Response, Value) {
         let started = Instant::now();
         let event = gateway::event(&route.key(), call, params);
         let calls = Calls::default();
@@ -197,7 +198,7 @@ impl App {
             }
             None => (StatusCode::INTERNAL_SERVER_ERROR, "no handler").into_response(),
         };
-        let id = self.log.record(Served {
+        let record = self.log.record(Served {
             route,
             method: call.method,
             path: call.path,
@@ -207,6 +208,6 @@ impl App {
             took: started.elapsed(),
             calls: calls.take(),
         });
-        (response, id)
+        (response, record)
     }
 }

@@ -27,6 +27,7 @@ use aws_smithy_runtime_api::client::orchestrator::Metadata;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::config_bag::{ConfigBag, Storable, StoreReplace};
 use serde_json::{Value, json};
+use shared::dynamo::capacity::Capacity;
 use shared::dynamo::keys;
 
 tokio::task_local! {
@@ -41,8 +42,8 @@ pub struct DynamoCall {
     pub request: Value,
     /// `(PK, SK)` of every item the answer held.
     pub read: Vec<(String, String)>,
-    /// What the engine reported: `total`, `table`, per index; `None` when it reported nothing.
-    pub capacity: Option<Value>,
+    /// What the engine reported; `None` when it reported nothing.
+    pub capacity: Option<Capacity>,
     /// Whether it wrote (its capacity is then write units).
     pub write: bool,
     /// The error DynamoDB answered with, by its type (`TransactionCanceledException`, ...).
@@ -55,7 +56,7 @@ impl DynamoCall {
             "operation": self.operation,
             "request": self.request,
             "read": self.read.iter().map(|(pk, sk)| json!([pk, sk])).collect::<Vec<_>>(),
-            "capacity": self.capacity,
+            "capacity": self.capacity.as_ref().map(|c| json!(c)),
             "units": if self.write { "write" } else { "read" },
             "error": self.error,
         })
@@ -151,46 +152,22 @@ impl Intercept for Journal {
         let Some(CallIndex(calls, index)) = cfg.load::<CallIndex>().cloned() else {
             return Ok(());
         };
-        let answer = match context.output_or_error() {
-            Ok(output) => Answer::of(output),
-            Err(_) => Answer {
-                error: Some(error_type(context)),
-                ..Answer::default()
-            },
-        };
-        calls.update(index, |call| {
-            call.read = answer.read;
-            call.capacity = answer.capacity;
-            call.write = answer.write;
-            call.error = answer.error;
+        calls.update(index, |call| match context.output_or_error() {
+            Ok(output) => {
+                if let Some(answered) = Answered::of(output) {
+                    call.read = answered.items.into_iter().filter_map(key_of).collect();
+                    call.capacity =
+                        (!answered.capacity.is_empty()).then(|| Capacity::of(answered.capacity));
+                    call.write = answered.write;
+                }
+            }
+            Err(_) => call.error = Some(error_type(context)),
         });
         Ok(())
     }
 }
 
-#[derive(Default)]
-struct Answer {
-    read: Vec<(String, String)>,
-    capacity: Option<Value>,
-    write: bool,
-    error: Option<String>,
-}
-
 type Item = HashMap<String, AttributeValue>;
-
-impl Answer {
-    fn of(output: &Output) -> Self {
-        let Some(answered) = Answered::of(output) else {
-            return Answer::default();
-        };
-        Answer {
-            read: answered.items.into_iter().filter_map(key_of).collect(),
-            capacity: summed(&answered.capacity),
-            write: answered.write,
-            error: None,
-        }
-    }
-}
 
 /// What one DynamoDB answer holds, whatever its operation.
 pub(crate) struct Answered<'a> {
@@ -256,29 +233,6 @@ impl<'a> Answered<'a> {
 fn key_of(item: &Item) -> Option<(String, String)> {
     let text = |name: &str| item.get(name).and_then(|v| v.as_s().ok()).cloned();
     Some((text(keys::PK)?, text(keys::SK)?))
-}
-
-/// The capacity of one answer (a batch reports one entry per table): total, table and indexes.
-fn summed(reported: &[&ConsumedCapacity]) -> Option<Value> {
-    if reported.is_empty() {
-        return None;
-    }
-    let mut total = 0.0;
-    let mut table = 0.0;
-    let mut indexes = serde_json::Map::new();
-    for capacity in reported {
-        total += capacity.capacity_units().unwrap_or(0.0);
-        table += capacity
-            .table()
-            .and_then(|t| t.capacity_units())
-            .unwrap_or(0.0);
-        for (index, units) in capacity.global_secondary_indexes().into_iter().flatten() {
-            let sum = indexes.get(index).and_then(Value::as_f64).unwrap_or(0.0)
-                + units.capacity_units().unwrap_or(0.0);
-            indexes.insert(index.clone(), json!(sum));
-        }
-    }
-    Some(json!({"total": total, "table": table, "indexes": indexes}))
 }
 
 /// The error's type from DynamoDB's answer (`__type`, after its namespace).

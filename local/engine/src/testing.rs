@@ -124,6 +124,17 @@ pub fn send_json(
     call(who, route_key, path, "", &all, body.as_bytes())
 }
 
+/// `PATCH /orders/{orderId}` from `who`, moving `order` to `status` (`"SHIPPED"`, ...).
+pub fn change_status(who: Who<'_>, order: &str, status: &str) -> Request {
+    send_json(
+        who,
+        "PATCH /orders/{orderId}",
+        &format!("/orders/{order}"),
+        &[],
+        &format!(r#"{{"status":"{status}"}}"#),
+    )
+}
+
 /// Any request from `who` on `route_key`, through an API Gateway payload 2.0 event.
 pub fn call(
     who: Who<'_>,
@@ -318,4 +329,68 @@ pub fn forged_cursor(who: Who<'_>, key: &[(&str, &str)]) -> String {
 /// RFC 3339, and is over DynamoDB's 1,024-byte key limit.
 pub fn oversized_order_sk() -> String {
     format!("ORDER#2026-10-08T14:30:00.{}Z#o100", "0".repeat(1100))
+}
+
+/// The source design's own reads (access patterns 2, 3 and 4), sent as its boto3 code sends
+/// them — one page, `begins_with` on the sort key — for tests that show the items this store
+/// writes are found by the code it replaces.
+pub mod source_design {
+    use std::collections::HashMap;
+
+    use aws_sdk_dynamodb::Client;
+    use aws_sdk_dynamodb::types::AttributeValue;
+    use shared::domain::ids::{CustomerId, OrderId};
+    use shared::domain::status::OrderStatus;
+    use shared::dynamo::keys;
+
+    use crate::LOCAL_TABLE;
+
+    type Item = HashMap<String, AttributeValue>;
+
+    /// Pattern 2: `Key("PK").eq(CUSTOMER#id) & Key("SK").begins_with("ORDER#")`, newest first.
+    pub async fn customer_orders(client: &Client, customer: &str) -> Vec<Item> {
+        let customer = CustomerId::parse(customer).expect("a customer ID");
+        let pk = keys::order_listing::pk(&customer);
+        in_partition(client, pk, keys::order_listing::SK_PREFIX, false).await
+    }
+
+    /// Pattern 3: `Key("PK").eq(ORDER#id) & Key("SK").begins_with("ITEM#")`.
+    pub async fn order_items(client: &Client, order: &str) -> Vec<Item> {
+        let order = OrderId::parse(order).expect("an order ID");
+        let pk = keys::line_item::pk(&order);
+        in_partition(client, pk, keys::line_item::SK_PREFIX, true).await
+    }
+
+    /// Pattern 4: `Key("GSI1PK").eq(STATUS#status)` on GSI1.
+    pub async fn orders_with_status(client: &Client, status: OrderStatus) -> Vec<Item> {
+        client
+            .query()
+            .table_name(LOCAL_TABLE)
+            .index_name(keys::GSI1)
+            .key_condition_expression("GSI1PK = :pk")
+            .expression_attribute_values(
+                ":pk",
+                AttributeValue::S(keys::order_listing::gsi1pk(status, 0)),
+            )
+            .send()
+            .await
+            .unwrap_or_else(|err| panic!("the source design's GSI1 query: {err:?}"))
+            .items
+            .unwrap_or_default()
+    }
+
+    async fn in_partition(client: &Client, pk: String, prefix: &str, forward: bool) -> Vec<Item> {
+        client
+            .query()
+            .table_name(LOCAL_TABLE)
+            .key_condition_expression("PK = :pk AND begins_with(SK, :sk)")
+            .expression_attribute_values(":pk", AttributeValue::S(pk))
+            .expression_attribute_values(":sk", AttributeValue::S(prefix.to_owned()))
+            .scan_index_forward(forward)
+            .send()
+            .await
+            .unwrap_or_else(|err| panic!("the source design's query: {err:?}"))
+            .items
+            .unwrap_or_default()
+    }
 }

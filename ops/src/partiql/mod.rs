@@ -5,5 +5,5 @@ pub mod render;
 pub mod run;
 pub mod statement;
 
-pub use run::{Capacity, Outcome, execute};
+pub use run::{Outcome, execute};
 pub use statement::{Checked, Refusal, Target, check};

@@ -1,38 +1,15 @@
 //! Sending a checked SELECT: `ExecuteStatement`, following `NextToken` page by page, adding up
 //! the capacity each page reports.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
-use aws_sdk_dynamodb::types::{AttributeValue, ConsumedCapacity, ReturnConsumedCapacity};
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use shared::domain::error::BoxError;
+use shared::dynamo::capacity::Capacity;
 
 pub type Item = HashMap<String, AttributeValue>;
-
-/// The read units a statement consumed, as DynamoDB reported them.
-#[derive(Debug, Default, Clone, PartialEq)]
-pub struct Capacity {
-    pub total: f64,
-    pub table: f64,
-    /// Per global secondary index read.
-    pub indexes: BTreeMap<String, f64>,
-}
-
-impl Capacity {
-    fn add(&mut self, reported: Option<&ConsumedCapacity>) {
-        let Some(reported) = reported else { return };
-        self.total += reported.capacity_units.unwrap_or(0.0);
-        self.table += reported
-            .table
-            .as_ref()
-            .and_then(|t| t.capacity_units)
-            .unwrap_or(0.0);
-        for (index, units) in reported.global_secondary_indexes.iter().flatten() {
-            *self.indexes.entry(index.clone()).or_default() += units.capacity_units.unwrap_or(0.0);
-        }
-    }
-}
 
 /// What a statement returned, over every page it took.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -68,7 +45,9 @@ pub async fn execute(
             .await
             .map_err(refused)?;
         outcome.pages += 1;
-        outcome.capacity.add(page.consumed_capacity.as_ref());
+        if let Some(reported) = &page.consumed_capacity {
+            outcome.capacity.add(reported);
+        }
         let mut items = page.items.unwrap_or_default();
         if let Some(wanted) = wanted {
             items.truncate(wanted);

@@ -28,13 +28,26 @@ pub enum Target {
     Index(&'static str),
 }
 
+/// The store's global secondary indexes and their partition keys.
+const INDEXES: [(&str, &str); 2] = [(keys::GSI1, keys::GSI1PK), (keys::GSI2, keys::GSI2PK)];
+
 impl Target {
     /// The attribute that names a partition of what is read.
     pub fn partition_key(&self) -> &'static str {
         match self {
             Target::Table => keys::PK,
-            Target::Index(index) if *index == keys::GSI1 => keys::GSI1PK,
-            Target::Index(_) => keys::GSI2PK,
+            Target::Index(index) => INDEXES
+                .iter()
+                .find(|(name, _)| name == index)
+                .map_or(keys::PK, |(_, key)| key),
+        }
+    }
+
+    /// What it is, for a person: `the table "AppTable"`, `the index "AppTable"."GSI1"`.
+    pub fn describe(&self, table: &str) -> String {
+        match self {
+            Target::Table => format!("the table {table:?}"),
+            Target::Index(index) => format!("the index {table:?}.{index:?}"),
         }
     }
 }
@@ -80,9 +93,8 @@ impl fmt::Display for Refusal {
             ),
             Refusal::UnknownIndex(index) => write!(
                 f,
-                "refused: the table has no index {index:?} (its indexes: {:?}, {:?})",
-                keys::GSI1,
-                keys::GSI2
+                "refused: the table has no index {index:?} (its indexes: {:?})",
+                INDEXES.map(|(name, _)| name)
             ),
             Refusal::Scan { target, key, why } => write!(
                 f,
@@ -117,26 +129,33 @@ pub fn check(statement: &str, table: &str, allow_scan: bool) -> Result<Checked, 
             });
         }
         None => Target::Table,
-        Some(index) if index == keys::GSI1 => Target::Index(keys::GSI1),
-        Some(index) if index == keys::GSI2 => Target::Index(keys::GSI2),
-        Some(index) => return Err(Refusal::UnknownIndex(index.to_string())),
+        Some(index) => match INDEXES.iter().find(|(name, _)| *name == index) {
+            Some((name, _)) => Target::Index(name),
+            None => return Err(Refusal::UnknownIndex(index.to_string())),
+        },
     };
     let key = target.partition_key();
-    let partitions = match select.condition.as_ref().map(|c| fixed_partitions(c, key)) {
-        Some(Ok(values)) => Some(values),
-        _ if allow_scan => None,
-        Some(Err(why)) => return Err(scan(&target, table, key, why)),
-        None => return Err(scan(&target, table, key, "it has no WHERE".into())),
+    let why = match select.condition.as_ref().map(|c| fixed_partitions(c, key)) {
+        Some(Ok(values)) => {
+            return Ok(Checked {
+                target,
+                partitions: Some(values),
+            });
+        }
+        Some(Err(why)) => why,
+        None => "it has no WHERE".into(),
     };
-    Ok(Checked { target, partitions })
-}
-
-fn scan(target: &Target, table: &str, key: &'static str, why: String) -> Refusal {
-    let target = match target {
-        Target::Table => format!("the table {table:?}"),
-        Target::Index(index) => format!("the index {table:?}.{index:?}"),
-    };
-    Refusal::Scan { target, key, why }
+    if allow_scan {
+        return Ok(Checked {
+            target,
+            partitions: None,
+        });
+    }
+    Err(Refusal::Scan {
+        target: target.describe(table),
+        key,
+        why,
+    })
 }
 
 /// The partitions the condition fixes `key` to, or why it fixes none.
@@ -239,7 +258,7 @@ enum Operand {
     Value,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 enum Tok {
     /// A bare name or keyword.
     Word(String),
@@ -366,7 +385,7 @@ impl Parser {
     }
 
     fn eat_sym(&mut self, symbol: &str) -> bool {
-        let found = self.peek() == Some(&Tok::Sym(static_sym(symbol)));
+        let found = matches!(self.peek(), Some(Tok::Sym(s)) if *s == symbol);
         self.at += usize::from(found);
         found
     }
@@ -379,13 +398,9 @@ impl Parser {
     }
 
     fn select(&mut self) -> Result<Select, Refusal> {
-        match self.peek() {
-            None => return Err(Refusal::Malformed("the statement is empty".into())),
-            Some(Tok::Word(w)) if !w.eq_ignore_ascii_case("SELECT") => {
-                return Err(Refusal::NotSelect(w.to_ascii_uppercase()));
-            }
-            Some(Tok::Word(_)) => self.at += 1,
-            Some(_) => return Err(self.expect("SELECT")),
+        // Any other first word was refused by `check` before the statement was read.
+        if !self.eat_word("SELECT") {
+            return Err(self.expect("SELECT"));
         }
         self.projection()?;
         let table = self.name().ok_or_else(|| self.expect("a table name"))?;
@@ -413,27 +428,28 @@ impl Parser {
         }
     }
 
-    /// Everything up to FROM, which must be there.
+    /// Everything up to FROM (outside brackets), which must be there.
     fn projection(&mut self) -> Result<(), Refusal> {
         let start = self.at;
-        let mut depth = 0usize;
         loop {
-            match self.peek() {
-                None => return Err(self.expect("FROM")),
-                Some(Tok::Word(w)) if depth == 0 && w.eq_ignore_ascii_case("FROM") => {
-                    if self.at == start {
-                        return Err(self.expect("a projection"));
-                    }
-                    self.at += 1;
-                    return Ok(());
+            if self.is_word("FROM") {
+                if self.at == start {
+                    return Err(self.expect("a projection"));
                 }
-                Some(Tok::Sym("(" | "[" | "{" | "<<")) => depth += 1,
-                Some(Tok::Sym(")" | "]" | "}" | ">>")) => {
-                    depth = depth.checked_sub(1).ok_or_else(|| self.expect("FROM"))?;
+                self.at += 1;
+                return Ok(());
+            }
+            match self.next() {
+                None => {
+                    self.at -= 1;
+                    return Err(self.expect("FROM"));
+                }
+                Some(Tok::Sym(open)) if closing(open).is_some() => self.skip_to_close(open)?,
+                Some(Tok::Sym(close @ (")" | "]" | "}" | ">>"))) => {
+                    return Err(Refusal::Malformed(format!("{close} closes nothing")));
                 }
                 Some(_) => {}
             }
-            self.at += 1;
         }
     }
 
@@ -638,14 +654,14 @@ impl Parser {
 
     /// Past the bracket that closes `open` (already read), brackets inside balanced.
     fn skip_to_close(&mut self, open: &str) -> Result<(), Refusal> {
-        let mut stack = vec![closing(open)];
+        let mut stack: Vec<&str> = closing(open).into_iter().collect();
         while let Some(expected) = stack.last().copied() {
             match self.next() {
                 None => return Err(Refusal::Malformed(format!("a {open} is never closed"))),
                 Some(Tok::Sym(s)) if s == expected => {
                     stack.pop();
                 }
-                Some(Tok::Sym(s @ ("(" | "[" | "{" | "<<"))) => stack.push(closing(s)),
+                Some(Tok::Sym(s)) if closing(s).is_some() => stack.extend(closing(s)),
                 Some(Tok::Sym(s @ (")" | "]" | "}" | ">>"))) => {
                     return Err(Refusal::Malformed(format!("{s} closes nothing")));
                 }
@@ -656,21 +672,15 @@ impl Parser {
     }
 }
 
-fn closing(open: &str) -> &'static str {
+/// The bracket that closes `open`; `None` when it opens nothing.
+fn closing(open: &str) -> Option<&'static str> {
     match open {
-        "(" => ")",
-        "[" => "]",
-        "{" => "}",
-        _ => ">>",
+        "(" => Some(")"),
+        "[" => Some("]"),
+        "{" => Some("}"),
+        "<<" => Some(">>"),
+        _ => None,
     }
-}
-
-fn static_sym(symbol: &str) -> &'static str {
-    SYMBOLS
-        .iter()
-        .find(|s| **s == symbol)
-        .copied()
-        .unwrap_or("")
 }
 
 fn is_keyword(word: &str) -> bool {

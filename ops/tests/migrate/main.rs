@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use local_engine::faults::Fault;
-use local_engine::testing::{TestApp, Who, get, parts, send_json};
+use local_engine::testing::{TestApp, Who, change_status, get, parts, send_json};
 use shared::Store;
 use shared::domain::ids::{CustomerId, OrderId, Sku};
 use shared::domain::money::Money;
@@ -294,13 +294,7 @@ async fn orders_placed_and_shipped_meanwhile_are_listed_once_and_nothing_is_lost
     let mut placed = Vec::new();
     for n in 0..20 {
         let id = place(&app.store, &format!("c{}", n % 5 + 1), &["sku-2", "sku-5"]).await;
-        let req = send_json(
-            Who::Staff,
-            "PATCH /orders/{orderId}",
-            &format!("/orders/{id}"),
-            &[],
-            r#"{"status":"SHIPPED"}"#,
-        );
+        let req = change_status(Who::Staff, &id, "SHIPPED");
         assert_eq!(
             parts(dispatch(&app.store, req, update_order_status::handle).await).0,
             200

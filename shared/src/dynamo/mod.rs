@@ -2,6 +2,7 @@
 //! stored entity (`items`), transactions and their outcomes (`transaction`), and the store's
 //! requests, one module per concern. Every access pattern is one request.
 
+pub mod capacity;
 pub mod client;
 pub mod codec;
 pub mod cursor;

@@ -5,7 +5,9 @@
 use std::collections::BTreeSet;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use local_engine::testing::{TestApp, Who, get, order_ids, parts, send_json, stock_catalog};
+use local_engine::testing::{
+    TestApp, Who, change_status, get, order_ids, parts, send_json, stock_catalog,
+};
 use local_engine::{LOCAL_TABLE, seed};
 use serde_json::Value;
 use shared::Store;
@@ -222,13 +224,7 @@ async fn a_status_change_keeps_the_orders_shard() {
     }
     for order in &placed {
         let id = order["orderId"].as_str().expect("id");
-        let req = send_json(
-            Who::Staff,
-            "PATCH /orders/{orderId}",
-            &format!("/orders/{id}"),
-            &[],
-            r#"{"status":"SHIPPED"}"#,
-        );
+        let req = change_status(Who::Staff, id, "SHIPPED");
         assert_eq!(
             parts(dispatch(&store, req, update_order_status::handle).await).0,
             200

@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use local_engine::faults::Fault;
 use local_engine::streams::{self, StreamSource};
-use local_engine::testing::{TestApp, Who, all_items, parts, send_json, stock_catalog};
+use local_engine::testing::{
+    TestApp, Who, all_items, change_status, parts, send_json, stock_catalog,
+};
 use local_engine::{LOCAL_TABLE, template};
 use shared::domain::ids::CustomerId;
 use shared::http::serve::dispatch;
@@ -40,13 +42,7 @@ async fn orders(app: &TestApp) -> Vec<EventRecord> {
         assert_eq!(status, 201, "{body}");
         placed.push(body["orderId"].as_str().expect("id").to_owned());
     }
-    let req = send_json(
-        Who::Staff,
-        "PATCH /orders/{orderId}",
-        &format!("/orders/{}", placed[0]),
-        &[],
-        r#"{"status":"CANCELLED"}"#,
-    );
+    let req = change_status(Who::Staff, &placed[0], "CANCELLED");
     assert_eq!(
         parts(dispatch(&app.store, req, update_order_status::handle).await).0,
         200

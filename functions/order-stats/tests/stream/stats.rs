@@ -8,7 +8,9 @@ use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::streams::DynamoDbEventResponse;
 use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::streams::{self, StreamSource};
-use local_engine::testing::{TestApp, Who, all_items, get, parts, send_json, stock_catalog};
+use local_engine::testing::{
+    TestApp, Who, all_items, change_status, get, parts, send_json, stock_catalog,
+};
 use local_engine::{LOCAL_TABLE, template};
 use serde_json::Value;
 use shared::Store;
@@ -178,13 +180,7 @@ async fn place(store: &Store, customer: &str, lines: &str) -> Value {
 }
 
 async fn set_status(store: &Store, order: &str, status: &str) {
-    let req = send_json(
-        Who::Staff,
-        "PATCH /orders/{orderId}",
-        &format!("/orders/{order}"),
-        &[],
-        &format!(r#"{{"status":"{status}"}}"#),
-    );
+    let req = change_status(Who::Staff, order, status);
     let (code, _, body) = parts(dispatch(store, req, update_order_status::handle).await);
     assert_eq!(code, 200, "{body}");
 }

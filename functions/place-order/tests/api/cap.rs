@@ -1,7 +1,7 @@
 //! The cap on a customer's open orders (`MAX_OPEN_ORDERS`): decided inside each order's
 //! transaction, so racing orders cannot pass it; shipping or cancelling an order frees its place.
 
-use local_engine::testing::{TestApp, Who, parts, send_json};
+use local_engine::testing::{TestApp, Who, change_status, parts, send_json};
 use serde_json::Value;
 use shared::Store;
 use shared::http::serve::dispatch;
@@ -19,13 +19,7 @@ async fn place(store: &Store, customer: &str) -> (u16, Value) {
 }
 
 async fn set_status(store: &Store, who: Who<'_>, order: &str, status: &str) -> u16 {
-    let req = send_json(
-        who,
-        "PATCH /orders/{orderId}",
-        &format!("/orders/{order}"),
-        &[],
-        &format!(r#"{{"status":"{status}"}}"#),
-    );
+    let req = change_status(who, order, status);
     parts(dispatch(store, req, update_order_status::handle).await).0
 }
 

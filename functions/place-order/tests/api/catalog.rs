@@ -11,7 +11,7 @@ use aws_smithy_runtime_api::client::orchestrator::Metadata;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::config_bag::ConfigBag;
 use local_engine::dynoxide::Database;
-use local_engine::testing::{TestApp, Who, parts, send_json};
+use local_engine::testing::{TestApp, Who, change_status, parts, send_json};
 use local_engine::{LOCAL_TABLE, RequestCounter};
 use serde_json::{Value, json};
 use shared::Store;
@@ -243,13 +243,7 @@ async fn cancelling_gives_the_stock_back_and_shipping_does_not() {
     );
 
     let patch = |id: &Value, who: Who<'static>, status: &str| {
-        send_json(
-            who,
-            "PATCH /orders/{orderId}",
-            &format!("/orders/{}", id.as_str().expect("id")),
-            &[],
-            &format!(r#"{{"status":"{status}"}}"#),
-        )
+        change_status(who, id.as_str().expect("id"), status)
     };
     let req = patch(&first["orderId"], Who::Customer("c3"), "CANCELLED");
     assert_eq!(

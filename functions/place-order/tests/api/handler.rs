@@ -3,11 +3,12 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use local_engine::LOCAL_TABLE;
 use local_engine::testing::{
-    TestApp, Who, all_items, from_event_file, header, parts, send_json, stock_catalog,
+    TestApp, Who, all_items, from_event_file, header, parts, send_json, source_design,
+    stock_catalog,
 };
 use serde_json::{Value, json};
+use shared::domain::status::OrderStatus;
 use shared::http::serve::dispatch;
 
 const ROUTE: &str = "POST /customers/{customerId}/orders";
@@ -67,17 +68,8 @@ async fn a_placed_order_is_found_by_the_source_designs_own_queries() {
     let client = app.engine.client();
 
     // 2. A customer's orders, newest first: Key("PK").eq(...) & Key("SK").begins_with("ORDER#").
-    let orders = client
-        .query()
-        .table_name(LOCAL_TABLE)
-        .key_condition_expression("PK = :pk AND begins_with(SK, :sk)")
-        .expression_attribute_values(":pk", s("CUSTOMER#c1"))
-        .expression_attribute_values(":sk", s("ORDER#"))
-        .scan_index_forward(false)
-        .send()
-        .await
-        .expect("query");
-    let newest = &orders.items()[0];
+    let orders = source_design::customer_orders(&client, "c1").await;
+    let newest = &orders[0];
     assert_eq!(newest["SK"], s(&format!("ORDER#{placed_at}#{order_id}")));
     assert_eq!(newest["orderId"], s(&order_id));
     assert_eq!(newest["status"], s("PLACED"));
@@ -92,17 +84,8 @@ async fn a_placed_order_is_found_by_the_source_designs_own_queries() {
     );
 
     // 3. Line items: Key("PK").eq("ORDER#...") & Key("SK").begins_with("ITEM#").
-    let lines = client
-        .query()
-        .table_name(LOCAL_TABLE)
-        .key_condition_expression("PK = :pk AND begins_with(SK, :sk)")
-        .expression_attribute_values(":pk", s(&format!("ORDER#{order_id}")))
-        .expression_attribute_values(":sk", s("ITEM#"))
-        .send()
+    let lines: Vec<_> = source_design::order_items(&client, &order_id)
         .await
-        .expect("query");
-    let lines: Vec<_> = lines
-        .items()
         .iter()
         .map(|i| (i["SK"].clone(), i["quantity"].clone(), i["price"].clone()))
         .collect();
@@ -123,16 +106,8 @@ async fn a_placed_order_is_found_by_the_source_designs_own_queries() {
     );
 
     // 4. Orders by status on GSI1: Key("GSI1PK").eq("STATUS#PLACED").
-    let placed = client
-        .query()
-        .table_name(LOCAL_TABLE)
-        .index_name("GSI1")
-        .key_condition_expression("GSI1PK = :pk")
-        .expression_attribute_values(":pk", s("STATUS#PLACED"))
-        .send()
-        .await
-        .expect("query");
-    assert!(placed.items().iter().any(|i| i["orderId"] == s(&order_id)));
+    let placed = source_design::orders_with_status(&client, OrderStatus::Placed).await;
+    assert!(placed.iter().any(|i| i["orderId"] == s(&order_id)));
 }
 
 #[tokio::test]

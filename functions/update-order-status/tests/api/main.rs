@@ -1,9 +1,12 @@
 //! PATCH /orders/{orderId} through API Gateway events, against its own engine.
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use local_engine::testing::{TestApp, Who, all_items, from_event_file, parts, send_json};
+use local_engine::testing::{
+    TestApp, Who, all_items, from_event_file, parts, send_json, source_design,
+};
 use local_engine::{LOCAL_TABLE, seed};
 use serde_json::Value;
+use shared::domain::status::OrderStatus;
 use shared::http::serve::dispatch;
 
 const ROUTE: &str = "PATCH /orders/{orderId}";
@@ -67,18 +70,9 @@ async fn an_order_moves_placed_shipped_delivered_and_gsi1_follows() {
         ("SHIPPED".into(), "SHIPPED".into(), "STATUS#SHIPPED".into())
     );
     // The source design's pattern 4 now finds it under SHIPPED, not PLACED.
-    let shipped = app
-        .engine
-        .client()
-        .query()
-        .table_name(LOCAL_TABLE)
-        .index_name("GSI1")
-        .key_condition_expression("GSI1PK = :pk")
-        .expression_attribute_values(":pk", s("STATUS#SHIPPED"))
-        .send()
-        .await
-        .expect("query");
-    assert!(shipped.items().iter().any(|i| i["orderId"] == s("o100")));
+    let shipped =
+        source_design::orders_with_status(&app.engine.client(), OrderStatus::Shipped).await;
+    assert!(shipped.iter().any(|i| i["orderId"] == s("o100")));
 
     let (status, _, _) = patch(&app, "o100", &status_body("DELIVERED")).await;
     assert_eq!(status, 200);

@@ -29,21 +29,22 @@ pub struct Served<'a> {
 
 #[derive(Default)]
 pub struct ApiLog {
-    kept: Mutex<(u64, VecDeque<Value>)>,
+    /// The last ID given, and the records kept with their IDs, oldest first.
+    kept: Mutex<(u64, VecDeque<(u64, Value)>)>,
 }
 
 impl ApiLog {
-    /// Records `served` and returns its ID (IDs rise from 1).
-    pub fn record(&self, served: Served<'_>) -> u64 {
-        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
-        kept.0 += 1;
-        let id = kept.0;
+    /// Records `served`; the record, as the page shows it (IDs rise from 1).
+    pub fn record(&self, served: Served<'_>) -> Value {
         let target = if served.query.is_empty() {
             served.path.to_owned()
         } else {
             format!("{}?{}", served.path, served.query)
         };
-        kept.1.push_back(json!({
+        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.0 += 1;
+        let id = kept.0;
+        let record = json!({
             "id": id,
             "at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             "method": served.method.as_str(),
@@ -53,11 +54,12 @@ impl ApiLog {
             "status": served.status,
             "ms": (served.took.as_secs_f64() * 1000.0 * 100.0).round() / 100.0,
             "calls": served.calls.iter().map(DynamoCall::to_json).collect::<Vec<_>>(),
-        }));
+        });
+        kept.1.push_back((id, record.clone()));
         while kept.1.len() > KEPT {
             kept.1.pop_front();
         }
-        id
+        record
     }
 
     /// The records after `after`, oldest first.
@@ -65,13 +67,9 @@ impl ApiLog {
         let kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
         kept.1
             .iter()
-            .filter(|r| r["id"].as_u64().is_some_and(|id| id > after))
-            .cloned()
+            .filter(|(id, _)| *id > after)
+            .map(|(_, record)| record.clone())
             .collect()
-    }
-
-    pub fn get(&self, id: u64) -> Option<Value> {
-        self.since(id.saturating_sub(1)).into_iter().next()
     }
 }
 

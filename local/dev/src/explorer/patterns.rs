@@ -228,13 +228,12 @@ pub(super) async fn run(State(app): State<Arc<App>>, body: Bytes) -> Response {
         body: b"",
         claims: claims.as_ref(),
     };
-    let (response, id) = app.call(route, &call, &path_params).await;
+    let (response, record) = app.call(route, &call, &path_params).await;
     let status = response.status().as_u16();
     let body = to_bytes(response.into_body(), 1 << 20)
         .await
         .unwrap_or_default();
     let answer: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let record = app.log.get(id).unwrap_or(Value::Null);
     json_response(
         StatusCode::OK,
         json!({
@@ -244,7 +243,6 @@ pub(super) async fn run(State(app): State<Arc<App>>, body: Bytes) -> Response {
             "status": status,
             "answer": answer,
             "calls": record["calls"],
-            "logId": id,
         }),
     )
 }

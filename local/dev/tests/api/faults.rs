@@ -4,7 +4,9 @@
 //! answer 503, never a wrong page.
 
 use local_engine::faults::{Fault, Faults};
-use local_engine::testing::{TestApp, Who, all_items, call, get, header, parts, send_json};
+use local_engine::testing::{
+    TestApp, Who, all_items, call, change_status, get, header, parts, send_json,
+};
 use serde_json::Value;
 use shared::domain::ids::Sku;
 use shared::retry::Backoff;
@@ -63,13 +65,7 @@ fn writes() -> Vec<(&'static str, lambda_http::Request)> {
         ),
         (
             "update-order-status",
-            send_json(
-                Who::Staff,
-                "PATCH /orders/{orderId}",
-                "/orders/o100",
-                &[],
-                r#"{"status":"CANCELLED"}"#,
-            ),
+            change_status(Who::Staff, "o100", "CANCELLED"),
         ),
     ]
 }

@@ -1,7 +1,7 @@
 // The explorer page: plain DOM, no framework, nothing fetched but make dev's own /_explorer/api.
 "use strict";
 
-const state = { view: "table", prefix: "", after: "", starts: [], read: new Set(), colours: new Map(), lastLog: 0 };
+const state = { view: "table", prefix: "", after: "", read: new Set(), colours: new Map(), lastLog: 0 };
 const $ = (id) => document.getElementById(id);
 const keyOf = (pk, sk) => pk + "\u0000" + sk;
 
@@ -168,7 +168,7 @@ async function runPattern(number, params) {
     out.textContent = `Could not run it: ${err.message}`;
     return;
   }
-  const reads = result.calls.filter((c) => !c.units || c.units === "read");
+  const reads = result.calls.filter((c) => c.units === "read");
   state.read = new Set(reads.flatMap((c) => c.read.map(([pk, sk]) => keyOf(pk, sk))));
   const requests = result.calls.length;
   out.replaceChildren(el("div", { class: "result", "data-pattern": number, "data-status": result.status },
@@ -220,12 +220,10 @@ function wire() {
   });
   $("clear-filter").addEventListener("click", () => showView(state.view, ""));
   $("next-page").addEventListener("click", (event) => {
-    state.starts.push(state.after);
     state.after = event.target.dataset.after;
     loadCollections();
   });
   $("first-page").addEventListener("click", () => {
-    state.starts = [];
     state.after = "";
     loadCollections();
   });
