@@ -21,6 +21,7 @@ use local_engine::runtime_api::{Error, RuntimeApi, lambda_environment};
 use local_engine::testing::TestApp;
 use shared::domain::ids::{CustomerId, OrderId};
 use shared::domain::status::OrderStatus;
+use shared::dynamo::entities::{customer, line_item, order_header, order_listing};
 use shared::dynamo::keys;
 use shared::http::serve::dispatch;
 use shared::{AppError, Store};
@@ -433,14 +434,14 @@ async fn raw_request(store: &Store, binary: &str) -> Result<(), AppError> {
     let s = |v: &str| aws_sdk_dynamodb::types::AttributeValue::S(v.to_owned());
     let c1 = CustomerId::parse("c1")?;
     let o100 = OrderId::parse("o100")?;
-    let (lo, hi) = keys::order_listing::sk_range(None, None);
+    let (lo, hi) = order_listing::sk_range(None, None);
     match binary {
         "get-customer" => {
             client
                 .get_item()
                 .table_name(store.table())
-                .key(keys::PK, s(&keys::customer::pk(&c1)))
-                .key(keys::SK, s(keys::customer::PROFILE_SK))
+                .key(keys::PK, s(&customer::pk(&c1)))
+                .key(keys::SK, s(customer::SORT_KEY))
                 .send()
                 .await?;
         }
@@ -451,7 +452,7 @@ async fn raw_request(store: &Store, binary: &str) -> Result<(), AppError> {
                 .key_condition_expression("#pk = :pk AND #sk BETWEEN :lo AND :hi")
                 .expression_attribute_names("#pk", keys::PK)
                 .expression_attribute_names("#sk", keys::SK)
-                .expression_attribute_values(":pk", s(&keys::order_listing::pk(&c1)))
+                .expression_attribute_values(":pk", s(&order_listing::pk(&c1)))
                 .expression_attribute_values(":lo", s(&lo))
                 .expression_attribute_values(":hi", s(&hi))
                 .scan_index_forward(false)
@@ -467,9 +468,14 @@ async fn raw_request(store: &Store, binary: &str) -> Result<(), AppError> {
                 .key_condition_expression("#pk = :pk AND #sk BETWEEN :from AND :to")
                 .expression_attribute_names("#pk", keys::PK)
                 .expression_attribute_names("#sk", keys::SK)
-                .expression_attribute_values(":pk", s(&keys::line_item::pk(&o100)))
-                .expression_attribute_values(":from", s(keys::order_header::SK))
-                .expression_attribute_values(":to", s(keys::line_item::SK_END))
+                .expression_attribute_values(":pk", s(&line_item::pk(&o100)))
+                .expression_attribute_values(":from", s(order_header::SORT_KEY))
+                .expression_attribute_values(
+                    ":to",
+                    s(&keys::ORDER_PARTITION
+                        .range(keys::Entity::OrderHeader, keys::Entity::LineItem)
+                        .1),
+                )
                 .limit(98)
                 .send()
                 .await?;
@@ -483,7 +489,7 @@ async fn raw_request(store: &Store, binary: &str) -> Result<(), AppError> {
                 .expression_attribute_names("#pk", keys::GSI1PK)
                 .expression_attribute_values(
                     ":pk",
-                    s(&keys::order_listing::gsi1pk(OrderStatus::Placed, 0)),
+                    s(&order_listing::gsi1pk(OrderStatus::Placed, 0)),
                 )
                 .limit(11)
                 .send()

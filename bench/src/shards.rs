@@ -18,7 +18,7 @@ use shared::domain::order::Order;
 use shared::domain::status::OrderStatus;
 use shared::domain::time::Timestamp;
 use shared::dynamo::codec::item_size;
-use shared::dynamo::items::order_listing;
+use shared::dynamo::entities::order_listing;
 use shared::dynamo::keys::StatusShards;
 
 /// A round trip to DynamoDB within its region, the order of magnitude of its published

@@ -5,7 +5,7 @@
 //!   orders, pages of a listing, statistics, the one error type. No SDK, no HTTP, no status
 //!   codes.
 //! - [`dynamo`]: the key design (`keys`), how values become attributes (`codec`), one codec per
-//!   stored entity (`items`), transactions and their outcomes (`transaction`), and the store's
+//!   stored entity (`entities`), transactions and their outcomes (`transaction`), and the store's
 //!   requests (one module per concern; every access pattern one request).
 //! - [`http`]: API Gateway events and responses, request parameters and bodies, and the one
 //!   table from error to status and problem document.

@@ -17,7 +17,9 @@ use shared::domain::order::{LineItem, Order};
 use shared::domain::product::{CatalogEntry, Product};
 use shared::domain::status::OrderStatus;
 use shared::domain::time::Timestamp;
-use shared::dynamo::items;
+use shared::dynamo::entities::{
+    catalog_entry, customer, line_item, order_header, order_listing, product,
+};
 
 use crate::Error;
 
@@ -146,7 +148,7 @@ pub fn orders() -> Vec<SampleOrder> {
 /// The customer item exactly as the source design's boto3 `put_item` writes it.
 pub fn customer_item(customer: &SampleCustomer) -> Result<Item, Error> {
     let id = CustomerId::parse(customer.id)?;
-    Ok(items::profile::to_item(&Customer::new(
+    Ok(customer::to_item(&Customer::new(
         id,
         customer.name,
         customer.email,
@@ -166,13 +168,13 @@ fn order(sample: &SampleOrder) -> Result<Order, Error> {
 
 /// The header this store's API writes beside the line items.
 pub fn header_item(sample: &SampleOrder) -> Result<Item, Error> {
-    Ok(items::header::to_item(&order(sample)?))
+    Ok(order_header::to_item(&order(sample)?))
 }
 
 /// The order listing item and the line items, exactly as the source design's boto3 `put_item` writes them.
 pub fn order_items(sample: &SampleOrder) -> Result<Vec<Item>, Error> {
     let order = order(sample)?;
-    let mut written = vec![items::order_listing::to_item(
+    let mut written = vec![order_listing::to_item(
         &order,
         shared::dynamo::keys::StatusShards::ONE,
     )];
@@ -182,7 +184,7 @@ pub fn order_items(sample: &SampleOrder) -> Result<Vec<Item>, Error> {
             quantity: *quantity,
             price: Money::parse_number(price).ok_or_else(|| format!("{sku}: bad price"))?,
         };
-        written.push(items::line_item::source_design_item(&order.order_id, &line));
+        written.push(line_item::source_design_item(&order.order_id, &line));
     }
     Ok(written)
 }
@@ -198,12 +200,12 @@ pub fn catalog_items() -> Result<Vec<Item>, Error> {
             price: Money::parse_number(price).ok_or_else(|| format!("{sku}: bad price"))?,
             stock: SAMPLE_STOCK,
         };
-        items.push(items::catalog_entry::to_item(&CatalogEntry {
+        items.push(catalog_entry::to_item(&CatalogEntry {
             sku: product.sku.clone(),
             name: product.name.clone(),
             price: product.price,
         }));
-        items.push(items::product::to_item(&product, 1));
+        items.push(product::to_item(&product, 1));
     }
     Ok(items)
 }

@@ -341,6 +341,7 @@ pub mod source_design {
     use aws_sdk_dynamodb::types::AttributeValue;
     use shared::domain::ids::{CustomerId, OrderId};
     use shared::domain::status::OrderStatus;
+    use shared::dynamo::entities::{line_item, order_listing};
     use shared::dynamo::keys;
 
     use crate::LOCAL_TABLE;
@@ -350,15 +351,15 @@ pub mod source_design {
     /// Pattern 2: `Key("PK").eq(CUSTOMER#id) & Key("SK").begins_with("ORDER#")`, newest first.
     pub async fn customer_orders(client: &Client, customer: &str) -> Vec<Item> {
         let customer = CustomerId::parse(customer).expect("a customer ID");
-        let pk = keys::order_listing::pk(&customer);
-        in_partition(client, pk, keys::order_listing::SK_PREFIX, false).await
+        let pk = order_listing::pk(&customer);
+        in_partition(client, pk, order_listing::SK_PREFIX, false).await
     }
 
     /// Pattern 3: `Key("PK").eq(ORDER#id) & Key("SK").begins_with("ITEM#")`.
     pub async fn order_items(client: &Client, order: &str) -> Vec<Item> {
         let order = OrderId::parse(order).expect("an order ID");
-        let pk = keys::line_item::pk(&order);
-        in_partition(client, pk, keys::line_item::SK_PREFIX, true).await
+        let pk = line_item::pk(&order);
+        in_partition(client, pk, line_item::SK_PREFIX, true).await
     }
 
     /// Pattern 4: `Key("GSI1PK").eq(STATUS#status)` on GSI1.
@@ -368,10 +369,7 @@ pub mod source_design {
             .table_name(LOCAL_TABLE)
             .index_name(keys::GSI1)
             .key_condition_expression("GSI1PK = :pk")
-            .expression_attribute_values(
-                ":pk",
-                AttributeValue::S(keys::order_listing::gsi1pk(status, 0)),
-            )
+            .expression_attribute_values(":pk", AttributeValue::S(order_listing::gsi1pk(status, 0)))
             .send()
             .await
             .unwrap_or_else(|err| panic!("the source design's GSI1 query: {err:?}"))

@@ -16,7 +16,7 @@ use shared::domain::order::{LineItem, Order};
 use shared::domain::status::OrderStatus;
 use shared::domain::time::Timestamp;
 use shared::dynamo::codec::Item;
-use shared::dynamo::items::{header, line_item, order_listing};
+use shared::dynamo::entities::{line_item, order_header, order_listing};
 use shared::dynamo::keys::StatusShards;
 use shared::dynamo::migrations::{Budget, Migration, Options, Progress, Report};
 use shared::http::serve::dispatch;
@@ -72,7 +72,7 @@ fn source_design_order(order: &Order, skus: &[&str]) -> Vec<Item> {
 /// What this store wrote before GSI2: the same, and the header.
 fn pre_gsi2_order(order: &Order, skus: &[&str]) -> Vec<Item> {
     let mut items = source_design_order(order, skus);
-    items.push(header::to_item(order));
+    items.push(order_header::to_item(order));
     items
 }
 

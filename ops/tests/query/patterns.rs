@@ -12,6 +12,9 @@ use shared::domain::access::{Caller, STAFF_GROUP};
 use shared::domain::ids::{CustomerId, OrderId, Sku};
 use shared::domain::page::{MAX_LIMIT, Page, PageRequest, PlacedWindow};
 use shared::domain::status::OrderStatus;
+use shared::dynamo::entities::{
+    catalog_entry, customer, line_item, order_header, order_listing, product,
+};
 use shared::dynamo::keys::{self, StatusShards};
 use shared::dynamo::migrations::{Budget, Migration, Options, Progress};
 use shared::{AppError, Store};
@@ -103,8 +106,8 @@ fn listing_keys(orders: &[shared::domain::order::Order]) -> Vec<Key> {
         .iter()
         .map(|o| {
             (
-                keys::order_listing::pk(&o.customer_id),
-                keys::order_listing::sk(o.placed_at, &o.order_id),
+                order_listing::pk(&o.customer_id),
+                order_listing::sk(o.placed_at, &o.order_id),
             )
         })
         .collect()
@@ -146,10 +149,7 @@ async fn each_access_pattern_in_partiql_reads_what_the_api_reads() {
         .expect("read")
         .expect("c1");
     assert_eq!(profile.customer.customer_id, customer);
-    let expected = vec![(
-        keys::customer::pk(&customer),
-        keys::customer::PROFILE_SK.to_string(),
-    )];
+    let expected = vec![(customer::pk(&customer), customer::SORT_KEY.to_string())];
     assert_eq!(keys_of(&select(&store, &statements["1"]).await), expected);
 
     // 2. The customer's orders, newest first.
@@ -182,7 +182,7 @@ async fn each_access_pattern_in_partiql_reads_what_the_api_reads() {
     assert!(!lines.is_empty());
     let expected: Vec<Key> = lines
         .iter()
-        .map(|l| (keys::line_item::pk(&order), keys::line_item::sk(&l.sku)))
+        .map(|l| (line_item::pk(&order), line_item::sk(&l.sku)))
         .collect();
     assert_eq!(keys_of(&select(&store, &statements["3"]).await), expected);
 
@@ -205,7 +205,7 @@ async fn each_access_pattern_in_partiql_reads_what_the_api_reads() {
     // 5. The product.
     let product = store.get_product(&sku).await.expect("read").expect("sku-1");
     assert_eq!(product.sku, sku);
-    let expected = vec![(keys::product::pk(&sku), keys::product::SK.to_string())];
+    let expected = vec![(product::pk(&sku), product::SORT_KEY.to_string())];
     assert_eq!(keys_of(&select(&store, &statements["5"]).await), expected);
 
     // 6. The catalog, shard by shard.
@@ -219,8 +219,8 @@ async fn each_access_pattern_in_partiql_reads_what_the_api_reads() {
         .iter()
         .map(|e| {
             (
-                keys::catalog::pk(keys::catalog::shard(&e.sku)),
-                keys::catalog::sk(&e.sku),
+                catalog_entry::pk(catalog_entry::shard(&e.sku)),
+                catalog_entry::sk(&e.sku),
             )
         })
         .collect();
@@ -228,15 +228,12 @@ async fn each_access_pattern_in_partiql_reads_what_the_api_reads() {
 
     // 7. The order with its lines: its header, then each line.
     let details = store.get_order(&order).await.expect("read").expect("o100");
-    let mut expected = vec![(
-        keys::order_header::pk(&order),
-        keys::order_header::SK.to_string(),
-    )];
+    let mut expected = vec![(order_header::pk(&order), order_header::SORT_KEY.to_string())];
     expected.extend(
         details
             .items
             .iter()
-            .map(|l| (keys::line_item::pk(&order), keys::line_item::sk(&l.sku))),
+            .map(|l| (line_item::pk(&order), line_item::sk(&l.sku))),
     );
     assert_eq!(keys_of(&select(&store, &statements["7"]).await), expected);
 
@@ -253,12 +250,7 @@ async fn each_access_pattern_in_partiql_reads_what_the_api_reads() {
     assert!(product_orders.len() > 1);
     let expected: Vec<Key> = product_orders
         .iter()
-        .map(|line| {
-            (
-                keys::line_item::pk(&line.order_id),
-                keys::line_item::sk(&sku),
-            )
-        })
+        .map(|line| (line_item::pk(&line.order_id), line_item::sk(&sku)))
         .collect();
     assert_eq!(keys_of(&select(&store, &statements["8"]).await), expected);
 
@@ -286,7 +278,7 @@ async fn each_access_pattern_in_partiql_reads_what_the_api_reads() {
             .cloned()
             .collect();
         assert!(!in_shard.is_empty(), "shard {k} holds orders");
-        let gsi1pk = keys::order_listing::gsi1pk(OrderStatus::Placed, k);
+        let gsi1pk = order_listing::gsi1pk(OrderStatus::Placed, k);
         assert!(
             rows.iter()
                 .any(|row| row[keys::GSI1PK].as_s().ok() == Some(&gsi1pk))

@@ -37,7 +37,7 @@ use crate::domain::money::{self, Decimal, Money};
 use crate::domain::stats::ShareVersion;
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
-use crate::dynamo::keys::MalformedKey;
+use crate::dynamo::keys::{self, MalformedKey};
 
 pub type Item = HashMap<String, AttributeValue>;
 
@@ -219,6 +219,18 @@ pub fn item_size(item: &Item) -> usize {
                 }
         })
         .sum()
+}
+
+/// The table's key attributes, as every entity writes them.
+pub const PK: Attr<String> = Attr::new(keys::PK);
+pub const SK: Attr<String> = Attr::new(keys::SK);
+
+/// An item holding just a primary key.
+pub fn primary_key(pk: String, sk: impl Into<String>) -> Item {
+    let mut item = Item::with_capacity(2);
+    PK.put(&mut item, &pk);
+    SK.put(&mut item, &sk.into());
+    item
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use aws_sdk_dynamodb::types::ReturnValue;
 
 use crate::domain::customer::{Customer, CustomerProfile};
 use crate::domain::ids::CustomerId;
-use crate::dynamo::items::profile;
+use crate::dynamo::entities::customer;
 use crate::dynamo::keys::{PK, SK};
 use crate::{AppError, Store};
 
@@ -16,13 +16,13 @@ impl Store {
             .client
             .get_item()
             .table_name(&self.table)
-            .set_key(Some(profile::key(id)))
+            .set_key(Some(customer::key(id)))
             .send()
             .await?;
         Ok(out
             .item
-            .filter(|item| item.contains_key(profile::NAME.name))
-            .map(profile::from_item)
+            .filter(|item| item.contains_key(customer::NAME.name))
+            .map(customer::from_item)
             .transpose()?)
     }
 
@@ -34,12 +34,12 @@ impl Store {
             .client
             .update_item()
             .table_name(&self.table)
-            .set_key(Some(profile::key(&customer.customer_id)))
+            .set_key(Some(customer::key(&customer.customer_id)))
             .update_expression("SET #name = :name, #email = :email")
-            .expression_attribute_names("#name", profile::NAME.name)
-            .expression_attribute_names("#email", profile::EMAIL.name)
-            .expression_attribute_values(":name", profile::NAME.value(&customer.name))
-            .expression_attribute_values(":email", profile::EMAIL.value(&customer.email))
+            .expression_attribute_names("#name", customer::NAME.name)
+            .expression_attribute_names("#email", customer::EMAIL.name)
+            .expression_attribute_values(":name", customer::NAME.value(&customer.name))
+            .expression_attribute_values(":email", customer::EMAIL.value(&customer.email))
             .return_values(ReturnValue::UpdatedOld)
             .send()
             .await?;

@@ -1,24 +1,28 @@
-//! The key design: the one place that builds and parses PK, SK, GSI1PK and GSI1SK strings.
-//! The first three rows are the source design's (README: "The key design"); the column
-//! "serves" names the access pattern each key answers (README: "Access patterns").
+//! The key design's shared parts: the attribute names of the table's and the indexes' keys,
+//! the prefixes every key starts with, and the registry of which entities share a partition and
+//! in what order their sort keys fall. Each entity's own key builders and parsers live in its
+//! file under `dynamo::entities`; the README numbers the access patterns each key serves.
 //!
-//! | entity          | PK                      | SK                              | GSI1PK            | GSI1SK      | serves |
-//! |-----------------|-------------------------|---------------------------------|-------------------|-------------|--------|
-//! | customer        | `CUSTOMER#<customerId>` | `PROFILE`                       |                   |             | 1 |
-//! | order (listing) | `CUSTOMER#<customerId>` | `ORDER#<placedAt>#<orderId>`    | `STATUS#<status>[#<k>]` | `<placedAt>`| 2, 4 |
-//! | order line item | `ORDER#<orderId>`       | `ITEM#<sku>`                    | GSI2: `PRODUCT#<sku>` | GSI2: `<placedAt>#<orderId>` | 3, 8 |
-//! | order header    | `ORDER#<orderId>`       | `HEADER`                        |                   |             | 7 |
-//! | idempotency     | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE`             |                   |             | order retries |
-//! | order as counted| `CUSTOMER#<customerId>` | `COUNTED#<orderId>`             |                   |             | statistics |
-//! | product         | `PRODUCT#<sku>`         | `PRODUCT`                       |                   |             | 5, orders |
-//! | catalog entry   | `CATALOG#<shard>`       | `PRODUCT#<sku>`                 |                   |             | 6 |
-//! | migration state | `MIGRATION#<name>`      | `STATUS`, `SEGMENT#<i>`, `DEFERRED#<orderId>#<sku>` |  |         | `store-migrate` |
+//! | entity | PK | SK | serves |
+//! |---|---|---|---|
+//! | Customer | `CUSTOMER#<customerId>` | `PROFILE` | 1 |
+//! | Order listing | `CUSTOMER#<customerId>` | `ORDER#<placedAt>#<orderId>` | 2, 4 (GSI1: `STATUS#<status>[#<k>]` / `<placedAt>`) |
+//! | Line item | `ORDER#<orderId>` | `ITEM#<sku>` | 3, 8 (GSI2: `PRODUCT#<sku>` / `<placedAt>#<orderId>`) |
+//! | Order header | `ORDER#<orderId>` | `HEADER` | 7 |
+//! | Order as counted | `CUSTOMER#<customerId>` | `COUNTED#<orderId>` | statistics |
+//! | Open-order count | `CUSTOMER#<customerId>` | `PLACED_ORDERS` | the cap on open orders |
+//! | Product | `PRODUCT#<sku>` | `PRODUCT` | 5, orders |
+//! | Catalog entry | `CATALOG#<shard>` | `PRODUCT#<sku>` | 6 |
+//! | Idempotency record | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE` | retried POSTs |
+//! | Migration state | `MIGRATION#<name>` | `STATUS`, `SEGMENT#<total>#<i>`, `DEFERRED#<orderId>#<sku>` | `store-migrate` |
+//!
+//! The table above is tested against [`Entity::keys`] (and so is the README's), and the order
+//! of sort keys within a shared partition against [`CUSTOMER_PARTITION`] and
+//! [`ORDER_PARTITION`].
 
 use std::fmt;
 
-use crate::domain::ids::{CustomerId, IdempotencyKey, OrderId, Sku};
-use crate::domain::status::OrderStatus;
-use crate::domain::time::Timestamp;
+use crate::domain::ids::OrderId;
 
 /// Attribute names of the table's, GSI1's and GSI2's keys.
 pub const PK: &str = "PK";
@@ -29,20 +33,30 @@ pub const GSI1: &str = "GSI1";
 pub const GSI2PK: &str = "GSI2PK";
 pub const GSI2SK: &str = "GSI2SK";
 pub const GSI2: &str = "GSI2";
-const MIGRATION_PREFIX: &str = "MIGRATION#";
 
-const CUSTOMER_PREFIX: &str = "CUSTOMER#";
-const ORDER_PREFIX: &str = "ORDER#";
-const ITEM_PREFIX: &str = "ITEM#";
-const STATUS_PREFIX: &str = "STATUS#";
-const IDEMPOTENCY_PREFIX: &str = "IDEMPOTENCY#";
-const COUNTED_PREFIX: &str = "COUNTED#";
-const PRODUCT_PREFIX: &str = "PRODUCT#";
-const CATALOG_PREFIX: &str = "CATALOG#";
+/// The prefixes keys start with; an ID never holds `#`, so a prefix ends where the ID begins.
+pub const CUSTOMER_PREFIX: &str = "CUSTOMER#";
+pub const ORDER_PREFIX: &str = "ORDER#";
+pub const ITEM_PREFIX: &str = "ITEM#";
+pub const STATUS_PREFIX: &str = "STATUS#";
+pub const IDEMPOTENCY_PREFIX: &str = "IDEMPOTENCY#";
+pub const COUNTED_PREFIX: &str = "COUNTED#";
+pub const PRODUCT_PREFIX: &str = "PRODUCT#";
+pub const CATALOG_PREFIX: &str = "CATALOG#";
+pub const MIGRATION_PREFIX: &str = "MIGRATION#";
+
+/// The fixed sort keys of entities that share a partition with others (their entity files name
+/// them `SORT_KEY`).
+pub const PROFILE_SK: &str = "PROFILE";
+pub const PLACED_ORDERS_SK: &str = "PLACED_ORDERS";
+pub const HEADER_SK: &str = "HEADER";
+/// The fixed sort keys of entities alone in their partitions.
+pub const PRODUCT_SK: &str = "PRODUCT";
+pub const RESPONSE_SK: &str = "RESPONSE";
 
 /// FNV-1a of `text`'s bytes: stable across releases and machines, so a shard chosen with it
 /// never moves unless its count does.
-fn fnv1a(text: &str) -> u32 {
+pub(crate) fn fnv1a(text: &str) -> u32 {
     text.bytes().fold(0x811c_9dc5_u32, |hash, byte| {
         (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
     })
@@ -107,343 +121,10 @@ impl fmt::Display for MalformedKey {
 
 impl std::error::Error for MalformedKey {}
 
-fn malformed(attribute: &'static str, value: &str) -> MalformedKey {
+pub(crate) fn malformed(attribute: &'static str, value: &str) -> MalformedKey {
     MalformedKey {
         attribute,
         value: value.to_owned(),
-    }
-}
-
-/// Access pattern 1 (a customer's profile, GetItem): keys of the profile item; the customer's
-/// partition also holds their order listings.
-pub mod customer {
-    use super::*;
-
-    pub const PROFILE_SK: &str = "PROFILE";
-
-    pub fn pk(id: &CustomerId) -> String {
-        format!("{CUSTOMER_PREFIX}{id}")
-    }
-
-    pub fn parse_pk(pk: &str) -> Result<CustomerId, MalformedKey> {
-        pk.strip_prefix(CUSTOMER_PREFIX)
-            .and_then(|raw| CustomerId::parse(raw).ok())
-            .ok_or_else(|| malformed(PK, pk))
-    }
-
-    /// `pk` is byte for byte a customer's partition key as this store writes it.
-    pub fn is_canonical_pk(pk: &str) -> bool {
-        parse_pk(pk).is_ok_and(|customer| pk == self::pk(&customer))
-    }
-}
-
-/// Access patterns 2 (a customer's orders, newest first: Query on PK) and 4 (orders with a
-/// status, oldest first: Query on GSI1PK): keys of the order listing item, which lives in its
-/// customer's partition and in GSI1.
-pub mod order_listing {
-    use super::*;
-
-    pub fn pk(customer: &CustomerId) -> String {
-        customer::pk(customer)
-    }
-
-    pub fn sk(placed_at: Timestamp, order: &OrderId) -> String {
-        format!("{ORDER_PREFIX}{placed_at}#{order}")
-    }
-
-    /// Every listing sort key starts with this.
-    pub const SK_PREFIX: &str = ORDER_PREFIX;
-
-    /// Inclusive bounds for a `SK BETWEEN :lo AND :hi` condition selecting the listings placed
-    /// in `[from, to)`; either end may be open.
-    pub fn sk_range(from: Option<Timestamp>, to: Option<Timestamp>) -> (String, String) {
-        let lo = match from {
-            // `ORDER#<from>` sorts before every `ORDER#<from>#<orderId>`.
-            Some(from) => format!("{ORDER_PREFIX}{from}"),
-            None => ORDER_PREFIX.to_owned(),
-        };
-        let hi = match to {
-            // No sort key equals `ORDER#<to>` exactly and `ORDER#<to>#…` sorts after it, so
-            // the upper bound excludes orders placed at `to`.
-            Some(to) => format!("{ORDER_PREFIX}{to}"),
-            // '$' follows '#', so `ORDER$` is above every `ORDER#…` and below `PROFILE`.
-            None => "ORDER$".to_owned(),
-        };
-        (lo, hi)
-    }
-
-    pub fn parse_sk(sk: &str) -> Result<(Timestamp, OrderId), MalformedKey> {
-        sk.strip_prefix(ORDER_PREFIX)
-            .and_then(|rest| rest.rsplit_once('#'))
-            .and_then(|(at, id)| Some((Timestamp::parse(at).ok()?, OrderId::parse(id).ok()?)))
-            .ok_or_else(|| malformed(SK, sk))
-    }
-
-    /// What `sk` names, when it is byte for byte the sort key this store writes for it (a
-    /// cursor must be: a timestamp spelled another way parses, and would reach DynamoDB as is).
-    pub fn parse_canonical_sk(sk: &str) -> Option<(Timestamp, OrderId)> {
-        parse_sk(sk)
-            .ok()
-            .filter(|(at, order)| sk == self::sk(*at, order))
-    }
-
-    pub fn is_canonical_sk(sk: &str) -> bool {
-        parse_canonical_sk(sk).is_some()
-    }
-
-    /// GSI1PK of an order with `status` in `shard` (see [`StatusShards`]).
-    pub fn gsi1pk(status: OrderStatus, shard: u32) -> String {
-        if shard == 0 {
-            format!("{STATUS_PREFIX}{status}")
-        } else {
-            format!("{STATUS_PREFIX}{status}#{shard}")
-        }
-    }
-
-    pub fn gsi1sk(placed_at: Timestamp) -> String {
-        placed_at.to_string()
-    }
-
-    /// The status and shard a GSI1PK names.
-    pub fn parse_gsi1pk(gsi1pk: &str) -> Result<(OrderStatus, u32), MalformedKey> {
-        let rest = gsi1pk.strip_prefix(STATUS_PREFIX);
-        let parsed = match rest.and_then(|rest| rest.split_once('#')) {
-            Some((status, shard)) => status.parse().ok().zip(
-                shard
-                    .parse::<u32>()
-                    .ok()
-                    .filter(|k| *k > 0 && shard == k.to_string()),
-            ),
-            None => rest.and_then(|status| status.parse().ok()).map(|s| (s, 0)),
-        };
-        parsed.ok_or_else(|| malformed(GSI1PK, gsi1pk))
-    }
-}
-
-/// Access pattern 3 (an order's line items: Query on PK): keys of the line items, which share
-/// the order's own partition.
-pub mod line_item {
-    use super::*;
-
-    pub fn pk(order: &OrderId) -> String {
-        format!("{ORDER_PREFIX}{order}")
-    }
-
-    pub fn sk(sku: &Sku) -> String {
-        format!("{ITEM_PREFIX}{sku}")
-    }
-
-    /// Every line item sort key starts with this.
-    pub const SK_PREFIX: &str = ITEM_PREFIX;
-
-    /// Sorts after every line item's sort key ('$' follows '#'): `SK BETWEEN HEADER AND ITEM$`
-    /// is an order's header and all its line items.
-    pub const SK_END: &str = "ITEM$";
-
-    pub fn parse_pk(pk: &str) -> Result<OrderId, MalformedKey> {
-        pk.strip_prefix(ORDER_PREFIX)
-            .and_then(|raw| OrderId::parse(raw).ok())
-            .ok_or_else(|| malformed(PK, pk))
-    }
-
-    pub fn parse_sk(sk: &str) -> Result<Sku, MalformedKey> {
-        sk.strip_prefix(ITEM_PREFIX)
-            .and_then(|raw| Sku::parse(raw).ok())
-            .ok_or_else(|| malformed(SK, sk))
-    }
-
-    /// `sk` is byte for byte a line item's sort key as this store writes it.
-    pub fn is_canonical_sk(sk: &str) -> bool {
-        parse_sk(sk).is_ok_and(|sku| sk == self::sk(&sku))
-    }
-}
-
-/// Access pattern 8 (a product's orders, newest first: Query on GSI2PK): the GSI2 keys every
-/// line item carries, the inverted view of `ORDER#<orderId>` / `ITEM#<sku>`. Line items written
-/// before GSI2 get them from the migration `0001-line-item-gsi2` (`store-migrate`).
-pub mod product_orders {
-    use super::*;
-
-    /// The product's orders: the product item's own key string, in GSI2.
-    pub fn gsi2pk(sku: &Sku) -> String {
-        product::pk(sku)
-    }
-
-    pub fn gsi2sk(placed_at: Timestamp, order: &OrderId) -> String {
-        format!("{placed_at}#{order}")
-    }
-
-    pub fn parse_gsi2pk(gsi2pk: &str) -> Result<Sku, MalformedKey> {
-        product::parse_pk(gsi2pk).map_err(|_| malformed(GSI2PK, gsi2pk))
-    }
-
-    pub fn parse_gsi2sk(gsi2sk: &str) -> Result<(Timestamp, OrderId), MalformedKey> {
-        gsi2sk
-            .rsplit_once('#')
-            .and_then(|(at, id)| Some((Timestamp::parse(at).ok()?, OrderId::parse(id).ok()?)))
-            .ok_or_else(|| malformed(GSI2SK, gsi2sk))
-    }
-
-    /// Inclusive bounds for `GSI2SK BETWEEN :lo AND :hi` selecting the orders placed in
-    /// `[from, to)`; either end may be open.
-    pub fn gsi2sk_range(from: Option<Timestamp>, to: Option<Timestamp>) -> (String, String) {
-        // `<from>` sorts before every `<from>#<orderId>`; `<to>` before every `<to>#<orderId>`,
-        // so orders placed at `to` are out. Every timestamp starts with a digit: "0" is below
-        // them all and ":" (after '9') above.
-        let lo = from.map_or_else(|| "0".to_owned(), |from| from.to_string());
-        let hi = to.map_or_else(|| ":".to_owned(), |to| to.to_string());
-        (lo, hi)
-    }
-}
-
-/// State of a data migration run by `store-migrate`: its completion, each scan segment's
-/// progress, and the line items it could not place yet. No access pattern reads it.
-pub mod migration {
-    use super::*;
-
-    pub const STATUS_SK: &str = "STATUS";
-    pub const SEGMENT_PREFIX: &str = "SEGMENT#";
-    pub const DEFERRED_PREFIX: &str = "DEFERRED#";
-
-    pub fn pk(name: &str) -> String {
-        format!("{MIGRATION_PREFIX}{name}")
-    }
-
-    /// Segment `segment` of a scan in `total` segments: a count change starts a new scan.
-    pub fn segment_sk(segment: u32, total: u32) -> String {
-        format!("{SEGMENT_PREFIX}{total}#{segment:04}")
-    }
-
-    /// A line item deferred until the scan has seen every order listing.
-    pub fn deferred_sk(order: &OrderId, sku: &Sku) -> String {
-        format!("{DEFERRED_PREFIX}{order}#{sku}")
-    }
-
-    pub fn parse_deferred_sk(sk: &str) -> Result<(OrderId, Sku), MalformedKey> {
-        sk.strip_prefix(DEFERRED_PREFIX)
-            .and_then(|rest| rest.split_once('#'))
-            .and_then(|(order, sku)| Some((OrderId::parse(order).ok()?, Sku::parse(sku).ok()?)))
-            .ok_or_else(|| malformed(SK, sk))
-    }
-}
-
-/// Access pattern 7 (an order by ID, with its lines: one Query on PK): keys of the order header,
-/// what a lookup by orderId needs (customerId, placedAt, status,
-/// total), in the order's own partition beside its line items.
-pub mod order_header {
-    use super::*;
-
-    pub const SK: &str = "HEADER";
-
-    pub fn pk(order: &OrderId) -> String {
-        line_item::pk(order)
-    }
-}
-
-/// Keys of the record that remembers a POST's response under its `Idempotency-Key`, scoped to
-/// the customer the order is for.
-pub mod idempotency {
-    use super::*;
-
-    pub const SK: &str = "RESPONSE";
-
-    pub fn pk(customer: &CustomerId, key: &IdempotencyKey) -> String {
-        format!("{IDEMPOTENCY_PREFIX}{customer}#{key}")
-    }
-}
-
-/// Access pattern 5 (a product by SKU, GetItem), and what placing an order reads and takes:
-/// keys of a product: what orders read (price, stock) and change (stock), one item per SKU.
-pub mod product {
-    use super::*;
-
-    pub const SK: &str = "PRODUCT";
-
-    pub fn pk(sku: &Sku) -> String {
-        format!("{PRODUCT_PREFIX}{sku}")
-    }
-
-    pub fn parse_pk(pk: &str) -> Result<Sku, MalformedKey> {
-        pk.strip_prefix(PRODUCT_PREFIX)
-            .and_then(|raw| Sku::parse(raw).ok())
-            .ok_or_else(|| malformed(PK, pk))
-    }
-}
-
-/// Access pattern 6 (the catalog, paged: one Query per shard): keys of the catalog's listing
-/// entries: each product's name and price again, in one of [`SHARDS`](catalog::SHARDS)
-/// partitions chosen by its SKU, so that listing the catalog reads no partition that holds
-/// every product, and orders (which change stock) never write here.
-pub mod catalog {
-    use super::*;
-
-    pub const SHARDS: u32 = 4;
-
-    /// The shard of `sku`: FNV-1a of its bytes, stable across releases and machines.
-    pub fn shard(sku: &Sku) -> u32 {
-        fnv1a(sku.as_str()) % SHARDS
-    }
-
-    pub fn pk(shard: u32) -> String {
-        format!("{CATALOG_PREFIX}{shard}")
-    }
-
-    pub fn sk(sku: &Sku) -> String {
-        format!("{PRODUCT_PREFIX}{sku}")
-    }
-
-    pub fn parse_sk(sk: &str) -> Result<Sku, MalformedKey> {
-        sk.strip_prefix(PRODUCT_PREFIX)
-            .and_then(|raw| Sku::parse(raw).ok())
-            .ok_or_else(|| malformed(SK, sk))
-    }
-
-    /// `(pk, sk)` is byte for byte a catalog entry's key as this store writes it: the entry of
-    /// a SKU, in that SKU's shard.
-    pub fn is_canonical_key(pk: &str, sk: &str) -> bool {
-        parse_sk(sk).is_ok_and(|sku| sk == self::sk(&sku) && pk == self::pk(shard(&sku)))
-    }
-}
-
-/// Keys of what an order adds to its customer's statistics, as the stream consumer counted it:
-/// in the customer's partition, beside the profile those statistics are kept on.
-pub mod counted_order {
-    use super::*;
-
-    pub fn pk(customer: &CustomerId) -> String {
-        customer::pk(customer)
-    }
-
-    pub fn sk(order: &OrderId) -> String {
-        format!("{COUNTED_PREFIX}{order}")
-    }
-
-    pub fn parse_sk(sk: &str) -> Result<OrderId, MalformedKey> {
-        sk.strip_prefix(COUNTED_PREFIX)
-            .and_then(|raw| OrderId::parse(raw).ok())
-            .ok_or_else(|| malformed(SK, sk))
-    }
-
-    /// Inclusive bounds of `SK BETWEEN :lo AND :hi` that select, in one Query of a customer's
-    /// partition, every counted order and every order listing — and not the profile:
-    /// `COUNTED#…` < `ORDER#…` < `ORDER$` < `PROFILE`.
-    pub fn with_listings_range() -> (String, String) {
-        let (_, listings_end) = order_listing::sk_range(None, None);
-        (COUNTED_PREFIX.to_owned(), listings_end)
-    }
-}
-
-/// Keys of the count of a customer's PLACED orders, which the cap on open orders is checked
-/// against (`MAX_OPEN_ORDERS`) inside each order's transaction. In the customer's partition,
-/// sorted after every listing (`ORDER$`) and before the profile, so neither the source design's
-/// `begins_with(SK, "ORDER#")` nor the statistics' range (`COUNTED#`..`ORDER$`) meets it.
-pub mod placed_orders {
-    use super::*;
-
-    pub const SK: &str = "PLACED_ORDERS";
-
-    pub fn pk(customer: &CustomerId) -> String {
-        customer::pk(customer)
     }
 }
 
@@ -454,108 +135,200 @@ pub mod warm_up {
     pub const SK: &str = "WARMUP";
 }
 
-/// Which entity an item is, from its keys alone: the legend of `make dev`'s explorer, so the key
-/// design is drawn from this file rather than from a second copy of its table.
-pub mod entity {
-    use super::*;
+/// How an entity's sort keys are spelled in a partition it shares with other entities.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKeys {
+    /// One sort key, this one.
+    Exactly(&'static str),
+    /// Every sort key starts with this prefix (which ends in `#`) and is longer than it.
+    Prefixed(&'static str),
+}
 
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum Entity {
-        Customer,
-        OrderListing,
-        LineItem,
-        OrderHeader,
-        CountedOrder,
-        OpenOrderCount,
-        Product,
-        CatalogEntry,
-        IdempotencyRecord,
-        MigrationState,
+impl SortKeys {
+    /// Whether `sk` is one of these.
+    pub fn holds(self, sk: &str) -> bool {
+        match self {
+            SortKeys::Exactly(exact) => sk == exact,
+            SortKeys::Prefixed(prefix) => sk.len() > prefix.len() && sk.starts_with(prefix),
+        }
     }
 
-    impl Entity {
-        /// Every entity, the source design's three first.
-        pub const ALL: [Entity; 10] = [
-            Entity::Customer,
-            Entity::OrderListing,
-            Entity::LineItem,
-            Entity::OrderHeader,
-            Entity::CountedOrder,
-            Entity::OpenOrderCount,
-            Entity::Product,
-            Entity::CatalogEntry,
-            Entity::IdempotencyRecord,
-            Entity::MigrationState,
-        ];
+    /// An inclusive lower bound: at or below every one of these sort keys.
+    pub fn lowest(self) -> &'static str {
+        match self {
+            SortKeys::Exactly(text) | SortKeys::Prefixed(text) => text,
+        }
+    }
 
-        pub fn name(self) -> &'static str {
-            match self {
-                Entity::Customer => "Customer",
-                Entity::OrderListing => "Order listing",
-                Entity::LineItem => "Line item",
-                Entity::OrderHeader => "Order header",
-                Entity::CountedOrder => "Order as counted",
-                Entity::OpenOrderCount => "Open-order count",
-                Entity::Product => "Product",
-                Entity::CatalogEntry => "Catalog entry",
-                Entity::IdempotencyRecord => "Idempotency record",
-                Entity::MigrationState => "Migration state",
+    /// An inclusive upper bound: above every one of these sort keys, and below every sort key
+    /// that sorts after them all (a prefix with its last character raised by one: `ORDER$` is
+    /// above every `ORDER#…`, and no `ORDER#…`).
+    pub fn highest(self) -> String {
+        match self {
+            SortKeys::Exactly(exact) => exact.to_owned(),
+            SortKeys::Prefixed(prefix) => {
+                let mut chars = prefix.chars();
+                let last = chars.next_back().map(u32::from);
+                let raised = last.and_then(|c| char::from_u32(c + 1));
+                match raised {
+                    Some(raised) => format!("{}{raised}", chars.as_str()),
+                    None => prefix.to_owned(),
+                }
             }
         }
+    }
+}
 
-        /// The shape of its keys, `PK` then `SK`.
-        pub fn keys(self) -> (&'static str, &'static str) {
-            match self {
-                Entity::Customer => ("CUSTOMER#<customerId>", customer::PROFILE_SK),
-                Entity::OrderListing => ("CUSTOMER#<customerId>", "ORDER#<placedAt>#<orderId>"),
-                Entity::LineItem => ("ORDER#<orderId>", "ITEM#<sku>"),
-                Entity::OrderHeader => ("ORDER#<orderId>", order_header::SK),
-                Entity::CountedOrder => ("CUSTOMER#<customerId>", "COUNTED#<orderId>"),
-                Entity::OpenOrderCount => ("CUSTOMER#<customerId>", placed_orders::SK),
-                Entity::Product => ("PRODUCT#<sku>", product::SK),
-                Entity::CatalogEntry => ("CATALOG#<shard>", "PRODUCT#<sku>"),
-                Entity::IdempotencyRecord => ("IDEMPOTENCY#<customerId>#<key>", idempotency::SK),
-                Entity::MigrationState => ("MIGRATION#<name>", "STATUS | SEGMENT#… | DEFERRED#…"),
-            }
+/// The entities that share one kind of partition, in the order their sort keys fall. Every range
+/// read over such a partition is built from this list ([`Partition::range`]), and a test proves
+/// that no entry falls inside another's keys and that each range reads only the entities it
+/// names: a new entity added here in the wrong place, or between two that are read together,
+/// fails it.
+#[derive(Debug)]
+pub struct Partition {
+    /// The partition key's shape, for the legend.
+    pub pk: &'static str,
+    /// Each entity and its sort keys, in ascending order.
+    pub sort_keys: &'static [(Entity, SortKeys)],
+}
+
+/// `CUSTOMER#<customerId>`: a customer's counted orders, order listings, count of open orders
+/// and profile, in this order.
+pub const CUSTOMER_PARTITION: Partition = Partition {
+    pk: "CUSTOMER#<customerId>",
+    sort_keys: &[
+        (Entity::CountedOrder, SortKeys::Prefixed(COUNTED_PREFIX)),
+        (Entity::OrderListing, SortKeys::Prefixed(ORDER_PREFIX)),
+        (Entity::OpenOrderCount, SortKeys::Exactly(PLACED_ORDERS_SK)),
+        (Entity::Customer, SortKeys::Exactly(PROFILE_SK)),
+    ],
+};
+
+/// `ORDER#<orderId>`: an order's header, then its line items.
+pub const ORDER_PARTITION: Partition = Partition {
+    pk: "ORDER#<orderId>",
+    sort_keys: &[
+        (Entity::OrderHeader, SortKeys::Exactly(HEADER_SK)),
+        (Entity::LineItem, SortKeys::Prefixed(ITEM_PREFIX)),
+    ],
+};
+
+impl Partition {
+    /// The sort keys of `entity` here.
+    pub fn of(&self, entity: Entity) -> Option<SortKeys> {
+        self.sort_keys
+            .iter()
+            .find(|(e, _)| *e == entity)
+            .map(|(_, keys)| *keys)
+    }
+
+    /// Inclusive bounds of `SK BETWEEN :lo AND :hi` reading `first`'s sort keys through
+    /// `last`'s, and (as the test proves for every range the store reads) nothing else.
+    pub fn range(&self, first: Entity, last: Entity) -> (String, String) {
+        let lo = self.of(first).map(SortKeys::lowest).unwrap_or_default();
+        let hi = self.of(last).map(SortKeys::highest).unwrap_or_default();
+        (lo.to_owned(), hi)
+    }
+
+    /// Which entity of this partition sort key `sk` belongs to.
+    pub fn entity_of(&self, sk: &str) -> Option<Entity> {
+        self.sort_keys
+            .iter()
+            .find(|(_, keys)| keys.holds(sk))
+            .map(|(entity, _)| *entity)
+    }
+}
+
+/// Every kind of item the store writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entity {
+    Customer,
+    OrderListing,
+    LineItem,
+    OrderHeader,
+    CountedOrder,
+    OpenOrderCount,
+    Product,
+    CatalogEntry,
+    IdempotencyRecord,
+    MigrationState,
+}
+
+impl Entity {
+    /// Every entity, the source design's three first.
+    pub const ALL: [Entity; 10] = [
+        Entity::Customer,
+        Entity::OrderListing,
+        Entity::LineItem,
+        Entity::OrderHeader,
+        Entity::CountedOrder,
+        Entity::OpenOrderCount,
+        Entity::Product,
+        Entity::CatalogEntry,
+        Entity::IdempotencyRecord,
+        Entity::MigrationState,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Entity::Customer => "Customer",
+            Entity::OrderListing => "Order listing",
+            Entity::LineItem => "Line item",
+            Entity::OrderHeader => "Order header",
+            Entity::CountedOrder => "Order as counted",
+            Entity::OpenOrderCount => "Open-order count",
+            Entity::Product => "Product",
+            Entity::CatalogEntry => "Catalog entry",
+            Entity::IdempotencyRecord => "Idempotency record",
+            Entity::MigrationState => "Migration state",
         }
+    }
 
-        /// One of the three entities of the design this store implements.
-        pub fn from_source_design(self) -> bool {
-            matches!(
-                self,
-                Entity::Customer | Entity::OrderListing | Entity::LineItem
-            )
+    /// The shape of its keys, `PK` then `SK`: the legend of `make dev`'s explorer, and what
+    /// the key tables of this file and the README are tested against.
+    pub fn keys(self) -> (&'static str, &'static str) {
+        match self {
+            Entity::Customer => ("CUSTOMER#<customerId>", PROFILE_SK),
+            Entity::OrderListing => ("CUSTOMER#<customerId>", "ORDER#<placedAt>#<orderId>"),
+            Entity::LineItem => ("ORDER#<orderId>", "ITEM#<sku>"),
+            Entity::OrderHeader => ("ORDER#<orderId>", HEADER_SK),
+            Entity::CountedOrder => ("CUSTOMER#<customerId>", "COUNTED#<orderId>"),
+            Entity::OpenOrderCount => ("CUSTOMER#<customerId>", PLACED_ORDERS_SK),
+            Entity::Product => ("PRODUCT#<sku>", PRODUCT_SK),
+            Entity::CatalogEntry => ("CATALOG#<shard>", "PRODUCT#<sku>"),
+            Entity::IdempotencyRecord => ("IDEMPOTENCY#<customerId>#<key>", RESPONSE_SK),
+            Entity::MigrationState => (
+                "MIGRATION#<name>",
+                "STATUS, SEGMENT#<total>#<i>, DEFERRED#<orderId>#<sku>",
+            ),
         }
+    }
 
-        /// The entity whose keys these are; `None` for keys the store does not write.
-        pub fn of(pk: &str, sk: &str) -> Option<Entity> {
-            let under = |prefix: &str| pk.strip_prefix(prefix).is_some_and(|rest| !rest.is_empty());
-            let entity = if under(CUSTOMER_PREFIX) {
-                match sk {
-                    customer::PROFILE_SK => Entity::Customer,
-                    placed_orders::SK => Entity::OpenOrderCount,
-                    _ if sk.starts_with(ORDER_PREFIX) => Entity::OrderListing,
-                    _ if sk.starts_with(COUNTED_PREFIX) => Entity::CountedOrder,
-                    _ => return None,
-                }
-            } else if under(ORDER_PREFIX) {
-                match sk {
-                    order_header::SK => Entity::OrderHeader,
-                    _ if sk.starts_with(ITEM_PREFIX) => Entity::LineItem,
-                    _ => return None,
-                }
-            } else if under(PRODUCT_PREFIX) && sk == product::SK {
-                Entity::Product
-            } else if under(CATALOG_PREFIX) && sk.starts_with(PRODUCT_PREFIX) {
-                Entity::CatalogEntry
-            } else if under(IDEMPOTENCY_PREFIX) && sk == idempotency::SK {
-                Entity::IdempotencyRecord
-            } else if under(MIGRATION_PREFIX) {
-                Entity::MigrationState
-            } else {
-                return None;
-            };
-            Some(entity)
+    /// One of the three entities of the design this store implements.
+    pub fn from_source_design(self) -> bool {
+        matches!(
+            self,
+            Entity::Customer | Entity::OrderListing | Entity::LineItem
+        )
+    }
+
+    /// The entity whose keys these are; `None` for keys the store does not write.
+    pub fn of(pk: &str, sk: &str) -> Option<Entity> {
+        let under = |prefix: &str| pk.strip_prefix(prefix).is_some_and(|rest| !rest.is_empty());
+        if under(CUSTOMER_PREFIX) {
+            CUSTOMER_PARTITION.entity_of(sk)
+        } else if under(ORDER_PREFIX) {
+            ORDER_PARTITION.entity_of(sk)
+        } else if under(PRODUCT_PREFIX) && sk == PRODUCT_SK {
+            Some(Entity::Product)
+        } else if under(CATALOG_PREFIX) && SortKeys::Prefixed(PRODUCT_PREFIX).holds(sk) {
+            Some(Entity::CatalogEntry)
+        } else if under(IDEMPOTENCY_PREFIX) && sk == RESPONSE_SK {
+            Some(Entity::IdempotencyRecord)
+        } else if under(MIGRATION_PREFIX) {
+            Some(Entity::MigrationState)
+        } else {
+            None
         }
     }
 }
@@ -564,287 +337,63 @@ pub mod entity {
 mod tests {
     use super::*;
 
-    fn c1() -> CustomerId {
-        CustomerId::parse("c1").expect("valid")
-    }
-    fn o100() -> OrderId {
-        OrderId::parse("o100").expect("valid")
-    }
-    fn placed() -> Timestamp {
-        Timestamp::parse("2026-10-08T14:30:00Z").expect("valid")
-    }
-
-    #[test]
-    fn customer_keys_are_the_source_designs() {
-        assert_eq!(customer::pk(&c1()), "CUSTOMER#c1");
-        assert_eq!(customer::PROFILE_SK, "PROFILE");
-        assert_eq!(customer::parse_pk("CUSTOMER#c1"), Ok(c1()));
-    }
-
-    #[test]
-    fn order_listing_keys_are_the_source_designs() {
-        assert_eq!(order_listing::pk(&c1()), "CUSTOMER#c1");
-        assert_eq!(
-            order_listing::sk(placed(), &o100()),
-            "ORDER#2026-10-08T14:30:00Z#o100"
-        );
-        assert_eq!(
-            order_listing::gsi1pk(OrderStatus::Placed, 0),
-            "STATUS#PLACED"
-        );
-        assert_eq!(
-            order_listing::gsi1pk(OrderStatus::Cancelled, 0),
-            "STATUS#CANCELLED"
-        );
-        assert_eq!(order_listing::gsi1sk(placed()), "2026-10-08T14:30:00Z");
-        assert_eq!(
-            order_listing::parse_sk("ORDER#2026-10-08T14:30:00Z#o100"),
-            Ok((placed(), o100()))
-        );
-        assert_eq!(
-            order_listing::parse_gsi1pk("STATUS#SHIPPED"),
-            Ok((OrderStatus::Shipped, 0))
-        );
+    /// The `PK` and `SK` cells of each row of the markdown table in `text` whose header starts
+    /// with `| entity | PK | SK |`, backticks dropped.
+    fn key_table(text: &str) -> Vec<(String, String)> {
+        let cell = |raw: &str| raw.trim().replace('`', "");
+        text.lines()
+            .map(|line| line.trim_start_matches("//!").trim())
+            .skip_while(|line| !line.starts_with("| entity | PK | SK |"))
+            .skip(2)
+            .take_while(|line| line.starts_with('|'))
+            .map(|row| {
+                let cells: Vec<&str> = row.split('|').collect();
+                (cell(cells[2]), cell(cells[3]))
+            })
+            .collect()
     }
 
-    #[test]
-    fn status_shards_keep_the_source_designs_key_as_shard_zero() {
-        assert_eq!(
-            order_listing::gsi1pk(OrderStatus::Placed, 3),
-            "STATUS#PLACED#3"
-        );
-        assert_eq!(
-            order_listing::parse_gsi1pk("STATUS#PLACED#3"),
-            Ok((OrderStatus::Placed, 3))
-        );
-        for bad in [
-            "STATUS#PLACED#0",
-            "STATUS#PLACED#03",
-            "STATUS#PLACED#",
-            "STATUS#NOPE#1",
-            "PLACED",
-        ] {
-            assert!(order_listing::parse_gsi1pk(bad).is_err(), "{bad}");
-        }
-        // One shard: every order in shard 0, the source design's keys.
-        assert_eq!(StatusShards::ONE.of(&o100()), 0);
-        // Fixed values: a shard that moved between releases would hide orders.
-        let eight = StatusShards::new(8).expect("8");
-        let shards: Vec<u32> = ["o100", "o101", "01J9ZQ4M3K8V7X2B6N5C1D0EFG", "a"]
+    fn registry() -> Vec<(String, String)> {
+        Entity::ALL
             .iter()
-            .map(|id| eight.of(&OrderId::parse(id).expect("id")))
-            .collect();
-        assert_eq!(shards, [5, 2, 3, 4]);
-        assert_eq!(StatusShards::parse("4"), StatusShards::new(4));
-        for bad in ["0", "33", "-1", "x", ""] {
-            assert!(StatusShards::parse(bad).is_err(), "{bad}");
+            .map(|e| (e.keys().0.to_owned(), e.keys().1.to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn the_key_tables_of_this_file_and_the_readme_are_the_registrys() {
+        assert_eq!(key_table(include_str!("keys.rs")), registry(), "keys.rs");
+        let readme = include_str!("../../../README.md");
+        let mut rows = key_table(readme);
+        let mut expected = registry();
+        rows.sort();
+        expected.sort();
+        assert_eq!(rows, expected, "README.md's key design table");
+    }
+
+    #[test]
+    fn every_sort_key_a_shared_partition_holds_is_in_its_registry() {
+        for (entity, keys) in CUSTOMER_PARTITION.sort_keys {
+            assert_eq!(entity.keys().0, CUSTOMER_PARTITION.pk);
+            assert!(
+                keys.holds(entity.keys().1) || entity.keys().1.starts_with(keys.lowest()),
+                "{entity:?}"
+            );
         }
-    }
-
-    #[test]
-    fn a_line_items_gsi2_keys_invert_it_under_its_product() {
-        let at = Timestamp::parse("2026-10-08T14:30:00Z").expect("t");
-        let (sku, order) = (
-            Sku::parse("sku-1").expect("sku"),
-            OrderId::parse("o100").expect("id"),
-        );
-        assert_eq!(product_orders::gsi2pk(&sku), "PRODUCT#sku-1");
-        assert_eq!(
-            product_orders::gsi2sk(at, &order),
-            "2026-10-08T14:30:00Z#o100"
-        );
-        assert_eq!(
-            product_orders::parse_gsi2sk("2026-10-08T14:30:00Z#o100").expect("parses"),
-            (at, order.clone())
-        );
-        assert_eq!(
-            product_orders::parse_gsi2pk("PRODUCT#sku-1").expect("parses"),
-            sku
-        );
-        for bad in [
-            "2026-10-08T14:30:00Z",
-            "yesterday#o1",
-            "2026-10-08T14:30:00Z#o#1",
-        ] {
-            assert!(product_orders::parse_gsi2sk(bad).is_err(), "{bad}");
+        for (entity, keys) in ORDER_PARTITION.sort_keys {
+            assert_eq!(entity.keys().0, ORDER_PARTITION.pk);
+            assert!(entity.keys().1.starts_with(keys.lowest()), "{entity:?}");
         }
-        let (lo, hi) = product_orders::gsi2sk_range(None, None);
-        assert!(lo.as_str() < "0000-01-01T00:00:00Z#a" && "9999-12-31T23:59:59Z#z" < hi.as_str());
-        let to = Timestamp::parse("2026-10-08T14:30:00Z").expect("t");
-        let (_, hi) = product_orders::gsi2sk_range(None, Some(to));
-        assert!(
-            product_orders::gsi2sk(at, &order) > hi,
-            "an order placed at `to` is out"
-        );
+        let in_a_shared_partition =
+            |e: &Entity| [CUSTOMER_PARTITION.pk, ORDER_PARTITION.pk].contains(&e.keys().0);
+        let registered = CUSTOMER_PARTITION.sort_keys.len() + ORDER_PARTITION.sort_keys.len();
         assert_eq!(
-            migration::pk("0001-line-item-gsi2"),
-            "MIGRATION#0001-line-item-gsi2"
+            Entity::ALL
+                .iter()
+                .filter(|e| in_a_shared_partition(e))
+                .count(),
+            registered,
+            "an entity in a shared partition that its registry does not list"
         );
-        assert_eq!(migration::segment_sk(3, 8), "SEGMENT#8#0003");
-        assert_eq!(migration::deferred_sk(&order, &sku), "DEFERRED#o100#sku-1");
-        assert_eq!(
-            migration::parse_deferred_sk("DEFERRED#o100#sku-1").expect("parses"),
-            (order, sku)
-        );
-    }
-
-    #[test]
-    fn line_item_keys_are_the_source_designs() {
-        let sku = Sku::parse("sku-1").expect("valid");
-        assert_eq!(line_item::pk(&o100()), "ORDER#o100");
-        assert_eq!(line_item::sk(&sku), "ITEM#sku-1");
-        assert_eq!(line_item::parse_sk("ITEM#sku-1"), Ok(sku));
-        assert_eq!(line_item::parse_pk("ORDER#o100"), Ok(o100()));
-    }
-
-    #[test]
-    fn order_header_and_idempotency_keys() {
-        assert_eq!(order_header::pk(&o100()), "ORDER#o100");
-        assert_eq!(order_header::SK, "HEADER");
-        // The header sorts before every line item of its order, ITEM$ after them all.
-        assert!(order_header::SK < line_item::SK_PREFIX);
-        assert!(line_item::sk(&Sku::parse("zzz").expect("valid")).as_str() < line_item::SK_END);
-        let key = IdempotencyKey::parse("k-1").expect("valid");
-        assert_eq!(idempotency::pk(&c1(), &key), "IDEMPOTENCY#c1#k-1");
-        assert_eq!(idempotency::SK, "RESPONSE");
-    }
-
-    #[test]
-    fn counted_orders_sit_before_the_listings_in_their_customers_partition() {
-        assert_eq!(counted_order::pk(&c1()), "CUSTOMER#c1");
-        assert_eq!(counted_order::sk(&o100()), "COUNTED#o100");
-        assert_eq!(counted_order::parse_sk("COUNTED#o100"), Ok(o100()));
-        assert!(counted_order::parse_sk("ORDER#o100").is_err());
-        let (lo, hi) = counted_order::with_listings_range();
-        assert_eq!((lo.as_str(), hi.as_str()), ("COUNTED#", "ORDER$"));
-        // The count of PLACED orders is outside every range read over the partition.
-        assert!(placed_orders::SK > hi.as_str() && placed_orders::SK < customer::PROFILE_SK);
-        assert!(!placed_orders::SK.starts_with(order_listing::SK_PREFIX));
-        let listing = order_listing::sk(placed(), &o100());
-        let counted = counted_order::sk(&OrderId::parse("zzz").expect("valid"));
-        for sk in [counted.as_str(), listing.as_str()] {
-            assert!(lo.as_str() <= sk && sk <= hi.as_str(), "{sk}");
-        }
-        assert!(customer::PROFILE_SK > hi.as_str());
-    }
-
-    #[test]
-    fn product_and_catalog_keys() {
-        let sku = Sku::parse("sku-1").expect("valid");
-        assert_eq!(product::pk(&sku), "PRODUCT#sku-1");
-        assert_eq!(product::SK, "PRODUCT");
-        assert_eq!(product::parse_pk("PRODUCT#sku-1"), Ok(sku.clone()));
-        assert_eq!(catalog::sk(&sku), "PRODUCT#sku-1");
-        assert_eq!(catalog::parse_sk("PRODUCT#sku-1"), Ok(sku.clone()));
-        // Fixed values: a shard that moved between releases would hide products.
-        let shards: Vec<u32> = ["sku-1", "sku-2", "sku-3", "sku-4", "a", "B"]
-            .iter()
-            .map(|raw| catalog::shard(&Sku::parse(raw).expect("valid")))
-            .collect();
-        assert_eq!(shards, [0, 1, 2, 3, 0, 1]);
-        assert_eq!(catalog::pk(catalog::shard(&sku)), "CATALOG#0");
-    }
-
-    #[test]
-    fn parsers_reject_keys_of_other_shapes() {
-        assert!(customer::parse_pk("ORDER#o100").is_err());
-        assert!(customer::parse_pk("CUSTOMER#").is_err());
-        assert!(order_listing::parse_sk("PROFILE").is_err());
-        assert!(order_listing::parse_sk("ORDER#o100").is_err());
-        assert!(order_listing::parse_sk("ORDER#not-a-time#o100").is_err());
-        assert!(order_listing::parse_gsi1pk("STATUS#LOST").is_err());
-        assert!(line_item::parse_sk("ITEM#").is_err());
-        assert!(line_item::parse_sk("ITEM#a#b").is_err());
-    }
-
-    #[test]
-    fn sort_key_range_brackets_exactly_the_orders_in_the_window() {
-        let (lo, hi) = order_listing::sk_range(None, None);
-        assert_eq!((lo.as_str(), hi.as_str()), ("ORDER#", "ORDER$"));
-        let sk = order_listing::sk(placed(), &o100());
-        assert!(lo.as_str() <= sk.as_str() && sk.as_str() <= hi.as_str());
-        assert!(hi.as_str() < customer::PROFILE_SK);
-
-        // from is inclusive, to exclusive
-        let (lo, hi) = order_listing::sk_range(Some(placed()), None);
-        assert!(lo <= sk && sk <= hi);
-        let (lo, hi) = order_listing::sk_range(None, Some(placed()));
-        assert!(!(lo <= sk && sk <= hi));
-        let later = Timestamp::parse("2026-10-08T14:30:01Z").expect("valid");
-        let (lo, hi) = order_listing::sk_range(Some(placed()), Some(later));
-        assert_eq!(
-            (lo.as_str(), hi.as_str()),
-            ("ORDER#2026-10-08T14:30:00Z", "ORDER#2026-10-08T14:30:01Z")
-        );
-        assert!(lo <= sk && sk <= hi);
-    }
-
-    #[test]
-    fn every_entity_is_known_by_the_keys_its_builders_write() {
-        use entity::Entity;
-        let sku = Sku::parse("sku-1").expect("sku");
-        let key = IdempotencyKey::parse("k-1").expect("key");
-        let cases = [
-            (
-                customer::pk(&c1()),
-                customer::PROFILE_SK.to_string(),
-                Entity::Customer,
-            ),
-            (
-                order_listing::pk(&c1()),
-                order_listing::sk(placed(), &o100()),
-                Entity::OrderListing,
-            ),
-            (
-                line_item::pk(&o100()),
-                line_item::sk(&sku),
-                Entity::LineItem,
-            ),
-            (
-                order_header::pk(&o100()),
-                order_header::SK.to_string(),
-                Entity::OrderHeader,
-            ),
-            (
-                counted_order::pk(&c1()),
-                counted_order::sk(&o100()),
-                Entity::CountedOrder,
-            ),
-            (
-                placed_orders::pk(&c1()),
-                placed_orders::SK.to_string(),
-                Entity::OpenOrderCount,
-            ),
-            (product::pk(&sku), product::SK.to_string(), Entity::Product),
-            (
-                catalog::pk(catalog::shard(&sku)),
-                catalog::sk(&sku),
-                Entity::CatalogEntry,
-            ),
-            (
-                idempotency::pk(&c1(), &key),
-                idempotency::SK.to_string(),
-                Entity::IdempotencyRecord,
-            ),
-            (
-                migration::pk("0001-line-item-gsi2"),
-                migration::STATUS_SK.to_string(),
-                Entity::MigrationState,
-            ),
-        ];
-        for (pk, sk, entity) in &cases {
-            assert_eq!(Entity::of(pk, sk), Some(*entity), "{pk} {sk}");
-        }
-        let named: Vec<Entity> = cases.iter().map(|(_, _, e)| *e).collect();
-        assert_eq!(named, Entity::ALL, "every entity, in the legend's order");
-        for (pk, sk) in [
-            (warm_up::PK, warm_up::SK),
-            ("CUSTOMER#", "PROFILE"),
-            ("CUSTOMER#c1", "OTHER"),
-            ("ORDER#o1", "PROFILE"),
-            ("PRODUCT#sku-1", "ITEM#x"),
-        ] {
-            assert_eq!(Entity::of(pk, sk), None, "{pk} {sk}");
-        }
     }
 }

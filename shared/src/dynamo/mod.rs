@@ -1,5 +1,5 @@
 //! DynamoDB: the key design (`keys`), how values become attributes (`codec`), one codec per
-//! stored entity (`items`), transactions and their outcomes (`transaction`), and the store's
+//! stored entity (`entities`), transactions and their outcomes (`transaction`), and the store's
 //! requests, one module per concern. Every access pattern is one request.
 
 pub mod capacity;
@@ -7,8 +7,8 @@ pub mod client;
 pub mod codec;
 pub mod cursor;
 pub mod customers;
+pub mod entities;
 pub mod errors;
-pub mod items;
 pub mod keys;
 pub mod migrations;
 pub mod order_pages;

@@ -11,11 +11,11 @@ use crate::domain::ids::{CustomerId, IdempotencyKey, OrderId, Sku};
 use crate::domain::order::{LineItem, MAX_LINES, Order, OrderDetails};
 use crate::domain::product::Product;
 use crate::domain::status::OrderStatus;
-use crate::dynamo::codec::{Item, item_size};
-use crate::dynamo::items::{
-    self, header, idempotency, line_item, order_listing, placed_orders, product, profile,
+use crate::dynamo::codec::{self, Item, item_size};
+use crate::dynamo::entities::{
+    customer, idempotency, line_item, open_order_count, order_header, order_listing, product,
 };
-use crate::dynamo::keys::{self, PK, SK};
+use crate::dynamo::keys::{PK, SK};
 use crate::dynamo::store::epoch_seconds;
 use crate::dynamo::transaction::{Cancelled, MAX_ACTIONS, Outcome, Transaction};
 use crate::{AppError, Store};
@@ -223,7 +223,7 @@ impl Store {
         skus: &[Sku],
         consistent: bool,
     ) -> Result<OrderInputs, AppError> {
-        let profile_key = profile::key(customer);
+        let profile_key = customer::key(customer);
         let record_key = idempotency_key.map(|key| idempotency::key(customer, key));
         let mut keys = vec![profile_key.clone()];
         keys.extend(record_key.clone());
@@ -231,7 +231,7 @@ impl Store {
         let mut inputs = OrderInputs::default();
         for item in self.batch_get(keys, consistent).await? {
             if has_key(&item, &profile_key) {
-                inputs.customer_named = item.contains_key(profile::NAME.name);
+                inputs.customer_named = item.contains_key(customer::NAME.name);
             } else if record_key.as_ref().is_some_and(|key| has_key(&item, key)) {
                 let (record, expires_at) = idempotency::from_item(item)?;
                 // TTL deletes expired records only eventually.
@@ -262,7 +262,7 @@ impl Store {
         }
         let mut new_items = vec![
             order_listing::to_item(order, self.status_shards),
-            header::to_item(order),
+            order_header::to_item(order),
         ];
         new_items.extend(lines.iter().map(|line| line_item::to_item(order, line)));
         let now = epoch_seconds();
@@ -323,24 +323,24 @@ impl Store {
     fn take_place(&self, customer: &CustomerId, max: u32) -> UpdateBuilder {
         Update::builder()
             .table_name(&self.table)
-            .set_key(Some(placed_orders::key(customer)))
+            .set_key(Some(open_order_count::key(customer)))
             .update_expression("ADD #count :one")
             .condition_expression("attribute_not_exists(#count) OR #count < :max")
-            .expression_attribute_names("#count", placed_orders::COUNT.name)
-            .expression_attribute_values(":one", placed_orders::COUNT_CHANGE.value(&1))
-            .expression_attribute_values(":max", placed_orders::COUNT.value(&max))
+            .expression_attribute_names("#count", open_order_count::COUNT.name)
+            .expression_attribute_values(":one", open_order_count::COUNT_CHANGE.value(&1))
+            .expression_attribute_values(":max", open_order_count::COUNT.value(&max))
     }
 
     /// One PLACED order fewer for `customer`, never below zero.
     fn release_place(&self, customer: &CustomerId) -> UpdateBuilder {
         Update::builder()
             .table_name(&self.table)
-            .set_key(Some(placed_orders::key(customer)))
+            .set_key(Some(open_order_count::key(customer)))
             .update_expression("ADD #count :minus_one")
             .condition_expression("#count > :zero")
-            .expression_attribute_names("#count", placed_orders::COUNT.name)
-            .expression_attribute_values(":minus_one", placed_orders::COUNT_CHANGE.value(&-1))
-            .expression_attribute_values(":zero", placed_orders::COUNT.value(&0))
+            .expression_attribute_names("#count", open_order_count::COUNT.name)
+            .expression_attribute_values(":minus_one", open_order_count::COUNT_CHANGE.value(&-1))
+            .expression_attribute_values(":zero", open_order_count::COUNT.value(&0))
     }
 
     /// A put only where no item is yet.
@@ -359,17 +359,17 @@ impl Store {
             .table_name(&self.table)
             .key_condition_expression("#pk = :pk")
             .expression_attribute_names("#pk", PK)
-            .expression_attribute_values(":pk", items::PK.value(&keys::order_header::pk(order)))
+            .expression_attribute_values(":pk", codec::PK.value(&order_header::pk(order)))
             .consistent_read(true)
             .send()
             .await?;
         let mut found = None;
         let mut lines = Vec::new();
         for item in out.items.unwrap_or_default() {
-            let sk = items::SK.get(&item).unwrap_or_default();
-            if sk == keys::order_header::SK {
-                found = Some(header::from_item(item)?);
-            } else if sk.starts_with(keys::line_item::SK_PREFIX) {
+            let sk = codec::SK.get(&item).unwrap_or_default();
+            if sk == order_header::SORT_KEY {
+                found = Some(order_header::from_item(item)?);
+            } else if sk.starts_with(line_item::SK_PREFIX) {
                 lines.push(line_item::from_item(item)?);
             }
         }
@@ -468,11 +468,11 @@ impl Store {
                 .expression_attribute_values(":next", order_listing::STATUS.value(&next))
         };
         // The order keeps its shard under its new status.
-        let gsi1pk = keys::order_listing::gsi1pk(next, self.status_shards.of(&current.order_id));
+        let gsi1pk = order_listing::gsi1pk(next, self.status_shards.of(&current.order_id));
         let mut transaction = Transaction::with_capacity(3 + restock.len());
         transaction.update(
             StatusAction::Header,
-            update(header::key(&current.order_id), "SET #status = :next")
+            update(order_header::key(&current.order_id), "SET #status = :next")
                 .return_values_on_condition_check_failure(
                     ReturnValuesOnConditionCheckFailure::AllOld,
                 ),

@@ -17,10 +17,10 @@ use crate::domain::ids::Sku;
 use crate::domain::money::Money;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::product::{CatalogEntry, Product};
-use crate::dynamo::codec::Item;
+use crate::dynamo::codec::{self, Item};
 use crate::dynamo::cursor::{self, text};
-use crate::dynamo::items::{self, catalog_entry, product};
-use crate::dynamo::keys::{self, PK, SK};
+use crate::dynamo::entities::{catalog_entry, product};
+use crate::dynamo::keys::{PK, SK};
 use crate::dynamo::store::{Store, built};
 use crate::dynamo::transaction::{Outcome, Transaction};
 use crate::retry::{Backoff, retry};
@@ -91,7 +91,7 @@ fn shard_of(key: &Item) -> Option<u32> {
     pk.strip_prefix("CATALOG#")?
         .parse::<u32>()
         .ok()
-        .filter(|k| *k < keys::catalog::SHARDS && pk == keys::catalog::pk(*k))
+        .filter(|k| *k < catalog_entry::SHARDS && pk == catalog_entry::pk(*k))
 }
 
 impl Store {
@@ -348,7 +348,7 @@ impl Store {
                     1 => true,
                     2 => text(key, PK)
                         .zip(text(key, SK))
-                        .is_some_and(|(pk, sk)| keys::catalog::is_canonical_key(pk, sk)),
+                        .is_some_and(|(pk, sk)| catalog_entry::is_canonical_key(pk, sk)),
                     _ => false,
                 }
         })?;
@@ -360,7 +360,7 @@ impl Store {
             .table_name(&self.table)
             .key_condition_expression("#pk = :pk")
             .expression_attribute_names("#pk", PK)
-            .expression_attribute_values(":pk", items::PK.value(&keys::catalog::pk(shard)))
+            .expression_attribute_values(":pk", codec::PK.value(&catalog_entry::pk(shard)))
             // One more than the page: a page that fills is known not to be the shard's last.
             .limit(cursor::query_limit(page.limit + 1))
             .set_exclusive_start_key(start)
@@ -368,10 +368,10 @@ impl Store {
             .await?;
         // A shard read to its end continues with the next shard.
         let next_shard = || {
-            (shard + 1 < keys::catalog::SHARDS).then(|| {
+            (shard + 1 < catalog_entry::SHARDS).then(|| {
                 Item::from([(
                     PK.to_owned(),
-                    AttributeValue::S(keys::catalog::pk(shard + 1)),
+                    AttributeValue::S(catalog_entry::pk(shard + 1)),
                 )])
             })
         };

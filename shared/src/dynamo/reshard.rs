@@ -6,9 +6,10 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::AppError;
 use crate::domain::status::OrderStatus;
+use crate::dynamo::codec;
 use crate::dynamo::cursor::text;
-use crate::dynamo::items::{self, order_listing};
-use crate::dynamo::keys::{self, GSI1, GSI1PK, PK, SK, StatusShards};
+use crate::dynamo::entities::order_listing;
+use crate::dynamo::keys::{GSI1, GSI1PK, PK, SK, StatusShards};
 use crate::dynamo::store::Store;
 
 /// What a run did.
@@ -33,7 +34,7 @@ impl Store {
         let mut done = Resharded::default();
         for status in OrderStatus::ALL {
             for k in 0..StatusShards::MAX {
-                let gsi1pk = keys::order_listing::gsi1pk(status, k);
+                let gsi1pk = order_listing::gsi1pk(status, k);
                 let mut start = None;
                 loop {
                     let out = self
@@ -52,7 +53,7 @@ impl Store {
                         let (Some(pk), Some(sk)) = (text(&item, PK), text(&item, SK)) else {
                             continue;
                         };
-                        let Ok((_, order)) = keys::order_listing::parse_sk(sk) else {
+                        let Ok((_, order)) = order_listing::parse_sk(sk) else {
                             continue;
                         };
                         let target = self.status_shards.of(&order);
@@ -63,14 +64,13 @@ impl Store {
                             .client
                             .update_item()
                             .table_name(&self.table)
-                            .set_key(Some(items::key(pk.to_owned(), sk)))
+                            .set_key(Some(codec::primary_key(pk.to_owned(), sk)))
                             .update_expression("SET #gsi1pk = :to")
                             .condition_expression("#gsi1pk = :from")
                             .expression_attribute_names("#gsi1pk", order_listing::GSI1PK.name)
                             .expression_attribute_values(
                                 ":to",
-                                order_listing::GSI1PK
-                                    .value(&keys::order_listing::gsi1pk(status, target)),
+                                order_listing::GSI1PK.value(&order_listing::gsi1pk(status, target)),
                             )
                             .expression_attribute_values(
                                 ":from",

@@ -6,7 +6,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use aws_sdk_dynamodb::Client;
 
 use crate::AppError;
-use crate::dynamo::items;
+use crate::dynamo::codec;
 use crate::dynamo::keys;
 
 /// The table and what every request needs. Built once per cold start.
@@ -75,7 +75,7 @@ impl Store {
             .client
             .get_item()
             .table_name(&self.table)
-            .set_key(Some(items::key(
+            .set_key(Some(codec::primary_key(
                 keys::warm_up::PK.to_owned(),
                 keys::warm_up::SK,
             )))

@@ -458,9 +458,10 @@ fn write_grants_allow_exactly_the_attributes_the_codecs_write() {
     use shared::domain::product::{CatalogEntry, Product};
     use shared::domain::status::OrderStatus;
     use shared::domain::time::Timestamp;
-    use shared::dynamo::items::{
-        self, catalog_entry, counted_order, header, idempotency, line_item, order_listing,
-        placed_orders, product, profile,
+    use shared::dynamo::codec;
+    use shared::dynamo::entities::{
+        catalog_entry, counted_order, customer, idempotency, line_item, open_order_count,
+        order_header, order_listing, product,
     };
 
     let c1 = CustomerId::parse("c1").expect("id");
@@ -482,14 +483,14 @@ fn write_grants_allow_exactly_the_attributes_the_codecs_write() {
         order_id: o1.clone(),
         response: "{}".into(),
     };
-    let names = |items: &[&shared::dynamo::codec::Item]| -> Vec<String> {
+    let names = |items: &[&codec::Item]| -> Vec<String> {
         let mut names: Vec<String> = items.iter().flat_map(|i| i.keys().cloned()).collect();
         names.sort();
         names.dedup();
         names
     };
     let keys_and = |more: &[&str]| -> Vec<String> {
-        let mut names: Vec<String> = [items::PK.name, items::SK.name]
+        let mut names: Vec<String> = [codec::PK.name, codec::SK.name]
             .iter()
             .chain(more)
             .map(|n| (*n).to_owned())
@@ -542,7 +543,7 @@ fn write_grants_allow_exactly_the_attributes_the_codecs_write() {
             "PutCustomerFunction",
             "dynamodb:UpdateItem",
             "CUSTOMER#*",
-            names(&[&profile::to_item(
+            names(&[&customer::to_item(
                 &Customer::new(c1.clone(), "Ana", "ana@example.com").expect("customer"),
             )]),
         ),
@@ -559,7 +560,10 @@ fn write_grants_allow_exactly_the_attributes_the_codecs_write() {
             "PlaceOrderFunction",
             "dynamodb:PutItem",
             "ORDER#*",
-            names(&[&header::to_item(&order), &line_item::to_item(&order, &line)]),
+            names(&[
+                &order_header::to_item(&order),
+                &line_item::to_item(&order, &line),
+            ]),
         ),
         (
             "PlaceOrderFunction",
@@ -582,23 +586,23 @@ fn write_grants_allow_exactly_the_attributes_the_codecs_write() {
             "UpdateOrderStatusFunction",
             "dynamodb:UpdateItem",
             "CUSTOMER#*",
-            keys_and(&[placed_orders::COUNT.name]),
+            keys_and(&[open_order_count::COUNT.name]),
         ),
         (
             "PlaceOrderFunction",
             "dynamodb:UpdateItem",
             "CUSTOMER#*",
-            keys_and(&[placed_orders::COUNT.name]),
+            keys_and(&[open_order_count::COUNT.name]),
         ),
         (
             "OrderStatsFunction",
             "dynamodb:UpdateItem",
             "CUSTOMER#*",
             keys_and(&[
-                profile::ORDER_COUNT.name,
-                profile::TOTAL_SPENT.name,
-                profile::LAST_ORDER_AT.name,
-                profile::STATS_COMPLETE.name,
+                customer::ORDER_COUNT.name,
+                customer::TOTAL_SPENT.name,
+                customer::LAST_ORDER_AT.name,
+                customer::STATS_COMPLETE.name,
             ]),
         ),
         (

@@ -158,7 +158,7 @@ fn gsi2_lists_line_items_under_their_product_projecting_only_what_the_listing_re
         .filter_map(Value::as_str)
         .collect();
     // Exactly what a product's order line is read from besides the keys.
-    use shared::dynamo::items::line_item;
+    use shared::dynamo::entities::line_item;
     assert_eq!(
         projected,
         [

@@ -16,8 +16,8 @@ use shared::domain::money::Money;
 use shared::domain::order::Order;
 use shared::domain::status::OrderStatus;
 use shared::domain::time::Timestamp;
-use shared::dynamo::items::order_listing;
-use shared::dynamo::keys::{self, StatusShards};
+use shared::dynamo::entities::order_listing;
+use shared::dynamo::keys::StatusShards;
 use shared::http::serve::dispatch;
 
 fn shards(n: u32) -> StatusShards {
@@ -72,7 +72,7 @@ async fn reference(app: &TestApp, status: OrderStatus, n: StatusShards) -> Vec<S
                 .key_condition_expression("GSI1PK = :pk")
                 .expression_attribute_values(
                     ":pk",
-                    AttributeValue::S(keys::order_listing::gsi1pk(status, k)),
+                    AttributeValue::S(order_listing::gsi1pk(status, k)),
                 )
                 .set_exclusive_start_key(start)
                 .send()
@@ -250,7 +250,7 @@ async fn a_status_change_keeps_the_orders_shard() {
         let k = n.of(&OrderId::parse(id).expect("id"));
         assert_eq!(
             listing["GSI1PK"].as_s().expect("GSI1PK"),
-            &keys::order_listing::gsi1pk(OrderStatus::Shipped, k)
+            &order_listing::gsi1pk(OrderStatus::Shipped, k)
         );
     }
     let shipped: Vec<String> = pages(&app, &store, OrderStatus::Shipped, 100)

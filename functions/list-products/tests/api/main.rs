@@ -79,12 +79,12 @@ async fn a_cursor_is_refused_for_another_caller_and_no_token_is_401() {
             "{pk} {sk}"
         );
     }
-    let shard = shared::dynamo::keys::catalog::shard(
+    let shard = shared::dynamo::entities::catalog_entry::shard(
         &shared::domain::ids::Sku::parse("sku-1").expect("sku"),
     );
     let elsewhere = format!(
         "CATALOG#{}",
-        (shard + 1) % shared::dynamo::keys::catalog::SHARDS
+        (shard + 1) % shared::dynamo::entities::catalog_entry::SHARDS
     );
     let cursor = local_engine::testing::forged_cursor(
         Who::Customer("c2"),

@@ -19,7 +19,7 @@ use shared::domain::money::{Decimal, Money};
 use shared::domain::order::Order;
 use shared::domain::status::OrderStatus;
 use shared::domain::time::Timestamp;
-use shared::dynamo::items::order_listing;
+use shared::dynamo::entities::order_listing;
 use shared::http::serve::dispatch;
 
 fn source(app: &TestApp) -> StreamSource {

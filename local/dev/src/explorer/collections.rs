@@ -10,7 +10,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Value, json};
-use shared::dynamo::keys::{self, entity::Entity};
+use shared::dynamo::keys::{self, Entity};
 
 use super::{json_response, parameters};
 use crate::server::App;

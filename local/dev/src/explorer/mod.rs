@@ -1,6 +1,6 @@
 //! The explorer, `make dev`'s page at `/_explorer`: the table drawn as item collections (and its
 //! indexes as theirs), each item named by its entity from the key design
-//! (`shared::dynamo::keys::entity`), the access patterns run through their real routes with the
+//! (`shared::dynamo::keys::Entity`), the access patterns run through their real routes with the
 //! DynamoDB requests they made and the items those read, and a live log of every request served.
 //! Plain HTML, CSS and JavaScript compiled into the binary: nothing is fetched from elsewhere.
 //! Never part of the deployed API: template.yaml has no such route.
@@ -17,7 +17,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
-use shared::dynamo::keys::entity::Entity;
+use shared::dynamo::keys::Entity;
 
 use crate::server::App;
 

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use local_dev::auth::Issuer;
 use shared::domain::ids::OrderId;
 use shared::domain::time::Timestamp;
-use shared::dynamo::keys;
+use shared::dynamo::entities::{customer, order_listing};
 
 /// `make dev` on free ports and its own data file; killed when dropped.
 struct Dev {
@@ -215,7 +215,7 @@ fn the_explorer_draws_the_table_runs_a_pattern_and_logs_requests() {
     // The sample customer's partition: the profile and its orders, each labelled by its entity.
     let page = dom(&dev, "#view=table&prefix=CUSTOMER%23c1");
     let shown = rows(&page);
-    let c1 = keys::customer::pk(&shared::domain::ids::CustomerId::parse("c1").expect("id"));
+    let c1 = customer::pk(&shared::domain::ids::CustomerId::parse("c1").expect("id"));
     assert!(
         shown.iter().all(|(pk, ..)| *pk == c1),
         "only c1's partition"
@@ -223,7 +223,7 @@ fn the_explorer_draws_the_table_runs_a_pattern_and_logs_requests() {
     assert!(
         shown
             .iter()
-            .any(|(_, sk, entity, _)| sk == keys::customer::PROFILE_SK && entity == "Customer"),
+            .any(|(_, sk, entity, _)| sk == customer::SORT_KEY && entity == "Customer"),
         "the profile, as a Customer"
     );
     let listings: Vec<&String> = shown
@@ -250,7 +250,7 @@ fn the_explorer_draws_the_table_runs_a_pattern_and_logs_requests() {
         .map(|order| {
             let at = Timestamp::parse(order["placedAt"].as_str().expect("placedAt")).expect("time");
             let id = OrderId::parse(order["orderId"].as_str().expect("orderId")).expect("id");
-            keys::order_listing::sk(at, &id)
+            order_listing::sk(at, &id)
         })
         .collect();
     let page = dom(&dev, "#pattern=2&customerId=c1&limit=100");

@@ -20,8 +20,10 @@ use crate::domain::order::Order;
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{BadItem, Item};
 use crate::dynamo::cursor::text;
-use crate::dynamo::items::{header, line_item, migration as stored};
-use crate::dynamo::keys::{self, GSI2PK, PK, SK};
+use crate::dynamo::entities::{
+    customer, line_item, migration_state, migration_state as stored, order_header, order_listing,
+};
+use crate::dynamo::keys::{GSI2PK, PK, SK};
 use crate::dynamo::migrations::{Budget, Counts, Migration, Options, patiently};
 use crate::dynamo::products::MAX_BATCH_GET;
 use crate::dynamo::store::Store;
@@ -48,15 +50,13 @@ fn read_page(items: &[Item]) -> Found {
         let (Some(pk), Some(sk)) = (text(item, PK), text(item, SK)) else {
             continue;
         };
-        if let (Ok(order), Ok(sku)) = (keys::line_item::parse_pk(pk), keys::line_item::parse_sk(sk))
-        {
+        if let (Ok(order), Ok(sku)) = (line_item::parse_pk(pk), line_item::parse_sk(sk)) {
             if !item.contains_key(GSI2PK) {
                 found.lines.push((order, sku));
             }
-        } else if let (Ok(customer), Ok((at, order))) = (
-            keys::customer::parse_pk(pk),
-            keys::order_listing::parse_sk(sk),
-        ) {
+        } else if let (Ok(customer), Ok((at, order))) =
+            (customer::parse_pk(pk), order_listing::parse_sk(sk))
+        {
             found.listings.insert(order, Placed { customer, at });
         }
     }
@@ -150,7 +150,10 @@ impl Store {
         budget: &Budget,
     ) -> Result<BTreeMap<OrderId, Placed>, AppError> {
         let mut placed = BTreeMap::new();
-        let keys: Vec<Item> = orders.iter().map(|order| header::key(order)).collect();
+        let keys: Vec<Item> = orders
+            .iter()
+            .map(|order| order_header::key(order))
+            .collect();
         for chunk in keys.chunks(MAX_BATCH_GET) {
             let (headers, consumed) = patiently(|_| {
                 self.batch_get_reporting(chunk.to_vec(), false, Some(ReturnConsumedCapacity::Total))
@@ -165,7 +168,7 @@ impl Store {
                     customer_id,
                     placed_at,
                     ..
-                } = header::from_item(item)?;
+                } = order_header::from_item(item)?;
                 placed.insert(
                     order_id,
                     Placed {
@@ -185,16 +188,12 @@ impl Store {
         budget: &Budget,
     ) -> Result<Vec<Sku>, AppError> {
         let lines = self
-            .query_prefix_paced(
-                keys::line_item::pk(order),
-                keys::line_item::SK_PREFIX,
-                budget,
-            )
+            .query_prefix_paced(line_item::pk(order), line_item::SK_PREFIX, budget)
             .await?;
         Ok(lines
             .iter()
             .filter(|item| !item.contains_key(GSI2PK))
-            .filter_map(|item| text(item, SK).and_then(|sk| keys::line_item::parse_sk(sk).ok()))
+            .filter_map(|item| text(item, SK).and_then(|sk| line_item::parse_sk(sk).ok()))
             .collect())
     }
 
@@ -232,11 +231,11 @@ impl Store {
                 )
                 .expression_attribute_values(
                     ":gsi2pk",
-                    line_item::GSI2PK.value(&keys::product_orders::gsi2pk(sku)),
+                    line_item::GSI2PK.value(&line_item::gsi2pk(sku)),
                 )
                 .expression_attribute_values(
                     ":gsi2sk",
-                    line_item::GSI2SK.value(&keys::product_orders::gsi2sk(placed.at, order)),
+                    line_item::GSI2SK.value(&line_item::gsi2sk(placed.at, order)),
                 )
                 .return_consumed_capacity(ReturnConsumedCapacity::Total)
                 .send()
@@ -293,15 +292,15 @@ impl Store {
     ) -> Result<Vec<(OrderId, Sku)>, AppError> {
         let items = self
             .query_prefix_paced(
-                keys::migration::pk(migration.name()),
-                keys::migration::DEFERRED_PREFIX,
+                migration_state::pk(migration.name()),
+                migration_state::DEFERRED_PREFIX,
                 budget,
             )
             .await?;
         items
             .iter()
             .filter_map(|item| text(item, SK))
-            .map(|sk| Ok(keys::migration::parse_deferred_sk(sk).map_err(BadItem::from)?))
+            .map(|sk| Ok(migration_state::parse_deferred_sk(sk).map_err(BadItem::from)?))
             .collect()
     }
 

@@ -5,7 +5,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
 use crate::AppError;
 use crate::dynamo::codec::Item;
-use crate::dynamo::items::migration as stored;
+use crate::dynamo::entities::migration_state as stored;
 use crate::dynamo::keys::{PK, SK};
 use crate::dynamo::migrations::{Budget, Counts, Migration, patiently};
 use crate::dynamo::store::Store;

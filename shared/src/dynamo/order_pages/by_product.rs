@@ -7,10 +7,10 @@ use crate::domain::access::Caller;
 use crate::domain::ids::Sku;
 use crate::domain::order::ProductOrderLine;
 use crate::domain::page::{Page, PageRequest, PlacedWindow};
-use crate::dynamo::codec::Item;
+use crate::dynamo::codec::{self, Item};
 use crate::dynamo::cursor::{self, query_limit, text};
-use crate::dynamo::items::{self, line_item};
-use crate::dynamo::keys::{self, GSI2, GSI2PK, GSI2SK, PK, SK};
+use crate::dynamo::entities::line_item;
+use crate::dynamo::keys::{GSI2, GSI2PK, GSI2SK, PK, SK};
 use crate::dynamo::store::Store;
 
 impl Store {
@@ -22,8 +22,8 @@ impl Store {
         page: &PageRequest,
         caller: &Caller,
     ) -> Result<Page<ProductOrderLine>, AppError> {
-        let gsi2pk = keys::product_orders::gsi2pk(sku);
-        let (lo, hi) = keys::product_orders::gsi2sk_range(window.from, window.to);
+        let gsi2pk = line_item::gsi2pk(sku);
+        let (lo, hi) = line_item::gsi2sk_range(window.from, window.to);
         let start = cursor::open(caller, page.cursor.as_deref(), |key| {
             is_line_of(key, sku)
                 && text(key, GSI2SK).is_some_and(|at| (lo.as_str()..=hi.as_str()).contains(&at))
@@ -36,9 +36,9 @@ impl Store {
             .key_condition_expression("#pk = :pk AND #sk BETWEEN :lo AND :hi")
             .expression_attribute_names("#pk", GSI2PK)
             .expression_attribute_names("#sk", GSI2SK)
-            .expression_attribute_values(":pk", items::PK.value(&gsi2pk))
-            .expression_attribute_values(":lo", items::SK.value(&lo))
-            .expression_attribute_values(":hi", items::SK.value(&hi))
+            .expression_attribute_values(":pk", codec::PK.value(&gsi2pk))
+            .expression_attribute_values(":lo", codec::SK.value(&lo))
+            .expression_attribute_values(":hi", codec::SK.value(&hi))
             // Newest first: the highest GSI2SK (the latest placedAt) first.
             .scan_index_forward(false)
             .limit(query_limit(page.limit + 1))
@@ -68,12 +68,12 @@ fn is_line_of(key: &Item, sku: &Sku) -> bool {
     ) else {
         return false;
     };
-    let Ok((placed_at, order)) = keys::product_orders::parse_gsi2sk(gsi2sk) else {
+    let Ok((placed_at, order)) = line_item::parse_gsi2sk(gsi2sk) else {
         return false;
     };
     key.len() == 4
-        && gsi2pk == keys::product_orders::gsi2pk(sku)
-        && gsi2sk == keys::product_orders::gsi2sk(placed_at, &order)
-        && pk == keys::line_item::pk(&order)
-        && sk == keys::line_item::sk(sku)
+        && gsi2pk == line_item::gsi2pk(sku)
+        && gsi2sk == line_item::gsi2sk(placed_at, &order)
+        && pk == line_item::pk(&order)
+        && sk == line_item::sk(sku)
 }

@@ -13,10 +13,10 @@ use crate::domain::page::{Page, PageRequest};
 use crate::domain::status::OrderStatus;
 use crate::dynamo::codec::Item;
 use crate::dynamo::cursor::{self, key_of, text};
-use crate::dynamo::items::order_listing;
+use crate::dynamo::entities::{customer, order_listing};
 #[cfg(doc)]
 use crate::dynamo::keys::StatusShards;
-use crate::dynamo::keys::{self, GSI1, GSI1PK, GSI1SK, PK, SK};
+use crate::dynamo::keys::{GSI1, GSI1PK, GSI1SK, PK, SK};
 use crate::dynamo::store::Store;
 
 impl Store {
@@ -37,7 +37,7 @@ impl Store {
             .into_iter()
             .enumerate()
             .map(|(k, position)| ShardRead {
-                gsi1pk: keys::order_listing::gsi1pk(status, k as u32),
+                gsi1pk: order_listing::gsi1pk(status, k as u32),
                 position,
                 buffer: VecDeque::new(),
                 more: None,
@@ -207,18 +207,18 @@ fn open_status_cursor(
         let position = positions[k as usize].get_or_insert_with(|| {
             Item::from([(
                 GSI1PK.to_owned(),
-                AttributeValue::S(keys::order_listing::gsi1pk(status, k)),
+                AttributeValue::S(order_listing::gsi1pk(status, k)),
             )])
         });
         position.insert(attribute.to_owned(), value);
     }
     // Each position is byte for byte the GSI1 key of a listing as the store writes it.
     for position in positions.iter().flatten() {
-        let sk = text(position, SK).and_then(keys::order_listing::parse_canonical_sk);
+        let sk = text(position, SK).and_then(order_listing::parse_canonical_sk);
         let whole = position.len() == 4
-            && text(position, PK).is_some_and(keys::customer::is_canonical_pk)
+            && text(position, PK).is_some_and(customer::is_canonical_pk)
             && sk.is_some_and(|(at, _)| {
-                text(position, GSI1SK) == Some(keys::order_listing::gsi1sk(at).as_str())
+                text(position, GSI1SK) == Some(order_listing::gsi1sk(at).as_str())
             });
         if !whole {
             return Err(invalid());

@@ -11,10 +11,10 @@ use crate::domain::access::Caller;
 use crate::domain::ids::{CustomerId, OrderId};
 use crate::domain::order::{LineItem, MAX_LINES, Order};
 use crate::domain::page::{Page, PageRequest, PlacedWindow};
-use crate::dynamo::codec::Item;
+use crate::dynamo::codec::{self, Item};
 use crate::dynamo::cursor::{self, query_limit, text};
-use crate::dynamo::items::{self, header, line_item, order_listing};
-use crate::dynamo::keys::{self, PK, SK};
+use crate::dynamo::entities::{line_item, order_header, order_listing};
+use crate::dynamo::keys::{Entity, ORDER_PARTITION, PK, SK};
 use crate::dynamo::store::Store;
 
 /// How many items a customer's read of an order's partition asks for: the header and every
@@ -24,8 +24,9 @@ const CUSTOMER_READ: usize = 100;
 const _: () = assert!(2 * MAX_LINES + 1 < CUSTOMER_READ);
 
 /// The sort keys of an order's partition, from its header to its last line item.
-const ORDER_PARTITION_FROM: &str = keys::order_header::SK;
-const ORDER_PARTITION_TO: &str = keys::line_item::SK_END;
+fn order_partition_range() -> (String, String) {
+    ORDER_PARTITION.range(Entity::OrderHeader, Entity::LineItem)
+}
 
 impl Store {
     /// Access pattern 2: a customer's orders, newest first, optionally within a window. ONE
@@ -37,14 +38,13 @@ impl Store {
         page: &PageRequest,
         caller: &Caller,
     ) -> Result<Page<Order>, AppError> {
-        let pk = keys::order_listing::pk(customer);
-        let (lo, hi) = keys::order_listing::sk_range(window.from, window.to);
+        let pk = order_listing::pk(customer);
+        let (lo, hi) = order_listing::sk_range(window.from, window.to);
         let start = cursor::open(caller, page.cursor.as_deref(), |key| {
             key.len() == 2
                 && text(key, PK) == Some(pk.as_str())
                 && text(key, SK).is_some_and(|sk| {
-                    (lo.as_str()..=hi.as_str()).contains(&sk)
-                        && keys::order_listing::is_canonical_sk(sk)
+                    (lo.as_str()..=hi.as_str()).contains(&sk) && order_listing::is_canonical_sk(sk)
                 })
         })?;
         let out = self
@@ -54,9 +54,9 @@ impl Store {
             .key_condition_expression("#pk = :pk AND #sk BETWEEN :lo AND :hi")
             .expression_attribute_names("#pk", PK)
             .expression_attribute_names("#sk", SK)
-            .expression_attribute_values(":pk", items::PK.value(&pk))
-            .expression_attribute_values(":lo", items::SK.value(&lo))
-            .expression_attribute_values(":hi", items::SK.value(&hi))
+            .expression_attribute_values(":pk", codec::PK.value(&pk))
+            .expression_attribute_values(":lo", codec::SK.value(&lo))
+            .expression_attribute_values(":hi", codec::SK.value(&hi))
             // Newest first: the highest sort key (the latest placedAt) first.
             .scan_index_forward(false)
             // One more than the page: the last page is known to be the last.
@@ -88,12 +88,12 @@ impl Store {
         page: &PageRequest,
         caller: &Caller,
     ) -> Result<Option<Page<LineItem>>, AppError> {
-        let pk = keys::line_item::pk(order);
+        let pk = line_item::pk(order);
         let after = cursor::open(caller, page.cursor.as_deref(), |key| {
             key.len() == 2
                 && text(key, PK) == Some(pk.as_str())
                 && text(key, SK).is_some_and(|sk| {
-                    sk == ORDER_PARTITION_FROM || keys::line_item::is_canonical_sk(sk)
+                    sk == order_header::SORT_KEY || line_item::is_canonical_sk(sk)
                 })
         })?;
         let from_start = !caller.is_staff();
@@ -103,6 +103,7 @@ impl Store {
             // The header, the page, and one more.
             (after.clone(), page.limit + 2)
         };
+        let (from, to) = order_partition_range();
         let out = self
             .client
             .query()
@@ -110,9 +111,9 @@ impl Store {
             .key_condition_expression("#pk = :pk AND #sk BETWEEN :from AND :to")
             .expression_attribute_names("#pk", PK)
             .expression_attribute_names("#sk", SK)
-            .expression_attribute_values(":pk", items::PK.value(&pk))
-            .expression_attribute_values(":from", items::SK.value(&ORDER_PARTITION_FROM.to_owned()))
-            .expression_attribute_values(":to", items::SK.value(&ORDER_PARTITION_TO.to_owned()))
+            .expression_attribute_values(":pk", codec::PK.value(&pk))
+            .expression_attribute_values(":from", codec::SK.value(&from))
+            .expression_attribute_values(":to", codec::SK.value(&to))
             .limit(query_limit(limit))
             .set_exclusive_start_key(start)
             .send()
@@ -143,8 +144,8 @@ fn split_header(items: Vec<Item>) -> Result<(Option<CustomerId>, Vec<Item>), App
     let mut owner = None;
     let mut lines = Vec::with_capacity(items.len());
     for item in items {
-        if text(&item, SK) == Some(ORDER_PARTITION_FROM) {
-            owner = Some(header::from_item(item)?.customer_id);
+        if text(&item, SK) == Some(order_header::SORT_KEY) {
+            owner = Some(order_header::from_item(item)?.customer_id);
         } else {
             lines.push(item);
         }

@@ -10,8 +10,8 @@ use crate::domain::ids::{CustomerId, OrderId};
 use crate::domain::order::Order;
 use crate::domain::stats::{ShareChange, ShareVersion};
 use crate::dynamo::codec::Item;
-use crate::dynamo::items::{counted_order, order_listing, profile};
-use crate::dynamo::keys::{self, PK, SK};
+use crate::dynamo::entities::{counted_order, customer, order_listing};
+use crate::dynamo::keys::{PK, SK};
 use crate::dynamo::stats::packing::CustomerChanges;
 use crate::dynamo::stats::records::describe_keys;
 use crate::dynamo::transaction::{ActionOutcome, Cancelled, MAX_ACTIONS, Outcome, Transaction};
@@ -151,7 +151,7 @@ impl Store {
         &self,
         customer: &CustomerId,
     ) -> Result<(HashSet<OrderId>, Vec<Order>), AppError> {
-        let (lo, hi) = keys::counted_order::with_listings_range();
+        let (lo, hi) = counted_order::with_listings_range();
         let mut shares: HashSet<OrderId> = HashSet::new();
         let mut listed = Vec::new();
         let mut start = None;
@@ -163,7 +163,7 @@ impl Store {
                 .key_condition_expression("#pk = :pk AND #sk BETWEEN :lo AND :hi")
                 .expression_attribute_names("#pk", PK)
                 .expression_attribute_names("#sk", SK)
-                .expression_attribute_values(":pk", AttributeValue::S(keys::customer::pk(customer)))
+                .expression_attribute_values(":pk", AttributeValue::S(customer::pk(customer)))
                 .expression_attribute_values(":lo", AttributeValue::S(lo.clone()))
                 .expression_attribute_values(":hi", AttributeValue::S(hi.clone()))
                 .consistent_read(true)
@@ -172,7 +172,7 @@ impl Store {
                 .await?;
             for item in out.items.unwrap_or_default() {
                 let sk = item.get(SK).and_then(|v| v.as_s().ok()).cloned();
-                if let Some(order) = sk.and_then(|sk| keys::counted_order::parse_sk(&sk).ok()) {
+                if let Some(order) = sk.and_then(|sk| counted_order::parse_sk(&sk).ok()) {
                     shares.insert(order);
                     continue;
                 }
@@ -300,7 +300,7 @@ fn narrow(
                     .find(|g| g.customer == *customer)
                     .ok_or_else(|| AppError::internal("a profile update of no group"))?;
                 let complete =
-                    stored.and_then(|item| profile::STATS_COMPLETE.get(item)) == Some(true);
+                    stored.and_then(|item| customer::STATS_COMPLETE.get(item)) == Some(true);
                 if group.completion == Completion::Required && !complete {
                     incomplete.push(customer.clone());
                 } else if group.set_last {

@@ -7,8 +7,8 @@ use aws_lambda_events::event::dynamodb::EventRecord;
 use crate::domain::ids::CustomerId;
 use crate::domain::stats::{ShareChange, ShareVersion};
 use crate::dynamo::codec::Item;
-use crate::dynamo::items::order_listing;
-use crate::dynamo::keys::{self, PK, SK};
+use crate::dynamo::entities::{customer, order_listing};
+use crate::dynamo::keys::{PK, SK};
 
 /// What a stream record means for the statistics.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,8 +32,8 @@ pub struct PoisonRecord {
 
 fn is_order_listing(keys: &Item) -> bool {
     let text = |name: &str| keys.get(name).and_then(|v| v.as_s().ok());
-    text(SK).is_some_and(|sk| sk.starts_with(keys::order_listing::SK_PREFIX))
-        && text(PK).is_some_and(|pk| keys::customer::parse_pk(pk).is_ok())
+    text(SK).is_some_and(|sk| sk.starts_with(order_listing::SK_PREFIX))
+        && text(PK).is_some_and(|pk| customer::parse_pk(pk).is_ok())
 }
 
 /// Reads a record: an order INSERT adds the order's share, a MODIFY moves it (entering

@@ -7,7 +7,7 @@ use aws_sdk_dynamodb::types::{Put, ReturnValuesOnConditionCheckFailure, Update};
 use crate::Store;
 use crate::domain::ids::CustomerId;
 use crate::domain::stats::{ShareChange, StatsDelta};
-use crate::dynamo::items::{counted_order, profile};
+use crate::dynamo::entities::{counted_order, customer};
 use crate::dynamo::stats::apply::{Completion, Group};
 
 impl Store {
@@ -22,21 +22,21 @@ impl Store {
         let mut conditions = Vec::new();
         let mut update = Update::builder()
             .table_name(&self.table)
-            .set_key(Some(profile::key(&group.customer)))
-            .expression_attribute_names("#count", profile::ORDER_COUNT_CHANGE.name)
-            .expression_attribute_names("#spent", profile::TOTAL_SPENT_CHANGE.name)
+            .set_key(Some(customer::key(&group.customer)))
+            .expression_attribute_names("#count", customer::ORDER_COUNT_CHANGE.name)
+            .expression_attribute_names("#spent", customer::TOTAL_SPENT_CHANGE.name)
             .expression_attribute_values(
                 ":orders",
-                profile::ORDER_COUNT_CHANGE.value(&delta.orders),
+                customer::ORDER_COUNT_CHANGE.value(&delta.orders),
             )
-            .expression_attribute_values(":spent", profile::TOTAL_SPENT_CHANGE.value(&delta.spent))
+            .expression_attribute_values(":spent", customer::TOTAL_SPENT_CHANGE.value(&delta.spent))
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
         if let Some(at) = delta.last_order_at.filter(|_| group.set_last) {
             set.push("#last = :at");
             conditions.push("(attribute_not_exists(#last) OR #last <= :at)");
             update = update
-                .expression_attribute_names("#last", profile::LAST_ORDER_AT.name)
-                .expression_attribute_values(":at", profile::LAST_ORDER_AT.value(&at));
+                .expression_attribute_names("#last", customer::LAST_ORDER_AT.name)
+                .expression_attribute_values(":at", customer::LAST_ORDER_AT.value(&at));
         }
         match group.completion {
             Completion::Required => conditions.push("#complete = :yes"),
@@ -45,8 +45,8 @@ impl Store {
         }
         if group.completion != Completion::Partial {
             update = update
-                .expression_attribute_names("#complete", profile::STATS_COMPLETE.name)
-                .expression_attribute_values(":yes", profile::STATS_COMPLETE.value(&true));
+                .expression_attribute_names("#complete", customer::STATS_COMPLETE.name)
+                .expression_attribute_values(":yes", customer::STATS_COMPLETE.value(&true));
         }
         let mut expression = "ADD #count :orders, #spent :spent".to_owned();
         if !set.is_empty() {

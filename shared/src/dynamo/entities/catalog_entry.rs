@@ -1,0 +1,87 @@
+//! A catalog entry, `CATALOG#<shard>` / `PRODUCT#<sku>` (access pattern 6, the catalog, paged:
+//! one Query per shard): a product's name and price again, in one of [`SHARDS`] partitions
+//! chosen by its SKU, so that listing the catalog reads no partition that holds every product,
+//! and orders (which change stock) never write here.
+
+use crate::domain::ids::Sku;
+use crate::domain::product::CatalogEntry;
+use crate::dynamo::codec::{BadItem, Item, SK, primary_key};
+use crate::dynamo::keys::{self, CATALOG_PREFIX, MalformedKey, PRODUCT_PREFIX, fnv1a, malformed};
+
+pub use crate::dynamo::entities::product::{NAME, PRICE};
+
+pub const SHARDS: u32 = 4;
+
+/// The shard of `sku`: FNV-1a of its bytes, stable across releases and machines.
+pub fn shard(sku: &Sku) -> u32 {
+    fnv1a(sku.as_str()) % SHARDS
+}
+
+pub fn pk(shard: u32) -> String {
+    format!("{CATALOG_PREFIX}{shard}")
+}
+
+pub fn sk(sku: &Sku) -> String {
+    format!("{PRODUCT_PREFIX}{sku}")
+}
+
+pub fn parse_sk(sk: &str) -> Result<Sku, MalformedKey> {
+    sk.strip_prefix(PRODUCT_PREFIX)
+        .and_then(|raw| Sku::parse(raw).ok())
+        .ok_or_else(|| malformed(keys::SK, sk))
+}
+
+/// `(pk, sk)` is byte for byte a catalog entry's key as this store writes it: the entry of a
+/// SKU, in that SKU's shard.
+pub fn is_canonical_key(pk: &str, sk: &str) -> bool {
+    parse_sk(sk).is_ok_and(|sku| sk == self::sk(&sku) && pk == self::pk(shard(&sku)))
+}
+
+pub fn to_item(entry: &CatalogEntry) -> Item {
+    let mut item = primary_key(pk(shard(&entry.sku)), sk(&entry.sku));
+    NAME.put(&mut item, &entry.name);
+    PRICE.put(&mut item, &entry.price);
+    item
+}
+
+pub fn from_item(mut item: Item) -> Result<CatalogEntry, BadItem> {
+    Ok(CatalogEntry {
+        sku: parse_sk(&SK.take(&mut item)?)?,
+        name: NAME.take(&mut item)?,
+        price: PRICE.take(&mut item)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::money::Money;
+    use crate::dynamo::entities::test_support::sku1;
+    use aws_sdk_dynamodb::types::AttributeValue;
+
+    #[test]
+    fn catalog_keys() {
+        assert_eq!(sk(&sku1()), "PRODUCT#sku-1");
+        assert_eq!(parse_sk("PRODUCT#sku-1"), Ok(sku1()));
+        // Fixed values: a shard that moved between releases would hide products.
+        let shards: Vec<u32> = ["sku-1", "sku-2", "sku-3", "sku-4", "a", "B"]
+            .iter()
+            .map(|raw| shard(&Sku::parse(raw).expect("valid")))
+            .collect();
+        assert_eq!(shards, [0, 1, 2, 3, 0, 1]);
+        assert_eq!(pk(shard(&sku1())), "CATALOG#0");
+    }
+
+    #[test]
+    fn a_catalog_entry_reads_back() {
+        let entry = CatalogEntry {
+            sku: sku1(),
+            name: "Blue mug".into(),
+            price: Money::parse_number("19.95").expect("money"),
+        };
+        let item = to_item(&entry);
+        assert_eq!(item["PK"], AttributeValue::S("CATALOG#0".into()));
+        assert_eq!(item["SK"], AttributeValue::S("PRODUCT#sku-1".into()));
+        assert_eq!(from_item(item).expect("reads"), entry);
+    }
+}

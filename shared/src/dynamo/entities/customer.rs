@@ -1,0 +1,172 @@
+//! A customer's profile, `CUSTOMER#<customerId>` / `PROFILE` (access pattern 1, GetItem): name
+//! and email as the source design writes them, and the order statistics the stream consumer
+//! keeps on it. The consumer may count orders before the customer has a name (the source
+//! design's boto3 code writes orders without a profile): such an item holds statistics only and
+//! is not yet a customer. The customer's partition also holds their order listings, counted
+//! orders and open-order count (`keys::CUSTOMER_PARTITION`).
+
+use crate::domain::customer::{Customer, CustomerProfile, OrderStats};
+use crate::domain::ids::CustomerId;
+use crate::domain::money::{Decimal, Money};
+use crate::domain::time::Timestamp;
+use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
+use crate::dynamo::keys::{self, CUSTOMER_PREFIX, MalformedKey, malformed};
+
+/// The profile's sort key.
+pub const SORT_KEY: &str = keys::PROFILE_SK;
+
+pub const NAME: Attr<String> = Attr::new("name");
+pub const EMAIL: Attr<String> = Attr::new("email");
+pub const ORDER_COUNT: Attr<u64> = Attr::new("orderCount");
+pub const TOTAL_SPENT: Attr<Money> = Attr::new("totalSpent");
+pub const LAST_ORDER_AT: Attr<Timestamp> = Attr::new("lastOrderAt");
+/// Set once every order of the customer's partition has been counted (see `dynamo::stats`);
+/// from then on the stream keeps the statistics exact by itself.
+pub const STATS_COMPLETE: Attr<bool> = Attr::new("statsComplete");
+/// What an update adds to the statistics (a change may be negative).
+pub const ORDER_COUNT_CHANGE: Attr<i64> = Attr::new("orderCount");
+pub const TOTAL_SPENT_CHANGE: Attr<Decimal> = Attr::new("totalSpent");
+
+/// What replacing a profile writes (`put-customer`'s UpdateItem).
+pub const PROFILE_WRITES: &[&str] = &[NAME.name, EMAIL.name];
+/// What the statistics write on the profile (`order-stats`' UpdateItem).
+pub const STATS_WRITES: &[&str] = &[
+    ORDER_COUNT.name,
+    TOTAL_SPENT.name,
+    LAST_ORDER_AT.name,
+    STATS_COMPLETE.name,
+];
+
+/// The customer's partition key: their profile's, and that of everything else they own.
+pub fn pk(id: &CustomerId) -> String {
+    format!("{CUSTOMER_PREFIX}{id}")
+}
+
+pub fn parse_pk(pk: &str) -> Result<CustomerId, MalformedKey> {
+    pk.strip_prefix(CUSTOMER_PREFIX)
+        .and_then(|raw| CustomerId::parse(raw).ok())
+        .ok_or_else(|| malformed(keys::PK, pk))
+}
+
+/// `pk` is byte for byte a customer's partition key as this store writes it.
+pub fn is_canonical_pk(pk: &str) -> bool {
+    parse_pk(pk).is_ok_and(|customer| pk == self::pk(&customer))
+}
+
+pub fn key(customer: &CustomerId) -> Item {
+    primary_key(pk(customer), SORT_KEY)
+}
+
+/// The profile as the source design writes it: keys, name and email (no statistics yet).
+pub fn to_item(customer: &Customer) -> Item {
+    let mut item = key(&customer.customer_id);
+    NAME.put(&mut item, &customer.name);
+    EMAIL.put(&mut item, &customer.email);
+    item
+}
+
+pub fn from_item(mut item: Item) -> Result<CustomerProfile, BadItem> {
+    let customer_id = parse_pk(&PK.take(&mut item)?)?;
+    Ok(CustomerProfile {
+        customer: Customer {
+            customer_id,
+            name: NAME.take(&mut item)?,
+            email: EMAIL.take(&mut item)?,
+        },
+        stats: OrderStats {
+            order_count: ORDER_COUNT.take_optional(&mut item)?.unwrap_or(0),
+            total_spent: TOTAL_SPENT.take_optional(&mut item)?.unwrap_or_default(),
+            last_order_at: LAST_ORDER_AT.take_optional(&mut item)?,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dynamo::entities::test_support::{c1, n, pairs, s, shape};
+
+    #[test]
+    fn customer_keys_are_the_source_designs() {
+        assert_eq!(pk(&c1()), "CUSTOMER#c1");
+        assert_eq!(SORT_KEY, "PROFILE");
+        assert_eq!(parse_pk("CUSTOMER#c1"), Ok(c1()));
+        assert!(parse_pk("ORDER#o100").is_err());
+        assert!(parse_pk("CUSTOMER#").is_err());
+    }
+
+    #[test]
+    fn a_profile_is_written_as_the_source_design_writes_it_and_reads_back() {
+        let customer = Customer::new(c1(), "Ana Torres", "ana@example.com").expect("valid");
+        let mut item = to_item(&customer);
+        assert_eq!(
+            shape(&item),
+            pairs(&[
+                ("PK", "S CUSTOMER#c1"),
+                ("SK", "S PROFILE"),
+                ("email", "S ana@example.com"),
+                ("name", "S Ana Torres"),
+            ])
+        );
+        let read = from_item(item.clone()).expect("reads");
+        assert_eq!(
+            (read.customer, read.stats),
+            (customer.clone(), OrderStats::default())
+        );
+
+        let stats = OrderStats {
+            order_count: 3,
+            total_spent: Money::parse_number("79.8").expect("money"),
+            last_order_at: Some(Timestamp::parse("2026-10-08T14:30:00Z").expect("t")),
+        };
+        ORDER_COUNT.put(&mut item, &stats.order_count);
+        TOTAL_SPENT.put(&mut item, &stats.total_spent);
+        LAST_ORDER_AT.put(&mut item, &stats.last_order_at.expect("set"));
+        let read = from_item(item).expect("reads");
+        assert_eq!((read.customer, read.stats), (customer, stats));
+    }
+
+    #[test]
+    fn a_profile_reads_with_or_without_statistics() {
+        let mut item = Item::from([
+            ("PK".into(), s("CUSTOMER#c1")),
+            ("SK".into(), s("PROFILE")),
+            ("name".into(), s("Ana Torres")),
+            ("email".into(), s("ana@example.com")),
+        ]);
+        let bare = from_item(item.clone()).expect("reads");
+        assert_eq!(bare.stats, OrderStats::default());
+        item.insert("orderCount".into(), n("3"));
+        item.insert("totalSpent".into(), n("79.8"));
+        item.insert("lastOrderAt".into(), s("2026-10-08T14:30:00Z"));
+        let profile = from_item(item).expect("reads");
+        assert_eq!(profile.stats.order_count, 3);
+        assert_eq!(profile.stats.total_spent.to_string(), "79.80");
+        let json = serde_json::to_value(&profile).expect("json");
+        assert_eq!(
+            json,
+            serde_json::json!({"customerId": "c1", "name": "Ana Torres", "email": "ana@example.com",
+                "orderCount": 3, "totalSpent": "79.80", "lastOrderAt": "2026-10-08T14:30:00Z"})
+        );
+    }
+
+    #[test]
+    fn a_profile_without_what_the_source_design_writes_is_refused() {
+        let item = Item::from([("PK".into(), s("CUSTOMER#c1")), ("name".into(), s("Ana"))]);
+        assert!(from_item(item).is_err());
+    }
+
+    #[test]
+    fn a_statistic_of_the_wrong_value_is_named() {
+        let profile = Item::from([
+            ("PK".into(), s("CUSTOMER#c1")),
+            ("name".into(), s("Ana")),
+            ("email".into(), s("ana@example.com")),
+            ("orderCount".into(), n("-1")),
+        ]);
+        assert_eq!(
+            from_item(profile).expect_err("refused").to_string(),
+            "attribute orderCount is missing or is not a whole number"
+        );
+    }
+}

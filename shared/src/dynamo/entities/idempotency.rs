@@ -1,0 +1,80 @@
+//! What an `Idempotency-Key` remembers, `IDEMPOTENCY#<customerId>#<key>` / `RESPONSE`: the
+//! first request's fingerprint and answer, scoped to the customer the order is for, until
+//! `expiresAt` (the table's TTL attribute).
+
+use crate::domain::idempotency::IdempotencyRecord;
+use crate::domain::ids::{CustomerId, IdempotencyKey, OrderId};
+use crate::dynamo::codec::{Attr, BadItem, Item, primary_key};
+use crate::dynamo::keys::{self, IDEMPOTENCY_PREFIX};
+
+/// The record's sort key.
+pub const SORT_KEY: &str = keys::RESPONSE_SK;
+
+pub const FINGERPRINT: Attr<String> = Attr::new("fingerprint");
+pub const ORDER_ID: Attr<OrderId> = Attr::new("orderId");
+pub const RESPONSE: Attr<String> = Attr::new("response");
+pub const EXPIRES_AT: Attr<u64> = Attr::new("expiresAt");
+
+pub fn pk(customer: &CustomerId, key: &IdempotencyKey) -> String {
+    format!("{IDEMPOTENCY_PREFIX}{customer}#{key}")
+}
+
+pub fn key(customer: &CustomerId, idempotency_key: &IdempotencyKey) -> Item {
+    primary_key(pk(customer, idempotency_key), SORT_KEY)
+}
+
+pub fn to_item(
+    customer: &CustomerId,
+    idempotency_key: &IdempotencyKey,
+    record: &IdempotencyRecord,
+    expires_at: u64,
+) -> Item {
+    let mut item = key(customer, idempotency_key);
+    FINGERPRINT.put(&mut item, &record.fingerprint);
+    ORDER_ID.put(&mut item, &record.order_id);
+    RESPONSE.put(&mut item, &record.response);
+    EXPIRES_AT.put(&mut item, &expires_at);
+    item
+}
+
+/// The record and when it expires (0 when the item has no expiry).
+pub fn from_item(mut item: Item) -> Result<(IdempotencyRecord, u64), BadItem> {
+    let record = IdempotencyRecord {
+        fingerprint: FINGERPRINT.take(&mut item)?,
+        order_id: ORDER_ID.take(&mut item)?,
+        response: RESPONSE.take(&mut item)?,
+    };
+    Ok((record, EXPIRES_AT.take_optional(&mut item)?.unwrap_or(0)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dynamo::entities::test_support::{c1, o100};
+    use aws_sdk_dynamodb::types::AttributeValue;
+
+    #[test]
+    fn idempotency_keys() {
+        let key = IdempotencyKey::parse("k-1").expect("valid");
+        assert_eq!(pk(&c1(), &key), "IDEMPOTENCY#c1#k-1");
+        assert_eq!(SORT_KEY, "RESPONSE");
+    }
+
+    #[test]
+    fn an_idempotency_record_reads_back_with_its_expiry() {
+        let record = IdempotencyRecord {
+            fingerprint: "f00d".into(),
+            order_id: o100(),
+            response: r#"{"orderId":"o100"}"#.into(),
+        };
+        let item = to_item(
+            &c1(),
+            &IdempotencyKey::parse("k-1").expect("key"),
+            &record,
+            1_800_000_000,
+        );
+        assert_eq!(item["PK"], AttributeValue::S("IDEMPOTENCY#c1#k-1".into()));
+        assert_eq!(item["expiresAt"], AttributeValue::N("1800000000".into()));
+        assert_eq!(from_item(item).expect("reads"), (record, 1_800_000_000));
+    }
+}

@@ -1,0 +1,245 @@
+//! An order's line item, `ORDER#<orderId>` / `ITEM#<sku>` with quantity and price (access
+//! pattern 3, an order's line items: Query on PK), in the order's partition after its header.
+//! Each line also carries the GSI2 keys `PRODUCT#<sku>` / `<placedAt>#<orderId>`, the inverted
+//! view that answers access pattern 8 (a product's orders, newest first: Query on GSI2PK). Line
+//! items written before GSI2 get them from the migration `0001-line-item-gsi2`
+//! (`store-migrate`).
+
+use crate::domain::ids::{CustomerId, OrderId, Sku};
+use crate::domain::money::Money;
+use crate::domain::order::{LineItem, Order, ProductOrderLine};
+use crate::domain::time::Timestamp;
+use crate::dynamo::codec::{Attr, BadItem, Item, SK, primary_key};
+use crate::dynamo::entities::product;
+use crate::dynamo::keys::{self, ITEM_PREFIX, MalformedKey, ORDER_PREFIX, malformed};
+
+pub const QUANTITY: Attr<u32> = Attr::new("quantity");
+pub const PRICE: Attr<Money> = Attr::new("price");
+/// The order's customer: what a product's orders show beside the line (access pattern 8).
+pub const CUSTOMER_ID: Attr<CustomerId> = Attr::new("customerId");
+pub const GSI2PK: Attr<String> = Attr::new(keys::GSI2PK);
+pub const GSI2SK: Attr<String> = Attr::new(keys::GSI2SK);
+
+/// What the GSI2 backfill adds to a line written before GSI2 (`store-migrate`'s UpdateItem).
+pub const GSI2_BACKFILL_WRITES: &[&str] = &[CUSTOMER_ID.name, GSI2PK.name, GSI2SK.name];
+
+pub fn pk(order: &OrderId) -> String {
+    format!("{ORDER_PREFIX}{order}")
+}
+
+pub fn sk(sku: &Sku) -> String {
+    format!("{ITEM_PREFIX}{sku}")
+}
+
+/// Every line item sort key starts with this.
+pub const SK_PREFIX: &str = ITEM_PREFIX;
+
+pub fn parse_pk(pk: &str) -> Result<OrderId, MalformedKey> {
+    pk.strip_prefix(ORDER_PREFIX)
+        .and_then(|raw| OrderId::parse(raw).ok())
+        .ok_or_else(|| malformed(keys::PK, pk))
+}
+
+pub fn parse_sk(sk: &str) -> Result<Sku, MalformedKey> {
+    sk.strip_prefix(ITEM_PREFIX)
+        .and_then(|raw| Sku::parse(raw).ok())
+        .ok_or_else(|| malformed(keys::SK, sk))
+}
+
+/// `sk` is byte for byte a line item's sort key as this store writes it.
+pub fn is_canonical_sk(sk: &str) -> bool {
+    parse_sk(sk).is_ok_and(|sku| sk == self::sk(&sku))
+}
+
+/// The product's orders: the product item's own key string, in GSI2.
+pub fn gsi2pk(sku: &Sku) -> String {
+    product::pk(sku)
+}
+
+pub fn gsi2sk(placed_at: Timestamp, order: &OrderId) -> String {
+    format!("{placed_at}#{order}")
+}
+
+pub fn parse_gsi2pk(gsi2pk: &str) -> Result<Sku, MalformedKey> {
+    product::parse_pk(gsi2pk).map_err(|_| malformed(keys::GSI2PK, gsi2pk))
+}
+
+pub fn parse_gsi2sk(gsi2sk: &str) -> Result<(Timestamp, OrderId), MalformedKey> {
+    gsi2sk
+        .rsplit_once('#')
+        .and_then(|(at, id)| Some((Timestamp::parse(at).ok()?, OrderId::parse(id).ok()?)))
+        .ok_or_else(|| malformed(keys::GSI2SK, gsi2sk))
+}
+
+/// Inclusive bounds for `GSI2SK BETWEEN :lo AND :hi` selecting the orders placed in
+/// `[from, to)`; either end may be open.
+pub fn gsi2sk_range(from: Option<Timestamp>, to: Option<Timestamp>) -> (String, String) {
+    // `<from>` sorts before every `<from>#<orderId>`; `<to>` before every `<to>#<orderId>`, so
+    // orders placed at `to` are out. Every timestamp starts with a digit: "0" is below them all
+    // and ":" (after '9') above.
+    let lo = from.map_or_else(|| "0".to_owned(), |from| from.to_string());
+    let hi = to.map_or_else(|| ":".to_owned(), |to| to.to_string());
+    (lo, hi)
+}
+
+pub fn key(order: &OrderId, sku: &Sku) -> Item {
+    primary_key(pk(order), sk(sku))
+}
+
+/// The line as the source design's boto3 code writes it: quantity and price.
+pub fn source_design_item(order: &OrderId, line: &LineItem) -> Item {
+    let mut item = key(order, &line.sku);
+    QUANTITY.put(&mut item, &line.quantity);
+    PRICE.put(&mut item, &line.price);
+    item
+}
+
+/// The line as this store writes it: the source design's attributes, and what GSI2 lists (the
+/// order's customer, and the keys that put the line under its product).
+pub fn to_item(order: &Order, line: &LineItem) -> Item {
+    let mut item = source_design_item(&order.order_id, line);
+    CUSTOMER_ID.put(&mut item, &order.customer_id);
+    GSI2PK.put(&mut item, &gsi2pk(&line.sku));
+    GSI2SK.put(&mut item, &gsi2sk(order.placed_at, &order.order_id));
+    item
+}
+
+pub fn from_item(mut item: Item) -> Result<LineItem, BadItem> {
+    Ok(LineItem {
+        sku: parse_sk(&SK.take(&mut item)?)?,
+        quantity: QUANTITY.take(&mut item)?,
+        price: PRICE.take(&mut item)?,
+    })
+}
+
+/// A line as GSI2 projects it: the order from the table's key, the time from GSI2's.
+pub fn product_order_from_item(mut item: Item) -> Result<ProductOrderLine, BadItem> {
+    let (placed_at, order_id) = parse_gsi2sk(&GSI2SK.take(&mut item)?)?;
+    Ok(ProductOrderLine {
+        order_id,
+        customer_id: CUSTOMER_ID.take(&mut item)?,
+        placed_at,
+        quantity: QUANTITY.take(&mut item)?,
+        price: PRICE.take(&mut item)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::status::OrderStatus;
+    use crate::dynamo::entities::test_support::{n, o100, order, pairs, placed, s, shape, sku1};
+
+    #[test]
+    fn line_item_keys_are_the_source_designs() {
+        assert_eq!(pk(&o100()), "ORDER#o100");
+        assert_eq!(sk(&sku1()), "ITEM#sku-1");
+        assert_eq!(parse_sk("ITEM#sku-1"), Ok(sku1()));
+        assert_eq!(parse_pk("ORDER#o100"), Ok(o100()));
+        assert!(parse_sk("ITEM#").is_err());
+        assert!(parse_sk("ITEM#a#b").is_err());
+    }
+
+    #[test]
+    fn a_line_items_gsi2_keys_invert_it_under_its_product() {
+        let (at, sku, order) = (placed(), sku1(), o100());
+        assert_eq!(gsi2pk(&sku), "PRODUCT#sku-1");
+        assert_eq!(gsi2sk(at, &order), "2026-10-08T14:30:00Z#o100");
+        assert_eq!(
+            parse_gsi2sk("2026-10-08T14:30:00Z#o100").expect("parses"),
+            (at, order.clone())
+        );
+        assert_eq!(parse_gsi2pk("PRODUCT#sku-1").expect("parses"), sku);
+        for bad in [
+            "2026-10-08T14:30:00Z",
+            "yesterday#o1",
+            "2026-10-08T14:30:00Z#o#1",
+        ] {
+            assert!(parse_gsi2sk(bad).is_err(), "{bad}");
+        }
+        let (lo, hi) = gsi2sk_range(None, None);
+        assert!(lo.as_str() < "0000-01-01T00:00:00Z#a" && "9999-12-31T23:59:59Z#z" < hi.as_str());
+        let (_, hi) = gsi2sk_range(None, Some(at));
+        assert!(gsi2sk(at, &order) > hi, "an order placed at `to` is out");
+    }
+
+    #[test]
+    fn a_line_item_is_written_in_the_source_designs_shape_and_reads_back() {
+        let line = LineItem {
+            sku: sku1(),
+            quantity: 2,
+            price: Money::parse_number("19.95").expect("money"),
+        };
+        let item = source_design_item(&o100(), &line);
+        assert_eq!(
+            shape(&item),
+            pairs(&[
+                ("PK", "S ORDER#o100"),
+                ("SK", "S ITEM#sku-1"),
+                ("price", "N 19.95"),
+                ("quantity", "N 2"),
+            ])
+        );
+        assert_eq!(from_item(item).expect("reads"), line);
+    }
+
+    #[test]
+    fn this_stores_line_item_also_carries_its_customer_and_its_place_under_the_product() {
+        let line = LineItem {
+            sku: sku1(),
+            quantity: 2,
+            price: Money::parse_number("19.95").expect("money"),
+        };
+        let order = order(OrderStatus::Placed);
+        let item = to_item(&order, &line);
+        assert_eq!(
+            shape(&item),
+            pairs(&[
+                ("GSI2PK", "S PRODUCT#sku-1"),
+                ("GSI2SK", "S 2026-10-08T14:30:00Z#o100"),
+                ("PK", "S ORDER#o100"),
+                ("SK", "S ITEM#sku-1"),
+                ("customerId", "S c1"),
+                ("price", "N 19.95"),
+                ("quantity", "N 2"),
+            ])
+        );
+        assert_eq!(from_item(item.clone()).expect("reads"), line);
+        let listed = product_order_from_item(item).expect("reads as GSI2 lists it");
+        assert_eq!(
+            (
+                listed.order_id,
+                listed.customer_id,
+                listed.placed_at,
+                listed.quantity
+            ),
+            (order.order_id, order.customer_id, order.placed_at, 2)
+        );
+        assert_eq!(listed.price, line.price);
+    }
+
+    #[test]
+    fn the_source_designs_line_item_reads_exactly() {
+        let item = Item::from([
+            ("PK".into(), s("ORDER#o100")),
+            ("SK".into(), s("ITEM#sku-1")),
+            ("quantity".into(), n("2")),
+            ("price".into(), n("19.95")),
+        ]);
+        let line = from_item(item).expect("reads");
+        assert_eq!(line.sku.as_str(), "sku-1");
+        assert_eq!(line.quantity, 2);
+        assert_eq!(line.price.to_string(), "19.95");
+    }
+
+    #[test]
+    fn a_line_without_a_whole_quantity_is_refused() {
+        let item = Item::from([
+            ("PK".into(), s("ORDER#o100")),
+            ("SK".into(), s("ITEM#sku-1")),
+            ("quantity".into(), n("2.5")),
+            ("price".into(), n("19.95")),
+        ]);
+        assert!(from_item(item).is_err());
+    }
+}

@@ -1,0 +1,72 @@
+//! A data migration's own items, under `MIGRATION#<name>` (`store-migrate`): its completion
+//! (`STATUS`), each scan segment's checkpoint (`SEGMENT#<total>#<i>`), and the line items it
+//! deferred (`DEFERRED#<orderId>#<sku>`). No access pattern reads them.
+
+use crate::domain::ids::{OrderId, Sku};
+use crate::dynamo::codec::{Attr, Item, primary_key};
+use crate::dynamo::keys::{self, MIGRATION_PREFIX, MalformedKey, malformed};
+
+pub const STATUS_SK: &str = "STATUS";
+pub const SEGMENT_PREFIX: &str = "SEGMENT#";
+pub const DEFERRED_PREFIX: &str = "DEFERRED#";
+
+pub const VERSION: Attr<u32> = Attr::new("version");
+pub const COMPLETED_AT: Attr<String> = Attr::new("completedAt");
+/// Where the segment's scan continues: its LastEvaluatedKey, as a map; absent once done.
+pub const LAST_KEY: Attr<Item> = Attr::new("lastKey");
+pub const DONE: Attr<bool> = Attr::new("done");
+pub const SCANNED: Attr<u64> = Attr::new("scanned");
+pub const CHANGED: Attr<u64> = Attr::new("changed");
+pub const SKIPPED: Attr<u64> = Attr::new("skipped");
+pub const DEFERRED: Attr<u64> = Attr::new("deferred");
+pub const UNPLACEABLE: Attr<u64> = Attr::new("unplaceable");
+
+pub fn pk(name: &str) -> String {
+    format!("{MIGRATION_PREFIX}{name}")
+}
+
+/// Segment `segment` of a scan in `total` segments: a count change starts a new scan.
+pub fn segment_sk(segment: u32, total: u32) -> String {
+    format!("{SEGMENT_PREFIX}{total}#{segment:04}")
+}
+
+/// A line item deferred until the scan has seen every order listing.
+pub fn deferred_sk(order: &OrderId, sku: &Sku) -> String {
+    format!("{DEFERRED_PREFIX}{order}#{sku}")
+}
+
+pub fn parse_deferred_sk(sk: &str) -> Result<(OrderId, Sku), MalformedKey> {
+    sk.strip_prefix(DEFERRED_PREFIX)
+        .and_then(|rest| rest.split_once('#'))
+        .and_then(|(order, sku)| Some((OrderId::parse(order).ok()?, Sku::parse(sku).ok()?)))
+        .ok_or_else(|| malformed(keys::SK, sk))
+}
+
+pub fn status_key(name: &str) -> Item {
+    primary_key(pk(name), STATUS_SK)
+}
+
+pub fn segment_key(name: &str, segment: u32, total: u32) -> Item {
+    primary_key(pk(name), segment_sk(segment, total))
+}
+
+pub fn deferred_key(name: &str, order: &OrderId, sku: &Sku) -> Item {
+    primary_key(pk(name), deferred_sk(order, sku))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dynamo::entities::test_support::{o100, sku1};
+
+    #[test]
+    fn migration_state_keys() {
+        assert_eq!(pk("0001-line-item-gsi2"), "MIGRATION#0001-line-item-gsi2");
+        assert_eq!(segment_sk(3, 8), "SEGMENT#8#0003");
+        assert_eq!(deferred_sk(&o100(), &sku1()), "DEFERRED#o100#sku-1");
+        assert_eq!(
+            parse_deferred_sk("DEFERRED#o100#sku-1").expect("parses"),
+            (o100(), sku1())
+        );
+    }
+}

@@ -1,0 +1,94 @@
+//! A product, `PRODUCT#<sku>` / `PRODUCT` (access pattern 5, GetItem): what orders read (price,
+//! stock) and change (stock), one item per SKU. `version` counts the catalog's changes to it
+//! (name, price), so that a replacement never overwrites a concurrent one.
+
+use crate::domain::ids::Sku;
+use crate::domain::money::Money;
+use crate::domain::product::Product;
+use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
+use crate::dynamo::keys::{self, MalformedKey, PRODUCT_PREFIX, malformed};
+
+/// The product's sort key.
+pub const SORT_KEY: &str = keys::PRODUCT_SK;
+
+pub const NAME: Attr<String> = Attr::new("name");
+pub const PRICE: Attr<Money> = Attr::new("price");
+pub const STOCK: Attr<u64> = Attr::new("stock");
+pub const VERSION: Attr<u64> = Attr::new("version");
+/// What an order takes from or a cancellation gives back to the stock.
+pub const STOCK_CHANGE: Attr<i64> = Attr::new("stock");
+
+/// What a stock change writes (an adjustment, a cancellation's return).
+pub const STOCK_WRITES: &[&str] = &[STOCK.name];
+/// What an order's take of stock names: the stock, and the price its condition checks.
+pub const ORDER_TAKE_WRITES: &[&str] = &[STOCK.name, PRICE.name];
+
+pub fn pk(sku: &Sku) -> String {
+    format!("{PRODUCT_PREFIX}{sku}")
+}
+
+pub fn parse_pk(pk: &str) -> Result<Sku, MalformedKey> {
+    pk.strip_prefix(PRODUCT_PREFIX)
+        .and_then(|raw| Sku::parse(raw).ok())
+        .ok_or_else(|| malformed(keys::PK, pk))
+}
+
+pub fn key(sku: &Sku) -> Item {
+    primary_key(pk(sku), SORT_KEY)
+}
+
+pub fn to_item(product: &Product, version: u64) -> Item {
+    let mut item = key(&product.sku);
+    NAME.put(&mut item, &product.name);
+    PRICE.put(&mut item, &product.price);
+    STOCK.put(&mut item, &product.stock);
+    VERSION.put(&mut item, &version);
+    item
+}
+
+/// The product and its version.
+pub fn from_item(mut item: Item) -> Result<(Product, u64), BadItem> {
+    let product = Product {
+        sku: parse_pk(&PK.take(&mut item)?)?,
+        name: NAME.take(&mut item)?,
+        price: PRICE.take(&mut item)?,
+        stock: STOCK.take(&mut item)?,
+    };
+    Ok((product, VERSION.take_optional(&mut item)?.unwrap_or(0)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dynamo::entities::test_support::{pairs, shape, sku1};
+
+    #[test]
+    fn product_keys() {
+        assert_eq!(pk(&sku1()), "PRODUCT#sku-1");
+        assert_eq!(SORT_KEY, "PRODUCT");
+        assert_eq!(parse_pk("PRODUCT#sku-1"), Ok(sku1()));
+    }
+
+    #[test]
+    fn a_product_reads_back_with_its_version() {
+        let mug = Product {
+            sku: sku1(),
+            name: "Blue mug".into(),
+            price: Money::parse_number("19.95").expect("money"),
+            stock: 7,
+        };
+        let item = to_item(&mug, 3);
+        assert_eq!(
+            shape(&item),
+            pairs(&[
+                ("PK", "S PRODUCT#sku-1"),
+                ("SK", "S PRODUCT"),
+                ("name", "S Blue mug"),
+                ("price", "N 19.95"),
+                ("stock", "N 7"),
+                ("version", "N 3"),
+            ])
+        );
+        assert_eq!(from_item(item).expect("reads"), (mug, 3));
+    }
+}
