@@ -37,9 +37,7 @@ fn location(placed: &OrderDetails) -> String {
 /// The first request's 201, again.
 fn replay(record: &IdempotencyRecord, fingerprint: &str) -> HttpResult {
     if record.fingerprint != fingerprint {
-        return Err(AppError::Unprocessable(
-            "this Idempotency-Key was used for a different request".into(),
-        ));
+        return Err(AppError::IdempotencyKeyReused);
     }
     let order: OrderDetails = serde_json::from_str(&record.response).map_err(AppError::internal)?;
     let mut response: Response<Body> = created(&location(&order), &order);
@@ -62,7 +60,7 @@ enum Outcome {
 fn worth_retrying(err: &PlaceOrderError) -> bool {
     matches!(
         err,
-        PlaceOrderError::Contended | PlaceOrderError::KeyTaken | PlaceOrderError::PriceChanged
+        PlaceOrderError::Contended | PlaceOrderError::KeyTaken | PlaceOrderError::Repriced
     )
 }
 

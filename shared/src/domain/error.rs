@@ -27,13 +27,24 @@ pub enum AppError {
     /// What the request names does not exist; the message is shown to the client.
     #[error("{0}")]
     NotFound(String),
-    /// The request does not fit the resource's current state.
-    #[error("{detail}")]
-    Conflict {
-        detail: String,
-        /// The order's status now, when that is what the conflict is about.
-        current_status: Option<OrderStatus>,
+    /// The order's status cannot make the move asked for.
+    #[error("order is {current} and cannot become {next}")]
+    StatusConflict {
+        /// The order's status now.
+        current: OrderStatus,
+        /// The status asked for.
+        next: OrderStatus,
     },
+    /// Concurrent requests kept changing what this one read, through every retry; the message
+    /// says what, and that the client may retry.
+    #[error("{0}")]
+    ConcurrentChange(String),
+    /// The customer holds this many PLACED orders, the most one may hold at once.
+    #[error(
+        "the customer already holds {0} PLACED orders, the most one may hold at once; \
+         another can be placed once one is shipped or cancelled"
+    )]
+    TooManyOpenOrders(u32),
     /// The catalog has less stock of these products than the order asks for.
     #[error("not enough stock of {}", skus_text(.0))]
     OutOfStock(Vec<Sku>),
@@ -43,9 +54,9 @@ pub enum AppError {
     /// The order names products the catalog does not have.
     #[error("no such product: {}", skus_text(.0))]
     UnknownProducts(Vec<Sku>),
-    /// Well-formed, but not acceptable: an Idempotency-Key reused with another body.
-    #[error("{0}")]
-    Unprocessable(String),
+    /// An Idempotency-Key already used for a request with another body.
+    #[error("this Idempotency-Key was used for a different request")]
+    IdempotencyKeyReused,
     /// The body is larger than the endpoint accepts.
     #[error("{0}")]
     PayloadTooLarge(String),
@@ -70,11 +81,8 @@ impl AppError {
         AppError::NotFound(detail.into())
     }
 
-    pub fn conflict(detail: impl Into<String>, current_status: Option<OrderStatus>) -> Self {
-        AppError::Conflict {
-            detail: detail.into(),
-            current_status,
-        }
+    pub fn concurrent_change(detail: impl Into<String>) -> Self {
+        AppError::ConcurrentChange(detail.into())
     }
 
     pub fn unavailable(err: impl Into<BoxError>) -> Self {

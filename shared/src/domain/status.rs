@@ -57,10 +57,10 @@ impl OrderStatus {
 
     /// The conflict of an order in this status that cannot become `next` (now, or any more).
     pub fn refused_move(self, next: OrderStatus) -> AppError {
-        AppError::conflict(
-            format!("order is {self} and cannot become {next}"),
-            Some(self),
-        )
+        AppError::StatusConflict {
+            current: self,
+            next,
+        }
     }
 }
 

@@ -47,8 +47,9 @@ pub enum PlaceOrderError {
     KeyTaken,
     /// A concurrent transaction touched the same items; worth another try.
     Contended,
-    /// A product's price is no longer the one read: read again and retry.
-    PriceChanged,
+    /// A product's price changed between the read and the transaction: read again and retry
+    /// (not the client's [`AppError::PriceChanged`], which a retry cannot mend).
+    Repriced,
     /// These products have less stock than the order asks for.
     OutOfStock(Vec<Sku>),
     /// These products do not exist.
@@ -72,19 +73,12 @@ impl From<PlaceOrderError> for AppError {
             PlaceOrderError::Contended => AppError::unavailable(
                 "order transaction kept colliding with concurrent transactions",
             ),
-            PlaceOrderError::KeyTaken | PlaceOrderError::PriceChanged => AppError::conflict(
-                "the order collided with concurrent requests; retry it",
-                None,
-            ),
+            PlaceOrderError::KeyTaken | PlaceOrderError::Repriced => {
+                AppError::concurrent_change("the order collided with concurrent requests; retry it")
+            }
             PlaceOrderError::OutOfStock(skus) => AppError::OutOfStock(skus),
             PlaceOrderError::UnknownProducts(skus) => AppError::UnknownProducts(skus),
-            PlaceOrderError::TooManyOpen(limit) => AppError::conflict(
-                format!(
-                    "the customer already holds {limit} PLACED orders, the most one may hold at once; \
-                     another can be placed once one is shipped or cancelled"
-                ),
-                None,
-            ),
+            PlaceOrderError::TooManyOpen(limit) => AppError::TooManyOpenOrders(limit),
             PlaceOrderError::Failed(err) => err,
         }
     }
@@ -192,7 +186,7 @@ fn why_not_placed(
     if !unknown.is_empty() {
         PlaceOrderError::UnknownProducts(unknown)
     } else if repriced {
-        PlaceOrderError::PriceChanged
+        PlaceOrderError::Repriced
     } else if !short.is_empty() {
         PlaceOrderError::OutOfStock(short)
     } else if key_taken {

@@ -54,10 +54,9 @@ impl Retry {
     /// What the client is told once retrying is over.
     fn into_error(self, what: &str) -> AppError {
         match self {
-            Retry::Changed => AppError::conflict(
-                format!("the {what} is being changed by concurrent requests; retry"),
-                None,
-            ),
+            Retry::Changed => AppError::concurrent_change(format!(
+                "the {what} is being changed by concurrent requests; retry"
+            )),
             Retry::Contended => AppError::unavailable(format!(
                 "{what} transaction kept colliding with concurrent transactions"
             )),
@@ -236,10 +235,8 @@ impl Store {
                         }
                         Some((_, Some(stored))) => {
                             let stock = product::STOCK.get(stored).unwrap_or(0);
-                            AppError::conflict(
-                                format!("stock of {sku} is {stock}; it cannot go below 0"),
-                                None,
-                            )
+                            tracing::info!(%sku, stock, "a stock change would take it below 0");
+                            AppError::OutOfStock(vec![sku.clone()])
                         }
                     };
                     Err(Retry::Failed(refused))

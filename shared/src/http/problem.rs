@@ -57,7 +57,21 @@ fn classify(err: &AppError) -> (StatusCode, &'static str, &'static str) {
         ),
         AppError::Forbidden(_) => (StatusCode::FORBIDDEN, "/problems/forbidden", "Forbidden"),
         AppError::NotFound(_) => (StatusCode::NOT_FOUND, "/problems/not-found", "Not found"),
-        AppError::Conflict { .. } => (StatusCode::CONFLICT, "/problems/conflict", "Conflict"),
+        AppError::StatusConflict { .. } => (
+            StatusCode::CONFLICT,
+            "/problems/status-conflict",
+            "Status conflict",
+        ),
+        AppError::ConcurrentChange(_) => (
+            StatusCode::CONFLICT,
+            "/problems/concurrent-change",
+            "Concurrent change",
+        ),
+        AppError::TooManyOpenOrders(_) => (
+            StatusCode::CONFLICT,
+            "/problems/too-many-open-orders",
+            "Too many open orders",
+        ),
         AppError::OutOfStock(_) => (
             StatusCode::CONFLICT,
             "/problems/out-of-stock",
@@ -73,7 +87,7 @@ fn classify(err: &AppError) -> (StatusCode, &'static str, &'static str) {
             "/problems/unknown-product",
             "Unknown product",
         ),
-        AppError::Unprocessable(_) => (
+        AppError::IdempotencyKeyReused => (
             StatusCode::UNPROCESSABLE_ENTITY,
             "/problems/idempotency-key-reused",
             "Idempotency-Key reused",
@@ -125,7 +139,7 @@ pub fn problem(err: &AppError) -> Response<Body> {
     let (status, kind, title) = classify(err);
     let detail = public_detail(err);
     let current_status = match err {
-        AppError::Conflict { current_status, .. } => *current_status,
+        AppError::StatusConflict { current, .. } => Some(*current),
         _ => None,
     };
     let skus = match err {
@@ -161,6 +175,100 @@ pub fn problem(err: &AppError) -> Response<Body> {
 mod tests {
     use super::*;
     use crate::http::response::json_response;
+
+    /// One error of each variant; the exhaustive `match` fails to compile when a variant is added
+    /// without a line here.
+    fn one_of_each() -> Vec<AppError> {
+        let sku = || vec![Sku::parse("sku-1").expect("sku")];
+        let all = vec![
+            AppError::invalid("x"),
+            AppError::Unauthorized("x".into()),
+            AppError::Forbidden("x".into()),
+            AppError::not_found("x"),
+            AppError::StatusConflict {
+                current: OrderStatus::Shipped,
+                next: OrderStatus::Cancelled,
+            },
+            AppError::concurrent_change("x"),
+            AppError::TooManyOpenOrders(10),
+            AppError::OutOfStock(sku()),
+            AppError::PriceChanged(sku()),
+            AppError::UnknownProducts(sku()),
+            AppError::IdempotencyKeyReused,
+            AppError::PayloadTooLarge("x".into()),
+            AppError::UnsupportedMediaType("x".into()),
+            AppError::unavailable("x"),
+            AppError::internal("x"),
+        ];
+        for err in &all {
+            match err {
+                AppError::Invalid(_)
+                | AppError::Unauthorized(_)
+                | AppError::Forbidden(_)
+                | AppError::NotFound(_)
+                | AppError::StatusConflict { .. }
+                | AppError::ConcurrentChange(_)
+                | AppError::TooManyOpenOrders(_)
+                | AppError::OutOfStock(_)
+                | AppError::PriceChanged(_)
+                | AppError::UnknownProducts(_)
+                | AppError::IdempotencyKeyReused
+                | AppError::PayloadTooLarge(_)
+                | AppError::UnsupportedMediaType(_)
+                | AppError::Unavailable(_)
+                | AppError::Internal(_) => {}
+            }
+        }
+        all
+    }
+
+    /// docs/errors-and-faults.md's table, `(status, type, variant)` per row.
+    fn documented() -> Vec<(u16, String, String)> {
+        include_str!("../../../docs/errors-and-faults.md")
+            .lines()
+            .skip_while(|line| !line.starts_with("| status | problem type | variant |"))
+            .skip(2)
+            .take_while(|line| line.starts_with('|'))
+            .map(|row| {
+                let cells: Vec<String> =
+                    row.split('|').map(|c| c.trim().replace('`', "")).collect();
+                (
+                    cells[1].parse().expect("status"),
+                    cells[2].clone(),
+                    cells[3].clone(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_problem_type_is_one_variant_and_the_docs_table_says_which() {
+        let mut table: Vec<(u16, String, String)> = one_of_each()
+            .iter()
+            .map(|err| {
+                let (status, kind, _) = classify(err);
+                let variant = format!("{err:?}");
+                let variant = variant
+                    .split(|c: char| !c.is_alphanumeric())
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned();
+                (status.as_u16(), kind.to_owned(), variant)
+            })
+            .collect();
+        let mut kinds: Vec<&String> = table.iter().map(|(_, kind, _)| kind).collect();
+        kinds.sort();
+        kinds.dedup();
+        assert_eq!(
+            kinds.len(),
+            table.len(),
+            "two variants share a problem type"
+        );
+        let mut docs = documented();
+        table.sort();
+        docs.sort();
+        assert_eq!(docs, table, "docs/errors-and-faults.md");
+    }
 
     #[test]
     fn json_goes_out_as_text_so_api_gateway_does_not_base64_it() {

@@ -39,7 +39,7 @@ async fn racing_orders_place_exactly_the_cap_and_shipping_or_cancelling_frees_a_
         match status {
             201 => placed.push(body["orderId"].as_str().expect("id").to_owned()),
             409 => {
-                assert_eq!(body["type"], "/problems/conflict", "{body}");
+                assert_eq!(body["type"], "/problems/too-many-open-orders", "{body}");
                 assert!(
                     body["detail"]
                         .as_str()
