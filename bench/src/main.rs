@@ -23,6 +23,7 @@ use shared::domain::ids::{CustomerId, OrderId};
 use shared::domain::status::OrderStatus;
 use shared::dynamo::entities::{customer, line_item, order_header, order_listing};
 use shared::dynamo::keys;
+use shared::http::gateway::StaffClients;
 use shared::http::serve::dispatch;
 use shared::{AppError, Store};
 use tokio::process::Command;
@@ -594,7 +595,8 @@ async fn main() -> Result<(), Error> {
             for handler_turn in [i % 2 == 1, i % 2 == 0] {
                 let t = Instant::now();
                 if handler_turn {
-                    let req = shared::http::gateway::request_from_json(&text)?;
+                    let req =
+                        shared::http::gateway::request_from_json(&text, &StaffClients::from_env())?;
                     let response = handler(&app.store, p.binary, req).await;
                     handled.push(t.elapsed());
                     assert_eq!(response.status(), 200, "{}", p.binary);
@@ -608,7 +610,7 @@ async fn main() -> Result<(), Error> {
         handler(
             &app.store,
             p.binary,
-            shared::http::gateway::request_from_json(&text)?,
+            shared::http::gateway::request_from_json(&text, &StaffClients::from_env())?,
         )
         .await;
         let requests: BTreeMap<String, usize> = app.requests.by_operation();
@@ -802,7 +804,7 @@ async fn status_shard_section(o: &Options, home: &Path) -> Result<(), Error> {
             let response = handler(
                 &store,
                 "list-orders-by-status",
-                shared::http::gateway::request_from_json(&req_text)?,
+                shared::http::gateway::request_from_json(&req_text, &StaffClients::from_env())?,
             )
             .await;
             let body: serde_json::Value = match response.body() {
@@ -835,7 +837,7 @@ async fn status_shard_section(o: &Options, home: &Path) -> Result<(), Error> {
             let response = handler(
                 &remote,
                 "list-orders-by-status",
-                shared::http::gateway::request_from_json(&text)?,
+                shared::http::gateway::request_from_json(&text, &StaffClients::from_env())?,
             )
             .await;
             over_network.push(t.elapsed());

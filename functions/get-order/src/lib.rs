@@ -1,5 +1,6 @@
 //! `GET /orders/{orderId}`: the order's header and line items, in one Query on the order's
-//! partition. The owner's and staff's; anyone else is told the order does not exist.
+//! partition. The owner's and staff's (`Admits::OrderOwner`: the store's read takes the caller);
+//! anyone else is told the order does not exist.
 
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
@@ -11,11 +12,9 @@ use shared::{AppError, Store};
 
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let id = path_param(&req, "orderId", OrderId::parse)?;
-    let caller = caller(&req)?;
     let order = store
-        .get_order(&id)
+        .get_order(&id, caller(&req)?)
         .await?
-        .filter(|details| caller.may_see_order(Some(&details.order.customer_id)))
         .ok_or_else(|| AppError::not_found(format!("order {id} does not exist")))?;
     Ok(json_response(StatusCode::OK, &order))
 }

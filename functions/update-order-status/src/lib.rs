@@ -40,9 +40,8 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
         |_| async {
             // The header and the lines (a cancellation gives their stock back): one Query.
             let details = store
-                .get_order(&id)
+                .get_order(&id, caller)
                 .await?
-                .filter(|details| caller.may_see_order(Some(&details.order.customer_id)))
                 .ok_or_else(|| AppError::not_found(format!("order {id} does not exist")))?;
             caller.check_status_change(next)?;
             details.order.status.check_move(next)?;

@@ -85,4 +85,23 @@ mod tests {
         assert_eq!(keys.len(), routes.len(), "two functions on one route");
         assert!(keys.contains("GET /customers/{customerId}"), "{keys:?}");
     }
+
+    /// The route table dispatch enforces (`shared::http::routes`) names exactly the template's
+    /// routes, each with the binary the template runs on it.
+    #[test]
+    fn the_route_table_is_the_templates_routes() {
+        let template = local_engine::template::parse().expect("template parses");
+        let mut ours: Vec<(String, String)> = from_template(&template)
+            .expect("routes")
+            .iter()
+            .map(|r| (r.key(), r.binary.clone()))
+            .collect();
+        let mut table: Vec<(String, String)> = shared::http::routes::ROUTES
+            .iter()
+            .map(|r| (r.key.to_owned(), r.binary.to_owned()))
+            .collect();
+        ours.sort();
+        table.sort();
+        assert_eq!(table, ours);
+    }
 }

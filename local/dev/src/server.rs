@@ -17,6 +17,7 @@ use local_engine::gateway::{self, Call};
 use local_engine::journal::Calls;
 use serde_json::Value;
 use shared::Store;
+use shared::http::gateway::StaffClients;
 
 use crate::auth::Verifier;
 use crate::explorer::log::{ApiLog, Served};
@@ -25,6 +26,8 @@ use crate::routes::Route;
 pub(crate) struct App {
     pub(crate) store: Store,
     verifier: Verifier,
+    /// `STAFF_CLIENT_IDS`, read once when the server starts, as a Lambda reads it at init.
+    staff_clients: StaffClients,
     pub(crate) routes: Vec<Route>,
     /// Every request served, with the DynamoDB requests it made (the explorer's live log).
     pub(crate) log: ApiLog,
@@ -68,6 +71,7 @@ pub fn router(routes: &[Route], store: Store, verifier: Verifier, explorer: Expl
     router.fallback(not_found).with_state(Arc::new(App {
         store,
         verifier,
+        staff_clients: StaffClients::from_env(),
         routes: routes.to_vec(),
         log: ApiLog::default(),
     }))
@@ -176,7 +180,7 @@ impl App {
         let started = Instant::now();
         let event = gateway::event(&route.key(), call, params);
         let calls = Calls::default();
-        let response = match gateway::request(&event) {
+        let response = match gateway::request(&event, &self.staff_clients) {
             Ok(req) => {
                 calls
                     .record(crate::invoke(&route.binary, &self.store, req))

@@ -1,6 +1,7 @@
 //! What API Gateway does between a client and a Lambda: an HTTP request becomes a payload 2.0
 //! event (the JSON Lambda receives), which lambda_http turns into the handler's `Request`.
 
+use shared::http::gateway::StaffClients;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -131,7 +132,11 @@ pub fn event(route_key: &str, call: &Call<'_>, path_params: &BTreeMap<String, St
     event
 }
 
-/// The handler's request for an event, exactly as the Lambda builds it (`shared::http::gateway`).
-pub fn request(event: &Value) -> Result<lambda_http::Request, shared::AppError> {
-    shared::http::gateway::request_from_json(&event.to_string())
+/// The handler's request for an event, exactly as the Lambda builds it (`shared::http::gateway`),
+/// `staff_clients` being its `STAFF_CLIENT_IDS`.
+pub fn request(
+    event: &Value,
+    staff_clients: &StaffClients,
+) -> Result<lambda_http::Request, shared::AppError> {
+    shared::http::gateway::request_from_json(&event.to_string(), staff_clients)
 }

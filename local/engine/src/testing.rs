@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 use shared::Store;
 use shared::domain::ids::Sku;
 use shared::domain::product;
+use shared::http::gateway::StaffClients;
 
 use crate::faults::Faults;
 use crate::gateway::{self, Call};
@@ -166,7 +167,8 @@ pub fn call(
         claims: claims.as_ref(),
     };
     let event = gateway::event(route_key, &call, &params);
-    gateway::request(&event).unwrap_or_else(|err| panic!("event for {path}: {err}"))
+    gateway::request(&event, &StaffClients::from_env())
+        .unwrap_or_else(|err| panic!("event for {path}: {err}"))
 }
 
 /// Every item of the table (tests only: the store itself never scans).
@@ -181,7 +183,10 @@ pub async fn all_items(
 /// The request the Lambda makes of a saved event file's JSON.
 pub fn from_event_file(path: &str) -> Result<Request, Error> {
     let text = std::fs::read_to_string(path)?;
-    Ok(shared::http::gateway::request_from_json(&text)?)
+    Ok(shared::http::gateway::request_from_json(
+        &text,
+        &StaffClients::from_env(),
+    )?)
 }
 
 /// `{name}` segments of `template` matched against `path`, as API Gateway does.

@@ -227,7 +227,11 @@ async fn each_access_pattern_in_partiql_reads_what_the_api_reads() {
     assert_eq!(keys_of(&select(&store, &statements["6"]).await), expected);
 
     // 7. The order with its lines: its header, then each line.
-    let details = store.get_order(&order).await.expect("read").expect("o100");
+    let details = store
+        .get_order(&order, &staff())
+        .await
+        .expect("read")
+        .expect("o100");
     let mut expected = vec![(order_header::pk(&order), order_header::SORT_KEY.to_string())];
     expected.extend(
         details

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::builders::{PutBuilder, UpdateBuilder};
 use aws_sdk_dynamodb::types::{Put, ReturnValuesOnConditionCheckFailure, Update};
 
+use crate::domain::access::Caller;
 use crate::domain::idempotency::{IDEMPOTENCY_TTL_SECONDS, IdempotencyRecord};
 use crate::domain::ids::{CustomerId, IdempotencyKey, OrderId, Sku};
 use crate::domain::order::{LineItem, MAX_LINES, Order, OrderDetails};
@@ -345,8 +346,14 @@ impl Store {
             .condition_expression("attribute_not_exists(PK)")
     }
 
-    /// The order's header and line items: ONE Query on the order's partition.
-    pub async fn get_order(&self, order: &OrderId) -> Result<Option<OrderDetails>, AppError> {
+    /// The order's header and line items, for a caller who may see the order (`None`
+    /// otherwise, as for a missing order: the route admits its owner and staff,
+    /// `Admits::OrderOwner`): ONE Query on the order's partition.
+    pub async fn get_order(
+        &self,
+        order: &OrderId,
+        caller: &Caller,
+    ) -> Result<Option<OrderDetails>, AppError> {
         let out = self
             .client
             .query()
@@ -367,10 +374,12 @@ impl Store {
                 lines.push(line_item::from_item(item)?);
             }
         }
-        Ok(found.map(|order| OrderDetails {
-            order,
-            items: lines,
-        }))
+        Ok(found
+            .filter(|order| caller.may_see_order(Some(&order.customer_id)))
+            .map(|order| OrderDetails {
+                order,
+                items: lines,
+            }))
     }
 
     /// Moves the order from `current.status` to `next` in ONE TransactWriteItems: the header and

@@ -23,12 +23,15 @@ use serde::Deserialize;
 
 use crate::AppError;
 use crate::domain::access::Caller;
+use crate::http::routes::RouteKey;
 
 /// What the handlers use of an HTTP API event; every other field is skipped unread, and any of
 /// them but the request context may be absent.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HttpEvent {
+    /// `GET /customers/{customerId}`: the route API Gateway matched, which says who may call.
+    route_key: Option<String>,
     raw_path: Option<String>,
     raw_query_string: Option<String>,
     headers: Option<HashMap<String, String>>,
@@ -97,23 +100,36 @@ impl Groups {
 }
 
 /// The machine clients whose `store/admin` scope makes a caller staff: `STAFF_CLIENT_IDS`
-/// (comma-separated; the template sets it), read once. Unset or empty: none.
-fn staff_clients() -> &'static [String] {
-    static CLIENTS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    CLIENTS.get_or_init(|| {
-        std::env::var("STAFF_CLIENT_IDS")
-            .unwrap_or_default()
-            .split(',')
-            .map(str::trim)
-            .filter(|id| !id.is_empty())
-            .map(str::to_owned)
-            .collect()
-    })
+/// (comma-separated; the template sets it), read once by the bootstrap and handed to every
+/// event's parsing. Empty: none.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StaffClients(Vec<String>);
+
+impl StaffClients {
+    /// From a comma-separated list of client IDs.
+    pub fn parse(list: &str) -> Self {
+        Self(
+            list.split(',')
+                .map(str::trim)
+                .filter(|id| !id.is_empty())
+                .map(str::to_owned)
+                .collect(),
+        )
+    }
+
+    /// `STAFF_CLIENT_IDS`, unset being none.
+    pub fn from_env() -> Self {
+        Self::parse(&std::env::var("STAFF_CLIENT_IDS").unwrap_or_default())
+    }
+
+    fn contains(&self, client: &str) -> bool {
+        self.0.iter().any(|known| known == client)
+    }
 }
 
 impl Jwt {
     /// The caller, when the token names a subject.
-    fn caller(&self) -> Option<Caller> {
+    fn caller(&self, staff_clients: &StaffClients) -> Option<Caller> {
         let claims = self.claims.as_ref()?;
         let subject = claims.sub.as_deref().filter(|s| !s.is_empty())?;
         let groups = claims
@@ -128,7 +144,7 @@ impl Jwt {
             .map(String::as_str)
             .chain(claims.scope.iter().flat_map(|s| s.split_whitespace()));
         let client = claims.client_id.as_deref().or(claims.azp.as_deref());
-        let known = client.is_some_and(|client| staff_clients().iter().any(|c| c == client));
+        let known = client.is_some_and(|client| staff_clients.contains(client));
         Some(Caller::new(subject, groups, scopes, known))
     }
 }
@@ -139,8 +155,9 @@ struct HttpContext {
 }
 
 impl HttpEvent {
-    /// The request a handler receives.
-    pub fn into_request(self) -> Result<Request, AppError> {
+    /// The request a handler receives; `staff_clients` are the machine clients whose admin
+    /// scope makes a caller staff.
+    pub fn into_request(self, staff_clients: &StaffClients) -> Result<Request, AppError> {
         let method = Method::from_bytes(self.request_context.http.method.as_bytes())
             .map_err(|_| AppError::invalid("the request method is not valid"))?;
         let path = self.raw_path.unwrap_or_else(|| "/".to_owned());
@@ -191,11 +208,14 @@ impl HttpEvent {
             .request_context
             .authorizer
             .and_then(|a| a.jwt)
-            .and_then(|jwt| jwt.caller());
+            .and_then(|jwt| jwt.caller(staff_clients));
 
         let mut request = Request::new(body);
         if let Some(caller) = caller {
             request.extensions_mut().insert(caller);
+        }
+        if let Some(key) = self.route_key {
+            request.extensions_mut().insert(RouteKey(key));
         }
         *request.method_mut() = method;
         *request.uri_mut() = uri;
@@ -221,10 +241,10 @@ fn escaped(target: &str) -> String {
 }
 
 /// Reads an event's JSON text into the request a handler receives (tests, `make dev`, bench).
-pub fn request_from_json(text: &str) -> Result<Request, AppError> {
+pub fn request_from_json(text: &str, staff_clients: &StaffClients) -> Result<Request, AppError> {
     serde_json::from_str::<HttpEvent>(text)
         .map_err(|err| AppError::invalid(format!("not an HTTP API event: {err}")))?
-        .into_request()
+        .into_request(staff_clients)
 }
 
 /// A handler's response as API Gateway takes it: cookies apart, binary bodies in base64.
@@ -255,6 +275,11 @@ pub fn into_gateway_response(response: Response<Body>) -> ApiGatewayV2httpRespon
 mod tests {
     use super::*;
 
+    /// The event as a Lambda reads it whose STAFF_CLIENT_IDS is the tests' machine client.
+    fn read(text: &str) -> Result<Request, AppError> {
+        request_from_json(text, &StaffClients::parse("exampleclientid, other"))
+    }
+
     const EVENT: &str = r#"{
         "version": "2.0",
         "routeKey": "GET /customers/{customerId}/orders",
@@ -277,7 +302,7 @@ mod tests {
 
     #[test]
     fn an_event_reads_as_lambda_http_reads_it() {
-        let ours = request_from_json(EVENT).expect("reads");
+        let ours = read(EVENT).expect("reads");
         let theirs = lambda_http::request::from_str(EVENT).expect("reads");
         assert_eq!(ours.method(), theirs.method());
         assert_eq!(ours.uri().path(), theirs.uri().path());
@@ -299,7 +324,7 @@ mod tests {
         let event = format!(
             r#"{{"requestContext": {{"http": {{"method": "GET"}}, "authorizer": {authorizer}}}}}"#
         );
-        request_from_json(&event)
+        read(&event)
             .expect("reads")
             .extensions()
             .get::<Caller>()
@@ -339,8 +364,8 @@ mod tests {
                 "{not_staff}"
             );
         }
-        // A known machine client (STAFF_CLIENT_IDS: the tests' is "exampleclientid", set in
-        // .cargo/config.toml): the scope in `scopes`, or in the token's `scope` claim.
+        // A known machine client (one of STAFF_CLIENT_IDS, here "exampleclientid"): the scope
+        // in `scopes`, or in the token's `scope` claim.
         for machine in [
             r#"{"jwt": {"claims": {"sub": "m", "client_id": "exampleclientid"}, "scopes": ["store/admin"]}}"#,
             r#"{"jwt": {"claims": {"sub": "m", "azp": "exampleclientid", "scope": "store/read store/admin"}}}"#,
@@ -386,7 +411,7 @@ mod tests {
         ];
         for (file, subject, staff) in expected {
             let text = std::fs::read_to_string(dir.join(file)).expect(file);
-            let request = request_from_json(&text).expect(file);
+            let request = read(&text).expect(file);
             let caller = request.extensions().get::<Caller>().expect(file);
             assert_eq!(
                 (caller.subject(), caller.is_staff()),
@@ -408,23 +433,23 @@ mod tests {
                 &format!(r#""body": {body}, "isBase64Encoded": {b64}"#),
             )
         };
-        let text = request_from_json(&with(r#""{\"a\":1}""#, "false")).expect("reads");
+        let text = read(&with(r#""{\"a\":1}""#, "false")).expect("reads");
         assert!(matches!(text.body(), Body::Text(t) if t == r#"{"a":1}"#));
-        let binary = request_from_json(&with(r#""eyJhIjoxfQ==""#, "true")).expect("reads");
+        let binary = read(&with(r#""eyJhIjoxfQ==""#, "true")).expect("reads");
         assert!(matches!(binary.body(), Body::Binary(b) if b == br#"{"a":1}"#));
-        let bad = request_from_json(&with(r#""not base64!""#, "true")).expect_err("refused");
+        let bad = read(&with(r#""not base64!""#, "true")).expect_err("refused");
         assert_eq!(bad.status(), 400);
     }
 
     #[test]
     fn a_minimal_event_reads_and_garbage_is_refused() {
         let minimal = r#"{"requestContext": {"http": {"method": "POST"}}, "headers": null}"#;
-        let req = request_from_json(minimal).expect("reads");
+        let req = read(minimal).expect("reads");
         assert_eq!(req.method(), Method::POST);
         assert_eq!(req.uri().path(), "/");
         let raw =
             r#"{"rawPath": "/customers/c\n1 é", "requestContext": {"http": {"method": "GET"}}}"#;
-        let req = request_from_json(raw).expect("reads");
+        let req = read(raw).expect("reads");
         assert_eq!(req.uri().path(), "/customers/c%0A1%20%C3%A9");
         for bad in [
             "",
@@ -432,11 +457,7 @@ mod tests {
             "[]",
             r#"{"requestContext": {"http": {"method": "G T"}}}"#,
         ] {
-            assert_eq!(
-                request_from_json(bad).expect_err(bad).status(),
-                400,
-                "{bad}"
-            );
+            assert_eq!(read(bad).expect_err(bad).status(), 400, "{bad}");
         }
     }
 

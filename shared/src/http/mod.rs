@@ -5,6 +5,7 @@ pub mod gateway;
 pub mod problem;
 pub mod request;
 pub mod response;
+pub mod routes;
 pub mod serve;
 
 use lambda_http::{Body, Response};

@@ -4,4 +4,5 @@
 mod explorer;
 mod faults;
 mod openapi;
+mod routes;
 mod server;

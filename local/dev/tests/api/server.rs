@@ -16,25 +16,25 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 /// One issuer for the whole test binary: generating an RSA key takes a while.
-fn issuer() -> &'static Issuer {
+pub(crate) fn issuer() -> &'static Issuer {
     static ISSUER: OnceLock<Issuer> = OnceLock::new();
     ISSUER.get_or_init(|| Issuer::generate().expect("key"))
 }
 
-fn now() -> i64 {
+pub(crate) fn now() -> i64 {
     chrono::Utc::now().timestamp()
 }
 
-fn customer(id: &str) -> String {
+pub(crate) fn customer(id: &str) -> String {
     issuer().token(id, false, now()).expect("token")
 }
 
-fn staff() -> String {
+pub(crate) fn staff() -> String {
     issuer().token("staff-1", true, now()).expect("token")
 }
 
 /// Serves the local API for `app` on a free port.
-async fn serve(app: &TestApp) -> String {
+pub(crate) async fn serve(app: &TestApp) -> String {
     let routes = routes::from_template(&template::parse().expect("template")).expect("routes");
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
@@ -48,19 +48,34 @@ async fn serve(app: &TestApp) -> String {
     addr.to_string()
 }
 
-struct Reply {
-    status: u16,
+pub(crate) struct Reply {
+    pub(crate) status: u16,
     head: String,
-    body: Value,
+    pub(crate) body: Value,
 }
 
 /// A plain HTTP/1.1 request, as curl would send it, with `token` as its bearer token.
 async fn http(addr: &str, method: &str, target: &str, token: Option<&str>, body: &str) -> Reply {
+    http_with(addr, method, target, token, &[], body).await
+}
+
+/// [`http`], with `headers` besides.
+pub(crate) async fn http_with(
+    addr: &str,
+    method: &str,
+    target: &str,
+    token: Option<&str>,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Reply {
     let mut stream = TcpStream::connect(addr).await.expect("connect");
     let mut request =
         format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     if let Some(token) = token {
         request.push_str(&format!("Authorization: Bearer {token}\r\n"));
+    }
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
     }
     if !body.is_empty() {
         request.push_str(&format!(
@@ -160,7 +175,7 @@ async fn bad_requests_are_problems_and_unknown_routes_are_api_gateways_404() {
 }
 
 /// `claims` with `changes` applied (`null` removes a claim).
-fn with(changes: Value) -> Value {
+pub(crate) fn with(changes: Value) -> Value {
     let mut claims = json!({
         "iss": LOCAL_ISSUER,
         "aud": LOCAL_AUDIENCE,

@@ -1,0 +1,233 @@
+//! Every route of template.yaml, tried with every kind of caller: no token, another customer,
+//! the customer the request is about, staff, and a known machine client with the admin scope.
+//! What each may do comes from the one route table (`shared::http::routes`), which dispatch
+//! enforces; the requests are the routes' own sample events (`events/`), each on a fresh copy
+//! of the sample data, so a write one caller made is never what another is refused for.
+
+use local_dev::routes::{self, Route};
+use local_engine::testing::{TestApp, from_event_file};
+use local_engine::{gateway, template};
+use serde_json::{Value, json};
+use shared::domain::access::{Caller, STAFF_GROUP};
+use shared::domain::ids::OrderId;
+use shared::http::routes::{Admits, ROUTES};
+
+use crate::server::{customer, http_with, issuer, serve, staff, with};
+
+/// The kinds of caller every route is tried with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    NoToken,
+    AnotherCustomer,
+    TheCustomer,
+    Staff,
+    MachineClient,
+}
+
+const KINDS: [Kind; 5] = [
+    Kind::NoToken,
+    Kind::AnotherCustomer,
+    Kind::TheCustomer,
+    Kind::Staff,
+    Kind::MachineClient,
+];
+
+/// A route's sample event as the request a client sends: method, target, headers, body.
+struct Sample {
+    method: String,
+    target: String,
+    headers: Vec<(String, String)>,
+    body: String,
+    path: Value,
+}
+
+fn sample(route: &Route) -> Sample {
+    let file = format!(
+        "{}/../../events/{}.json",
+        env!("CARGO_MANIFEST_DIR"),
+        route.binary
+    );
+    let event: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("event")).expect("json");
+    assert_eq!(event["routeKey"], route.key(), "{file}");
+    let query = event["rawQueryString"].as_str().unwrap_or_default();
+    let raw_path = event["rawPath"].as_str().expect("rawPath");
+    let target = if query.is_empty() {
+        raw_path.to_owned()
+    } else {
+        format!("{raw_path}?{query}")
+    };
+    let headers = ["idempotency-key"]
+        .iter()
+        .filter_map(|name| {
+            event["headers"][*name]
+                .as_str()
+                .map(|v| ((*name).to_owned(), v.to_owned()))
+        })
+        .collect();
+    let mut body = event["body"].as_str().unwrap_or_default().to_owned();
+    if route.key() == "PATCH /orders/{orderId}" {
+        // What an order's owner may ask of it: the route admits them, and shipping (the
+        // sample's) is a rule about the move, not the route (a_customer_may_cancel_...).
+        body = r#"{"status":"CANCELLED"}"#.to_owned();
+    }
+    Sample {
+        method: route.method.clone(),
+        target,
+        headers,
+        body,
+        path: event["pathParameters"].clone(),
+    }
+}
+
+/// The customer a request is about: the one its path names, or the owner of the order it
+/// names, or (for the catalog and staff's routes) c1.
+async fn the_customer(app: &TestApp, sample: &Sample) -> String {
+    if let Some(id) = sample.path["customerId"].as_str() {
+        return id.to_owned();
+    }
+    if let Some(order) = sample.path["orderId"].as_str() {
+        let staff = Caller::new("checker", [STAFF_GROUP], [], false);
+        let details = app
+            .direct_store()
+            .get_order(&OrderId::parse(order).expect("id"), &staff)
+            .await
+            .expect("read")
+            .expect("the sample order exists");
+        return details.order.customer_id.as_str().to_owned();
+    }
+    "c1".to_owned()
+}
+
+fn token(kind: Kind, the_customer: &str) -> Option<String> {
+    let other = if the_customer == "c2" { "c3" } else { "c2" };
+    match kind {
+        Kind::NoToken => None,
+        Kind::AnotherCustomer => Some(customer(other)),
+        Kind::TheCustomer => Some(customer(the_customer)),
+        Kind::Staff => Some(staff()),
+        Kind::MachineClient => {
+            let claims =
+                json!({"sub": "machine-1", "azp": "exampleclientid", "scope": "store/admin"});
+            Some(
+                issuer()
+                    .sign(&issuer().header(), &with(claims))
+                    .expect("token"),
+            )
+        }
+    }
+}
+
+/// The status the route table documents for `kind`, given the status an admitted caller gets.
+fn documented(admits: Admits, kind: Kind, admitted: u16) -> u16 {
+    match (kind, admits) {
+        (Kind::NoToken, _) => 401,
+        (Kind::Staff | Kind::MachineClient, _) => admitted,
+        (Kind::TheCustomer, Admits::Staff) => 403,
+        (Kind::TheCustomer, _) => admitted,
+        (Kind::AnotherCustomer, Admits::AnyCaller) => admitted,
+        (Kind::AnotherCustomer, Admits::PathCustomer | Admits::Staff) => 403,
+        // Another customer's order is not said to exist.
+        (Kind::AnotherCustomer, Admits::OrderOwner) => 404,
+    }
+}
+
+/// `route`'s sample request from `kind`, on a fresh copy of the sample data.
+async fn try_route(route: &Route, kind: Kind) -> (u16, Value) {
+    let app = TestApp::seeded().await.expect("app");
+    let addr = serve(&app).await;
+    let sample = sample(route);
+    let who = the_customer(&app, &sample).await;
+    let headers: Vec<(&str, &str)> = sample
+        .headers
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
+    let reply = http_with(
+        &addr,
+        &sample.method,
+        &sample.target,
+        token(kind, &who).as_deref(),
+        &headers,
+        &sample.body,
+    )
+    .await;
+    (reply.status, reply.body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_route_admits_exactly_the_callers_its_line_in_the_route_table_names() {
+    let routes = routes::from_template(&template::parse().expect("template")).expect("routes");
+    assert_eq!(
+        routes.len(),
+        ROUTES.len(),
+        "a template route without a line"
+    );
+    for route in &routes {
+        let admits = shared::http::routes::find(&route.key())
+            .unwrap_or_else(|| panic!("{} has no line in the route table", route.key()))
+            .admits;
+        let (admitted, body) = try_route(route, Kind::Staff).await;
+        assert!(
+            (200..300).contains(&admitted),
+            "{}: staff got {admitted} {body}",
+            route.key()
+        );
+        for kind in KINDS {
+            let (status, body) = try_route(route, kind).await;
+            assert_eq!(
+                status,
+                documented(admits, kind, admitted),
+                "{} ({admits:?}) for {kind:?}: {body}",
+                route.key()
+            );
+            if status == 403 {
+                assert_eq!(body["type"], "/problems/forbidden", "{}", route.key());
+            }
+        }
+    }
+}
+
+/// Without the authorizer in front (a route deployed without one, a hand-made event), the
+/// function itself refuses a request that carries no caller, before its handler runs.
+#[tokio::test]
+async fn a_function_refuses_a_request_without_a_caller_whatever_its_route() {
+    let routes = routes::from_template(&template::parse().expect("template")).expect("routes");
+    for route in &routes {
+        let app = TestApp::seeded().await.expect("app");
+        let file = format!(
+            "{}/../../events/{}.json",
+            env!("CARGO_MANIFEST_DIR"),
+            route.binary
+        );
+        let mut event: Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).expect("event")).expect("json");
+        event["requestContext"]
+            .as_object_mut()
+            .expect("context")
+            .remove("authorizer");
+        let req = gateway::request(&event, &Default::default()).expect("request");
+        let before = app.requests.total();
+        let response = local_dev::invoke(&route.binary, &app.store, req)
+            .await
+            .expect("known binary");
+        assert_eq!(response.status(), 401, "{}", route.key());
+        assert_eq!(
+            app.requests.total(),
+            before,
+            "{}: reached DynamoDB",
+            route.key()
+        );
+    }
+    // With the claims the sample carries, the same event gets past authorization.
+    let app = TestApp::seeded().await.expect("app");
+    let file = format!(
+        "{}/../../events/get-customer.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let req = from_event_file(&file).expect("event");
+    let response = local_dev::invoke("get-customer", &app.store, req)
+        .await
+        .expect("known binary");
+    assert_eq!(response.status(), 200);
+}

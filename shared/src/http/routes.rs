@@ -1,0 +1,156 @@
+//! Who may call each route, in one table that dispatch enforces before any handler runs: a
+//! handler never checks its caller's right to the route, so none can forget to. A route the
+//! table does not declare is refused whole. Tests hold the table to template.yaml's routes and
+//! try every route with every kind of caller (`local/dev/tests/api/routes.rs`).
+
+use lambda_http::{Request, RequestExt};
+
+use crate::AppError;
+use crate::domain::access::Caller;
+use crate::domain::ids::CustomerId;
+
+/// Which callers a route admits, beyond being signed in (API Gateway's JWT authorizer, or
+/// `make dev`'s, admits no request without a valid token; the function refuses one without
+/// claims all the same).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admits {
+    /// Any signed-in caller: the catalog.
+    AnyCaller,
+    /// The customer the path's `customerId` names, and staff; anyone else is a 403.
+    PathCustomer,
+    /// The owner of the order the path's `orderId` names, and staff. Only the order says who
+    /// owns it, so the store's read takes the caller and answers "no such order" to anyone
+    /// else (a 404: an order's existence is not told to other customers).
+    OrderOwner,
+    /// Staff: the `staff` group, or a known machine client with the admin scope; anyone else is
+    /// a 403.
+    Staff,
+}
+
+/// One route: API Gateway's route key, the Cargo binary that serves it, and who may call it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Route {
+    pub key: &'static str,
+    pub binary: &'static str,
+    pub admits: Admits,
+}
+
+const fn route(key: &'static str, binary: &'static str, admits: Admits) -> Route {
+    Route {
+        key,
+        binary,
+        admits,
+    }
+}
+
+/// Every route of the HTTP API. A new route cannot be served without a line here.
+pub const ROUTES: &[Route] = &[
+    route(
+        "GET /customers/{customerId}",
+        "get-customer",
+        Admits::PathCustomer,
+    ),
+    route(
+        "PUT /customers/{customerId}",
+        "put-customer",
+        Admits::PathCustomer,
+    ),
+    route(
+        "GET /customers/{customerId}/orders",
+        "list-customer-orders",
+        Admits::PathCustomer,
+    ),
+    route(
+        "POST /customers/{customerId}/orders",
+        "place-order",
+        Admits::PathCustomer,
+    ),
+    route("GET /orders", "list-orders-by-status", Admits::Staff),
+    route("GET /orders/{orderId}", "get-order", Admits::OrderOwner),
+    route(
+        "PATCH /orders/{orderId}",
+        "update-order-status",
+        Admits::OrderOwner,
+    ),
+    route(
+        "GET /orders/{orderId}/items",
+        "get-order-items",
+        Admits::OrderOwner,
+    ),
+    route("GET /products", "list-products", Admits::AnyCaller),
+    route("GET /products/{sku}", "get-product", Admits::AnyCaller),
+    route("PUT /products/{sku}", "put-product", Admits::Staff),
+    route(
+        "GET /products/{sku}/orders",
+        "list-product-orders",
+        Admits::Staff,
+    ),
+    route("POST /products/{sku}/stock", "adjust-stock", Admits::Staff),
+];
+
+/// The route a request came in on, as API Gateway names it (`routeKey`): an extension of the
+/// request, set from the event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouteKey(pub String);
+
+/// The declared route of `key`.
+pub fn find(key: &str) -> Option<&'static Route> {
+    ROUTES.iter().find(|route| route.key == key)
+}
+
+/// Whether `req`'s caller may call the route it came in on: 401 without a caller, 403 for a
+/// caller the route does not admit or a route the table does not declare. An `OrderOwner`
+/// route is refused here only to callers with no claims; its owner check is the store's.
+pub fn authorize(req: &Request) -> Result<(), AppError> {
+    let key = req.extensions().get::<RouteKey>().map(|k| k.0.as_str());
+    let Some(route) = key.and_then(find) else {
+        tracing::error!(route = ?key, "a request on a route that declares no callers");
+        return Err(AppError::Forbidden(
+            "this route admits no caller".to_owned(),
+        ));
+    };
+    let caller = crate::http::request::caller(req)?;
+    route.admits.check(caller, req, route.key)
+}
+
+impl Admits {
+    fn check(self, caller: &Caller, req: &Request, key: &str) -> Result<(), AppError> {
+        match self {
+            Admits::AnyCaller | Admits::OrderOwner => Ok(()),
+            Admits::Staff => caller.check_staff(&format!("call {key}")),
+            Admits::PathCustomer => {
+                let customer = req
+                    .path_parameters_ref()
+                    .and_then(|params| params.first("customerId"))
+                    .ok_or_else(|| AppError::invalid("customerId is required in the path"))?;
+                caller.check_customer(&CustomerId::parse(customer)?)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_route_is_declared_once() {
+        let mut keys: Vec<&str> = ROUTES.iter().map(|r| r.key).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), ROUTES.len());
+        assert!(find("GET /customers/{customerId}").is_some());
+        assert!(find("DELETE /customers/{customerId}").is_none());
+    }
+
+    #[test]
+    fn path_customer_routes_name_a_customer_and_order_owner_routes_an_order() {
+        for route in ROUTES {
+            match route.admits {
+                Admits::PathCustomer => assert!(route.key.contains("{customerId}"), "{route:?}"),
+                Admits::OrderOwner => assert!(route.key.contains("{orderId}"), "{route:?}"),
+                Admits::AnyCaller | Admits::Staff => {}
+            }
+        }
+    }
+}
