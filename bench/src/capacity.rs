@@ -195,7 +195,7 @@ fn units_text(u: Units) -> String {
     }
 }
 
-pub async fn section() -> Result<(), Error> {
+pub(crate) async fn section() -> Result<(), Error> {
     let engine = Engine::in_memory().await?;
     let meter = CapacityMeter::default();
     // The cap on open orders is on, as deployed (MaxOpenOrders); its check costs the same

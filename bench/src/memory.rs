@@ -23,7 +23,7 @@ use tokio::process::Command;
 use local_engine::runtime_api::Error;
 
 /// The memory sizes measured, MB: the template's floor, a middle size, one full vCPU.
-pub const DEFAULT_SIZES: [u32; 3] = [128, 512, 1769];
+pub(crate) const DEFAULT_SIZES: [u32; 3] = [128, 512, 1769];
 
 /// Lambda's memory size with one full vCPU.
 const FULL_VCPU_MB: u32 = 1769;
@@ -32,28 +32,28 @@ const FULL_VCPU_MB: u32 = 1769;
 const PINNED_CPU: &str = "1";
 
 /// The CFS period of every quota, µs (see the module's documentation).
-pub const PERIOD_US: u64 = 100_000;
+pub(crate) const PERIOD_US: u64 = 100_000;
 
 /// Lambda prices, arm64, us-east-1 (2026-11): per GB-second of billed duration (first tier) and
 /// per request.
-pub const PRICE_PER_GB_SECOND: f64 = 0.000_013_333_4;
-pub const PRICE_PER_REQUEST: f64 = 0.20 / 1_000_000.0;
+pub(crate) const PRICE_PER_GB_SECOND: f64 = 0.000_013_333_4;
+pub(crate) const PRICE_PER_REQUEST: f64 = 0.20 / 1_000_000.0;
 
 /// A cgroup whose processes get `memory_mb`'s share of one CPU.
-pub struct CpuShare {
+pub(crate) struct CpuShare {
     pub memory_mb: u32,
     dir: PathBuf,
 }
 
 impl CpuShare {
     /// The quota, µs per period.
-    pub fn quota_us(memory_mb: u32) -> u64 {
+    pub(crate) fn quota_us(memory_mb: u32) -> u64 {
         PERIOD_US * u64::from(memory_mb) / u64::from(FULL_VCPU_MB)
     }
 
     /// Creates the cgroup (cgroup v1 `cpu`, else a v2 hierarchy with the `cpu` controller);
     /// why not, when neither can be written here.
-    pub fn create(memory_mb: u32) -> Result<Self, String> {
+    pub(crate) fn create(memory_mb: u32) -> Result<Self, String> {
         let name = format!("store-bench-{memory_mb}mb");
         let quota = Self::quota_us(memory_mb);
         let v1 = Path::new("/sys/fs/cgroup/cpu");
@@ -87,7 +87,7 @@ impl CpuShare {
 
     /// `program args…` started inside this share: `sh` joins the cgroup, waits for a line on
     /// its stdin ([`CpuShare::release`]), then becomes the program.
-    pub fn command(&self, program: &Path, args: &[String]) -> Command {
+    pub(crate) fn command(&self, program: &Path, args: &[String]) -> Command {
         let mut command = Command::new("sh");
         command
             .arg("-c")
@@ -103,7 +103,7 @@ impl CpuShare {
 
     /// Waits until `child` (started by [`CpuShare::command`]) is in the cgroup and the cgroup's
     /// quota is whole, then lets it exec the program: the moment its cold start begins.
-    pub async fn release(
+    pub(crate) async fn release(
         &self,
         child: &mut tokio::process::Child,
     ) -> Result<std::time::Instant, Error> {
@@ -149,7 +149,7 @@ impl CpuShare {
     }
 
     /// How often the quota stopped the cgroup's processes, and for how long in all.
-    pub fn throttled(&self) -> (u64, Duration) {
+    pub(crate) fn throttled(&self) -> (u64, Duration) {
         let stat = std::fs::read_to_string(self.dir.join("cpu.stat")).unwrap_or_default();
         let field = |name: &str| {
             stat.lines()
@@ -173,7 +173,7 @@ impl Drop for CpuShare {
 
 /// What a million warm requests cost at `memory_mb` when they take `warm` (each billed rounded up
 /// to the millisecond), US dollars.
-pub fn cost_per_million(memory_mb: u32, warm: &[Duration]) -> f64 {
+pub(crate) fn cost_per_million(memory_mb: u32, warm: &[Duration]) -> f64 {
     if warm.is_empty() {
         return 0.0;
     }
@@ -188,14 +188,14 @@ pub fn cost_per_million(memory_mb: u32, warm: &[Duration]) -> f64 {
 
 /// A runtime measured: this store's binary, or a peer.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Runtime {
+pub(crate) enum Runtime {
     Rust,
     Python,
     Node,
 }
 
 impl Runtime {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Runtime::Rust => "Rust",
             Runtime::Python => "Python 3 + boto3",

@@ -23,17 +23,17 @@ use shared::dynamo::keys::StatusShards;
 
 /// A round trip to DynamoDB within its region, the order of magnitude of its published
 /// single-digit-millisecond latency: the model of the network the loopback engine lacks.
-pub const ROUND_TRIP: std::time::Duration = std::time::Duration::from_millis(4);
+pub(crate) const ROUND_TRIP: std::time::Duration = std::time::Duration::from_millis(4);
 
 /// The orders of one status in the benchmark's table.
-pub const ORDERS: usize = 2_000;
+pub(crate) const ORDERS: usize = 2_000;
 
 /// Records the bytes each Query read, to bill it as DynamoDB does.
 #[derive(Debug, Clone, Default)]
-pub struct ReadMeter(Arc<Mutex<Vec<usize>>>);
+pub(crate) struct ReadMeter(Arc<Mutex<Vec<usize>>>);
 
 impl ReadMeter {
-    pub fn take(&self) -> Vec<usize> {
+    pub(crate) fn take(&self) -> Vec<usize> {
         self.0
             .lock()
             .map(|mut v| std::mem::take(&mut *v))
@@ -64,12 +64,12 @@ impl Intercept for ReadMeter {
 
 /// Read request units of one Query, as billed: its items' bytes in 4 KB units (at least one),
 /// halved for an eventually consistent read (GSI reads always are).
-pub fn read_units(bytes: usize) -> f64 {
+pub(crate) fn read_units(bytes: usize) -> f64 {
     bytes.div_ceil(4096).max(1) as f64 * 0.5
 }
 
 /// An engine holding [`ORDERS`] PLACED orders written under `shards`, many sharing a second.
-pub async fn engine_with_orders(shards: StatusShards) -> Result<Engine, Error> {
+pub(crate) async fn engine_with_orders(shards: StatusShards) -> Result<Engine, Error> {
     let engine = Engine::in_memory().await?;
     let mut items = Vec::with_capacity(ORDERS);
     for i in 0..ORDERS {
@@ -93,7 +93,7 @@ pub async fn engine_with_orders(shards: StatusShards) -> Result<Engine, Error> {
 
 /// A store on `engine` that counts its requests and meters its reads (the functions' own SDK
 /// configuration otherwise).
-pub fn metered_store(
+pub(crate) fn metered_store(
     engine: &Engine,
     shards: StatusShards,
 ) -> (Store, local_engine::RequestCounter, ReadMeter) {
@@ -106,6 +106,6 @@ pub fn metered_store(
 /// The write side, as arithmetic: the GSI1 write units per second on the hottest partition key
 /// when `orders_per_second` orders are placed (each listing item, < 1 KB, is one GSI write unit
 /// in STATUS#PLACED[#k]; FNV-1a of ULIDs spreads them evenly over the shards).
-pub fn hottest_partition_writes(orders_per_second: f64, shards: u32) -> f64 {
+pub(crate) fn hottest_partition_writes(orders_per_second: f64, shards: u32) -> f64 {
     orders_per_second / f64::from(shards)
 }

@@ -14,12 +14,12 @@ use tokio_rustls::TlsAcceptor;
 use local_engine::runtime_api::Error;
 
 /// The folder of the bench's test chain.
-pub fn tls_dir() -> std::path::PathBuf {
+pub(crate) fn tls_dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tls")
 }
 
 /// Serves TLS on a free port in front of `engine` (`http://host:port`); the `https://` URL.
-pub async fn start(engine: &str) -> Result<String, Error> {
+pub(crate) async fn start(engine: &str) -> Result<String, Error> {
     let dir = tls_dir();
     let chain: Vec<CertificateDer<'static>> =
         CertificateDer::pem_file_iter(dir.join("chain.pem"))?.collect::<Result<_, _>>()?;

@@ -11,12 +11,12 @@ use shared::domain::order::{MAX_LINES, MAX_QUANTITY, RequestedLine};
 use shared::domain::product;
 
 /// Far above the largest valid order (48 lines of 64-character SKUs is ~6 KB).
-pub const MAX_BODY_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// `{"items": [{"sku", "quantity", "price"?}]}`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct NewOrderBody {
+pub(crate) struct NewOrderBody {
     items: Vec<NewLineBody>,
 }
 
@@ -52,7 +52,7 @@ impl<'de> Deserialize<'de> for PriceText {
 impl NewOrderBody {
     /// The lines, validated: 1–48 of them, a SKU at most once, quantity 1–10,000, an expected
     /// price (if any) a valid price.
-    pub fn into_lines(self) -> Result<Vec<RequestedLine>, AppError> {
+    pub(crate) fn into_lines(self) -> Result<Vec<RequestedLine>, AppError> {
         if self.items.is_empty() {
             return Err(AppError::invalid("an order needs at least one item"));
         }

@@ -21,7 +21,7 @@ pub(super) struct Checkpoint {
 
 impl Checkpoint {
     /// After a page: its counts added, and where the next one starts.
-    pub fn advance(&mut self, counts: Counts, next: Option<Item>) {
+    pub(super) fn advance(&mut self, counts: Counts, next: Option<Item>) {
         self.counts += counts;
         self.done = next.is_none();
         self.next = next;
