@@ -6,6 +6,7 @@ pub mod explorer;
 pub mod openapi;
 pub mod routes;
 pub mod server;
+mod state;
 
 use lambda_http::{Body, Request, Response};
 use shared::Store;

@@ -166,18 +166,6 @@ impl CapacityMeter {
     }
 }
 
-/// Adds `ReturnConsumedCapacity: INDEXES` to a request that does not say what it wants back.
-pub(crate) fn ask_for_capacity(
-    request: &mut aws_smithy_runtime_api::client::orchestrator::HttpRequest,
-) -> Result<(), BoxError> {
-    crate::edit_json_body(request, |fields| {
-        fields
-            .entry("ReturnConsumedCapacity")
-            .or_insert_with(|| "INDEXES".into());
-        true
-    })
-}
-
 impl Intercept for CapacityMeter {
     fn name(&self) -> &'static str {
         "CapacityMeter"
@@ -189,7 +177,7 @@ impl Intercept for CapacityMeter {
         _runtime_components: &RuntimeComponents,
         _cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        ask_for_capacity(context.request_mut())
+        crate::answer::ask_for_capacity(context.request_mut())
     }
 
     fn read_after_deserialization(
@@ -201,7 +189,7 @@ impl Intercept for CapacityMeter {
         let Ok(output) = context.output_or_error() else {
             return Ok(());
         };
-        if let Some(answered) = crate::journal::Answered::of(output) {
+        if let Some(answered) = crate::answer::Answered::of(output) {
             let operation = cfg.load::<Metadata>().map_or("unknown", Metadata::name);
             self.record(operation, answered.write, &answered.capacity);
         }

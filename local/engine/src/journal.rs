@@ -7,21 +7,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
-use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemOutput;
-use aws_sdk_dynamodb::operation::delete_item::DeleteItemOutput;
-use aws_sdk_dynamodb::operation::get_item::GetItemOutput;
-use aws_sdk_dynamodb::operation::put_item::PutItemOutput;
-use aws_sdk_dynamodb::operation::query::QueryOutput;
-use aws_sdk_dynamodb::operation::scan::ScanOutput;
-use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsOutput;
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsOutput;
-use aws_sdk_dynamodb::operation::update_item::UpdateItemOutput;
-use aws_sdk_dynamodb::types::{AttributeValue, ConsumedCapacity};
+use aws_sdk_dynamodb::types::AttributeValue;
 use aws_smithy_runtime_api::box_error::BoxError;
 use aws_smithy_runtime_api::client::interceptors::Intercept;
 use aws_smithy_runtime_api::client::interceptors::context::{
-    AfterDeserializationInterceptorContextRef, BeforeTransmitInterceptorContextMut, Output,
+    AfterDeserializationInterceptorContextRef, BeforeTransmitInterceptorContextMut,
 };
 use aws_smithy_runtime_api::client::orchestrator::Metadata;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
@@ -140,7 +130,7 @@ impl Intercept for Journal {
             error: None,
         });
         cfg.interceptor_state().store_put(CallIndex(calls, index));
-        crate::capacity::ask_for_capacity(context.request_mut())
+        crate::answer::ask_for_capacity(context.request_mut())
     }
 
     fn read_after_deserialization(
@@ -154,7 +144,7 @@ impl Intercept for Journal {
         };
         calls.update(index, |call| match context.output_or_error() {
             Ok(output) => {
-                if let Some(answered) = Answered::of(output) {
+                if let Some(answered) = crate::answer::Answered::of(output) {
                     call.read = answered.items.into_iter().filter_map(key_of).collect();
                     call.capacity =
                         (!answered.capacity.is_empty()).then(|| Capacity::of(answered.capacity));
@@ -168,67 +158,6 @@ impl Intercept for Journal {
 }
 
 type Item = HashMap<String, AttributeValue>;
-
-/// What one DynamoDB answer holds, whatever its operation.
-pub(crate) struct Answered<'a> {
-    pub(crate) write: bool,
-    pub(crate) items: Vec<&'a Item>,
-    pub(crate) capacity: Vec<&'a ConsumedCapacity>,
-}
-
-impl<'a> Answered<'a> {
-    /// `None` for an operation that is neither a read nor a write of items.
-    pub(crate) fn of(output: &'a Output) -> Option<Self> {
-        let read = |items: Vec<&'a Item>, capacity: Vec<&'a ConsumedCapacity>| Answered {
-            write: false,
-            items,
-            capacity,
-        };
-        let write = |capacity: Vec<&'a ConsumedCapacity>| Answered {
-            write: true,
-            items: Vec::new(),
-            capacity,
-        };
-        Some(if let Some(out) = output.downcast_ref::<GetItemOutput>() {
-            read(
-                out.item().into_iter().collect(),
-                out.consumed_capacity().into_iter().collect(),
-            )
-        } else if let Some(out) = output.downcast_ref::<QueryOutput>() {
-            read(
-                out.items().iter().collect(),
-                out.consumed_capacity().into_iter().collect(),
-            )
-        } else if let Some(out) = output.downcast_ref::<ScanOutput>() {
-            read(
-                out.items().iter().collect(),
-                out.consumed_capacity().into_iter().collect(),
-            )
-        } else if let Some(out) = output.downcast_ref::<BatchGetItemOutput>() {
-            let items = out
-                .responses()
-                .into_iter()
-                .flat_map(|r| r.values().flatten())
-                .collect();
-            read(items, out.consumed_capacity().iter().collect())
-        } else if let Some(out) = output.downcast_ref::<TransactGetItemsOutput>() {
-            let items = out.responses().iter().filter_map(|r| r.item()).collect();
-            read(items, out.consumed_capacity().iter().collect())
-        } else if let Some(out) = output.downcast_ref::<TransactWriteItemsOutput>() {
-            write(out.consumed_capacity().iter().collect())
-        } else if let Some(out) = output.downcast_ref::<PutItemOutput>() {
-            write(out.consumed_capacity().into_iter().collect())
-        } else if let Some(out) = output.downcast_ref::<UpdateItemOutput>() {
-            write(out.consumed_capacity().into_iter().collect())
-        } else if let Some(out) = output.downcast_ref::<DeleteItemOutput>() {
-            write(out.consumed_capacity().into_iter().collect())
-        } else if let Some(out) = output.downcast_ref::<BatchWriteItemOutput>() {
-            write(out.consumed_capacity().iter().collect())
-        } else {
-            return None;
-        })
-    }
-}
 
 fn key_of(item: &Item) -> Option<(String, String)> {
     let text = |name: &str| item.get(name).and_then(|v| v.as_s().ok()).cloned();

@@ -2,6 +2,7 @@
 //! engine (dynoxide) behind its HTTP API, the table created from template.yaml's own
 //! definition, the sample data, and an SDK client that can count its requests.
 
+mod answer;
 pub mod capacity;
 pub mod counter;
 pub mod faults;

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use shared::dynamo::keys::{self, Entity};
 
 use super::{json_response, parameters};
-use crate::server::App;
+use crate::state::App;
 
 type Item = HashMap<String, AttributeValue>;
 

@@ -19,7 +19,7 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 use shared::dynamo::keys::Entity;
 
-use crate::server::App;
+use crate::state::App;
 
 const PAGE: &str = include_str!("assets/index.html");
 const STYLE: &str = include_str!("assets/explorer.css");

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::json_response;
 use crate::routes::Route;
-use crate::server::App;
+use crate::state::App;
 
 /// One access pattern: its route (template.yaml's), who calls it, and its parameters with
 /// make dev's sample values.
