@@ -1,5 +1,9 @@
-//! Orders: placed in one transaction, read by order ID in one Query, and moved between statuses
-//! with the header and the listing kept in step.
+//! Orders: placed in one transaction and read by order ID in one Query; `status` moves them
+//! between statuses with the header and the listing kept in step.
+
+mod status;
+
+pub use status::StatusChangeError;
 
 use std::collections::HashMap;
 
@@ -9,9 +13,8 @@ use aws_sdk_dynamodb::types::{Put, ReturnValuesOnConditionCheckFailure, Update};
 use crate::domain::access::Caller;
 use crate::domain::idempotency::{IDEMPOTENCY_TTL_SECONDS, IdempotencyRecord};
 use crate::domain::ids::{CustomerId, IdempotencyKey, OrderId, Sku};
-use crate::domain::order::{LineItem, MAX_LINES, Order, OrderDetails};
+use crate::domain::order::{LineItem, MAX_LINES, OrderDetails};
 use crate::domain::product::Product;
-use crate::domain::status::OrderStatus;
 use crate::dynamo::codec::{self, Item, item_size};
 use crate::dynamo::entities::{
     customer, idempotency, line_item, open_order_count, order_header, order_listing, product,
@@ -85,47 +88,6 @@ impl From<PlaceOrderError> for AppError {
     }
 }
 
-/// Why a status change did not happen.
-#[derive(Debug)]
-pub enum StatusChangeError {
-    /// The order's status is no longer the one read: what it is now (`None`: the order is
-    /// gone), and the status asked for.
-    Stale {
-        order: OrderId,
-        now: Option<OrderStatus>,
-        next: OrderStatus,
-    },
-    Contended,
-    Failed(AppError),
-}
-
-/// What a client is told once retrying is over.
-impl From<StatusChangeError> for AppError {
-    fn from(err: StatusChangeError) -> Self {
-        match err {
-            StatusChangeError::Stale {
-                now: Some(now),
-                next,
-                ..
-            } => now.refused_move(next),
-            StatusChangeError::Stale {
-                order, now: None, ..
-            } => AppError::not_found(format!("order {order} does not exist")),
-            // Every retry collided with another transaction: nothing was written.
-            StatusChangeError::Contended => AppError::unavailable(
-                "status transaction kept colliding with concurrent transactions",
-            ),
-            StatusChangeError::Failed(err) => err,
-        }
-    }
-}
-
-impl From<AppError> for StatusChangeError {
-    fn from(err: AppError) -> Self {
-        StatusChangeError::Failed(err)
-    }
-}
-
 /// What each action of an order's transaction is for.
 enum OrderAction<'a> {
     /// The line's product's stock taken, on its price and stock.
@@ -136,15 +98,6 @@ enum OrderAction<'a> {
     ClaimKey,
     /// One more of the customer's places for a PLACED order, under the cap.
     TakePlace,
-}
-
-/// What each action of a status change is for.
-enum StatusAction<'a> {
-    Header,
-    Listing,
-    Restock(&'a LineItem),
-    /// The order leaves PLACED: its place under the cap is given back.
-    ReleasePlace,
 }
 
 /// DynamoDB's item and transaction size limits, checked before anything is sent.
@@ -327,7 +280,7 @@ impl Store {
     }
 
     /// One PLACED order fewer for `customer`, never below zero.
-    fn release_place(&self, customer: &CustomerId) -> UpdateBuilder {
+    pub(super) fn release_place(&self, customer: &CustomerId) -> UpdateBuilder {
         Update::builder()
             .table_name(&self.table)
             .set_key(Some(open_order_count::key(customer)))
@@ -380,134 +333,5 @@ impl Store {
                 order,
                 items: lines,
             }))
-    }
-
-    /// Moves the order from `current.status` to `next` in ONE TransactWriteItems: the header and
-    /// the listing item (whose GSI1PK follows the status), each only if its status is still the
-    /// one read, so of two racing changes only one can win. A cancellation gives each line's
-    /// quantity back to its product's stock in the same transaction (a product that no longer
-    /// exists is left out, and logged).
-    pub async fn change_status(
-        &self,
-        current: &Order,
-        next: OrderStatus,
-        lines: &[LineItem],
-    ) -> Result<(), StatusChangeError> {
-        let mut restock: Vec<&LineItem> = if next == OrderStatus::Cancelled {
-            lines.iter().collect()
-        } else {
-            Vec::new()
-        };
-        // Leaving PLACED gives the customer's place under the cap back.
-        let mut release = current.status == OrderStatus::Placed && self.max_open_orders.is_some();
-        loop {
-            let transaction = self.status_transaction(current, next, &restock, release)?;
-            let cancelled = match self.send(transaction).await? {
-                Outcome::Committed => return Ok(()),
-                Outcome::Cancelled(cancelled) => cancelled,
-            };
-            if let Some((_, stored)) = cancelled
-                .failed_conditions()
-                .find(|(action, _)| matches!(action, StatusAction::Header))
-            {
-                return Err(StatusChangeError::Stale {
-                    order: current.order_id.clone(),
-                    now: stored.and_then(|item| order_listing::STATUS.get(item)),
-                    next,
-                });
-            }
-            if cancelled.conflicted() {
-                return Err(StatusChangeError::Contended);
-            }
-            if cancelled.condition_failed(|action| matches!(action, StatusAction::Listing)) {
-                return Err(AppError::internal(format!(
-                    "order {} has a header but its listing item is missing or out of step",
-                    current.order_id
-                ))
-                .into());
-            }
-            // Products that no longer exist: give their stock back to nobody, and send again.
-            let gone: Vec<&Sku> = cancelled
-                .failed_conditions()
-                .filter_map(|(action, _)| match action {
-                    StatusAction::Restock(line) => Some(&line.sku),
-                    _ => None,
-                })
-                .collect();
-            // No place to give back: the order was placed before the cap counted places.
-            let nothing_held =
-                cancelled.condition_failed(|action| matches!(action, StatusAction::ReleasePlace));
-            if gone.is_empty() && !nothing_held {
-                return Err(cancelled.unexplained("status").into());
-            }
-            release &= !nothing_held;
-            for sku in &gone {
-                tracing::warn!(order = %current.order_id, %sku, "stock not given back: the product no longer exists");
-            }
-            restock.retain(|line| !gone.contains(&&line.sku));
-        }
-    }
-
-    /// The header and the listing moved from `current.status` to `next` (each only if its
-    /// status is still the one read), and `restock`'s quantities given back to their products.
-    fn status_transaction<'a>(
-        &self,
-        current: &Order,
-        next: OrderStatus,
-        restock: &[&'a LineItem],
-        release: bool,
-    ) -> Result<Transaction<StatusAction<'a>>, AppError> {
-        let update = |key_item: Item, set: &str| {
-            Update::builder()
-                .table_name(&self.table)
-                .set_key(Some(key_item))
-                .update_expression(set)
-                .condition_expression("#status = :current")
-                .expression_attribute_names("#status", order_listing::STATUS.name)
-                .expression_attribute_values(
-                    ":current",
-                    order_listing::STATUS.value(&current.status),
-                )
-                .expression_attribute_values(":next", order_listing::STATUS.value(&next))
-        };
-        // The order keeps its shard under its new status.
-        let gsi1pk = order_listing::gsi1pk(next, self.status_shards.of(&current.order_id));
-        let mut transaction = Transaction::with_capacity(3 + restock.len());
-        transaction.update(
-            StatusAction::Header,
-            update(order_header::key(&current.order_id), "SET #status = :next")
-                .return_values_on_condition_check_failure(
-                    ReturnValuesOnConditionCheckFailure::AllOld,
-                ),
-        )?;
-        transaction.update(
-            StatusAction::Listing,
-            update(
-                order_listing::key(current),
-                "SET #status = :next, #gsi1pk = :gsi1pk",
-            )
-            .expression_attribute_names("#gsi1pk", order_listing::GSI1PK.name)
-            .expression_attribute_values(":gsi1pk", order_listing::GSI1PK.value(&gsi1pk)),
-        )?;
-        for line in restock {
-            let give_back = Update::builder()
-                .table_name(&self.table)
-                .set_key(Some(product::key(&line.sku)))
-                .update_expression("ADD #stock :quantity")
-                .condition_expression("attribute_exists(PK)")
-                .expression_attribute_names("#stock", product::STOCK.name)
-                .expression_attribute_values(
-                    ":quantity",
-                    product::STOCK_CHANGE.value(&i64::from(line.quantity)),
-                );
-            transaction.update(StatusAction::Restock(line), give_back)?;
-        }
-        if release {
-            transaction.update(
-                StatusAction::ReleasePlace,
-                self.release_place(&current.customer_id),
-            )?;
-        }
-        Ok(transaction)
     }
 }
