@@ -45,15 +45,15 @@ fn statements(template: &Value, function: &Value) -> Vec<Value> {
 /// One granted action: what, on which resource, under which conditions (`operator key` to
 /// values, sorted).
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Grant {
-    action: String,
-    resource: String,
-    conditions: BTreeMap<String, Vec<String>>,
+pub(crate) struct Grant {
+    pub(crate) action: String,
+    pub(crate) resource: String,
+    pub(crate) conditions: BTreeMap<String, Vec<String>>,
 }
 
 /// Every IAM action a function's policies grant, with the resources and conditions they apply
 /// to.
-fn grants(template: &Value, function: &Value) -> Vec<Grant> {
+pub(crate) fn grants(template: &Value, function: &Value) -> Vec<Grant> {
     let mut out = Vec::new();
     for statement in statements(template, function) {
         assert_eq!(statement["Effect"].as_str(), Some("Allow"));
@@ -95,8 +95,8 @@ fn grants(template: &Value, function: &Value) -> Vec<Grant> {
     out
 }
 
-const LEADING_KEYS: &str = "ForAllValues:StringLike dynamodb:LeadingKeys";
-const ATTRIBUTES: &str = "ForAllValues:StringEquals dynamodb:Attributes";
+pub(crate) const LEADING_KEYS: &str = "ForAllValues:StringLike dynamodb:LeadingKeys";
+pub(crate) const ATTRIBUTES: &str = "ForAllValues:StringEquals dynamodb:Attributes";
 
 /// `action` on `resource`, for items whose partition key is like one of `keys` (none: no
 /// condition) and, for writes, touching only `attributes`.
@@ -150,7 +150,7 @@ fn the_warm_up_grant_reads_the_reserved_key_and_nothing_else() {
     assert_eq!(seen, 14);
 }
 
-const TABLE: &str = "!GetAtt AppTable.Arn";
+pub(crate) const TABLE: &str = "!GetAtt AppTable.Arn";
 const STREAM: &str = "!GetAtt AppTable.StreamArn";
 
 /// What each function may do: the requests it makes, each on the partitions it uses and, for
@@ -444,195 +444,4 @@ fn functions_are_granted_only_the_requests_they_make_on_the_keys_they_use() {
         seen += 1;
     }
     assert_eq!(seen, expected.len());
-}
-
-/// The attributes a write grant allows are exactly those the code writes there: the entity
-/// codecs' items and the names of the update expressions.
-#[test]
-fn write_grants_allow_exactly_the_attributes_the_codecs_write() {
-    use shared::domain::customer::Customer;
-    use shared::domain::idempotency::IdempotencyRecord;
-    use shared::domain::ids::{CustomerId, IdempotencyKey, OrderId, Sku};
-    use shared::domain::money::Money;
-    use shared::domain::order::{LineItem, Order};
-    use shared::domain::product::{CatalogEntry, Product};
-    use shared::domain::status::OrderStatus;
-    use shared::domain::time::Timestamp;
-    use shared::dynamo::codec;
-    use shared::dynamo::entities::{
-        catalog_entry, counted_order, customer, idempotency, line_item, open_order_count,
-        order_header, order_listing, product,
-    };
-
-    let c1 = CustomerId::parse("c1").expect("id");
-    let o1 = OrderId::parse("o1").expect("id");
-    let order = Order {
-        order_id: o1.clone(),
-        customer_id: c1.clone(),
-        placed_at: Timestamp::parse("2026-10-08T14:30:00Z").expect("t"),
-        status: OrderStatus::Placed,
-        total: Money::parse_number("1").expect("money"),
-    };
-    let line = LineItem {
-        sku: Sku::parse("s").expect("sku"),
-        quantity: 1,
-        price: Money::parse_number("1").expect("money"),
-    };
-    let record = IdempotencyRecord {
-        fingerprint: "f".into(),
-        order_id: o1.clone(),
-        response: "{}".into(),
-    };
-    let names = |items: &[&codec::Item]| -> Vec<String> {
-        let mut names: Vec<String> = items.iter().flat_map(|i| i.keys().cloned()).collect();
-        names.sort();
-        names.dedup();
-        names
-    };
-    let keys_and = |more: &[&str]| -> Vec<String> {
-        let mut names: Vec<String> = [codec::PK.name, codec::SK.name]
-            .iter()
-            .chain(more)
-            .map(|n| (*n).to_owned())
-            .collect();
-        names.sort();
-        names
-    };
-    let mug = Product {
-        sku: Sku::parse("s").expect("sku"),
-        name: "Mug".into(),
-        price: Money::parse_number("1").expect("money"),
-        stock: 1,
-    };
-    let written: Vec<(&str, &str, &str, Vec<String>)> = vec![
-        (
-            "PutProductFunction",
-            "dynamodb:UpdateItem",
-            "PRODUCT#*",
-            names(&[&product::to_item(&mug, 1)]),
-        ),
-        (
-            "PutProductFunction",
-            "dynamodb:PutItem",
-            "CATALOG#*",
-            names(&[&catalog_entry::to_item(&CatalogEntry {
-                sku: mug.sku.clone(),
-                name: mug.name.clone(),
-                price: mug.price,
-            })]),
-        ),
-        (
-            "AdjustStockFunction",
-            "dynamodb:UpdateItem",
-            "PRODUCT#*",
-            keys_and(&[product::STOCK.name]),
-        ),
-        (
-            "PlaceOrderFunction",
-            "dynamodb:UpdateItem",
-            "PRODUCT#*",
-            keys_and(&[product::STOCK.name, product::PRICE.name]),
-        ),
-        (
-            "UpdateOrderStatusFunction",
-            "dynamodb:UpdateItem",
-            "PRODUCT#*",
-            keys_and(&[product::STOCK.name]),
-        ),
-        (
-            "PutCustomerFunction",
-            "dynamodb:UpdateItem",
-            "CUSTOMER#*",
-            names(&[&customer::to_item(
-                &Customer::new(c1.clone(), "Ana", "ana@example.com").expect("customer"),
-            )]),
-        ),
-        (
-            "PlaceOrderFunction",
-            "dynamodb:PutItem",
-            "CUSTOMER#*",
-            names(&[&order_listing::to_item(
-                &order,
-                shared::dynamo::keys::StatusShards::ONE,
-            )]),
-        ),
-        (
-            "PlaceOrderFunction",
-            "dynamodb:PutItem",
-            "ORDER#*",
-            names(&[
-                &order_header::to_item(&order),
-                &line_item::to_item(&order, &line),
-            ]),
-        ),
-        (
-            "PlaceOrderFunction",
-            "dynamodb:PutItem",
-            "IDEMPOTENCY#*",
-            names(&[&idempotency::to_item(
-                &c1,
-                &IdempotencyKey::parse("k").expect("key"),
-                &record,
-                1,
-            )]),
-        ),
-        (
-            "UpdateOrderStatusFunction",
-            "dynamodb:UpdateItem",
-            "CUSTOMER#*",
-            keys_and(&[order_listing::STATUS.name, order_listing::GSI1PK.name]),
-        ),
-        (
-            "UpdateOrderStatusFunction",
-            "dynamodb:UpdateItem",
-            "CUSTOMER#*",
-            keys_and(&[open_order_count::COUNT.name]),
-        ),
-        (
-            "PlaceOrderFunction",
-            "dynamodb:UpdateItem",
-            "CUSTOMER#*",
-            keys_and(&[open_order_count::COUNT.name]),
-        ),
-        (
-            "OrderStatsFunction",
-            "dynamodb:UpdateItem",
-            "CUSTOMER#*",
-            keys_and(&[
-                customer::ORDER_COUNT.name,
-                customer::TOTAL_SPENT.name,
-                customer::LAST_ORDER_AT.name,
-                customer::STATS_COMPLETE.name,
-            ]),
-        ),
-        (
-            "OrderStatsFunction",
-            "dynamodb:PutItem",
-            "CUSTOMER#*",
-            names(&[&counted_order::to_item(
-                &c1,
-                &o1,
-                Some(&Money::parse_number("1").expect("money").amount()),
-                &shared::domain::stats::ShareVersion::parse("1").expect("version"),
-            )]),
-        ),
-    ];
-    let expected = expected_grants();
-    for (function, action, partition, attributes) in written {
-        // A function may hold two grants of one action on a partition (its listing's status,
-        // and a customer's count of PLACED orders): the write must match one exactly.
-        let grants: Vec<&Grant> = expected[function]
-            .iter()
-            .filter(|g| {
-                g.action == action && g.conditions[LEADING_KEYS].contains(&partition.to_owned())
-            })
-            .collect();
-        assert!(!grants.is_empty(), "{function}: no {action} on {partition}");
-        assert!(
-            grants
-                .iter()
-                .any(|g| g.conditions[ATTRIBUTES] == attributes),
-            "{function} {action} {partition}: {attributes:?} in none of {grants:?}"
-        );
-    }
 }

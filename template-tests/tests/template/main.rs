@@ -3,5 +3,6 @@
 //! operators rely on.
 
 mod grants;
+mod observed;
 mod operations;
 mod stack;

@@ -22,6 +22,31 @@ pub mod product;
 #[cfg(test)]
 mod test_support;
 
+use crate::dynamo::keys::Entity;
+
+/// The attributes each UpdateItem of `entity` may touch beyond its keys, one list per kind of
+/// update, as its file declares them; an entity written whole (PutItem, through its codec) has
+/// none. template-tests holds what the code sends to these lists and to template.yaml's grants.
+pub fn updates(entity: Entity) -> &'static [&'static [&'static str]] {
+    match entity {
+        Entity::Customer => &[customer::PROFILE_WRITES, customer::STATS_WRITES],
+        Entity::OrderListing => &[order_listing::STATUS_CHANGE_WRITES],
+        Entity::OrderHeader => &[order_header::STATUS_CHANGE_WRITES],
+        Entity::LineItem => &[line_item::GSI2_BACKFILL_WRITES],
+        Entity::OpenOrderCount => &[open_order_count::WRITES],
+        Entity::Product => &[
+            product::CATALOG_WRITES,
+            product::ORDER_TAKE_WRITES,
+            product::STOCK_WRITES,
+        ],
+        // Migration state is written by `store-migrate`, under the operator's own policy.
+        Entity::CountedOrder
+        | Entity::CatalogEntry
+        | Entity::IdempotencyRecord
+        | Entity::MigrationState => &[],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

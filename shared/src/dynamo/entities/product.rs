@@ -18,6 +18,9 @@ pub const VERSION: Attr<u64> = Attr::new("version");
 /// What an order takes from or a cancellation gives back to the stock.
 pub const STOCK_CHANGE: Attr<i64> = Attr::new("stock");
 
+/// What replacing a product's name and price writes (`put-product`'s UpdateItem: its version
+/// moves on, its stock is kept or started at 0).
+pub const CATALOG_WRITES: &[&str] = &[NAME.name, PRICE.name, VERSION.name, STOCK.name];
 /// What a stock change writes (an adjustment, a cancellation's return).
 pub const STOCK_WRITES: &[&str] = &[STOCK.name];
 /// What an order's take of stock names: the stock, and the price its condition checks.

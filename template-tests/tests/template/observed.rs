@@ -1,0 +1,269 @@
+//! The write grants, held to what the code really sends. Each function's handler runs its
+//! sample event (and the other writes it can make: a cancellation, a replaced product) on the
+//! embedded engine through make dev's journaled client; every write request it sent, one action
+//! of a transaction at a time, is read for its partition and the attribute names it touches.
+//! The embedded engine enforces no IAM, so this is what stands between a new `SET #x` and an
+//! AccessDenied in AWS: a write no grant of the template allows fails here, and so does an
+//! attribute a grant allows that nothing writes.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use local_engine::journal::{Calls, DynamoCall};
+use local_engine::testing::{TestApp, from_event_file};
+use local_engine::{LOCAL_TABLE, seed};
+use serde_json::Value;
+use shared::Store;
+use shared::dynamo::entities;
+use shared::dynamo::keys::{self, Entity};
+use template_tests as template;
+use template_tests::functions;
+
+use crate::grants::{ATTRIBUTES, Grant, LEADING_KEYS, TABLE, grants};
+
+/// One write as IAM sees it: the action, the partition key, the sort key, the attributes.
+#[derive(Debug, Clone)]
+struct Write {
+    action: &'static str,
+    pk: String,
+    sk: String,
+    attributes: BTreeSet<String>,
+}
+
+/// The writes of one request body: a PutItem, an UpdateItem, or each action of a
+/// TransactWriteItems (which IAM authorizes as the PutItem, UpdateItem, ... it holds).
+fn writes_of(call: &DynamoCall) -> Vec<Write> {
+    let one = |action: &'static str, request: &Value| -> Option<Write> {
+        let keys = if action == "dynamodb:PutItem" {
+            &request["Item"]
+        } else {
+            &request["Key"]
+        };
+        let text = |name: &str| keys[name]["S"].as_str().map(str::to_owned);
+        let mut attributes: BTreeSet<String> = keys
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(name, _)| name.clone())
+            .collect();
+        attributes.extend(
+            request["ExpressionAttributeNames"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter_map(|(_, name)| name.as_str().map(str::to_owned)),
+        );
+        Some(Write {
+            action,
+            pk: text(keys::PK)?,
+            sk: text(keys::SK)?,
+            attributes,
+        })
+    };
+    let request = &call.request;
+    match call.operation.as_str() {
+        "PutItem" => one("dynamodb:PutItem", request).into_iter().collect(),
+        "UpdateItem" => one("dynamodb:UpdateItem", request).into_iter().collect(),
+        "TransactWriteItems" => request["TransactItems"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|action| {
+                for (kind, iam) in [
+                    ("Put", "dynamodb:PutItem"),
+                    ("Update", "dynamodb:UpdateItem"),
+                    ("Delete", "dynamodb:DeleteItem"),
+                    ("ConditionCheck", "dynamodb:ConditionCheckItem"),
+                ] {
+                    if !action[kind].is_null() {
+                        return one(iam, &action[kind]);
+                    }
+                }
+                None
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `pk` is one that a LeadingKeys pattern (`CUSTOMER#*`) admits.
+fn admits(pattern: &str, pk: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => pk.starts_with(prefix),
+        None => pk == pattern,
+    }
+}
+
+/// The write grants of `function` that allow `write`.
+fn allowing<'a>(grants: &'a [Grant], write: &Write) -> Vec<&'a Grant> {
+    grants
+        .iter()
+        .filter(|g| g.action == write.action && g.resource == TABLE)
+        .filter(|g| {
+            g.conditions
+                .get(LEADING_KEYS)
+                .is_some_and(|keys| keys.iter().any(|k| admits(k, &write.pk)))
+        })
+        .filter(|g| {
+            g.conditions
+                .get(ATTRIBUTES)
+                .is_some_and(|allowed| write.attributes.iter().all(|a| allowed.contains(a)))
+        })
+        .collect()
+}
+
+/// What the function behind `binary` writes, request by request, over its scenarios; a
+/// scenario's setup requests (another function's) are run unrecorded.
+async fn observed(binary: &str) -> Vec<Write> {
+    let mut writes = Vec::new();
+    for scenario in scenarios(binary) {
+        let app = TestApp::empty().await.expect("engine");
+        seed::seed_if_empty(&app.engine.client(), LOCAL_TABLE)
+            .await
+            .expect("seed");
+        // The template caps open orders: the places taken and given back are written too.
+        let store = Store::new(app.engine.dev_client(), LOCAL_TABLE).with_max_open_orders(Some(10));
+        let calls = Calls::default();
+        for step in &scenario {
+            if step.event == binary {
+                calls.record(run(&store, step)).await;
+            } else {
+                run(&store, step).await;
+            }
+        }
+        let recorded = calls.take();
+        writes.extend(
+            recorded
+                .iter()
+                .filter(|c| c.error.is_none())
+                .flat_map(writes_of),
+        );
+    }
+    writes
+}
+
+/// One request of a scenario: a sample event (`events/<event>.json`, its binary's), with its
+/// body replaced when asked.
+struct Step {
+    event: String,
+    body: Option<&'static str>,
+}
+
+/// The requests that make each function write all it can: its sample event first.
+fn scenarios(binary: &str) -> Vec<Vec<Step>> {
+    let step = |event: &str, body| Step {
+        event: event.to_owned(),
+        body,
+    };
+    let mut all = vec![vec![step(binary, None)]];
+    match binary {
+        // A cancellation: the stock given back, the place under the cap released.
+        "update-order-status" => all.push(vec![
+            step(
+                "place-order",
+                Some(r#"{"items":[{"sku":"sku-1","quantity":1}]}"#),
+            ),
+            step("update-order-status", Some(r#"{"status":"CANCELLED"}"#)),
+        ]),
+        // The replacement of a product that exists.
+        "put-product" => all.push(vec![
+            step("put-product", None),
+            step("put-product", Some(r#"{"name":"Teapot","price":"30.00"}"#)),
+        ]),
+        _ => {}
+    }
+    all
+}
+
+async fn run(store: &Store, step: &Step) {
+    let file = format!(
+        "{}/../events/{}.json",
+        env!("CARGO_MANIFEST_DIR"),
+        step.event
+    );
+    if step.event == "order-stats" {
+        let text = std::fs::read_to_string(&file).expect("event");
+        let event = serde_json::from_str(&text).expect("stream event");
+        let response = order_stats::handle(store, event).await;
+        assert!(response.batch_item_failures.is_empty(), "{response:?}");
+        return;
+    }
+    let mut req = from_event_file(&file).expect("event");
+    if let Some(body) = step.body {
+        *req.body_mut() = lambda_http::Body::Text(body.to_owned());
+    }
+    let response = local_dev::invoke(&step.event, store, req)
+        .await
+        .expect("known binary");
+    assert!(
+        response.status().is_success(),
+        "{}: {} {:?}",
+        step.event,
+        response.status(),
+        response.body()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_write_the_code_sends_is_granted_and_every_granted_attribute_is_written() {
+    let template = template::parse().expect("template");
+    let mut checked = 0;
+    for (name, resource) in functions(&template) {
+        let binary = resource["Metadata"]["BuildProperties"]["Binary"]
+            .as_str()
+            .expect("binary");
+        let granted = grants(&template, resource);
+        let write_grants: Vec<&Grant> = granted
+            .iter()
+            .filter(|g| g.conditions.contains_key(ATTRIBUTES))
+            .collect();
+        let writes = observed(binary).await;
+        // Each grant's attributes, and those some write it allows touched.
+        let mut used: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+        for write in &writes {
+            let allowing = allowing(&granted, write);
+            assert!(
+                !allowing.is_empty(),
+                "{name}: no grant allows {} on {} touching {:?}",
+                write.action,
+                write.pk,
+                write.attributes
+            );
+            for grant in allowing {
+                let index = write_grants
+                    .iter()
+                    .position(|g| std::ptr::eq(*g, grant))
+                    .expect("a write grant");
+                used.entry(index)
+                    .or_default()
+                    .extend(write.attributes.iter().cloned());
+            }
+            // And it is a write its entity's file declares.
+            let entity = Entity::of(&write.pk, &write.sk)
+                .unwrap_or_else(|| panic!("{name}: a write of no entity: {write:?}"));
+            if write.action == "dynamodb:UpdateItem" {
+                let beyond_keys: Vec<&String> = write
+                    .attributes
+                    .iter()
+                    .filter(|a| ![keys::PK, keys::SK].contains(&a.as_str()))
+                    .collect();
+                assert!(
+                    entities::updates(entity)
+                        .iter()
+                        .any(|declared| beyond_keys.iter().all(|a| declared.contains(&a.as_str()))),
+                    "{name}: an update of {entity:?} touching {beyond_keys:?}, which its entity file does not declare"
+                );
+            }
+        }
+        for (index, grant) in write_grants.iter().enumerate() {
+            let allowed: BTreeSet<String> = grant.conditions[ATTRIBUTES].iter().cloned().collect();
+            let written = used.remove(&index).unwrap_or_default();
+            assert_eq!(
+                allowed, written,
+                "{name}: {} on {:?} allows attributes nothing writes (or is never used)",
+                grant.action, grant.conditions[LEADING_KEYS]
+            );
+        }
+        checked += usize::from(!writes.is_empty());
+    }
+    assert!(checked >= 6, "only {checked} functions wrote anything");
+}
