@@ -14,6 +14,7 @@ pub mod migrations;
 pub mod order_pages;
 pub mod orders;
 pub mod products;
+pub mod query;
 pub mod reshard;
 pub mod stats;
 pub mod store;

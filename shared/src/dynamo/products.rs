@@ -17,10 +17,11 @@ use crate::domain::ids::Sku;
 use crate::domain::money::Money;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::product::{CatalogEntry, Product};
-use crate::dynamo::codec::{self, Item};
+use crate::dynamo::codec::Item;
 use crate::dynamo::cursor::{self, text};
 use crate::dynamo::entities::{catalog_entry, product};
 use crate::dynamo::keys::{PK, SK};
+use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::{Store, built};
 use crate::dynamo::transaction::{Outcome, Transaction};
 use crate::retry::{Backoff, retry};
@@ -351,13 +352,9 @@ impl Store {
         })?;
         let shard = after.as_ref().and_then(shard_of).unwrap_or(0);
         let start = after.filter(|key| key.len() == 2);
-        let out = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .key_condition_expression("#pk = :pk")
-            .expression_attribute_names("#pk", PK)
-            .expression_attribute_values(":pk", codec::PK.value(&catalog_entry::pk(shard)))
+        let query = KeyQuery::on(Index::Table, catalog_entry::pk(shard));
+        let out = query
+            .request(self)
             // One more than the page: a page that fills is known not to be the shard's last.
             .limit(cursor::query_limit(page.limit + 1))
             .set_exclusive_start_key(start)
@@ -372,11 +369,10 @@ impl Store {
                 )])
             })
         };
-        cursor::page(
+        query.page(
             caller,
             out.items.unwrap_or_default(),
             page.limit,
-            &[PK, SK],
             || {
                 out.last_evaluated_key
                     .filter(|key| !key.is_empty())

@@ -2,14 +2,14 @@
 //! nothing: see [`StatusShards`]). Safe while the store serves and safe to run again.
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::AppError;
 use crate::domain::status::OrderStatus;
 use crate::dynamo::codec;
 use crate::dynamo::cursor::text;
 use crate::dynamo::entities::order_listing;
-use crate::dynamo::keys::{GSI1, GSI1PK, PK, SK, StatusShards};
+use crate::dynamo::keys::{PK, SK, StatusShards};
+use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::Store;
 
 /// What a run did.
@@ -37,14 +37,8 @@ impl Store {
                 let gsi1pk = order_listing::gsi1pk(status, k);
                 let mut start = None;
                 loop {
-                    let out = self
-                        .client
-                        .query()
-                        .table_name(&self.table)
-                        .index_name(GSI1)
-                        .key_condition_expression("#pk = :pk")
-                        .expression_attribute_names("#pk", GSI1PK)
-                        .expression_attribute_values(":pk", AttributeValue::S(gsi1pk.clone()))
+                    let out = KeyQuery::on(Index::Gsi1, gsi1pk.clone())
+                        .request(self)
                         .set_exclusive_start_key(start)
                         .send()
                         .await?;

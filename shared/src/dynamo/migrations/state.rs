@@ -1,13 +1,13 @@
 //! A migration's state in the table: each segment's checkpoint (where its scan continues and
 //! what it counted) and the record of completion.
 
-use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
+use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 
 use crate::AppError;
 use crate::dynamo::codec::Item;
 use crate::dynamo::entities::migration_state as stored;
-use crate::dynamo::keys::{PK, SK};
 use crate::dynamo::migrations::{Budget, Counts, Migration, patiently};
+use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::Store;
 
 /// Where a segment's scan is, and what it has counted across runs.
@@ -164,18 +164,13 @@ impl Store {
         prefix: &str,
         budget: &Budget,
     ) -> Result<Vec<Item>, AppError> {
+        let query = KeyQuery::on(Index::Table, pk).begins_with(prefix);
         let mut found = Vec::new();
         let mut start = None;
         loop {
             let out = patiently(|_| async {
-                self.client
-                    .query()
-                    .table_name(&self.table)
-                    .key_condition_expression("#pk = :pk AND begins_with(#sk, :prefix)")
-                    .expression_attribute_names("#pk", PK)
-                    .expression_attribute_names("#sk", SK)
-                    .expression_attribute_values(":pk", AttributeValue::S(pk.clone()))
-                    .expression_attribute_values(":prefix", AttributeValue::S(prefix.to_owned()))
+                query
+                    .request(self)
                     .consistent_read(true)
                     .set_exclusive_start_key(start.clone())
                     .return_consumed_capacity(ReturnConsumedCapacity::Total)

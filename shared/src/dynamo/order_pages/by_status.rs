@@ -16,7 +16,8 @@ use crate::dynamo::cursor::{self, key_of, text};
 use crate::dynamo::entities::{customer, order_listing};
 #[cfg(doc)]
 use crate::dynamo::keys::StatusShards;
-use crate::dynamo::keys::{GSI1, GSI1PK, GSI1SK, PK, SK};
+use crate::dynamo::keys::{GSI1PK, GSI1SK, PK, SK};
+use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::Store;
 
 impl Store {
@@ -90,7 +91,7 @@ impl Store {
         // Each shard now continues after the last order taken from it.
         for read in &mut reads {
             if let Some(index) = read.last_taken {
-                read.position = Some(key_of(&taken[index], &[GSI1PK, GSI1SK, PK, SK]));
+                read.position = Some(key_of(&taken[index], Index::Gsi1.position_attributes()));
             }
         }
         let more = reads.iter().any(|r| !r.buffer.is_empty());
@@ -120,14 +121,8 @@ impl Store {
             } else {
                 read.position.clone()
             };
-            self.client
-                .query()
-                .table_name(&self.table)
-                .index_name(GSI1)
-                .key_condition_expression("#pk = :pk")
-                .expression_attribute_names("#pk", GSI1PK)
-                .expression_attribute_values(":pk", AttributeValue::S(read.gsi1pk.clone()))
-                .scan_index_forward(true)
+            KeyQuery::on(Index::Gsi1, read.gsi1pk.clone())
+                .request(self)
                 .limit(cursor::query_limit(limit))
                 .set_exclusive_start_key(start)
                 .send()

@@ -11,10 +11,11 @@ use crate::domain::access::Caller;
 use crate::domain::ids::{CustomerId, OrderId};
 use crate::domain::order::{LineItem, MAX_LINES, Order};
 use crate::domain::page::{Page, PageRequest, PlacedWindow};
-use crate::dynamo::codec::{self, Item};
-use crate::dynamo::cursor::{self, query_limit, text};
+use crate::dynamo::codec::Item;
+use crate::dynamo::cursor::{query_limit, text};
 use crate::dynamo::entities::{line_item, order_header, order_listing};
-use crate::dynamo::keys::{Entity, ORDER_PARTITION, PK, SK};
+use crate::dynamo::keys::{Entity, ORDER_PARTITION, SK};
+use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::Store;
 
 /// How many items a customer's read of an order's partition asks for: the header and every
@@ -38,38 +39,18 @@ impl Store {
         page: &PageRequest,
         caller: &Caller,
     ) -> Result<Page<Order>, AppError> {
-        let pk = order_listing::pk(customer);
-        let (lo, hi) = order_listing::sk_range(window.from, window.to);
-        let start = cursor::open(caller, page.cursor.as_deref(), |key| {
-            key.len() == 2
-                && text(key, PK) == Some(pk.as_str())
-                && text(key, SK).is_some_and(|sk| {
-                    (lo.as_str()..=hi.as_str()).contains(&sk) && order_listing::is_canonical_sk(sk)
-                })
+        let query = KeyQuery::on(Index::Table, order_listing::pk(customer))
+            .between(order_listing::sk_range(window.from, window.to))
+            .newest_first();
+        let start = query.open(caller, page.cursor.as_deref(), |key| {
+            text(key, SK).is_some_and(order_listing::is_canonical_sk)
         })?;
-        let out = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .key_condition_expression("#pk = :pk AND #sk BETWEEN :lo AND :hi")
-            .expression_attribute_names("#pk", PK)
-            .expression_attribute_names("#sk", SK)
-            .expression_attribute_values(":pk", codec::PK.value(&pk))
-            .expression_attribute_values(":lo", codec::SK.value(&lo))
-            .expression_attribute_values(":hi", codec::SK.value(&hi))
-            // Newest first: the highest sort key (the latest placedAt) first.
-            .scan_index_forward(false)
-            // One more than the page: the last page is known to be the last.
-            .limit(query_limit(page.limit + 1))
-            .set_exclusive_start_key(start)
-            .send()
-            .await?;
+        let out = query.page_request(self, page, start).send().await?;
         // Fewer than asked for, yet a LastEvaluatedKey: the 1 MB cap cut the page short.
-        cursor::page(
+        query.page(
             caller,
             out.items.unwrap_or_default(),
             page.limit,
-            &[PK, SK],
             || out.last_evaluated_key,
             order_listing::from_item,
         )
@@ -88,13 +69,11 @@ impl Store {
         page: &PageRequest,
         caller: &Caller,
     ) -> Result<Option<Page<LineItem>>, AppError> {
-        let pk = line_item::pk(order);
-        let after = cursor::open(caller, page.cursor.as_deref(), |key| {
-            key.len() == 2
-                && text(key, PK) == Some(pk.as_str())
-                && text(key, SK).is_some_and(|sk| {
-                    sk == order_header::SORT_KEY || line_item::is_canonical_sk(sk)
-                })
+        let query =
+            KeyQuery::on(Index::Table, line_item::pk(order)).between(order_partition_range());
+        let after = query.open(caller, page.cursor.as_deref(), |key| {
+            text(key, SK)
+                .is_some_and(|sk| sk == order_header::SORT_KEY || line_item::is_canonical_sk(sk))
         })?;
         let from_start = !caller.is_staff();
         let (start, limit) = if from_start {
@@ -103,17 +82,8 @@ impl Store {
             // The header, the page, and one more.
             (after.clone(), page.limit + 2)
         };
-        let (from, to) = order_partition_range();
-        let out = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .key_condition_expression("#pk = :pk AND #sk BETWEEN :from AND :to")
-            .expression_attribute_names("#pk", PK)
-            .expression_attribute_names("#sk", SK)
-            .expression_attribute_values(":pk", codec::PK.value(&pk))
-            .expression_attribute_values(":from", codec::SK.value(&from))
-            .expression_attribute_values(":to", codec::SK.value(&to))
+        let out = query
+            .request(self)
             .limit(query_limit(limit))
             .set_exclusive_start_key(start)
             .send()
@@ -126,11 +96,10 @@ impl Store {
         if from_start && let Some(after) = after.as_ref().and_then(|key| text(key, SK)) {
             lines.retain(|line| text(line, SK).is_some_and(|sk| sk > after));
         }
-        let page = cursor::page(
+        let page = query.page(
             caller,
             lines,
             page.limit,
-            &[PK, SK],
             || out.last_evaluated_key.filter(|_| !from_start),
             line_item::from_item,
         )?;

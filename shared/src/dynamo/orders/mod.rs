@@ -20,6 +20,7 @@ use crate::dynamo::entities::{
     customer, idempotency, line_item, open_order_count, order_header, order_listing, product,
 };
 use crate::dynamo::keys::{PK, SK};
+use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::epoch_seconds;
 use crate::dynamo::transaction::{Cancelled, MAX_ACTIONS, Outcome, Transaction};
 use crate::{AppError, Store};
@@ -307,13 +308,8 @@ impl Store {
         order: &OrderId,
         caller: &Caller,
     ) -> Result<Option<OrderDetails>, AppError> {
-        let out = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .key_condition_expression("#pk = :pk")
-            .expression_attribute_names("#pk", PK)
-            .expression_attribute_values(":pk", codec::PK.value(&order_header::pk(order)))
+        let out = KeyQuery::on(Index::Table, order_header::pk(order))
+            .request(self)
             .consistent_read(true)
             .send()
             .await?;

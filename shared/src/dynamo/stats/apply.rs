@@ -4,14 +4,13 @@
 
 use std::collections::HashSet;
 
-use aws_sdk_dynamodb::types::AttributeValue;
-
 use crate::domain::ids::{CustomerId, OrderId};
 use crate::domain::order::Order;
 use crate::domain::stats::{ShareChange, ShareVersion};
 use crate::dynamo::codec::Item;
 use crate::dynamo::entities::{counted_order, customer, order_listing};
-use crate::dynamo::keys::{PK, SK};
+use crate::dynamo::keys::SK;
+use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::stats::packing::CustomerChanges;
 use crate::dynamo::stats::records::describe_keys;
 use crate::dynamo::transaction::{ActionOutcome, Cancelled, MAX_ACTIONS, Outcome, Transaction};
@@ -151,44 +150,25 @@ impl Store {
         &self,
         customer: &CustomerId,
     ) -> Result<(HashSet<OrderId>, Vec<Order>), AppError> {
-        let (lo, hi) = counted_order::with_listings_range();
+        let query = KeyQuery::on(Index::Table, customer::pk(customer))
+            .between(counted_order::with_listings_range());
         let mut shares: HashSet<OrderId> = HashSet::new();
         let mut listed = Vec::new();
-        let mut start = None;
-        loop {
-            let out = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .key_condition_expression("#pk = :pk AND #sk BETWEEN :lo AND :hi")
-                .expression_attribute_names("#pk", PK)
-                .expression_attribute_names("#sk", SK)
-                .expression_attribute_values(":pk", AttributeValue::S(customer::pk(customer)))
-                .expression_attribute_values(":lo", AttributeValue::S(lo.clone()))
-                .expression_attribute_values(":hi", AttributeValue::S(hi.clone()))
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
-                .send()
-                .await?;
-            for item in out.items.unwrap_or_default() {
-                let sk = item.get(SK).and_then(|v| v.as_s().ok()).cloned();
-                if let Some(order) = sk.and_then(|sk| counted_order::parse_sk(&sk).ok()) {
-                    shares.insert(order);
-                    continue;
-                }
-                let keys = describe_keys(&item);
-                match order_listing::from_item(item) {
-                    Ok(order) => listed.push(order),
-                    Err(err) => {
-                        tracing::error!(%keys, error = %err, "an order listing that cannot be read is not counted")
-                    }
-                }
+        for item in query.read_all(self, true).await? {
+            let sk = item.get(SK).and_then(|v| v.as_s().ok()).cloned();
+            if let Some(order) = sk.and_then(|sk| counted_order::parse_sk(&sk).ok()) {
+                shares.insert(order);
+                continue;
             }
-            start = out.last_evaluated_key.filter(|key| !key.is_empty());
-            if start.is_none() {
-                return Ok((shares, listed));
+            let keys = describe_keys(&item);
+            match order_listing::from_item(item) {
+                Ok(order) => listed.push(order),
+                Err(err) => {
+                    tracing::error!(%keys, error = %err, "an order listing that cannot be read is not counted")
+                }
             }
         }
+        Ok((shares, listed))
     }
 
     /// Sends `groups` until they commit, narrowing by what each cancellation says. Returns the
