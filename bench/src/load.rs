@@ -163,29 +163,48 @@ async fn wait_for(addr: &str) -> Result<(), Error> {
     Err(format!("store-local did not listen on {addr}").into())
 }
 
-#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
-async fn main() -> Result<(), Error> {
-    let mut bin_dir = PathBuf::from("target/release");
-    let mut target = 100_000;
-    let mut workers = 4;
+/// What the command line asks for.
+struct Options {
+    bin_dir: PathBuf,
+    target: usize,
+    workers: usize,
+}
+
+fn options() -> Result<Options, Error> {
+    let mut o = Options {
+        bin_dir: PathBuf::from("target/release"),
+        target: 100_000,
+        workers: 4,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
         match flag.as_str() {
-            "--bin-dir" => bin_dir = value.into(),
-            "--orders" => target = value.parse()?,
-            "--workers" => workers = value.parse()?,
+            "--bin-dir" => o.bin_dir = value.into(),
+            "--orders" => o.target = value.parse()?,
+            "--workers" => o.workers = value.parse()?,
             other => return Err(format!("unknown option {other}").into()),
         }
     }
-    let dir = std::env::temp_dir().join(format!("store-load-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
+    Ok(o)
+}
+
+/// make dev on a fresh data file: its process, its address, its data file, a staff token.
+struct Server {
+    child: Child,
+    pid: u32,
+    addr: String,
+    data: PathBuf,
+    token: String,
+}
+
+async fn start_server(o: &Options, dir: &std::path::Path) -> Result<Server, Error> {
     let data = dir.join("store.db");
     let port = |listener: std::net::TcpListener| listener.local_addr().map(|a| a.port());
     let api_port = port(std::net::TcpListener::bind("127.0.0.1:0")?)?;
     let dynamodb_port = port(std::net::TcpListener::bind("127.0.0.1:0")?)?;
     let addr = format!("127.0.0.1:{api_port}");
-    let mut server: Child = Command::new(bin_dir.join("store-local"))
+    let child: Child = Command::new(o.bin_dir.join("store-local"))
         .env("STORE_DATA_FILE", &data)
         .env("API_PORT", api_port.to_string())
         .env("DYNAMODB_PORT", dynamodb_port.to_string())
@@ -193,10 +212,10 @@ async fn main() -> Result<(), Error> {
         .stdout(Stdio::null())
         .kill_on_drop(true)
         .spawn()?;
-    let pid = server.id().ok_or("store-local has no pid")?;
+    let pid = child.id().ok_or("store-local has no pid")?;
     wait_for(&addr).await?;
     let token = String::from_utf8(
-        Command::new(bin_dir.join("store-token"))
+        Command::new(o.bin_dir.join("store-token"))
             .arg("--staff")
             .env("STORE_DATA_FILE", &data)
             .output()
@@ -205,14 +224,24 @@ async fn main() -> Result<(), Error> {
     )?
     .trim()
     .to_owned();
-    // Stock for every order to come.
-    let mut admin = Connection::open(&addr).await?;
-    for _ in 0..(target + 4 * SAMPLE).div_ceil(1_000_000) {
+    Ok(Server {
+        child,
+        pid,
+        addr,
+        data,
+        token,
+    })
+}
+
+/// Stock for every order to come.
+async fn stock_up(server: &Server, orders: usize) -> Result<(), Error> {
+    let mut admin = Connection::open(&server.addr).await?;
+    for _ in 0..(orders + 4 * SAMPLE).div_ceil(1_000_000) {
         let (status, body) = admin
             .send(
                 "POST",
                 "/products/sku-1/stock",
-                &token,
+                &server.token,
                 r#"{"delta":1000000}"#,
             )
             .await?;
@@ -220,6 +249,53 @@ async fn main() -> Result<(), Error> {
             return Err(format!("stock: {status} {body}").into());
         }
     }
+    Ok(())
+}
+
+/// `count` orders placed over `workers` connections at once.
+async fn fill(server: &Server, count: usize, workers: usize) -> Result<(), Error> {
+    let mut tasks = Vec::new();
+    for w in 0..workers {
+        let share = count / workers + usize::from(w < count % workers);
+        let (addr, token) = (server.addr.clone(), server.token.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut connection = Connection::open(&addr).await?;
+            for n in 0..share {
+                let (status, body) = connection
+                    .send("POST", &customer(n + w), &token, order_body())
+                    .await?;
+                if status != 201 {
+                    return Err::<(), Error>(format!("POST answered {status}: {body}").into());
+                }
+            }
+            Ok(())
+        }));
+    }
+    for task in tasks {
+        task.await??;
+    }
+    Ok(())
+}
+
+/// One TTL sweep of the whole file, as store-local's sweeper runs it.
+fn sweep_once(data: &std::path::Path, placed: usize) -> Result<(), Error> {
+    let db = local_engine::dynoxide::Database::new(data.to_str().ok_or("path")?)?;
+    let sweep = Instant::now();
+    let expired = db.sweep_ttl()?;
+    println!(
+        "One TTL sweep of the file ({placed} orders): {:.0} ms, {expired} expired; the sweeper waits 100x a sweep's time between sweeps (at least 30 s), so it spends at most 1% of a core",
+        sweep.elapsed().as_secs_f64() * 1000.0
+    );
+    Ok(())
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> Result<(), Error> {
+    let o = options()?;
+    let dir = std::env::temp_dir().join(format!("store-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let mut server = start_server(&o, &dir).await?;
+    stock_up(&server, o.target).await?;
 
     println!("## store-load: orders placed through make dev's HTTP API, one fresh data file\n");
     println!(
@@ -228,36 +304,16 @@ async fn main() -> Result<(), Error> {
     println!("|---|---|---|---|");
     let mut placed = 0;
     let mut points: Vec<Point> = Vec::new();
-    let checkpoints: Vec<usize> = [0, target / 10, target]
+    let checkpoints: Vec<usize> = [0, o.target / 10, o.target]
         .into_iter()
-        .filter(|c| *c <= target)
+        .filter(|c| *c <= o.target)
         .collect();
     let started = Instant::now();
     for checkpoint in checkpoints {
-        // Fill up to the checkpoint with `workers` connections at once.
         let remaining = checkpoint.saturating_sub(placed);
-        let mut tasks = Vec::new();
-        for w in 0..workers {
-            let share = remaining / workers + usize::from(w < remaining % workers);
-            let (addr, token) = (addr.clone(), token.clone());
-            tasks.push(tokio::spawn(async move {
-                let mut connection = Connection::open(&addr).await?;
-                for n in 0..share {
-                    let (status, body) = connection
-                        .send("POST", &customer(n + w), &token, order_body())
-                        .await?;
-                    if status != 201 {
-                        return Err::<(), Error>(format!("POST answered {status}: {body}").into());
-                    }
-                }
-                Ok(())
-            }));
-        }
-        for task in tasks {
-            task.await??;
-        }
+        fill(&server, remaining, o.workers).await?;
         placed += remaining;
-        let point = measure_point(&addr, &token, pid, placed).await?;
+        let point = measure_point(&server.addr, &server.token, server.pid, placed).await?;
         placed += SAMPLE;
         println!(
             "| {} | {:.2} / {:.2} | {:.1} | {:.0} |",
@@ -278,18 +334,9 @@ async fn main() -> Result<(), Error> {
         "\nPOST p50 at most {worst:.2}x the fresh file's (target: within 1.5x); {placed} orders in {:.0} s",
         started.elapsed().as_secs_f64()
     );
-    server.start_kill()?;
-    server.wait().await?;
-
-    // One TTL sweep of the whole file, as store-local's sweeper runs it.
-    let db = local_engine::dynoxide::Database::new(data.to_str().ok_or("path")?)?;
-    let sweep = Instant::now();
-    let expired = db.sweep_ttl()?;
-    println!(
-        "One TTL sweep of the file ({placed} orders): {:.0} ms, {expired} expired; the sweeper waits 100x a sweep's time between sweeps (at least 30 s), so it spends at most 1% of a core",
-        sweep.elapsed().as_secs_f64() * 1000.0
-    );
-    drop(db);
+    server.child.start_kill()?;
+    server.child.wait().await?;
+    sweep_once(&server.data, placed)?;
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }

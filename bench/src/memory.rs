@@ -22,154 +22,12 @@ use tokio::process::Command;
 
 use local_engine::runtime_api::Error;
 
-/// The memory sizes measured, MB: the template's floor, a middle size, one full vCPU.
-pub(crate) const DEFAULT_SIZES: [u32; 3] = [128, 512, 1769];
-
-/// Lambda's memory size with one full vCPU.
-const FULL_VCPU_MB: u32 = 1769;
-
-/// The CPU every measured process runs on ([`CpuShare::release`]).
-const PINNED_CPU: &str = "1";
-
-/// The CFS period of every quota, µs (see the module's documentation).
-pub(crate) const PERIOD_US: u64 = 100_000;
+use crate::cpu_share::{CpuShare, PERIOD_US};
 
 /// Lambda prices, arm64, us-east-1 (2026-11): per GB-second of billed duration (first tier) and
 /// per request.
 pub(crate) const PRICE_PER_GB_SECOND: f64 = 0.000_013_333_4;
 pub(crate) const PRICE_PER_REQUEST: f64 = 0.20 / 1_000_000.0;
-
-/// A cgroup whose processes get `memory_mb`'s share of one CPU.
-pub(crate) struct CpuShare {
-    pub memory_mb: u32,
-    dir: PathBuf,
-}
-
-impl CpuShare {
-    /// The quota, µs per period.
-    pub(crate) fn quota_us(memory_mb: u32) -> u64 {
-        PERIOD_US * u64::from(memory_mb) / u64::from(FULL_VCPU_MB)
-    }
-
-    /// Creates the cgroup (cgroup v1 `cpu`, else a v2 hierarchy with the `cpu` controller);
-    /// why not, when neither can be written here.
-    pub(crate) fn create(memory_mb: u32) -> Result<Self, String> {
-        let name = format!("store-bench-{memory_mb}mb");
-        let quota = Self::quota_us(memory_mb);
-        let v1 = Path::new("/sys/fs/cgroup/cpu");
-        let v2 = ["/sys/fs/cgroup/unified", "/sys/fs/cgroup"]
-            .iter()
-            .map(Path::new)
-            .find(|root| {
-                std::fs::read_to_string(root.join("cgroup.controllers"))
-                    .is_ok_and(|c| c.split_whitespace().any(|c| c == "cpu"))
-            });
-        let write = |file: PathBuf, value: String| {
-            std::fs::write(&file, value).map_err(|err| format!("{}: {err}", file.display()))
-        };
-        let dir = if v1.join("cpu.cfs_quota_us").exists() {
-            let dir = v1.join(&name);
-            std::fs::create_dir_all(&dir).map_err(|err| format!("{}: {err}", dir.display()))?;
-            write(dir.join("cpu.cfs_period_us"), PERIOD_US.to_string())?;
-            write(dir.join("cpu.cfs_quota_us"), quota.to_string())?;
-            dir
-        } else if let Some(root) = v2 {
-            let _ = std::fs::write(root.join("cgroup.subtree_control"), "+cpu");
-            let dir = root.join(&name);
-            std::fs::create_dir_all(&dir).map_err(|err| format!("{}: {err}", dir.display()))?;
-            write(dir.join("cpu.max"), format!("{quota} {PERIOD_US}"))?;
-            dir
-        } else {
-            return Err("no cgroup v1 `cpu` controller and no v2 hierarchy offering `cpu`".into());
-        };
-        Ok(Self { memory_mb, dir })
-    }
-
-    /// `program args…` started inside this share: `sh` joins the cgroup, waits for a line on
-    /// its stdin ([`CpuShare::release`]), then becomes the program.
-    pub(crate) fn command(&self, program: &Path, args: &[String]) -> Command {
-        let mut command = Command::new("sh");
-        command
-            .arg("-c")
-            .arg(format!(
-                "echo $$ > '{}/cgroup.procs' && read -r go && exec \"$0\" \"$@\" </dev/null",
-                self.dir.display()
-            ))
-            .arg(program)
-            .args(args)
-            .kill_on_drop(true);
-        command
-    }
-
-    /// Waits until `child` (started by [`CpuShare::command`]) is in the cgroup and the cgroup's
-    /// quota is whole, then lets it exec the program: the moment its cold start begins.
-    pub(crate) async fn release(
-        &self,
-        child: &mut tokio::process::Child,
-    ) -> Result<std::time::Instant, Error> {
-        use tokio::io::AsyncWriteExt;
-        let pid = child.id().ok_or("the process has already exited")?;
-        let name = self
-            .dir
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-            .to_owned();
-        let deadline = std::time::Instant::now() + Duration::from_secs(5);
-        while !std::fs::read_to_string(format!("/proc/{pid}/cgroup"))
-            .is_ok_and(|c| c.contains(&name))
-        {
-            if std::time::Instant::now() > deadline {
-                return Err(format!("process {pid} never joined {}", self.dir.display()).into());
-            }
-            tokio::time::sleep(Duration::from_micros(200)).await;
-        }
-        // On one CPU: the quota is handed to each CPU in 5 ms slices, and what one CPU holds is
-        // stranded when the process moves to the other, which would throttle a cold start well
-        // short of its share (up to a Lambda function's whole vCPU is one CPU's worth).
-        let pinned = tokio::process::Command::new("taskset")
-            .args(["-p", "-c", PINNED_CPU, &pid.to_string()])
-            .stdout(std::process::Stdio::null())
-            .status()
-            .await?;
-        if !pinned.success() {
-            return Err(format!("taskset could not pin process {pid}").into());
-        }
-        // A new sandbox starts with its whole quota: one idle period lets the last process's
-        // use of it (a warm series ends with the quota spent) run out first.
-        tokio::time::sleep(Duration::from_micros(PERIOD_US)).await;
-        let mut stdin = child
-            .stdin
-            .take()
-            .ok_or("no stdin to release the process")?;
-        let started = std::time::Instant::now();
-        stdin.write_all(b"go\n").await?;
-        drop(stdin);
-        Ok(started)
-    }
-
-    /// How often the quota stopped the cgroup's processes, and for how long in all.
-    pub(crate) fn throttled(&self) -> (u64, Duration) {
-        let stat = std::fs::read_to_string(self.dir.join("cpu.stat")).unwrap_or_default();
-        let field = |name: &str| {
-            stat.lines()
-                .find_map(|l| l.strip_prefix(name)?.trim().parse::<u64>().ok())
-                .unwrap_or(0)
-        };
-        // v1 reports nanoseconds, v2 microseconds.
-        let time = match field("throttled_time ") {
-            0 => Duration::from_micros(field("throttled_usec ")),
-            ns => Duration::from_nanos(ns),
-        };
-        (field("nr_throttled "), time)
-    }
-}
-
-impl Drop for CpuShare {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir(&self.dir);
-    }
-}
 
 /// What a million warm requests cost at `memory_mb` when they take `warm` (each billed rounded up
 /// to the millisecond), US dollars.
@@ -209,13 +67,17 @@ struct Measured {
     function: &'static str,
     runtime: Runtime,
     memory_mb: u32,
-    series: crate::Series,
+    series: crate::process::Series,
     /// Of a million warm requests, US dollars.
     cost: f64,
 }
 
 /// The section: every read function, and each peer configured, at every size.
-pub(crate) async fn section(o: &crate::Options, engine: &str, home: &Path) -> Result<(), Error> {
+pub(crate) async fn section(
+    o: &crate::cli::Options,
+    engine: &str,
+    home: &Path,
+) -> Result<(), Error> {
     println!();
     println!(
         "### Memory size: Lambda's CPU share (CFS quota, {} ms period), TLS to the engine, {} cold starts and {} warm requests each",
@@ -241,47 +103,12 @@ pub(crate) async fn section(o: &crate::Options, engine: &str, home: &Path) -> Re
         tls_instructions(o, engine, &endpoint, home).await?;
     }
     let root = crate::tls_front::tls_dir().join("root.pem");
-    let bench = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut runtimes = vec![(Runtime::Rust, PathBuf::new())];
     runtimes.extend(o.python.clone().map(|p| (Runtime::Python, p)));
     runtimes.extend(o.node.clone().map(|p| (Runtime::Node, p)));
     let mut measured = Vec::new();
     for share in &shares {
-        for pattern in &crate::PATTERNS {
-            let event = axum::body::Bytes::from(std::fs::read(
-                bench.join("../events").join(pattern.event),
-            )?);
-            for (runtime, program) in &runtimes {
-                let make = || {
-                    let peer = Peer {
-                        runtime: *runtime,
-                        program,
-                        endpoint: &endpoint,
-                        root: &root,
-                    };
-                    peer.command(o, share, pattern, home)
-                };
-                let series =
-                    crate::measure(Some(share), o.memory_runs, o.memory_warm, &event, make)
-                        .await
-                        .map_err(|e| {
-                            format!(
-                                "{} {} at {} MB: {e}",
-                                runtime.name(),
-                                pattern.binary,
-                                share.memory_mb
-                            )
-                        })?;
-                let cost = cost_per_million(share.memory_mb, &series.warm);
-                measured.push(Measured {
-                    function: pattern.binary,
-                    runtime: *runtime,
-                    memory_mb: share.memory_mb,
-                    series,
-                    cost,
-                });
-            }
-        }
+        measure_share(o, share, &runtimes, &endpoint, &root, home, &mut measured).await?;
         let (times, throttled) = share.throttled();
         println!(
             "- {} MB: quota {} µs per {} µs; throttled {times} times, {:.1} s in all",
@@ -293,6 +120,54 @@ pub(crate) async fn section(o: &crate::Options, engine: &str, home: &Path) -> Re
     }
     print_table(&measured);
     print_targets(&measured, &o.memory_sizes);
+    Ok(())
+}
+
+/// Every pattern, for every runtime, under `share`.
+async fn measure_share(
+    o: &crate::cli::Options,
+    share: &CpuShare,
+    runtimes: &[(Runtime, PathBuf)],
+    endpoint: &str,
+    root: &Path,
+    home: &Path,
+    measured: &mut Vec<Measured>,
+) -> Result<(), Error> {
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for pattern in &crate::cli::PATTERNS {
+        let event =
+            axum::body::Bytes::from(std::fs::read(bench.join("../events").join(pattern.event))?);
+        for (runtime, program) in runtimes {
+            let make = || {
+                let peer = Peer {
+                    runtime: *runtime,
+                    program,
+                    endpoint,
+                    root,
+                };
+                peer.command(o, share, pattern, home)
+            };
+            let series =
+                crate::process::measure(Some(share), o.memory_runs, o.memory_warm, &event, make)
+                    .await
+                    .map_err(|e| {
+                        format!(
+                            "{} {} at {} MB: {e}",
+                            runtime.name(),
+                            pattern.binary,
+                            share.memory_mb
+                        )
+                    })?;
+            let cost = cost_per_million(share.memory_mb, &series.warm);
+            measured.push(Measured {
+                function: pattern.binary,
+                runtime: *runtime,
+                memory_mb: share.memory_mb,
+                series,
+                cost,
+            });
+        }
+    }
     Ok(())
 }
 
@@ -310,9 +185,9 @@ impl Peer<'_> {
     /// `pattern`'s process in `share`, with Lambda's environment for its memory size.
     fn command(
         &self,
-        o: &crate::Options,
+        o: &crate::cli::Options,
         share: &CpuShare,
-        pattern: &crate::Pattern,
+        pattern: &crate::cli::Pattern,
         home: &Path,
     ) -> Command {
         let bench = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -356,11 +231,11 @@ fn print_table(measured: &[Measured]) {
             m.function,
             m.runtime.name(),
             m.memory_mb,
-            crate::ms(m.series.init),
-            crate::ms(m.series.first),
-            crate::ms(m.series.cold_cpu),
-            crate::ms(crate::percentile(&m.series.warm, 50.0)),
-            crate::ms(crate::percentile(&m.series.warm, 99.0)),
+            crate::report::ms(m.series.init),
+            crate::report::ms(m.series.first),
+            crate::report::ms(m.series.cold_cpu),
+            crate::report::ms(crate::process::percentile(&m.series.warm, 50.0)),
+            crate::report::ms(crate::process::percentile(&m.series.warm, 99.0)),
             m.cost
         );
     }
@@ -395,7 +270,7 @@ fn print_targets(measured: &[Measured], sizes: &[u32]) {
             let (Some(first), Some(warm), Some(cost)) = (
                 mean(measured, runtime, size, |m| secs(m.series.first) * 1000.0),
                 mean(measured, runtime, size, |m| {
-                    secs(crate::percentile(&m.series.warm, 50.0)) * 1000.0
+                    secs(crate::process::percentile(&m.series.warm, 50.0)) * 1000.0
                 }),
                 mean(measured, runtime, size, |m| m.cost),
             ) else {
@@ -423,14 +298,14 @@ fn print_targets(measured: &[Measured], sizes: &[u32]) {
             .iter()
             .find(|o| o.function == m.function && at(o, Runtime::Rust, largest));
         let warm_ratio = full.map(|f| {
-            secs(crate::percentile(&m.series.warm, 50.0))
-                / secs(crate::percentile(&f.series.warm, 50.0))
+            secs(crate::process::percentile(&m.series.warm, 50.0))
+                / secs(crate::process::percentile(&f.series.warm, 50.0))
         });
         let yes = |ok: bool| if ok { "yes" } else { "NO" };
         println!(
             "- {} at {smallest} MB: cold 1st {} ms (≤ 25: {}); ×{} vs Python, ×{} vs Node.js (≥ 50: {}); warm p50 ×{} of {largest} MB's (≤ 2: {})",
             m.function,
-            crate::ms(m.series.first),
+            crate::report::ms(m.series.first),
             yes(secs(m.series.first) * 1000.0 <= 25.0),
             ratio(Runtime::Python).map_or("-".into(), |r| format!("{r:.0}")),
             ratio(Runtime::Node).map_or("-".into(), |r| format!("{r:.0}")),
@@ -461,7 +336,7 @@ fn print_targets(measured: &[Measured], sizes: &[u32]) {
 /// What the TLS handshake adds to each function's init, in instructions (callgrind, a full
 /// core): init against the engine over plain HTTP and over the TLS endpoint.
 pub(crate) async fn tls_instructions(
-    o: &crate::Options,
+    o: &crate::cli::Options,
     plain: &str,
     tls: &str,
     home: &Path,
@@ -471,14 +346,14 @@ pub(crate) async fn tls_instructions(
         "| function | init k instructions, plain HTTP | init k instructions, TLS | the handshake's share |"
     );
     println!("|---|---|---|---|");
-    for pattern in &crate::PATTERNS {
+    for pattern in &crate::cli::PATTERNS {
         let binary = o.bin_dir.join(pattern.binary);
         let mut counts = Vec::new();
         for endpoint in [plain, tls] {
-            let dir = crate::callgrind_dir()?;
+            let dir = crate::callgrind::callgrind_dir()?;
             counts.push(
-                crate::init_instructions(&dir, |out| {
-                    let mut c = crate::command(&binary, &[], Some(out));
+                crate::callgrind::init_instructions(&dir, |out| {
+                    let mut c = crate::process::command(&binary, &[], Some(out));
                     local_engine::runtime_api::lambda_environment(
                         &mut c,
                         pattern.binary,

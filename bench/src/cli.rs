@@ -1,0 +1,113 @@
+//! store-bench's command line: the options, and the four access patterns it measures.
+
+use local_engine::runtime_api::Error;
+use std::path::PathBuf;
+
+pub(crate) struct Pattern {
+    pub(crate) binary: &'static str,
+    pub(crate) python: &'static str,
+    /// The Node.js peer's export in bench/node/handlers.mjs.
+    pub(crate) node: &'static str,
+    pub(crate) event: &'static str,
+}
+pub(crate) const PATTERNS: [Pattern; 4] = [
+    Pattern {
+        binary: "get-customer",
+        node: "getCustomer",
+        python: "get_customer",
+        event: "get-customer.json",
+    },
+    Pattern {
+        binary: "list-customer-orders",
+        node: "listCustomerOrders",
+        python: "list_customer_orders",
+        event: "list-customer-orders.json",
+    },
+    Pattern {
+        binary: "get-order-items",
+        node: "getOrderItems",
+        python: "get_order_items",
+        event: "get-order-items.json",
+    },
+    Pattern {
+        binary: "list-orders-by-status",
+        node: "listOrdersByStatus",
+        python: "list_orders_by_status",
+        event: "list-orders-by-status.json",
+    },
+];
+impl Pattern {
+    /// The Python peer's command line: the source design's handler under AWS's runtime
+    /// interface client.
+    pub(crate) fn python_args(&self) -> Vec<String> {
+        vec![
+            "-m".to_owned(),
+            "awslambdaric".to_owned(),
+            format!("boto3_handlers.{}", self.python),
+        ]
+    }
+}
+/// The memory sizes measured, MB: the template's floor, a middle size, one full vCPU.
+pub(crate) const DEFAULT_SIZES: [u32; 3] = [128, 512, 1769];
+
+pub(crate) struct Options {
+    /// Only these sections (`patterns`, `init`, `capacity`, `shards`, `memory`); all when empty.
+    pub(crate) only: Vec<String>,
+    pub(crate) callgrind: bool,
+    pub(crate) bin_dir: PathBuf,
+    pub(crate) python: Option<PathBuf>,
+    /// The Node.js 22 binary of the Node.js peer (bench/node).
+    pub(crate) node: Option<PathBuf>,
+    /// The memory section's sizes, cold starts and warm requests per cold start.
+    pub(crate) memory_sizes: Vec<u32>,
+    pub(crate) memory_runs: usize,
+    pub(crate) memory_warm: usize,
+    pub(crate) runs: usize,
+    pub(crate) warm: usize,
+    pub(crate) size_dirs: Vec<(&'static str, PathBuf)>,
+}
+impl Options {
+    pub(crate) fn runs_section(&self, name: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|s| s == name)
+    }
+}
+pub(crate) fn options() -> Result<Options, Error> {
+    let mut args = std::env::args().skip(1);
+    let mut o = Options {
+        only: Vec::new(),
+        callgrind: false,
+        bin_dir: PathBuf::from("target/release"),
+        python: None,
+        node: None,
+        memory_sizes: DEFAULT_SIZES.to_vec(),
+        memory_runs: 3,
+        memory_warm: 100,
+        runs: 10,
+        warm: 200,
+        size_dirs: Vec::new(),
+    };
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--bin-dir" => o.bin_dir = value()?.into(),
+            "--python" => o.python = Some(value()?.into()),
+            "--node" => o.node = Some(value()?.into()),
+            "--memory-sizes" => {
+                o.memory_sizes = value()?
+                    .split(',')
+                    .map(str::parse)
+                    .collect::<Result<_, _>>()?
+            }
+            "--memory-runs" => o.memory_runs = value()?.parse()?,
+            "--memory-warm" => o.memory_warm = value()?.parse()?,
+            "--runs" => o.runs = value()?.parse()?,
+            "--callgrind" => o.callgrind = true,
+            "--only" => o.only = value()?.split(',').map(str::to_owned).collect(),
+            "--warm" => o.warm = value()?.parse()?,
+            "--size-dir-arm64" => o.size_dirs.push(("arm64", value()?.into())),
+            "--size-dir-x86-64" => o.size_dirs.push(("x86_64", value()?.into())),
+            other => return Err(format!("unknown option {other}").into()),
+        }
+    }
+    Ok(o)
+}

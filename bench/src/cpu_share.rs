@@ -1,0 +1,150 @@
+//! Lambda's CPU share for a memory size, as a CFS bandwidth quota on a cgroup of the measured
+//! process (the memory section's module documentation says what this models).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tokio::process::Command;
+
+use local_engine::runtime_api::Error;
+
+/// Lambda's memory size with one full vCPU.
+const FULL_VCPU_MB: u32 = 1769;
+
+/// The CPU every measured process runs on ([`CpuShare::release`]).
+const PINNED_CPU: &str = "1";
+
+/// The CFS period of every quota, µs (see the module's documentation).
+pub(crate) const PERIOD_US: u64 = 100_000;
+
+/// A cgroup whose processes get `memory_mb`'s share of one CPU.
+pub(crate) struct CpuShare {
+    pub memory_mb: u32,
+    dir: PathBuf,
+}
+
+impl CpuShare {
+    /// The quota, µs per period.
+    pub(crate) fn quota_us(memory_mb: u32) -> u64 {
+        PERIOD_US * u64::from(memory_mb) / u64::from(FULL_VCPU_MB)
+    }
+
+    /// Creates the cgroup (cgroup v1 `cpu`, else a v2 hierarchy with the `cpu` controller);
+    /// why not, when neither can be written here.
+    pub(crate) fn create(memory_mb: u32) -> Result<Self, String> {
+        let name = format!("store-bench-{memory_mb}mb");
+        let quota = Self::quota_us(memory_mb);
+        let v1 = Path::new("/sys/fs/cgroup/cpu");
+        let v2 = ["/sys/fs/cgroup/unified", "/sys/fs/cgroup"]
+            .iter()
+            .map(Path::new)
+            .find(|root| {
+                std::fs::read_to_string(root.join("cgroup.controllers"))
+                    .is_ok_and(|c| c.split_whitespace().any(|c| c == "cpu"))
+            });
+        let write = |file: PathBuf, value: String| {
+            std::fs::write(&file, value).map_err(|err| format!("{}: {err}", file.display()))
+        };
+        let dir = if v1.join("cpu.cfs_quota_us").exists() {
+            let dir = v1.join(&name);
+            std::fs::create_dir_all(&dir).map_err(|err| format!("{}: {err}", dir.display()))?;
+            write(dir.join("cpu.cfs_period_us"), PERIOD_US.to_string())?;
+            write(dir.join("cpu.cfs_quota_us"), quota.to_string())?;
+            dir
+        } else if let Some(root) = v2 {
+            let _ = std::fs::write(root.join("cgroup.subtree_control"), "+cpu");
+            let dir = root.join(&name);
+            std::fs::create_dir_all(&dir).map_err(|err| format!("{}: {err}", dir.display()))?;
+            write(dir.join("cpu.max"), format!("{quota} {PERIOD_US}"))?;
+            dir
+        } else {
+            return Err("no cgroup v1 `cpu` controller and no v2 hierarchy offering `cpu`".into());
+        };
+        Ok(Self { memory_mb, dir })
+    }
+
+    /// `program args…` started inside this share: `sh` joins the cgroup, waits for a line on
+    /// its stdin ([`CpuShare::release`]), then becomes the program.
+    pub(crate) fn command(&self, program: &Path, args: &[String]) -> Command {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!(
+                "echo $$ > '{}/cgroup.procs' && read -r go && exec \"$0\" \"$@\" </dev/null",
+                self.dir.display()
+            ))
+            .arg(program)
+            .args(args)
+            .kill_on_drop(true);
+        command
+    }
+
+    /// Waits until `child` (started by [`CpuShare::command`]) is in the cgroup and the cgroup's
+    /// quota is whole, then lets it exec the program: the moment its cold start begins.
+    pub(crate) async fn release(
+        &self,
+        child: &mut tokio::process::Child,
+    ) -> Result<std::time::Instant, Error> {
+        use tokio::io::AsyncWriteExt;
+        let pid = child.id().ok_or("the process has already exited")?;
+        let name = self
+            .dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while !std::fs::read_to_string(format!("/proc/{pid}/cgroup"))
+            .is_ok_and(|c| c.contains(&name))
+        {
+            if std::time::Instant::now() > deadline {
+                return Err(format!("process {pid} never joined {}", self.dir.display()).into());
+            }
+            tokio::time::sleep(Duration::from_micros(200)).await;
+        }
+        // On one CPU: the quota is handed to each CPU in 5 ms slices, and what one CPU holds is
+        // stranded when the process moves to the other, which would throttle a cold start well
+        // short of its share (up to a Lambda function's whole vCPU is one CPU's worth).
+        let pinned = tokio::process::Command::new("taskset")
+            .args(["-p", "-c", PINNED_CPU, &pid.to_string()])
+            .stdout(std::process::Stdio::null())
+            .status()
+            .await?;
+        if !pinned.success() {
+            return Err(format!("taskset could not pin process {pid}").into());
+        }
+        // A new sandbox starts with its whole quota: one idle period lets the last process's
+        // use of it (a warm series ends with the quota spent) run out first.
+        tokio::time::sleep(Duration::from_micros(PERIOD_US)).await;
+        let mut stdin = child
+            .stdin
+            .take()
+            .ok_or("no stdin to release the process")?;
+        let started = std::time::Instant::now();
+        stdin.write_all(b"go\n").await?;
+        drop(stdin);
+        Ok(started)
+    }
+
+    /// How often the quota stopped the cgroup's processes, and for how long in all.
+    pub(crate) fn throttled(&self) -> (u64, Duration) {
+        let stat = std::fs::read_to_string(self.dir.join("cpu.stat")).unwrap_or_default();
+        let field = |name: &str| {
+            stat.lines()
+                .find_map(|l| l.strip_prefix(name)?.trim().parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        // v1 reports nanoseconds, v2 microseconds.
+        let time = match field("throttled_time ") {
+            0 => Duration::from_micros(field("throttled_usec ")),
+            ns => Duration::from_nanos(ns),
+        };
+        (field("nr_throttled "), time)
+    }
+}
+
+impl Drop for CpuShare {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
