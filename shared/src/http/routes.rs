@@ -98,10 +98,12 @@ pub fn find(key: &str) -> Option<&'static Route> {
     ROUTES.iter().find(|route| route.key == key)
 }
 
-/// Whether `req`'s caller may call the route it came in on: 401 without a caller, 403 for a
-/// caller the route does not admit or a route the table does not declare. An `OrderOwner`
-/// route is refused here only to callers with no claims; its owner check is the store's.
+/// Whether `req`'s caller may call the route it came in on: 401 without a caller (whatever
+/// the route: authentication comes first, as API Gateway's authorizer puts it first), then 403
+/// for a caller the route does not admit or a route the table does not declare. An
+/// `OrderOwner` route admits every caller here; its owner check is the store's.
 pub fn authorize(req: &Request) -> Result<(), AppError> {
+    let caller = crate::http::request::caller(req)?;
     let key = req.extensions().get::<RouteKey>().map(|k| k.0.as_str());
     let Some(route) = key.and_then(find) else {
         tracing::error!(route = ?key, "a request on a route that declares no callers");
@@ -109,7 +111,6 @@ pub fn authorize(req: &Request) -> Result<(), AppError> {
             "this route admits no caller".to_owned(),
         ));
     };
-    let caller = crate::http::request::caller(req)?;
     route.admits.check(caller, req, route.key)
 }
 
@@ -132,6 +133,31 @@ impl Admits {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A request with claims on a route the table does not name is refused, and one without
+    /// claims is a 401 wherever it came in (sam local start-api runs no authorizer).
+    #[test]
+    fn an_undeclared_route_admits_nobody_and_no_caller_is_a_401_first() {
+        let event = |route: &str, claims: bool| {
+            let authorizer = if claims {
+                r#", "authorizer": {"jwt": {"claims": {"sub": "c1"}}}"#
+            } else {
+                ""
+            };
+            format!(
+                r#"{{"routeKey": "{route}", "rawPath": "/x", "requestContext": {{"http": {{"method": "GET"}}{authorizer}}}}}"#
+            )
+        };
+        let staff_clients = crate::http::gateway::StaffClients::default();
+        let read = |text: String| {
+            crate::http::gateway::request_from_json(&text, &staff_clients).expect("reads")
+        };
+        let refused = authorize(&read(event("GET /secret", true))).expect_err("refused");
+        assert!(matches!(refused, AppError::Forbidden(_)), "{refused:?}");
+        let refused = authorize(&read(event("$default", false))).expect_err("refused");
+        assert!(matches!(refused, AppError::Unauthorized(_)), "{refused:?}");
+        assert!(authorize(&read(event("GET /products", true))).is_ok());
+    }
 
     #[test]
     fn each_route_is_declared_once() {
