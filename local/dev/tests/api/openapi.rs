@@ -7,9 +7,6 @@ use std::collections::BTreeSet;
 
 use local_engine::template;
 use serde_json::Value;
-use shared::AppError;
-use shared::domain::ids::Sku;
-use shared::domain::status::OrderStatus;
 use shared::http::problem::problem;
 
 fn document() -> Value {
@@ -88,27 +85,7 @@ fn resolve<'a>(document: &'a Value, value: &'a Value) -> &'a Value {
 
 #[test]
 fn the_contract_names_every_problem_the_error_type_produces_and_no_other() {
-    let sku = || vec![Sku::parse("sku-1").expect("sku")];
-    let errors = [
-        AppError::invalid("x"),
-        AppError::Unauthorized("x".into()),
-        AppError::Forbidden("x".into()),
-        AppError::not_found("x"),
-        AppError::StatusConflict {
-            current: OrderStatus::Shipped,
-            next: OrderStatus::Placed,
-        },
-        AppError::concurrent_change("x"),
-        AppError::TooManyOpenOrders(3),
-        AppError::OutOfStock(sku()),
-        AppError::PriceChanged(sku()),
-        AppError::UnknownProducts(sku()),
-        AppError::IdempotencyKeyReused,
-        AppError::PayloadTooLarge("x".into()),
-        AppError::UnsupportedMediaType("x".into()),
-        AppError::unavailable("x"),
-        AppError::internal("x"),
-    ];
+    let errors = shared::http::problem::one_of_each_kind();
     let document = document();
     let problem_schema = &document["components"]["schemas"]["Problem"];
     let documented: BTreeSet<String> = problem_schema["properties"]["type"]["enum"]
