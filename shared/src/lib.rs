@@ -17,6 +17,9 @@
 //! Beside them: [`retry`], the one retry helper, and [`bootstrap`], what every Lambda's `main`
 //! calls.
 
+// A reference crate: every public item says what it is for.
+#![warn(missing_docs)]
+
 pub mod bootstrap;
 pub mod domain;
 pub mod dynamo;

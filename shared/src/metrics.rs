@@ -51,6 +51,7 @@ pub enum Metric {
 }
 
 impl Metric {
+    /// The metric's name in CloudWatch.
     pub fn name(self) -> &'static str {
         match self {
             Metric::OrdersPlaced => "OrdersPlaced",
@@ -155,8 +156,11 @@ const VALUE_SLOT: &str = "__ORDER_VALUE__";
 /// Who the line is about: the function, the invocation's request ID and X-Ray trace ID.
 #[derive(Debug, Clone, Copy)]
 pub struct Invocation<'a> {
+    /// The function's name.
     pub function: &'a str,
+    /// The invocation's request ID.
     pub request_id: &'a str,
+    /// The X-Ray trace ID, when tracing is on.
     pub trace_id: Option<&'a str>,
     /// Milliseconds since the Unix epoch.
     pub timestamp_ms: i64,

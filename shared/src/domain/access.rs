@@ -47,10 +47,12 @@ impl Caller {
         }
     }
 
+    /// The token's subject, as the authorizer passed it.
     pub fn subject(&self) -> &str {
         &self.subject
     }
 
+    /// Whether the caller is staff (the `staff` group, or a known machine client's admin scope).
     pub fn is_staff(&self) -> bool {
         self.staff
     }

@@ -12,8 +12,11 @@ use crate::domain::time::Timestamp;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Customer {
+    /// Who the customer is: their partition's key.
     pub customer_id: CustomerId,
+    /// Their name, as given.
     pub name: String,
+    /// Their email address, as given.
     pub email: String,
 }
 
@@ -90,15 +93,20 @@ fn plausible_email(email: &str) -> bool {
 /// consumer has not reached yet (or one the source design's boto3 code wrote) has none: zero orders.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct OrderStats {
+    /// How many of their orders count (PLACED, SHIPPED or DELIVERED).
     pub order_count: u64,
+    /// What those orders came to.
     pub total_spent: Money,
+    /// When the latest of them was placed.
     pub last_order_at: Option<Timestamp>,
 }
 
 /// The profile as `GET /customers/{customerId}` shows it: one flat object.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CustomerProfile {
+    /// Who the customer is.
     pub customer: Customer,
+    /// Their order statistics, kept by the stream consumer.
     pub stats: OrderStats,
 }
 

@@ -7,12 +7,14 @@ use std::error::Error as StdError;
 use crate::domain::ids::Sku;
 use crate::domain::status::OrderStatus;
 
+/// Any error, sent between threads: what an SDK or the runtime hands back.
 pub type BoxError = Box<dyn StdError + Send + Sync>;
 
 fn skus_text(skus: &[Sku]) -> String {
     skus.iter().map(Sku::as_str).collect::<Vec<_>>().join(", ")
 }
 
+/// What went wrong, in the domain's words.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
     /// The request is malformed; the message is shown to the client.
@@ -73,22 +75,27 @@ pub enum AppError {
 }
 
 impl AppError {
+    /// A malformed request; `detail` is shown to the client.
     pub fn invalid(detail: impl Into<String>) -> Self {
         AppError::Invalid(detail.into())
     }
 
+    /// Something the request names does not exist; `detail` is shown to the client.
     pub fn not_found(detail: impl Into<String>) -> Self {
         AppError::NotFound(detail.into())
     }
 
+    /// Concurrent requests kept changing what the request read; `detail` is shown to the client.
     pub fn concurrent_change(detail: impl Into<String>) -> Self {
         AppError::ConcurrentChange(detail.into())
     }
 
+    /// DynamoDB could not be reached or kept refusing, after the retries.
     pub fn unavailable(err: impl Into<BoxError>) -> Self {
         AppError::Unavailable(err.into())
     }
 
+    /// Anything else: `err` goes to the log only.
     pub fn internal(err: impl Into<BoxError>) -> Self {
         AppError::Internal(err.into())
     }

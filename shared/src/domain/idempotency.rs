@@ -14,7 +14,9 @@ pub const IDEMPOTENCY_TTL_SECONDS: u64 = 24 * 60 * 60;
 /// What an `Idempotency-Key` remembers of the first request that used it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IdempotencyRecord {
+    /// What identifies the first request's body: a later one must match it.
     pub fingerprint: String,
+    /// The order the first request placed.
     pub order_id: OrderId,
     /// The JSON body of the 201 the first request got.
     pub response: String,

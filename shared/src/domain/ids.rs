@@ -33,11 +33,13 @@ macro_rules! id_type {
         pub struct $name(String);
 
         impl $name {
+            /// The ID, if `raw` is 1-64 characters of `[A-Za-z0-9_-]`; a 400 otherwise.
             pub fn parse(raw: &str) -> Result<Self, AppError> {
                 validate_id($kind, raw)?;
                 Ok(Self(raw.to_owned()))
             }
 
+            /// The ID's text, as it stands in keys.
             pub fn as_str(&self) -> &str {
                 &self.0
             }
@@ -98,6 +100,7 @@ impl OrderId {
 pub struct IdempotencyKey(String);
 
 impl IdempotencyKey {
+    /// The key, if `raw` is 1-128 visible characters of `[A-Za-z0-9_.:-]`; a 400 otherwise.
     pub fn parse(raw: &str) -> Result<Self, AppError> {
         let ok = (1..=128).contains(&raw.len())
             && raw
@@ -112,6 +115,7 @@ impl IdempotencyKey {
         }
     }
 
+    /// The key's text, as the client sent it.
     pub fn as_str(&self) -> &str {
         &self.0
     }

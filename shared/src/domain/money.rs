@@ -12,10 +12,12 @@ use serde::{Deserialize, Serialize};
 pub struct Money(Decimal);
 
 impl Money {
+    /// An amount, exact, in the store's currency.
     pub fn new(amount: Decimal) -> Self {
         Self(amount)
     }
 
+    /// The exact amount.
     pub fn amount(self) -> Decimal {
         self.0
     }

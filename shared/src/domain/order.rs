@@ -13,6 +13,7 @@ use crate::domain::time::Timestamp;
 /// (listing, header, idempotency record); the DynamoDB layer asserts that this
 /// still fits.
 pub const MAX_LINES: usize = 48;
+/// The most of one product one line may ask for.
 pub const MAX_QUANTITY: u32 = 10_000;
 /// The largest unit price, 1,000,000.00: keeps every total far inside DynamoDB's 38 digits.
 pub const MAX_PRICE: Decimal = Decimal::from_parts(100_000_000, 0, 0, false, 2);
@@ -22,10 +23,15 @@ pub const MAX_PRICE: Decimal = Decimal::from_parts(100_000_000, 0, 0, false, 2);
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Order {
+    /// Which order.
     pub order_id: OrderId,
+    /// Whose order.
     pub customer_id: CustomerId,
+    /// When it was placed (UTC, to the second).
     pub placed_at: Timestamp,
+    /// Where it is in its life.
     pub status: OrderStatus,
+    /// What it comes to.
     pub total: Money,
 }
 
@@ -33,8 +39,11 @@ pub struct Order {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LineItem {
+    /// Which product.
     pub sku: Sku,
+    /// How many.
     pub quantity: u32,
+    /// The price of one, as the catalog had it when the order was placed.
     pub price: Money,
 }
 
@@ -43,10 +52,15 @@ pub struct LineItem {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProductOrderLine {
+    /// The order the line is part of.
     pub order_id: OrderId,
+    /// The order's customer.
     pub customer_id: CustomerId,
+    /// When the order was placed.
     pub placed_at: Timestamp,
+    /// How many.
     pub quantity: u32,
+    /// The price of one, as ordered.
     pub price: Money,
 }
 
@@ -54,8 +68,11 @@ pub struct ProductOrderLine {
 /// expects to pay (then a different catalog price is a conflict rather than a surprise).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestedLine {
+    /// Which product.
     pub sku: Sku,
+    /// How many.
     pub quantity: u32,
+    /// The price the client expects to pay for one, if it says: a different catalog price is a 409.
     pub expected_price: Option<Money>,
 }
 
@@ -63,8 +80,10 @@ pub struct RequestedLine {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderDetails {
+    /// The order's header.
     #[serde(flatten)]
     pub order: Order,
+    /// Its line items, in SKU order.
     pub items: Vec<LineItem>,
 }
 

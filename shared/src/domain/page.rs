@@ -3,12 +3,15 @@
 use crate::AppError;
 use crate::domain::time::Timestamp;
 
+/// A page's size when the request names none.
 pub const DEFAULT_LIMIT: usize = 25;
+/// The largest page a listing serves.
 pub const MAX_LIMIT: usize = 100;
 
 /// Which page of a listing to read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageRequest {
+    /// How many items, at most.
     pub limit: usize,
     /// Opaque: a cursor a previous page of the same listing returned.
     pub cursor: Option<String>,
@@ -39,18 +42,23 @@ impl PageRequest {
 /// One page of a listing, and the cursor of the next one (`None` on the last page).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Page<T> {
+    /// The page's items, in the listing's order.
     pub items: Vec<T>,
+    /// Where the next page starts (`None`: this is the last).
     pub next_cursor: Option<String>,
 }
 
 /// Bounds on when an order was placed: `from` inclusive, `to` exclusive.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PlacedWindow {
+    /// Placed at or after this (inclusive).
     pub from: Option<Timestamp>,
+    /// Placed before this (exclusive).
     pub to: Option<Timestamp>,
 }
 
 impl PlacedWindow {
+    /// The window `[from, to)`; a 400 when `to` is not after `from`.
     pub fn new(from: Option<Timestamp>, to: Option<Timestamp>) -> Result<Self, AppError> {
         if let (Some(from), Some(to)) = (from, to)
             && from >= to

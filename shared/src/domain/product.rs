@@ -16,9 +16,13 @@ pub const MAX_STOCK_DELTA: i64 = 1_000_000;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Product {
+    /// Which product.
     pub sku: Sku,
+    /// What the catalog calls it.
     pub name: String,
+    /// The price of one.
     pub price: Money,
+    /// How many are left to order.
     pub stock: u64,
 }
 
@@ -27,8 +31,11 @@ pub struct Product {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CatalogEntry {
+    /// Which product.
     pub sku: Sku,
+    /// What the catalog calls it.
     pub name: String,
+    /// The price of one.
     pub price: Money,
 }
 

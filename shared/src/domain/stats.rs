@@ -58,6 +58,7 @@ impl ShareVersion {
         }
     }
 
+    /// The version's fixed-width text, as stored.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -73,10 +74,15 @@ impl fmt::Display for ShareVersion {
 /// (before its first record, after its removal), as of `version`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShareChange {
+    /// Which order.
     pub order_id: OrderId,
+    /// When it was placed.
     pub placed_at: Timestamp,
+    /// What it added to `totalSpent` before the change (`None`: it did not count).
     pub before: Option<Decimal>,
+    /// What it adds after the change (`None`: it no longer counts).
     pub after: Option<Decimal>,
+    /// The change's version: a change at or below a stored version is a redelivery.
     pub version: ShareVersion,
 }
 
@@ -142,18 +148,23 @@ impl ShareChange {
 /// How changes move a customer's statistics.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatsDelta {
+    /// Orders added (or, negative, removed).
     pub orders: i64,
+    /// What they add to `totalSpent` (or take from it).
     pub spent: Decimal,
+    /// The latest `placedAt` among the orders added, if any.
     pub last_order_at: Option<Timestamp>,
 }
 
 impl StatsDelta {
+    /// Nothing to change.
     pub const NONE: StatsDelta = StatsDelta {
         orders: 0,
         spent: Decimal::ZERO,
         last_order_at: None,
     };
 
+    /// Adds `other` to this change.
     pub fn merge(&mut self, other: &StatsDelta) {
         self.orders += other.orders;
         self.spent += other.spent;

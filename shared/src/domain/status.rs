@@ -11,13 +11,18 @@ use crate::AppError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum OrderStatus {
+    /// Placed: its stock taken, waiting to ship.
     Placed,
+    /// On its way.
     Shipped,
+    /// Arrived: the end of its life.
     Delivered,
+    /// Cancelled while PLACED: its stock given back.
     Cancelled,
 }
 
 impl OrderStatus {
+    /// Every status, in the order of an order's life.
     pub const ALL: [OrderStatus; 4] = [
         OrderStatus::Placed,
         OrderStatus::Shipped,
@@ -25,6 +30,7 @@ impl OrderStatus {
         OrderStatus::Cancelled,
     ];
 
+    /// The status as stored and sent: `PLACED`, `SHIPPED`, `DELIVERED`, `CANCELLED`.
     pub fn as_str(self) -> &'static str {
         match self {
             OrderStatus::Placed => "PLACED",

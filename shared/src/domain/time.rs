@@ -15,12 +15,14 @@ use crate::AppError;
 pub struct Timestamp(DateTime<Utc>);
 
 impl Timestamp {
+    /// Now, to the second.
     pub fn now() -> Self {
         Self(Utc::now().trunc_subsecs(0))
     }
 
     /// The earliest and latest times the fixed-width form can hold.
     pub const MIN_TEXT: &'static str = "0000-01-01T00:00:00Z";
+    /// The latest time a key can hold: one width keeps sort keys in time order.
     pub const MAX_TEXT: &'static str = "9999-12-31T23:59:59Z";
 
     /// Accepts any RFC 3339 time (any offset, fractions of a second are cut off) whose UTC
@@ -97,6 +99,7 @@ impl Timestamp {
         Self(at.trunc_subsecs(0))
     }
 
+    /// The time, for arithmetic.
     pub fn as_datetime(&self) -> DateTime<Utc> {
         self.0
     }

@@ -6,9 +6,12 @@ use std::collections::BTreeMap;
 
 use aws_sdk_dynamodb::types::ConsumedCapacity;
 
+/// The capacity one or more requests consumed, in all and by table and index.
 #[derive(Debug, Default, Clone, PartialEq, serde::Serialize)]
 pub struct Capacity {
+    /// Capacity units in all.
     pub total: f64,
+    /// Of which the table's.
     pub table: f64,
     /// Per global secondary index.
     pub indexes: BTreeMap<String, f64>,
@@ -24,6 +27,7 @@ impl Capacity {
         sum
     }
 
+    /// Adds what one answer reported.
     pub fn add(&mut self, reported: &ConsumedCapacity) {
         self.total += reported.capacity_units().unwrap_or(0.0);
         self.table += reported

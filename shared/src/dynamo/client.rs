@@ -105,8 +105,11 @@ pub fn check_endpoints(var: impl Fn(&str) -> Option<String>) -> Result<(), Strin
 /// one is set (`AWS_ENDPOINT_URL_DYNAMODB`, else `AWS_ENDPOINT_URL`: a local engine).
 #[derive(Debug)]
 pub struct Environment {
+    /// The AWS region the client signs for.
     pub region: String,
+    /// The credentials it signs with.
     pub credentials: Credentials,
+    /// The DynamoDB endpoint, when not the region's own (make dev's engine, a bench's TLS front).
     pub endpoint: Option<String>,
 }
 

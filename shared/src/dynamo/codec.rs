@@ -39,16 +39,21 @@ use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::keys::{self, MalformedKey};
 
+/// An item as the SDK holds it: attribute names to values.
 pub type Item = HashMap<String, AttributeValue>;
 
 /// An item that is in the table but does not read as the entity its keys say it is.
 #[derive(Debug, thiserror::Error)]
 pub enum BadItem {
+    /// A key attribute that does not have the key design's shape.
     #[error(transparent)]
     Key(#[from] MalformedKey),
+    /// An attribute that is missing or of another type than its declaration's.
     #[error("attribute {name} is missing or is not {expected}")]
     Attribute {
+        /// The attribute's name.
         name: &'static str,
+        /// What it should have been (`a decimal number`, ...).
         expected: &'static str,
     },
 }
@@ -65,7 +70,9 @@ impl From<BadItem> for AppError {
 pub trait Stored: Sized {
     /// What a reader is told when the attribute is not that: "a decimal number".
     const EXPECTED: &'static str;
+    /// The value as a DynamoDB attribute.
     fn to_attribute(&self) -> AttributeValue;
+    /// The value an attribute holds, if it holds one of this type.
     fn from_attribute(value: AttributeValue) -> Option<Self>;
 }
 
@@ -157,11 +164,13 @@ impl Stored for Decimal {
 
 /// One attribute of an entity: its name, and through `T` its DynamoDB type.
 pub struct Attr<T> {
+    /// The attribute's name in the item.
     pub name: &'static str,
     stored: PhantomData<fn() -> T>,
 }
 
 impl<T: Stored> Attr<T> {
+    /// The attribute `name`, of type `T`.
     pub const fn new(name: &'static str) -> Self {
         Self {
             name,
@@ -174,6 +183,7 @@ impl<T: Stored> Attr<T> {
         value.to_attribute()
     }
 
+    /// Writes `value` into `item` under this attribute.
     pub fn put(&self, item: &mut Item, value: &T) {
         item.insert(self.name.to_owned(), value.to_attribute());
     }
@@ -223,6 +233,7 @@ pub fn item_size(item: &Item) -> usize {
 
 /// The table's key attributes, as every entity writes them.
 pub const PK: Attr<String> = Attr::new(keys::PK);
+/// The table's sort key attribute.
 pub const SK: Attr<String> = Attr::new(keys::SK);
 
 /// An item holding just a primary key.

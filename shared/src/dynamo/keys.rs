@@ -26,32 +26,50 @@ use crate::domain::ids::OrderId;
 
 /// Attribute names of the table's, GSI1's and GSI2's keys.
 pub const PK: &str = "PK";
+/// The table's sort key attribute.
 pub const SK: &str = "SK";
+/// GSI1's partition key attribute.
 pub const GSI1PK: &str = "GSI1PK";
+/// GSI1's sort key attribute.
 pub const GSI1SK: &str = "GSI1SK";
+/// The index of orders by status.
 pub const GSI1: &str = "GSI1";
+/// GSI2's partition key attribute.
 pub const GSI2PK: &str = "GSI2PK";
+/// GSI2's sort key attribute.
 pub const GSI2SK: &str = "GSI2SK";
+/// The index of orders by product.
 pub const GSI2: &str = "GSI2";
 
 /// The prefixes keys start with; an ID never holds `#`, so a prefix ends where the ID begins.
 pub const CUSTOMER_PREFIX: &str = "CUSTOMER#";
+/// Orders: a customer's listings' sort keys, and an order's partition.
 pub const ORDER_PREFIX: &str = "ORDER#";
+/// An order's line items' sort keys.
 pub const ITEM_PREFIX: &str = "ITEM#";
+/// GSI1's partitions: a status (and its shard).
 pub const STATUS_PREFIX: &str = "STATUS#";
+/// Idempotency records' partitions.
 pub const IDEMPOTENCY_PREFIX: &str = "IDEMPOTENCY#";
+/// Counted orders' sort keys.
 pub const COUNTED_PREFIX: &str = "COUNTED#";
+/// Products' partitions, catalog entries' and GSI2's keys.
 pub const PRODUCT_PREFIX: &str = "PRODUCT#";
+/// The catalog's partitions.
 pub const CATALOG_PREFIX: &str = "CATALOG#";
+/// Migrations' partitions.
 pub const MIGRATION_PREFIX: &str = "MIGRATION#";
 
 /// The fixed sort keys of entities that share a partition with others (their entity files name
 /// them `SORT_KEY`).
 pub const PROFILE_SK: &str = "PROFILE";
+/// The open-order count's sort key.
 pub const PLACED_ORDERS_SK: &str = "PLACED_ORDERS";
+/// The order header's sort key.
 pub const HEADER_SK: &str = "HEADER";
 /// The fixed sort keys of entities alone in their partitions.
 pub const PRODUCT_SK: &str = "PRODUCT";
+/// The idempotency record's sort key.
 pub const RESPONSE_SK: &str = "RESPONSE";
 
 /// FNV-1a of `text`'s bytes: stable across releases and machines, so a shard chosen with it
@@ -72,11 +90,13 @@ pub(crate) fn fnv1a(text: &str) -> u32 {
 pub struct StatusShards(u32);
 
 impl StatusShards {
+    /// One shard: the source design's keys.
     pub const ONE: StatusShards = StatusShards(1);
     /// A page of the listing reads every shard and its cursor holds a key per shard: 32 keeps
     /// a cursor in a few KiB and allows 32,000 writes per second per status.
     pub const MAX: u32 = 32;
 
+    /// A count of 1 to [`Self::MAX`].
     pub fn new(count: u32) -> Result<Self, String> {
         if (1..=Self::MAX).contains(&count) {
             Ok(Self(count))
@@ -96,6 +116,7 @@ impl StatusShards {
             .and_then(Self::new)
     }
 
+    /// How many shards.
     pub fn count(self) -> u32 {
         self.0
     }
@@ -109,7 +130,9 @@ impl StatusShards {
 /// A stored key that does not have the shape the key design gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MalformedKey {
+    /// Which key attribute.
     pub attribute: &'static str,
+    /// What it held.
     pub value: String,
 }
 
@@ -131,7 +154,9 @@ pub(crate) fn malformed(attribute: &'static str, value: &str) -> MalformedKey {
 /// The one key every function may read, to open its connection during init: no entity's
 /// partition (they all start with a prefix and `#`), so it never holds data.
 pub mod warm_up {
+    /// Its partition key.
     pub const PK: &str = "WARMUP";
+    /// Its sort key.
     pub const SK: &str = "WARMUP";
 }
 
@@ -242,15 +267,25 @@ impl Partition {
 /// Every kind of item the store writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Entity {
+    /// A customer's profile.
     Customer,
+    /// An order's listing in its customer's partition.
     OrderListing,
+    /// An order's line item.
     LineItem,
+    /// An order's header.
     OrderHeader,
+    /// An order as the statistics counted it.
     CountedOrder,
+    /// A customer's count of PLACED orders.
     OpenOrderCount,
+    /// A product.
     Product,
+    /// A product's entry in the catalog.
     CatalogEntry,
+    /// What an `Idempotency-Key` remembers.
     IdempotencyRecord,
+    /// A data migration's state.
     MigrationState,
 }
 
@@ -269,6 +304,7 @@ impl Entity {
         Entity::MigrationState,
     ];
 
+    /// The entity's name, as the explorer's legend shows it.
     pub fn name(self) -> &'static str {
         match self {
             Entity::Customer => "Customer",

@@ -17,8 +17,11 @@ use crate::dynamo::store::Store;
 /// Where a Query reads: the table, or one of its indexes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Index {
+    /// The table itself: `PK`, `SK`.
     Table,
+    /// GSI1, orders by status: `GSI1PK`, `GSI1SK`.
     Gsi1,
+    /// GSI2, orders by product: `GSI2PK`, `GSI2SK`.
     Gsi2,
 }
 

@@ -35,6 +35,7 @@ pub(crate) fn built<T, E: std::error::Error + Send + Sync + 'static>(
 }
 
 impl Store {
+    /// A store on `table`, through `client`: one status shard, no cap on open orders.
     pub fn new(client: Client, table: impl Into<String>) -> Self {
         Self {
             client,
@@ -57,10 +58,12 @@ impl Store {
         self
     }
 
+    /// The SDK client, for what the store itself does not send (tests, tools).
     pub fn client(&self) -> &Client {
         &self.client
     }
 
+    /// The table's name.
     pub fn table(&self) -> &str {
         &self.table
     }

@@ -46,7 +46,9 @@ pub struct Cancelled<P> {
 /// What sending a transaction came to.
 #[derive(Debug, Clone)]
 pub enum Outcome<P> {
+    /// Every action applied.
     Committed,
+    /// None applied: why each action was refused.
     Cancelled(Cancelled<P>),
 }
 
@@ -57,6 +59,7 @@ impl<P> Default for Transaction<P> {
 }
 
 impl<P> Transaction<P> {
+    /// A transaction for up to `actions` actions.
     pub fn with_capacity(actions: usize) -> Self {
         Self {
             actions: Vec::with_capacity(actions),
@@ -87,10 +90,12 @@ impl<P> Transaction<P> {
         self.purposes.push(purpose);
     }
 
+    /// How many actions it holds.
     pub fn len(&self) -> usize {
         self.actions.len()
     }
 
+    /// Whether it holds no action.
     pub fn is_empty(&self) -> bool {
         self.actions.is_empty()
     }

@@ -72,6 +72,7 @@ pub fn placed_window(req: &Request) -> Result<PlacedWindow, AppError> {
     PlacedWindow::new(timestamp("from")?, timestamp("to")?)
 }
 
+/// `limit` and `cursor` from the query string.
 pub fn page_request(req: &Request) -> Result<PageRequest, AppError> {
     PageRequest::parse(query_param(req, "limit")?, query_param(req, "cursor")?)
 }

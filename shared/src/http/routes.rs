@@ -30,8 +30,11 @@ pub enum Admits {
 /// One route: API Gateway's route key, the Cargo binary that serves it, and who may call it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Route {
+    /// API Gateway's route key: `GET /customers/{customerId}`.
     pub key: &'static str,
+    /// The Cargo binary that serves it (template.yaml's `Metadata.BuildProperties.Binary`).
     pub binary: &'static str,
+    /// Who may call it.
     pub admits: Admits,
 }
 

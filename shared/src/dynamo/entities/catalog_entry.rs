@@ -10,6 +10,7 @@ use crate::dynamo::keys::{self, CATALOG_PREFIX, MalformedKey, PRODUCT_PREFIX, fn
 
 pub use crate::dynamo::entities::product::{NAME, PRICE};
 
+/// How many catalog partitions the products are spread over.
 pub const SHARDS: u32 = 4;
 
 /// The shard of `sku`: FNV-1a of its bytes, stable across releases and machines.
@@ -17,14 +18,17 @@ pub fn shard(sku: &Sku) -> u32 {
     fnv1a(sku.as_str()) % SHARDS
 }
 
+/// Catalog shard `shard`'s partition key.
 pub fn pk(shard: u32) -> String {
     format!("{CATALOG_PREFIX}{shard}")
 }
 
+/// The entry's sort key: its product's key.
 pub fn sk(sku: &Sku) -> String {
     format!("{PRODUCT_PREFIX}{sku}")
 }
 
+/// The SKU a sort key names.
 pub fn parse_sk(sk: &str) -> Result<Sku, MalformedKey> {
     sk.strip_prefix(PRODUCT_PREFIX)
         .and_then(|raw| Sku::parse(raw).ok())
@@ -37,6 +41,7 @@ pub fn is_canonical_key(pk: &str, sk: &str) -> bool {
     parse_sk(sk).is_ok_and(|sku| sk == self::sk(&sku) && pk == self::pk(shard(&sku)))
 }
 
+/// The entry, in its SKU's shard.
 pub fn to_item(entry: &CatalogEntry) -> Item {
     let mut item = primary_key(pk(shard(&entry.sku)), sk(&entry.sku));
     NAME.put(&mut item, &entry.name);
@@ -44,6 +49,7 @@ pub fn to_item(entry: &CatalogEntry) -> Item {
     item
 }
 
+/// The entry an item holds.
 pub fn from_item(mut item: Item) -> Result<CatalogEntry, BadItem> {
     Ok(CatalogEntry {
         sku: parse_sk(&SK.take(&mut item)?)?,

@@ -15,17 +15,22 @@ use crate::dynamo::keys::{
     self, COUNTED_PREFIX, CUSTOMER_PARTITION, Entity, MalformedKey, malformed,
 };
 
+/// What the order adds to `totalSpent`; absent once it no longer counts.
 pub const SPENT: Attr<Decimal> = Attr::new("countedSpent");
+/// The version of the change that wrote this share.
 pub const VERSION: Attr<ShareVersion> = Attr::new("countedVersion");
 
+/// The customer's partition.
 pub fn pk(customer: &CustomerId) -> String {
     customer::pk(customer)
 }
 
+/// The counted order's sort key.
 pub fn sk(order: &OrderId) -> String {
     format!("{COUNTED_PREFIX}{order}")
 }
 
+/// The order a sort key names.
 pub fn parse_sk(sk: &str) -> Result<OrderId, MalformedKey> {
     sk.strip_prefix(COUNTED_PREFIX)
         .and_then(|raw| OrderId::parse(raw).ok())
@@ -39,10 +44,12 @@ pub fn with_listings_range() -> (String, String) {
     CUSTOMER_PARTITION.range(Entity::CountedOrder, Entity::OrderListing)
 }
 
+/// The item's key.
 pub fn key(customer: &CustomerId, order: &OrderId) -> Item {
     primary_key(pk(customer), sk(order))
 }
 
+/// The share of `order`: what it adds (`None`: it no longer counts) and its version.
 pub fn to_item(
     customer: &CustomerId,
     order: &OrderId,

@@ -15,16 +15,22 @@ use crate::dynamo::keys::{self, CUSTOMER_PREFIX, MalformedKey, malformed};
 /// The profile's sort key.
 pub const SORT_KEY: &str = keys::PROFILE_SK;
 
+/// The customer's name.
 pub const NAME: Attr<String> = Attr::new("name");
+/// The customer's email address.
 pub const EMAIL: Attr<String> = Attr::new("email");
+/// How many of the customer's orders count.
 pub const ORDER_COUNT: Attr<u64> = Attr::new("orderCount");
+/// What those orders came to.
 pub const TOTAL_SPENT: Attr<Money> = Attr::new("totalSpent");
+/// When the latest of them was placed.
 pub const LAST_ORDER_AT: Attr<Timestamp> = Attr::new("lastOrderAt");
 /// Set once every order of the customer's partition has been counted (see `dynamo::stats`);
 /// from then on the stream keeps the statistics exact by itself.
 pub const STATS_COMPLETE: Attr<bool> = Attr::new("statsComplete");
 /// What an update adds to the statistics (a change may be negative).
 pub const ORDER_COUNT_CHANGE: Attr<i64> = Attr::new("orderCount");
+/// What an update adds to (or takes from) `totalSpent`.
 pub const TOTAL_SPENT_CHANGE: Attr<Decimal> = Attr::new("totalSpent");
 
 /// What replacing a profile writes (`put-customer`'s UpdateItem).
@@ -42,6 +48,7 @@ pub fn pk(id: &CustomerId) -> String {
     format!("{CUSTOMER_PREFIX}{id}")
 }
 
+/// The customer a partition key names.
 pub fn parse_pk(pk: &str) -> Result<CustomerId, MalformedKey> {
     pk.strip_prefix(CUSTOMER_PREFIX)
         .and_then(|raw| CustomerId::parse(raw).ok())
@@ -53,6 +60,7 @@ pub fn is_canonical_pk(pk: &str) -> bool {
     parse_pk(pk).is_ok_and(|customer| pk == self::pk(&customer))
 }
 
+/// The profile's key.
 pub fn key(customer: &CustomerId) -> Item {
     primary_key(pk(customer), SORT_KEY)
 }
@@ -65,6 +73,7 @@ pub fn to_item(customer: &Customer) -> Item {
     item
 }
 
+/// The profile an item holds, statistics included (0 and none while there are none).
 pub fn from_item(mut item: Item) -> Result<CustomerProfile, BadItem> {
     let customer_id = parse_pk(&PK.take(&mut item)?)?;
     Ok(CustomerProfile {

@@ -10,19 +10,26 @@ use crate::dynamo::keys::{self, IDEMPOTENCY_PREFIX};
 /// The record's sort key.
 pub const SORT_KEY: &str = keys::RESPONSE_SK;
 
+/// What identifies the first request's body.
 pub const FINGERPRINT: Attr<String> = Attr::new("fingerprint");
+/// The order the first request placed.
 pub const ORDER_ID: Attr<OrderId> = Attr::new("orderId");
+/// The first request's answer, as sent.
 pub const RESPONSE: Attr<String> = Attr::new("response");
+/// When the record expires (seconds since the epoch): the table's TTL attribute.
 pub const EXPIRES_AT: Attr<u64> = Attr::new("expiresAt");
 
+/// The record's partition key: the key, scoped to the customer the order is for.
 pub fn pk(customer: &CustomerId, key: &IdempotencyKey) -> String {
     format!("{IDEMPOTENCY_PREFIX}{customer}#{key}")
 }
 
+/// The record's key.
 pub fn key(customer: &CustomerId, idempotency_key: &IdempotencyKey) -> Item {
     primary_key(pk(customer, idempotency_key), SORT_KEY)
 }
 
+/// The record of `record`, expiring at `expires_at`.
 pub fn to_item(
     customer: &CustomerId,
     idempotency_key: &IdempotencyKey,

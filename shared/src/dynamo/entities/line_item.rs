@@ -13,20 +13,26 @@ use crate::dynamo::codec::{Attr, BadItem, Item, SK, primary_key};
 use crate::dynamo::entities::product;
 use crate::dynamo::keys::{self, ITEM_PREFIX, MalformedKey, ORDER_PREFIX, malformed};
 
+/// How many.
 pub const QUANTITY: Attr<u32> = Attr::new("quantity");
+/// The price of one, as ordered.
 pub const PRICE: Attr<Money> = Attr::new("price");
 /// The order's customer: what a product's orders show beside the line (access pattern 8).
 pub const CUSTOMER_ID: Attr<CustomerId> = Attr::new("customerId");
+/// GSI2's partition key: the line's product.
 pub const GSI2PK: Attr<String> = Attr::new(keys::GSI2PK);
+/// GSI2's sort key: when the order was placed, and which.
 pub const GSI2SK: Attr<String> = Attr::new(keys::GSI2SK);
 
 /// What the GSI2 backfill adds to a line written before GSI2 (`store-migrate`'s UpdateItem).
 pub const GSI2_BACKFILL_WRITES: &[&str] = &[CUSTOMER_ID.name, GSI2PK.name, GSI2SK.name];
 
+/// The order's partition key: its header's and its lines'.
 pub fn pk(order: &OrderId) -> String {
     format!("{ORDER_PREFIX}{order}")
 }
 
+/// The line's sort key.
 pub fn sk(sku: &Sku) -> String {
     format!("{ITEM_PREFIX}{sku}")
 }
@@ -34,12 +40,14 @@ pub fn sk(sku: &Sku) -> String {
 /// Every line item sort key starts with this.
 pub const SK_PREFIX: &str = ITEM_PREFIX;
 
+/// The order a partition key names.
 pub fn parse_pk(pk: &str) -> Result<OrderId, MalformedKey> {
     pk.strip_prefix(ORDER_PREFIX)
         .and_then(|raw| OrderId::parse(raw).ok())
         .ok_or_else(|| malformed(keys::PK, pk))
 }
 
+/// The SKU a line's sort key names.
 pub fn parse_sk(sk: &str) -> Result<Sku, MalformedKey> {
     sk.strip_prefix(ITEM_PREFIX)
         .and_then(|raw| Sku::parse(raw).ok())
@@ -56,14 +64,17 @@ pub fn gsi2pk(sku: &Sku) -> String {
     product::pk(sku)
 }
 
+/// The line's GSI2 sort key.
 pub fn gsi2sk(placed_at: Timestamp, order: &OrderId) -> String {
     format!("{placed_at}#{order}")
 }
 
+/// The SKU a GSI2 partition key names.
 pub fn parse_gsi2pk(gsi2pk: &str) -> Result<Sku, MalformedKey> {
     product::parse_pk(gsi2pk).map_err(|_| malformed(keys::GSI2PK, gsi2pk))
 }
 
+/// When, and which order, a GSI2 sort key names.
 pub fn parse_gsi2sk(gsi2sk: &str) -> Result<(Timestamp, OrderId), MalformedKey> {
     gsi2sk
         .rsplit_once('#')
@@ -82,6 +93,7 @@ pub fn gsi2sk_range(from: Option<Timestamp>, to: Option<Timestamp>) -> (String, 
     (lo, hi)
 }
 
+/// The line's key.
 pub fn key(order: &OrderId, sku: &Sku) -> Item {
     primary_key(pk(order), sk(sku))
 }
@@ -104,6 +116,7 @@ pub fn to_item(order: &Order, line: &LineItem) -> Item {
     item
 }
 
+/// The line an item holds, in the source design's shape (quantity and price).
 pub fn from_item(mut item: Item) -> Result<LineItem, BadItem> {
     Ok(LineItem {
         sku: parse_sk(&SK.take(&mut item)?)?,

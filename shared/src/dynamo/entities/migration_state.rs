@@ -6,21 +6,33 @@ use crate::domain::ids::{OrderId, Sku};
 use crate::dynamo::codec::{Attr, Item, primary_key};
 use crate::dynamo::keys::{self, MIGRATION_PREFIX, MalformedKey, malformed};
 
+/// The sort key of the migration's completion.
 pub const STATUS_SK: &str = "STATUS";
+/// Every segment checkpoint's sort key starts with this.
 pub const SEGMENT_PREFIX: &str = "SEGMENT#";
+/// Every deferred line's sort key starts with this.
 pub const DEFERRED_PREFIX: &str = "DEFERRED#";
 
+/// The migration's version, when it completed.
 pub const VERSION: Attr<u32> = Attr::new("version");
+/// When it completed.
 pub const COMPLETED_AT: Attr<String> = Attr::new("completedAt");
 /// Where the segment's scan continues: its LastEvaluatedKey, as a map; absent once done.
 pub const LAST_KEY: Attr<Item> = Attr::new("lastKey");
+/// The segment has been scanned to its end.
 pub const DONE: Attr<bool> = Attr::new("done");
+/// Items the segment's scan has read.
 pub const SCANNED: Attr<u64> = Attr::new("scanned");
+/// Items it changed.
 pub const CHANGED: Attr<u64> = Attr::new("changed");
+/// Items it left as they were (already right).
 pub const SKIPPED: Attr<u64> = Attr::new("skipped");
+/// Line items it set aside until every listing is known.
 pub const DEFERRED: Attr<u64> = Attr::new("deferred");
+/// Line items no order could be found for.
 pub const UNPLACEABLE: Attr<u64> = Attr::new("unplaceable");
 
+/// The migration's partition key.
 pub fn pk(name: &str) -> String {
     format!("{MIGRATION_PREFIX}{name}")
 }
@@ -35,6 +47,7 @@ pub fn deferred_sk(order: &OrderId, sku: &Sku) -> String {
     format!("{DEFERRED_PREFIX}{order}#{sku}")
 }
 
+/// The order and SKU a deferred line's sort key names.
 pub fn parse_deferred_sk(sk: &str) -> Result<(OrderId, Sku), MalformedKey> {
     sk.strip_prefix(DEFERRED_PREFIX)
         .and_then(|rest| rest.split_once('#'))
@@ -42,14 +55,17 @@ pub fn parse_deferred_sk(sk: &str) -> Result<(OrderId, Sku), MalformedKey> {
         .ok_or_else(|| malformed(keys::SK, sk))
 }
 
+/// The key of the migration's completion.
 pub fn status_key(name: &str) -> Item {
     primary_key(pk(name), STATUS_SK)
 }
 
+/// The key of segment `segment` of a scan in `total` segments.
 pub fn segment_key(name: &str, segment: u32, total: u32) -> Item {
     primary_key(pk(name), segment_sk(segment, total))
 }
 
+/// The key of a line set aside.
 pub fn deferred_key(name: &str, order: &OrderId, sku: &Sku) -> Item {
     primary_key(pk(name), deferred_sk(order, sku))
 }

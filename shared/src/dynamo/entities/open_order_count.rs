@@ -13,6 +13,7 @@ use crate::dynamo::keys;
 /// The count's sort key.
 pub const SORT_KEY: &str = keys::PLACED_ORDERS_SK;
 
+/// How many PLACED orders the customer holds.
 pub const COUNT: Attr<u32> = Attr::new("placedCount");
 /// What an update adds (one, or minus one).
 pub const COUNT_CHANGE: Attr<i64> = Attr::new("placedCount");
@@ -20,10 +21,12 @@ pub const COUNT_CHANGE: Attr<i64> = Attr::new("placedCount");
 /// What counting an order in or out writes.
 pub const WRITES: &[&str] = &[COUNT.name];
 
+/// The customer's partition.
 pub fn pk(customer: &CustomerId) -> String {
     customer::pk(customer)
 }
 
+/// The count's key.
 pub fn key(customer: &CustomerId) -> Item {
     primary_key(pk(customer), SORT_KEY)
 }

@@ -14,7 +14,9 @@ pub use crate::dynamo::entities::order_listing::{STATUS, TOTAL};
 /// The header's sort key.
 pub const SORT_KEY: &str = keys::HEADER_SK;
 
+/// Whose order: what a lookup by order ID needs to decide who may see it.
 pub const CUSTOMER_ID: Attr<CustomerId> = Attr::new("customerId");
+/// When it was placed: where its listing is.
 pub const PLACED_AT: Attr<Timestamp> = Attr::new("placedAt");
 
 /// What a status change writes on the header (`update-order-status`' UpdateItem).
@@ -25,10 +27,12 @@ pub fn pk(order: &OrderId) -> String {
     line_item::pk(order)
 }
 
+/// The header's key.
 pub fn key(order: &OrderId) -> Item {
     primary_key(pk(order), SORT_KEY)
 }
 
+/// The header of `order`.
 pub fn to_item(order: &Order) -> Item {
     let mut item = key(&order.order_id);
     CUSTOMER_ID.put(&mut item, &order.customer_id);
@@ -38,6 +42,7 @@ pub fn to_item(order: &Order) -> Item {
     item
 }
 
+/// The order a header holds.
 pub fn from_item(mut item: Item) -> Result<Order, BadItem> {
     Ok(Order {
         order_id: line_item::parse_pk(&PK.take(&mut item)?)?,

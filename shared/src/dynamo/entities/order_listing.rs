@@ -15,19 +15,26 @@ use crate::dynamo::keys::{
     malformed,
 };
 
+/// The order's ID, as the source design writes it (the sort key holds it too).
 pub const ORDER_ID: Attr<OrderId> = Attr::new("orderId");
+/// Where the order is in its life.
 pub const STATUS: Attr<OrderStatus> = Attr::new("status");
+/// What the order comes to.
 pub const TOTAL: Attr<Money> = Attr::new("total");
+/// GSI1's partition key: the status and its shard.
 pub const GSI1PK: Attr<String> = Attr::new(keys::GSI1PK);
+/// GSI1's sort key: when the order was placed.
 pub const GSI1SK: Attr<String> = Attr::new(keys::GSI1SK);
 
 /// What a status change writes on the listing (`update-order-status`' UpdateItem).
 pub const STATUS_CHANGE_WRITES: &[&str] = &[STATUS.name, GSI1PK.name];
 
+/// The customer's partition.
 pub fn pk(customer: &crate::domain::ids::CustomerId) -> String {
     customer::pk(customer)
 }
 
+/// The listing's sort key: when, then which.
 pub fn sk(placed_at: Timestamp, order: &OrderId) -> String {
     format!("{ORDER_PREFIX}{placed_at}#{order}")
 }
@@ -47,6 +54,7 @@ pub fn sk_range(from: Option<Timestamp>, to: Option<Timestamp>) -> (String, Stri
     (lo, hi)
 }
 
+/// When, and which order, a listing's sort key names.
 pub fn parse_sk(sk: &str) -> Result<(Timestamp, OrderId), MalformedKey> {
     sk.strip_prefix(ORDER_PREFIX)
         .and_then(|rest| rest.rsplit_once('#'))
@@ -62,6 +70,7 @@ pub fn parse_canonical_sk(sk: &str) -> Option<(Timestamp, OrderId)> {
         .filter(|(at, order)| sk == self::sk(*at, order))
 }
 
+/// Whether `sk` is byte for byte a listing's sort key as this store writes it.
 pub fn is_canonical_sk(sk: &str) -> bool {
     parse_canonical_sk(sk).is_some()
 }
@@ -75,6 +84,7 @@ pub fn gsi1pk(status: OrderStatus, shard: u32) -> String {
     }
 }
 
+/// The listing's GSI1 sort key.
 pub fn gsi1sk(placed_at: Timestamp) -> String {
     placed_at.to_string()
 }
@@ -94,10 +104,12 @@ pub fn parse_gsi1pk(gsi1pk: &str) -> Result<(OrderStatus, u32), MalformedKey> {
     parsed.ok_or_else(|| malformed(keys::GSI1PK, gsi1pk))
 }
 
+/// The listing's key.
 pub fn key(order: &Order) -> Item {
     primary_key(pk(&order.customer_id), sk(order.placed_at, &order.order_id))
 }
 
+/// The listing of `order`, in the GSI1 shard its ID falls in.
 pub fn to_item(order: &Order, shards: StatusShards) -> Item {
     let mut item = key(order);
     ORDER_ID.put(&mut item, &order.order_id);

@@ -11,9 +11,13 @@ use crate::dynamo::keys::{self, MalformedKey, PRODUCT_PREFIX, malformed};
 /// The product's sort key.
 pub const SORT_KEY: &str = keys::PRODUCT_SK;
 
+/// What the catalog calls it.
 pub const NAME: Attr<String> = Attr::new("name");
+/// The price of one.
 pub const PRICE: Attr<Money> = Attr::new("price");
+/// How many are left to order.
 pub const STOCK: Attr<u64> = Attr::new("stock");
+/// How many times the catalog changed its name or price.
 pub const VERSION: Attr<u64> = Attr::new("version");
 /// What an order takes from or a cancellation gives back to the stock.
 pub const STOCK_CHANGE: Attr<i64> = Attr::new("stock");
@@ -26,20 +30,24 @@ pub const STOCK_WRITES: &[&str] = &[STOCK.name];
 /// What an order's take of stock names: the stock, and the price its condition checks.
 pub const ORDER_TAKE_WRITES: &[&str] = &[STOCK.name, PRICE.name];
 
+/// The product's partition key.
 pub fn pk(sku: &Sku) -> String {
     format!("{PRODUCT_PREFIX}{sku}")
 }
 
+/// The SKU a partition key names.
 pub fn parse_pk(pk: &str) -> Result<Sku, MalformedKey> {
     pk.strip_prefix(PRODUCT_PREFIX)
         .and_then(|raw| Sku::parse(raw).ok())
         .ok_or_else(|| malformed(keys::PK, pk))
 }
 
+/// The product's key.
 pub fn key(sku: &Sku) -> Item {
     primary_key(pk(sku), SORT_KEY)
 }
 
+/// The product at `version`.
 pub fn to_item(product: &Product, version: u64) -> Item {
     let mut item = key(&product.sku);
     NAME.put(&mut item, &product.name);

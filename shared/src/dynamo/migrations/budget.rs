@@ -21,11 +21,14 @@ pub struct Budget {
 /// Request units consumed so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Spent {
+    /// Read units consumed.
     pub read: f64,
+    /// Write units consumed.
     pub write: f64,
 }
 
 impl Budget {
+    /// A budget of at most `max_read` read and `max_write` write units a second (`None`: no limit).
     pub fn new(max_read: Option<f64>, max_write: Option<f64>) -> Self {
         Self {
             max_read,
@@ -35,10 +38,12 @@ impl Budget {
         }
     }
 
+    /// What has been spent so far.
     pub fn spent(&self) -> Spent {
         *self.spent.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// How long since the budget started.
     pub fn elapsed(&self) -> Duration {
         self.started.elapsed()
     }

@@ -40,18 +40,22 @@ impl Migration {
     /// Every migration, in the order they run.
     pub const ALL: [Migration; 1] = [Migration::LineItemGsi2];
 
+    /// The migration's name, as its state's partition key holds it.
     pub fn name(self) -> &'static str {
         match self {
             Migration::LineItemGsi2 => "0001-line-item-gsi2",
         }
     }
 
+    /// Its version: a completion recorded under another version does not count, so it runs
+    /// again.
     pub fn version(self) -> u32 {
         match self {
             Migration::LineItemGsi2 => 1,
         }
     }
 
+    /// What it does, in a sentence.
     pub fn describe(self) -> &'static str {
         match self {
             Migration::LineItemGsi2 => {
@@ -68,6 +72,7 @@ pub struct Options {
     pub segments: u32,
     /// The most read / write units per second the run may average (none: no limit).
     pub max_read: Option<f64>,
+    /// The most write units a second it may spend (`None`: no limit).
     pub max_write: Option<f64>,
     /// Count what would change; write nothing, checkpoints included.
     pub dry_run: bool,
@@ -98,6 +103,7 @@ pub struct Counts {
     pub deferred: u64,
     /// Line items no order could be found for: reported, left alone, never guessed.
     pub unplaceable: u64,
+    /// Scan segments finished.
     pub segments_done: u64,
 }
 
@@ -136,6 +142,7 @@ impl Progress {
             .fetch_add(counts.unplaceable, Ordering::Relaxed);
     }
 
+    /// What it has done so far.
     pub fn counts(&self) -> Counts {
         Counts {
             scanned: self.scanned.load(Ordering::Relaxed),
@@ -151,13 +158,17 @@ impl Progress {
 /// What a run did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
+    /// Which migration.
     pub migration: Migration,
     /// Recorded complete before this run: nothing was read or written.
     pub already_complete: bool,
     /// Segments a previous, interrupted run had finished, not scanned again.
     pub segments_resumed: u32,
+    /// What it did.
     pub counts: Counts,
+    /// What it spent.
     pub spent: Spent,
+    /// How long it took, in seconds.
     pub seconds: f64,
 }
 

@@ -61,6 +61,7 @@ pub enum PlaceOrderError {
     UnknownProducts(Vec<Sku>),
     /// The customer holds this many PLACED orders already: the most they may.
     TooManyOpen(u32),
+    /// Anything else: what the client is told.
     Failed(AppError),
 }
 

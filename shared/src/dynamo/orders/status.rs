@@ -18,11 +18,16 @@ pub enum StatusChangeError {
     /// The order's status is no longer the one read: what it is now (`None`: the order is
     /// gone), and the status asked for.
     Stale {
+        /// Which order.
         order: OrderId,
+        /// Its status now (`None`: the order is gone).
         now: Option<OrderStatus>,
+        /// The status asked for.
         next: OrderStatus,
     },
+    /// A concurrent transaction touched the same items; worth another try.
     Contended,
+    /// Anything else: what the client is told.
     Failed(AppError),
 }
 

@@ -9,19 +9,25 @@ use crate::dynamo::transaction::MAX_ACTIONS;
 /// earliest record (whose `before` the change starts from).
 #[derive(Debug, Clone)]
 pub struct Pending {
+    /// Where its first record is in the batch.
     pub position: usize,
+    /// What it changes.
     pub change: ShareChange,
+    /// The earliest version among the records merged into this change.
     pub earliest: ShareVersion,
 }
 
 /// One customer's changes, one per order (an order's records in a batch are combined).
 #[derive(Debug, Clone)]
 pub struct CustomerChanges {
+    /// Whose statistics.
     pub customer: CustomerId,
+    /// The changes to them, in batch order.
     pub changes: Vec<Pending>,
 }
 
 impl CustomerChanges {
+    /// No changes yet for `customer`.
     pub fn new(customer: CustomerId) -> Self {
         Self {
             customer,

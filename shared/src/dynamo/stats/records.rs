@@ -15,8 +15,11 @@ use crate::dynamo::keys::{PK, SK};
 pub enum RecordEffect {
     /// Not an order listing, or a change that moves no share (a shipment).
     Ignored,
+    /// It moves a customer's statistics.
     Moves {
+        /// Whose.
         customer: CustomerId,
+        /// How.
         change: ShareChange,
     },
 }
@@ -25,8 +28,11 @@ pub enum RecordEffect {
 #[derive(Debug, thiserror::Error)]
 #[error("unreadable {event} record for {keys}: {reason}")]
 pub struct PoisonRecord {
+    /// The record's event (`INSERT`, `MODIFY`, `REMOVE`).
     pub event: String,
+    /// Its keys, for the log.
     pub keys: String,
+    /// Why it cannot be read.
     pub reason: String,
 }
 
