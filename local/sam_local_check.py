@@ -43,6 +43,11 @@ INVOKES = [
     ("ListProductsFunction", "list-products", 200, {"items.0.sku": ANY}),
     ("PutProductFunction", "put-product", 201, {"sku": "sku-9", "stock": 0}),
     ("AdjustStockFunction", "adjust-stock", 200, {"sku": "sku-1", "stock": 123}),
+    # c1's cart: a line of sku-2 held, read back, removed, then the cart emptied.
+    ("EditCartFunction", "edit-cart", 200, {"items.0.sku": "sku-2", "items.0.quantity": 2}),
+    ("GetCartFunction", "get-cart", 200, {"items.0.sku": "sku-2"}),
+    ("EditCartFunction", "edit-cart-remove-line", 204, {}),
+    ("EditCartFunction", "edit-cart-clear", 204, {}),
 ]
 
 
@@ -153,7 +158,9 @@ def main():
             ("POST", "/customers/c1/orders"), ("GET", "/orders?status=PLACED"), ("GET", "/orders/o100"),
             ("GET", "/orders/o100/items"), ("PATCH", "/orders/o100"), ("GET", "/products"),
             ("GET", "/products/sku-1"), ("PUT", "/products/sku-1"), ("POST", "/products/sku-1/stock"),
-            ("GET", "/products/sku-1/orders"),
+            ("GET", "/products/sku-1/orders"), ("GET", "/customers/c1/cart"),
+            ("PUT", "/customers/c1/cart/items/sku-1"), ("DELETE", "/customers/c1/cart/items/sku-1"),
+            ("DELETE", "/customers/c1/cart"),
         ]
         for method, path in routes:
             connection = http.client.HTTPConnection("127.0.0.1", API_PORT, timeout=120)

@@ -9,6 +9,7 @@ use aws_lambda_events::event::streams::DynamoDbEventResponse;
 use lambda_runtime::{LambdaEvent, service_fn};
 
 use crate::Store;
+use crate::domain::cart::CartTtl;
 use crate::domain::error::BoxError;
 use crate::dynamo::client;
 use crate::dynamo::keys::StatusShards;
@@ -49,6 +50,20 @@ pub fn max_open_orders_from_env(default: Option<u32>) -> Result<Option<u32>, Box
     }
 }
 
+/// `CART_TTL_DAYS`: how long a cart line lives after its last change; the default (30) when
+/// unset.
+pub fn cart_ttl_from_env() -> Result<CartTtl, BoxError> {
+    match env_value("CART_TTL_DAYS") {
+        Some(raw) => raw
+            .trim()
+            .parse::<u32>()
+            .map_err(|_| format!("CART_TTL_DAYS must be a whole number of days, not {raw:?}"))
+            .and_then(CartTtl::days)
+            .map_err(|err| format!("CART_TTL_DAYS: {err}").into()),
+        None => Ok(CartTtl::default()),
+    }
+}
+
 /// Logging (JSON when `AWS_LAMBDA_LOG_FORMAT=JSON`, level from `AWS_LAMBDA_LOG_LEVEL` or
 /// `RUST_LOG`), then the store: `TABLE_NAME`, `STATUS_SHARDS`, and an SDK client from the
 /// Lambda environment ([`client::Environment`]), its connection opened before the first event.
@@ -61,14 +76,18 @@ pub async fn init() -> Result<Store, BoxError> {
     let configured = required_env("TABLE_NAME").and_then(|table| {
         let shards = status_shards_from_env(StatusShards::ONE)?;
         let max_open = max_open_orders_from_env(None)?;
+        let cart_ttl = cart_ttl_from_env()?;
         let environment = client::Environment::of_process()?;
-        Ok((table, shards, max_open, environment))
+        Ok((table, shards, max_open, cart_ttl, environment))
     });
     match configured {
-        Ok((table, shards, max_open, environment)) => Ok(client::connect(environment, table)
-            .await
-            .with_status_shards(shards)
-            .with_max_open_orders(max_open)),
+        Ok((table, shards, max_open, cart_ttl, environment)) => {
+            Ok(client::connect(environment, table)
+                .await
+                .with_status_shards(shards)
+                .with_max_open_orders(max_open)
+                .with_cart_ttl(cart_ttl))
+        }
         Err(err) => {
             tracing::error!(error = %err, "cannot start: the function's environment is wrong");
             Err(err)

@@ -43,6 +43,8 @@ handlers! {
     "put-product" => put_product::handle,
     "adjust-stock" => adjust_stock::handle,
     "list-product-orders" => list_product_orders::handle,
+    "get-cart" => get_cart::handle,
+    "edit-cart" => edit_cart::handle,
 }
 
 /// Whether [`invoke`] knows the binary.

@@ -56,6 +56,9 @@ pub enum AppError {
     /// The order names products the catalog does not have.
     #[error("no such product: {}", skus_text(.0))]
     UnknownProducts(Vec<Sku>),
+    /// The cart already holds this many lines, the most one checkout can carry.
+    #[error("the cart already holds {0} lines, the most one checkout can carry")]
+    CartFull(usize),
     /// An Idempotency-Key already used for a request with another body.
     #[error("this Idempotency-Key was used for a different request")]
     IdempotencyKeyReused,

@@ -3,6 +3,7 @@
 //! types and no status codes.
 
 pub mod access;
+pub mod cart;
 pub mod customer;
 pub mod error;
 pub mod idempotency;

@@ -15,6 +15,7 @@
 //! | Catalog entry | `CATALOG#<shard>` | `PRODUCT#<sku>` | 6 |
 //! | Idempotency record | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE` | retried POSTs |
 //! | Migration state | `MIGRATION#<name>` | `STATUS`, `SEGMENT#<total>#<i>`, `DEFERRED#<orderId>#<sku>` | `store-migrate` |
+//! | Cart line | `CUSTOMER#<customerId>` | `CART#<sku>` | 9 |
 //!
 //! The table above is tested against [`Entity::keys`] (and so is the README's), and the order
 //! of sort keys within a shared partition against [`CUSTOMER_PARTITION`] and
@@ -59,6 +60,8 @@ pub const PRODUCT_PREFIX: &str = "PRODUCT#";
 pub const CATALOG_PREFIX: &str = "CATALOG#";
 /// Migrations' partitions.
 pub const MIGRATION_PREFIX: &str = "MIGRATION#";
+/// A customer's cart lines' sort keys.
+pub const CART_PREFIX: &str = "CART#";
 
 /// The fixed sort keys of entities that share a partition with others (their entity files name
 /// them `SORT_KEY`).
@@ -217,11 +220,12 @@ pub struct Partition {
     pub sort_keys: &'static [(Entity, SortKeys)],
 }
 
-/// `CUSTOMER#<customerId>`: a customer's counted orders, order listings, count of open orders
-/// and profile, in this order.
+/// `CUSTOMER#<customerId>`: a customer's cart lines, counted orders, order listings, count of
+/// open orders and profile, in this order.
 pub const CUSTOMER_PARTITION: Partition = Partition {
     pk: "CUSTOMER#<customerId>",
     sort_keys: &[
+        (Entity::CartLine, SortKeys::Prefixed(CART_PREFIX)),
         (Entity::CountedOrder, SortKeys::Prefixed(COUNTED_PREFIX)),
         (Entity::OrderListing, SortKeys::Prefixed(ORDER_PREFIX)),
         (Entity::OpenOrderCount, SortKeys::Exactly(PLACED_ORDERS_SK)),
@@ -287,11 +291,13 @@ pub enum Entity {
     IdempotencyRecord,
     /// A data migration's state.
     MigrationState,
+    /// A line of a customer's cart.
+    CartLine,
 }
 
 impl Entity {
     /// Every entity, the source design's three first.
-    pub const ALL: [Entity; 10] = [
+    pub const ALL: [Entity; 11] = [
         Entity::Customer,
         Entity::OrderListing,
         Entity::LineItem,
@@ -302,6 +308,7 @@ impl Entity {
         Entity::CatalogEntry,
         Entity::IdempotencyRecord,
         Entity::MigrationState,
+        Entity::CartLine,
     ];
 
     /// The entity's name, as the explorer's legend shows it.
@@ -317,6 +324,7 @@ impl Entity {
             Entity::CatalogEntry => "Catalog entry",
             Entity::IdempotencyRecord => "Idempotency record",
             Entity::MigrationState => "Migration state",
+            Entity::CartLine => "Cart line",
         }
     }
 
@@ -333,6 +341,7 @@ impl Entity {
             Entity::Product => ("PRODUCT#<sku>", PRODUCT_SK),
             Entity::CatalogEntry => ("CATALOG#<shard>", "PRODUCT#<sku>"),
             Entity::IdempotencyRecord => ("IDEMPOTENCY#<customerId>#<key>", RESPONSE_SK),
+            Entity::CartLine => ("CUSTOMER#<customerId>", "CART#<sku>"),
             Entity::MigrationState => (
                 "MIGRATION#<name>",
                 "STATUS, SEGMENT#<total>#<i>, DEFERRED#<orderId>#<sku>",

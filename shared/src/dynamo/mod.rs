@@ -3,6 +3,7 @@
 //! requests, one module per concern. Every access pattern is one request.
 
 pub mod capacity;
+pub mod cart;
 pub mod client;
 pub mod codec;
 pub mod cursor;

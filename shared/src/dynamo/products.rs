@@ -104,7 +104,7 @@ impl Store {
     }
 
     /// A product and its version, by GetItem (`consistent`: strongly consistent).
-    async fn read_product(
+    pub(crate) async fn read_product(
         &self,
         sku: &Sku,
         consistent: bool,

@@ -6,6 +6,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use aws_sdk_dynamodb::Client;
 
 use crate::AppError;
+use crate::domain::cart::CartTtl;
 use crate::dynamo::codec;
 use crate::dynamo::keys;
 
@@ -18,6 +19,8 @@ pub struct Store {
     pub(crate) status_shards: keys::StatusShards,
     /// The most PLACED orders a customer may hold at once (`MAX_OPEN_ORDERS`; none: no cap).
     pub(crate) max_open_orders: Option<u32>,
+    /// How long a cart line lives after its last change (`CART_TTL_DAYS`).
+    pub(crate) cart_ttl: CartTtl,
 }
 
 /// Seconds since the Unix epoch, as the table's TTL attribute counts them.
@@ -42,7 +45,14 @@ impl Store {
             table: table.into(),
             status_shards: keys::StatusShards::ONE,
             max_open_orders: None,
+            cart_ttl: CartTtl::default(),
         }
+    }
+
+    /// The same store, its cart lines living `ttl` after their last change.
+    pub fn with_cart_ttl(mut self, ttl: CartTtl) -> Self {
+        self.cart_ttl = ttl;
+        self
     }
 
     /// The same store, refusing an order that would give its customer more than `max` PLACED

@@ -408,6 +408,10 @@ mod tests {
             ("list-products.json", "c1", false),
             ("put-product.json", "staff-1", true),
             ("adjust-stock.json", "staff-1", true),
+            ("get-cart.json", "c1", false),
+            ("edit-cart.json", "c1", false),
+            ("edit-cart-remove-line.json", "c1", false),
+            ("edit-cart-clear.json", "c1", false),
         ];
         for (file, subject, staff) in expected {
             let text = std::fs::read_to_string(dir.join(file)).expect(file);

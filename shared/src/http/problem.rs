@@ -87,6 +87,7 @@ fn classify(err: &AppError) -> (StatusCode, &'static str, &'static str) {
             "/problems/unknown-product",
             "Unknown product",
         ),
+        AppError::CartFull(_) => (StatusCode::CONFLICT, "/problems/cart-full", "Cart full"),
         AppError::IdempotencyKeyReused => (
             StatusCode::UNPROCESSABLE_ENTITY,
             "/problems/idempotency-key-reused",
@@ -190,6 +191,7 @@ pub fn one_of_each_kind() -> Vec<AppError> {
         AppError::OutOfStock(sku()),
         AppError::PriceChanged(sku()),
         AppError::UnknownProducts(sku()),
+        AppError::CartFull(32),
         AppError::IdempotencyKeyReused,
         AppError::PayloadTooLarge("x".into()),
         AppError::UnsupportedMediaType("x".into()),
@@ -208,6 +210,7 @@ pub fn one_of_each_kind() -> Vec<AppError> {
             | AppError::OutOfStock(_)
             | AppError::PriceChanged(_)
             | AppError::UnknownProducts(_)
+            | AppError::CartFull(_)
             | AppError::IdempotencyKeyReused
             | AppError::PayloadTooLarge(_)
             | AppError::UnsupportedMediaType(_)

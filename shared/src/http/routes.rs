@@ -68,6 +68,26 @@ pub const ROUTES: &[Route] = &[
         "place-order",
         Admits::PathCustomer,
     ),
+    route(
+        "GET /customers/{customerId}/cart",
+        "get-cart",
+        Admits::PathCustomer,
+    ),
+    route(
+        "PUT /customers/{customerId}/cart/items/{sku}",
+        "edit-cart",
+        Admits::PathCustomer,
+    ),
+    route(
+        "DELETE /customers/{customerId}/cart/items/{sku}",
+        "edit-cart",
+        Admits::PathCustomer,
+    ),
+    route(
+        "DELETE /customers/{customerId}/cart",
+        "edit-cart",
+        Admits::PathCustomer,
+    ),
     route("GET /orders", "list-orders-by-status", Admits::Staff),
     route("GET /orders/{orderId}", "get-order", Admits::OrderOwner),
     route(

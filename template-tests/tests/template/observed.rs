@@ -63,6 +63,7 @@ fn writes_of(call: &DynamoCall) -> Vec<Write> {
     match call.operation.as_str() {
         "PutItem" => one("dynamodb:PutItem", request).into_iter().collect(),
         "UpdateItem" => one("dynamodb:UpdateItem", request).into_iter().collect(),
+        "DeleteItem" => one("dynamodb:DeleteItem", request).into_iter().collect(),
         "TransactWriteItems" => request["TransactItems"]
             .as_array()
             .into_iter()
@@ -124,7 +125,7 @@ async fn observed(binary: &str) -> Vec<Write> {
         let store = Store::new(app.engine.dev_client(), LOCAL_TABLE).with_max_open_orders(Some(10));
         let calls = Calls::default();
         for step in &scenario {
-            if step.event == binary {
+            if step.binary() == binary {
                 calls.record(run(&store, step)).await;
             } else {
                 run(&store, step).await;
@@ -141,11 +142,31 @@ async fn observed(binary: &str) -> Vec<Write> {
     writes
 }
 
-/// One request of a scenario: a sample event (`events/<event>.json`, its binary's), with its
-/// body replaced when asked.
+/// One request of a scenario: a sample event (`events/<event>.json`), with its body replaced
+/// when asked.
 struct Step {
     event: String,
     body: Option<&'static str>,
+}
+
+impl Step {
+    fn file(&self) -> String {
+        format!(
+            "{}/../events/{}.json",
+            env!("CARGO_MANIFEST_DIR"),
+            self.event
+        )
+    }
+
+    /// The binary that serves the event's route (the stream consumer's event has none).
+    fn binary(&self) -> &'static str {
+        let text = std::fs::read_to_string(self.file()).expect("event");
+        let event: Value = serde_json::from_str(&text).expect("json");
+        event["routeKey"]
+            .as_str()
+            .and_then(shared::http::routes::find)
+            .map_or("order-stats", |route| route.binary)
+    }
 }
 
 /// The requests that make each function write all it can: its sample event first.
@@ -164,6 +185,14 @@ fn scenarios(binary: &str) -> Vec<Vec<Step>> {
             ),
             step("update-order-status", Some(r#"{"status":"CANCELLED"}"#)),
         ]),
+        // A line removed, and the cart emptied.
+        "edit-cart" => {
+            all.push(vec![
+                step("edit-cart", None),
+                step("edit-cart-remove-line", None),
+            ]);
+            all.push(vec![step("edit-cart", None), step("edit-cart-clear", None)]);
+        }
         // The replacement of a product that exists.
         "put-product" => all.push(vec![
             step("put-product", None),
@@ -175,11 +204,7 @@ fn scenarios(binary: &str) -> Vec<Vec<Step>> {
 }
 
 async fn run(store: &Store, step: &Step) {
-    let file = format!(
-        "{}/../events/{}.json",
-        env!("CARGO_MANIFEST_DIR"),
-        step.event
-    );
+    let file = step.file();
     if step.event == "order-stats" {
         let text = std::fs::read_to_string(&file).expect("event");
         let event = serde_json::from_str(&text).expect("stream event");
@@ -191,7 +216,7 @@ async fn run(store: &Store, step: &Step) {
     if let Some(body) = step.body {
         *req.body_mut() = lambda_http::Body::Text(body.to_owned());
     }
-    let response = local_dev::invoke(&step.event, store, req)
+    let response = local_dev::invoke(step.binary(), store, req)
         .await
         .expect("known binary");
     assert!(

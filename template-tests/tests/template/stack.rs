@@ -92,7 +92,11 @@ fn every_route_is_behind_the_jwt_authorizer_and_throttled() {
             routes += 1;
         }
     }
-    assert_eq!(routes, 13);
+    assert_eq!(
+        routes,
+        shared::http::routes::ROUTES.len(),
+        "every route of the route table"
+    );
     // The staff group the functions look for is the one the pool defines.
     assert_eq!(
         template["Resources"]["StaffGroup"]["Properties"]["GroupName"].as_str(),

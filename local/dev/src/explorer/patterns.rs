@@ -103,6 +103,15 @@ const PATTERNS: &[Pattern] = &[
         path_params: &[("sku", "sku-1")],
         query_params: &[("limit", "5"), ("from", ""), ("to", "")],
     },
+    Pattern {
+        number: "9",
+        question: "A customer's cart",
+        method: "GET",
+        path: "/customers/{customerId}/cart",
+        as_customer: true,
+        path_params: &[("customerId", "c1")],
+        query_params: &[],
+    },
 ];
 
 fn fields(params: &[(&str, &str)]) -> Vec<Value> {

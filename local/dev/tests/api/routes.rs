@@ -41,15 +41,34 @@ struct Sample {
     path: Value,
 }
 
-fn sample(route: &Route) -> Sample {
-    let file = format!(
-        "{}/../../events/{}.json",
-        env!("CARGO_MANIFEST_DIR"),
-        route.binary
+/// The sample event of `route`: the one in `events/` whose routeKey is the route's (a binary
+/// with several routes has one per route: `edit-cart.json`, `edit-cart-clear.json`, ...).
+fn sample_event(route: &Route) -> Value {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../events");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("events/") {
+        let path = entry.expect("entry").path();
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let Ok(event) = serde_json::from_str::<Value>(&text) else {
+            continue;
+        };
+        if event["routeKey"] == route.key() {
+            found.push(event);
+        }
+    }
+    assert_eq!(
+        found.len(),
+        1,
+        "{}: one sample event in events/",
+        route.key()
     );
-    let event: Value =
-        serde_json::from_str(&std::fs::read_to_string(&file).expect("event")).expect("json");
-    assert_eq!(event["routeKey"], route.key(), "{file}");
+    found.remove(0)
+}
+
+fn sample(route: &Route) -> Sample {
+    let event = sample_event(route);
     let query = event["rawQueryString"].as_str().unwrap_or_default();
     let raw_path = event["rawPath"].as_str().expect("rawPath");
     let target = if query.is_empty() {
@@ -195,13 +214,7 @@ async fn a_function_refuses_a_request_without_a_caller_whatever_its_route() {
     let routes = routes::from_template(&template::parse().expect("template")).expect("routes");
     for route in &routes {
         let app = TestApp::seeded().await.expect("app");
-        let file = format!(
-            "{}/../../events/{}.json",
-            env!("CARGO_MANIFEST_DIR"),
-            route.binary
-        );
-        let mut event: Value =
-            serde_json::from_str(&std::fs::read_to_string(&file).expect("event")).expect("json");
+        let mut event = sample_event(route);
         event["requestContext"]
             .as_object_mut()
             .expect("context")

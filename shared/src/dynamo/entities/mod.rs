@@ -8,6 +8,7 @@
 //! the key design are required, and what the keys already say (customerId, orderId, placedAt,
 //! sku) is taken from the keys.
 
+pub mod cart_line;
 pub mod catalog_entry;
 pub mod counted_order;
 pub mod customer;
@@ -41,6 +42,7 @@ pub fn updates(entity: Entity) -> &'static [&'static [&'static str]] {
         ],
         // Migration state is written by `store-migrate`, under the operator's own policy.
         Entity::CountedOrder
+        | Entity::CartLine
         | Entity::CatalogEntry
         | Entity::IdempotencyRecord
         | Entity::MigrationState => &[],
@@ -113,6 +115,15 @@ mod tests {
                     SortKeys::Prefixed(order_listing::SK_PREFIX).highest(),
                 ),
                 vec![Entity::OrderListing],
+            ),
+            (
+                "a customer's cart (pattern 9)",
+                &CUSTOMER_PARTITION,
+                (
+                    cart_line::SK_PREFIX.to_owned(),
+                    SortKeys::Prefixed(cart_line::SK_PREFIX).highest(),
+                ),
+                vec![Entity::CartLine],
             ),
             (
                 "the source design's begins_with(SK, \"ITEM#\")",
@@ -205,6 +216,7 @@ mod tests {
                 migration_state::status_key("0001-line-item-gsi2"),
                 Entity::MigrationState,
             ),
+            (cart_line::key(&c1(), &sku), Entity::CartLine),
         ];
         for (item, entity) in &written {
             let pk = PK.get(item).expect("PK");
