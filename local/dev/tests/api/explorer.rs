@@ -273,7 +273,7 @@ fn the_explorer_draws_the_table_runs_a_pattern_and_logs_requests() {
         "POST",
         "/_explorer/api/run",
         "none",
-        r#"{"pattern":"9"}"#,
+        r#"{"pattern":"99"}"#,
     );
     assert_eq!(status, 400);
     assert!(
