@@ -200,6 +200,7 @@ async fn walk_pages(
 ) -> Result<(Vec<usize>, Vec<usize>, Vec<f64>), Error> {
     let (store, counter, meter) = metered_store(engine, count);
     let (mut requests, mut at_once, mut units) = (Vec::new(), Vec::new(), Vec::new());
+    let staff_clients = StaffClients::from_env();
     let mut cursor: Option<String> = None;
     for _ in 0..20 {
         let req_text = match &cursor {
@@ -208,7 +209,7 @@ async fn walk_pages(
         };
         counter.reset();
         meter.take();
-        let req = shared::http::gateway::request_from_json(&req_text, &StaffClients::from_env())?;
+        let req = shared::http::gateway::request_from_json(&req_text, &staff_clients)?;
         let response = handler(&store, "list-orders-by-status", req).await;
         let body: serde_json::Value = match response.body() {
             Body::Text(t) => serde_json::from_str(t)?,
@@ -237,10 +238,11 @@ async fn over_network(
     faults.with_latency(ROUND_TRIP);
     let (client, _) = engine.faulty_client(&faults);
     let remote = Store::new(client, LOCAL_TABLE).with_status_shards(count);
+    let staff_clients = StaffClients::from_env();
     let mut times = Vec::new();
     for _ in 0..o.warm.min(200) {
         let t = Instant::now();
-        let req = shared::http::gateway::request_from_json(text, &StaffClients::from_env())?;
+        let req = shared::http::gateway::request_from_json(text, &staff_clients)?;
         let response = handler(&remote, "list-orders-by-status", req).await;
         times.push(t.elapsed());
         assert_eq!(response.status(), 200);

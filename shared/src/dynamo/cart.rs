@@ -52,36 +52,40 @@ impl Store {
         sku: &Sku,
         change: LineChange,
     ) -> Result<Cart, AppError> {
-        match change {
-            LineChange::Remove => self.remove_cart_line(customer, sku).await?,
-            LineChange::Hold(quantity) => {
-                let mut cart = self.get_cart(customer).await?;
-                let known = cart.items.iter().any(|line| line.sku == *sku);
-                if !known && cart.items.len() >= MAX_CART_LINES {
-                    return Err(AppError::CartFull(MAX_CART_LINES));
-                }
-                if self.read_product(sku, true).await?.is_none() {
-                    return Err(AppError::UnknownProducts(vec![sku.clone()]));
-                }
-                let line = CartLine {
-                    sku: sku.clone(),
-                    quantity,
-                };
-                let expires_at = self.cart_ttl.expiry(epoch_seconds());
-                self.client
-                    .put_item()
-                    .table_name(&self.table)
-                    .set_item(Some(cart_line::to_item(customer, &line, expires_at)))
-                    .send()
-                    .await?;
-                cart.items.retain(|held| held.sku != *sku);
-                cart.items.push(line);
-                cart.items
-                    .sort_by(|a, b| a.sku.as_str().cmp(b.sku.as_str()));
-                return Ok(cart);
+        let quantity = match change {
+            LineChange::Hold(quantity) => quantity,
+            LineChange::Remove => {
+                self.remove_cart_line(customer, sku).await?;
+                return self.get_cart(customer).await;
             }
+        };
+        let mut cart = self.get_cart(customer).await?;
+        // The Query returns the lines in SKU order: where this one is, or would go.
+        let at = cart
+            .items
+            .binary_search_by(|held| held.sku.as_str().cmp(sku.as_str()));
+        if at.is_err() && cart.items.len() >= MAX_CART_LINES {
+            return Err(AppError::CartFull(MAX_CART_LINES));
         }
-        self.get_cart(customer).await
+        if self.read_product(sku, true).await?.is_none() {
+            return Err(AppError::UnknownProducts(vec![sku.clone()]));
+        }
+        let line = CartLine {
+            sku: sku.clone(),
+            quantity,
+        };
+        let expires_at = self.cart_ttl.expiry(epoch_seconds());
+        self.client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(cart_line::to_item(customer, &line, expires_at)))
+            .send()
+            .await?;
+        match at {
+            Ok(index) => cart.items[index] = line,
+            Err(index) => cart.items.insert(index, line),
+        }
+        Ok(cart)
     }
 
     /// Removes the cart's line for `sku`, if there is one (one DeleteItem; removing a line that

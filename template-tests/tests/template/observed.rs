@@ -125,7 +125,7 @@ async fn observed(binary: &str) -> Vec<Write> {
         let store = Store::new(app.engine.dev_client(), LOCAL_TABLE).with_max_open_orders(Some(10));
         let calls = Calls::default();
         for step in &scenario {
-            if step.binary() == binary {
+            if step.binary == binary {
                 calls.record(run(&store, step)).await;
             } else {
                 run(&store, step).await;
@@ -147,6 +147,8 @@ async fn observed(binary: &str) -> Vec<Write> {
 struct Step {
     event: String,
     body: Option<&'static str>,
+    /// The binary that serves the event's route (the stream consumer's event has none).
+    binary: &'static str,
 }
 
 impl Step {
@@ -157,23 +159,23 @@ impl Step {
             self.event
         )
     }
-
-    /// The binary that serves the event's route (the stream consumer's event has none).
-    fn binary(&self) -> &'static str {
-        let text = std::fs::read_to_string(self.file()).expect("event");
-        let event: Value = serde_json::from_str(&text).expect("json");
-        event["routeKey"]
-            .as_str()
-            .and_then(shared::http::routes::find)
-            .map_or("order-stats", |route| route.binary)
-    }
 }
 
 /// The requests that make each function write all it can: its sample event first.
 fn scenarios(binary: &str) -> Vec<Vec<Step>> {
-    let step = |event: &str, body| Step {
-        event: event.to_owned(),
-        body,
+    let step = |event: &str, body| {
+        let file = format!("{}/../events/{event}.json", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(file).expect("event");
+        let parsed: Value = serde_json::from_str(&text).expect("json");
+        let binary = parsed["routeKey"]
+            .as_str()
+            .and_then(shared::http::routes::find)
+            .map_or("order-stats", |route| route.binary);
+        Step {
+            event: event.to_owned(),
+            body,
+            binary,
+        }
     };
     let mut all = vec![vec![step(binary, None)]];
     match binary {
@@ -216,7 +218,7 @@ async fn run(store: &Store, step: &Step) {
     if let Some(body) = step.body {
         *req.body_mut() = lambda_http::Body::Text(body.to_owned());
     }
-    let response = local_dev::invoke(step.binary(), store, req)
+    let response = local_dev::invoke(step.binary, store, req)
         .await
         .expect("known binary");
     assert!(
