@@ -16,11 +16,12 @@ CHECKOV := $(CHECKOV_VENV)/.installed
 READ_FUNCTIONS := get-customer list-customer-orders get-order-items list-orders-by-status
 FUNCTIONS := $(notdir $(wildcard functions/*))
 
-.PHONY: help dev token test chromium checkov contract lint build sam-local deploy bench load migrate query tools clean
+.PHONY: help dev token pay test chromium checkov contract lint build sam-local deploy bench load migrate query tools clean
 
 help:
 	@echo "make dev     run the store locally: DynamoDB engine on 127.0.0.1:8000, HTTP API on 127.0.0.1:3000"
 	@echo "make token   a bearer token make dev accepts: make token CUSTOMER=c1 | make token STAFF=1"
+	@echo "make pay     pay for a hold as the provider would: make -s pay ORDER=<orderId>"
 	@echo "make test    all tests: keys, handlers on an embedded engine, faults, events/, template checks, the API contract, the explorer in Chromium"
 	@echo "make checkov  the security scanner on template.yaml (part of make test)"
 	@echo "make contract  schemathesis against a fresh make dev, from api/openapi.yaml (part of make test)"
@@ -41,6 +42,12 @@ dev:
 token:
 	@cargo run --quiet --locked -p local-dev --bin store-token -- \
 		$(if $(STAFF),--staff,) $(if $(CUSTOMER),--customer $(CUSTOMER),) $(if $(SUB),--sub $(SUB),)
+
+# Pays for a hold as the payment provider would: reads the order from make dev, signs its
+# payment_intent.succeeded with the endpoint secret beside STORE_DATA_FILE (or
+# PAYMENT_WEBHOOK_SECRET) and posts it to /payments/webhook. make -s pay ORDER=<id> [AMOUNT=<cents>]
+pay:
+	@cargo run --quiet --locked -p local-dev --bin store-pay -- $(ORDER) $(if $(AMOUNT),--amount $(AMOUNT))
 
 test: $(TOOLS) $(CHECKOV) chromium
 	cargo test --workspace --locked

@@ -10,6 +10,8 @@ containers reach as host.docker.internal:8000 (local/sam-env.json).
 No container engine: a failure with the reason under CI (CI=true), a skip elsewhere.
 """
 
+import hashlib
+import hmac
 import http.client
 import json
 import os
@@ -48,7 +50,26 @@ INVOKES = [
     ("GetCartFunction", "get-cart", 200, {"items.0.sku": "sku-2"}),
     ("EditCartFunction", "edit-cart-remove-line", 204, {}),
     ("EditCartFunction", "edit-cart-clear", 204, {}),
+    # c2's sample cart (sku-1, 2 x sku-3) checked out: a hold, and what to pay for it.
+    ("CheckoutFunction", "checkout", 201, {"status": "PENDING_PAYMENT", "total": "43.95", "payment.amount": 4395, "payment.currency": "usd", "holdUntil": ANY}),
 ]
+
+# local/sam-env.json's PAYMENT_WEBHOOK_SECRET: the sample webhook event is signed again with it
+# at the time of the invoke, as the provider signs each delivery (a signature is good for 300 s).
+WEBHOOK_SECRET = "whsec_test_local_only"
+
+
+def signed_webhook_event():
+    """events/payment-webhook.json, its Stripe-Signature made now; the path of the copy."""
+    with open(os.path.join(ROOT, "events", "payment-webhook.json")) as f:
+        event = json.load(f)
+    t = int(time.time())
+    mac = hmac.new(WEBHOOK_SECRET.encode(), f"{t}.{event['body']}".encode(), hashlib.sha256).hexdigest()
+    event["headers"]["stripe-signature"] = f"t={t},v1={mac}"
+    path = os.path.join(tempfile.mkdtemp(prefix="sam-local-event-"), "payment-webhook.json")
+    with open(path, "w") as f:
+        json.dump(event, f)
+    return path
 
 
 def fail(message):
@@ -90,7 +111,8 @@ def sam(args, **kwargs):
 
 
 def invoke(function, event):
-    out = sam(["local", "invoke", function, "-e", f"events/{event}.json"], timeout=300)
+    path = event if os.path.isabs(event) else f"events/{event}.json"
+    out = sam(["local", "invoke", function, "-e", path], timeout=300)
     lines = [line for line in out.stdout.splitlines() if line.strip().startswith("{")]
     if out.returncode != 0 or not lines:
         fail(f"sam local invoke {function}: exit {out.returncode}\n{out.stdout}\n{out.stderr[-3000:]}")
@@ -143,6 +165,23 @@ def main():
         if answer != {"batchItemFailures": []}:
             fail(f"OrderStatsFunction: {answer}")
         print("sam-local: invoke OrderStatsFunction           batch applied, no failures", flush=True)
+        # The schedule's run: the hold just made lasts 15 minutes, so nothing ends yet.
+        answer = invoke("ExpireHoldsFunction", "expire-holds")
+        if answer.get("expired") != 0 or answer.get("unfinished") is not False:
+            fail(f"ExpireHoldsFunction: {answer}")
+        print("sam-local: invoke ExpireHoldsFunction          run reported, nothing due", flush=True)
+        # A signed payment naming no order of the sample data: recorded to be given back.
+        answer = invoke("PaymentWebhookFunction", signed_webhook_event())
+        body = json.loads(answer.get("body") or "null")
+        if answer.get("statusCode") != 200 or body.get("outcome") != "refund-due" or body.get("reason") != "unknown-order":
+            fail(f"PaymentWebhookFunction: {answer}")
+        print("sam-local: invoke PaymentWebhookFunction       200 refund-due ok", flush=True)
+        answer = invoke("ListRefundsFunction", "list-refunds")
+        body = json.loads(answer.get("body") or "null")
+        if answer.get("statusCode") != 200 or pick(body, "items.0.paymentId") != "pi_sample_1":
+            fail(f"ListRefundsFunction: {answer}")
+        print("sam-local: invoke ListRefundsFunction          200 ok", flush=True)
+        extra_invokes = 4
 
         # start-api serves template.yaml's routes; it does not run JWT authorizers, so each
         # function sees no claims and answers 401 itself (defence in depth) - which is what a
@@ -160,7 +199,8 @@ def main():
             ("GET", "/products/sku-1"), ("PUT", "/products/sku-1"), ("POST", "/products/sku-1/stock"),
             ("GET", "/products/sku-1/orders"), ("GET", "/customers/c1/cart"),
             ("PUT", "/customers/c1/cart/items/sku-1"), ("DELETE", "/customers/c1/cart/items/sku-1"),
-            ("DELETE", "/customers/c1/cart"),
+            ("DELETE", "/customers/c1/cart"), ("POST", "/customers/c1/checkout"),
+            ("GET", "/payments/refunds"),
         ]
         for method, path in routes:
             connection = http.client.HTTPConnection("127.0.0.1", API_PORT, timeout=120)
@@ -171,7 +211,15 @@ def main():
             if response.status != 401 or body.get("type") != "/problems/unauthorized":
                 fail(f"start-api {method} {path}: {response.status} {body}")
             print(f"sam-local: start-api {method:5} {path:28} 401 from the function ok", flush=True)
-        print(f"sam-local: {len(INVOKES) + 1} invokes and {len(routes)} routes passed in {time.time() - started:.0f} s")
+        # The webhook has no authorizer: unsigned, the function refuses it with a 400.
+        connection = http.client.HTTPConnection("127.0.0.1", API_PORT, timeout=120)
+        connection.request("POST", "/payments/webhook", body="{}", headers={"content-type": "application/json"})
+        response = connection.getresponse()
+        body = json.loads(response.read() or b"null")
+        if response.status != 400 or body.get("type") != "/problems/invalid-request":
+            fail(f"start-api POST /payments/webhook: {response.status} {body}")
+        print("sam-local: start-api POST  /payments/webhook           400 unsigned, from the function ok", flush=True)
+        print(f"sam-local: {len(INVOKES) + 1 + extra_invokes} invokes and {len(routes) + 1} routes passed in {time.time() - started:.0f} s")
     finally:
         if api is not None:
             api.terminate()  # SIGTERM: start-api ignores SIGINT when backgrounded

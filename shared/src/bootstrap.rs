@@ -3,6 +3,7 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::time::Duration;
 
 use aws_lambda_events::event::dynamodb::Event as StreamEvent;
 use aws_lambda_events::event::streams::DynamoDbEventResponse;
@@ -10,6 +11,7 @@ use lambda_runtime::{LambdaEvent, service_fn};
 
 use crate::Store;
 use crate::domain::cart::CartTtl;
+use crate::domain::checkout::{Currency, HoldDuration};
 use crate::domain::error::BoxError;
 use crate::dynamo::client;
 use crate::dynamo::keys::StatusShards;
@@ -64,6 +66,24 @@ pub fn cart_ttl_from_env() -> Result<CartTtl, BoxError> {
     }
 }
 
+/// `HOLD_MINUTES`: how long a checkout holds its stock (a fraction allowed); 15 when unset.
+pub fn hold_from_env() -> Result<HoldDuration, BoxError> {
+    match env_value("HOLD_MINUTES") {
+        Some(raw) => {
+            HoldDuration::parse_minutes(&raw).map_err(|err| format!("HOLD_MINUTES: {err}").into())
+        }
+        None => Ok(HoldDuration::default()),
+    }
+}
+
+/// `CURRENCY`: the store's currency, lowercase ISO 4217 with cents; `usd` when unset.
+pub fn currency_from_env() -> Result<Currency, BoxError> {
+    match env_value("CURRENCY") {
+        Some(raw) => Currency::parse(raw.trim()).map_err(|err| format!("CURRENCY: {err}").into()),
+        None => Ok(Currency::default()),
+    }
+}
+
 /// Logging (JSON when `AWS_LAMBDA_LOG_FORMAT=JSON`, level from `AWS_LAMBDA_LOG_LEVEL` or
 /// `RUST_LOG`), then the store: `TABLE_NAME`, `STATUS_SHARDS`, and an SDK client from the
 /// Lambda environment ([`client::Environment`]), its connection opened before the first event.
@@ -77,16 +97,19 @@ pub async fn init() -> Result<Store, BoxError> {
         let shards = status_shards_from_env(StatusShards::ONE)?;
         let max_open = max_open_orders_from_env(None)?;
         let cart_ttl = cart_ttl_from_env()?;
+        let checkout = (hold_from_env()?, currency_from_env()?);
         let environment = client::Environment::of_process()?;
-        Ok((table, shards, max_open, cart_ttl, environment))
+        Ok((table, shards, max_open, cart_ttl, checkout, environment))
     });
     match configured {
-        Ok((table, shards, max_open, cart_ttl, environment)) => {
+        Ok((table, shards, max_open, cart_ttl, (hold, currency), environment)) => {
             Ok(client::connect(environment, table)
                 .await
                 .with_status_shards(shards)
                 .with_max_open_orders(max_open)
-                .with_cart_ttl(cart_ttl))
+                .with_cart_ttl(cart_ttl)
+                .with_hold(hold)
+                .with_currency(currency))
         }
         Err(err) => {
             tracing::error!(error = %err, "cannot start: the function's environment is wrong");
@@ -108,6 +131,43 @@ where
             let (response, recorded) = metrics::recorded(cold_start, handler(store, payload)).await;
             metrics::emit(&recorded, &context);
             Ok::<_, Infallible>(response)
+        },
+    ))
+    .await
+}
+
+/// How much of an invocation's time a scheduled run keeps for itself: what is left after this is
+/// its budget, so it reports its progress before Lambda stops it.
+pub const SCHEDULED_MARGIN: Duration = Duration::from_secs(5);
+
+/// What a scheduled run may spend: the time to its invocation's deadline (milliseconds since
+/// the epoch) less [`SCHEDULED_MARGIN`].
+pub fn budget_until(deadline_ms: u64) -> Duration {
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    Duration::from_millis(deadline_ms.saturating_sub(now_ms)).saturating_sub(SCHEDULED_MARGIN)
+}
+
+/// Serves scheduled invocations (an EventBridge schedule) with `handler`, given the time it
+/// may spend, until the runtime stops. What the handler reports is the invocation's result; an
+/// error fails the invocation (logged, and counted by Lambda's `Errors`).
+pub async fn serve_scheduled<'a, F, Fut, T>(store: &'a Store, handler: F) -> Result<(), BoxError>
+where
+    F: Fn(&'a Store, Duration) -> Fut + Copy + Send + 'a,
+    Fut: Future<Output = Result<T, crate::AppError>> + Send + 'a,
+    T: serde::Serialize,
+{
+    lambda_runtime::run(service_fn(
+        move |LambdaEvent { context, .. }: LambdaEvent<serde_json::Value>| async move {
+            let cold_start = metrics::cold_start();
+            let budget = budget_until(context.deadline);
+            let (result, recorded) = metrics::recorded(cold_start, handler(store, budget)).await;
+            metrics::emit(&recorded, &context);
+            result.map_err(|err| {
+                tracing::error!(error = %err, "scheduled run failed");
+                BoxError::from(err.to_string())
+            })
         },
     ))
     .await

@@ -48,6 +48,21 @@ pub enum Metric {
     RecordsFailed,
     /// Invocations that began with the process's init.
     ColdStarts,
+    /// Carts checked out: orders made PENDING_PAYMENT, their stock held.
+    HoldsMade,
+    /// Holds paid: orders moved PENDING_PAYMENT → PLACED by a signed payment.
+    HoldsPaid,
+    /// Holds ended unpaid by the expiry: orders moved PENDING_PAYMENT → EXPIRED, stock back.
+    HoldsExpired,
+    /// Webhook calls refused: a missing or bad signature, or a timestamp out of tolerance.
+    WebhookRejected,
+    /// Signed payments that match no hold (an unknown order, the wrong amount or currency):
+    /// recorded for refund.
+    PaymentsUnmatched,
+    /// Signed payments for a hold that had ended (or was settled already): recorded for refund.
+    PaymentsLate,
+    /// Stream records of items DynamoDB's TTL deleted (never a customer's action).
+    TtlDeletions,
 }
 
 impl Metric {
@@ -64,6 +79,13 @@ impl Metric {
             Metric::RecordsSkipped => "RecordsSkipped",
             Metric::RecordsFailed => "RecordsFailed",
             Metric::ColdStarts => "ColdStarts",
+            Metric::HoldsMade => "HoldsMade",
+            Metric::HoldsPaid => "HoldsPaid",
+            Metric::HoldsExpired => "HoldsExpired",
+            Metric::WebhookRejected => "WebhookRejected",
+            Metric::PaymentsUnmatched => "PaymentsUnmatched",
+            Metric::PaymentsLate => "PaymentsLate",
+            Metric::TtlDeletions => "TtlDeletions",
         }
     }
 

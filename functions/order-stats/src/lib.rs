@@ -20,6 +20,7 @@ pub fn read_batch(records: &[EventRecord]) -> (Vec<CustomerChanges>, usize) {
     for (position, record) in records.iter().enumerate() {
         match record_effect(record) {
             Ok(RecordEffect::Ignored) => {}
+            Ok(RecordEffect::Expired) => metrics::count(Metric::TtlDeletions, 1),
             Ok(RecordEffect::Moves { customer, change }) => {
                 let index = match groups.iter().position(|g| g.customer == customer) {
                     Some(index) => index,

@@ -15,13 +15,10 @@ mod body;
 use lambda_http::http::HeaderValue;
 use lambda_http::{Body, Request, Response};
 use shared::domain::idempotency::{IdempotencyRecord, fingerprint};
-use std::collections::HashMap;
 
 use shared::domain::ids::{CustomerId, IdempotencyKey, Sku};
-use shared::domain::order::{LineItem, OrderDetails, RequestedLine};
-use shared::domain::product::Product;
-use shared::dynamo::orders::OrderInputs;
-use shared::dynamo::orders::PlaceOrderError;
+use shared::domain::order::OrderDetails;
+use shared::dynamo::orders::{Checked, OrderInputs, PlaceOrderError};
 use shared::http::HttpResult;
 use shared::http::request::{header_value, json_body, path_param};
 use shared::http::response::created;
@@ -65,77 +62,6 @@ fn worth_retrying(err: &PlaceOrderError) -> bool {
     )
 }
 
-/// The lines priced from the catalog: every product known (else 422), at the price the client
-/// expected if it said one (else 409), with the stock asked for (else 409); each list names
-/// every SKU it is about.
-fn priced(
-    requested: &[RequestedLine],
-    catalog: &HashMap<Sku, Product>,
-) -> Result<Vec<LineItem>, AppError> {
-    let unknown: Vec<Sku> = requested
-        .iter()
-        .filter(|line| !catalog.contains_key(&line.sku))
-        .map(|line| line.sku.clone())
-        .collect();
-    if !unknown.is_empty() {
-        return Err(AppError::UnknownProducts(unknown));
-    }
-    let product = |line: &RequestedLine| &catalog[&line.sku];
-    let repriced: Vec<Sku> = requested
-        .iter()
-        .filter(|line| {
-            line.expected_price
-                .is_some_and(|p| p != product(line).price)
-        })
-        .map(|line| line.sku.clone())
-        .collect();
-    if !repriced.is_empty() {
-        return Err(AppError::PriceChanged(repriced));
-    }
-    let short: Vec<Sku> = requested
-        .iter()
-        .filter(|line| product(line).stock < u64::from(line.quantity))
-        .map(|line| line.sku.clone())
-        .collect();
-    if !short.is_empty() {
-        return Err(AppError::OutOfStock(short));
-    }
-    Ok(requested
-        .iter()
-        .map(|line| LineItem {
-            sku: line.sku.clone(),
-            quantity: line.quantity,
-            price: product(line).price,
-        })
-        .collect())
-}
-
-/// What the first read allows.
-enum Checked {
-    /// An earlier request with the same Idempotency-Key was answered: answer the same.
-    Replay(IdempotencyRecord),
-    /// The lines, priced.
-    Lines(Vec<LineItem>),
-}
-
-/// The order's inputs checked: a replay, or the priced lines; else why not (no customer, or a
-/// refusal of [`priced`]).
-fn checked(
-    inputs: OrderInputs,
-    customer: &CustomerId,
-    requested: &[RequestedLine],
-) -> Result<Checked, AppError> {
-    if let Some(record) = inputs.replay {
-        return Ok(Checked::Replay(record));
-    }
-    if !inputs.customer_named {
-        return Err(AppError::not_found(format!(
-            "customer {customer} does not exist"
-        )));
-    }
-    priced(requested, &inputs.products).map(Checked::Lines)
-}
-
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let customer = path_param(&req, "customerId", CustomerId::parse)?;
     let idempotency_key = header_value(&req, "idempotency-key")?
@@ -154,7 +80,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
         |attempt| async move {
             let read =
                 |consistent| store.read_order_inputs(customer_ref, key_ref, skus, consistent);
-            let checked = |inputs| checked(inputs, customer_ref, requested);
+            let checked = |inputs: OrderInputs| inputs.checked(customer_ref, requested);
             // A refusal on the first, eventually consistent read is read again consistently.
             let lines = match checked(read(attempt > 0).await?) {
                 Err(_) if attempt == 0 => checked(read(true).await?),
@@ -171,7 +97,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                 response: serde_json::to_string(&placed).map_err(AppError::internal)?,
             };
             store
-                .place_order(&placed, key_ref.map(|key| (key, &record)))
+                .place_order(&placed, key_ref.map(|key| (key, &record)), &[])
                 .await?;
             Ok(Outcome::Placed(placed))
         },

@@ -162,7 +162,7 @@ fn new_key() -> Result<Vec<u8>, Error> {
 }
 
 /// The private key, readable by its owner only.
-fn write_private(path: &Path, der: &[u8]) -> Result<(), Error> {
+pub(crate) fn write_private(path: &Path, der: &[u8]) -> Result<(), Error> {
     use std::io::Write as _;
     #[cfg(unix)]
     let mut file = {

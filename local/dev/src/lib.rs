@@ -4,6 +4,7 @@
 pub mod auth;
 pub mod explorer;
 pub mod openapi;
+pub mod payments;
 pub mod routes;
 pub mod server;
 mod state;
@@ -11,23 +12,40 @@ mod state;
 use lambda_http::{Body, Request, Response};
 use shared::Store;
 use shared::http::serve::dispatch;
+use shared::http::signature::WebhookSecrets;
 
 /// Each Cargo binary (template.yaml's `Metadata.BuildProperties.Binary`) and its handler,
 /// named once: [`BINARIES`] and [`invoke`] are made from this list.
 macro_rules! handlers {
     ($($binary:literal => $handler:path),* $(,)?) => {
         /// The binaries [`invoke`] can run.
-        pub const BINARIES: &[&str] = &[$($binary),*];
+        pub const BINARIES: &[&str] = &[$($binary,)* WEBHOOK];
 
-        /// Calls the handler of the Lambda built from `binary`, as its `main` would.
-        pub async fn invoke(binary: &str, store: &Store, req: Request) -> Option<Response<Body>> {
+        /// Calls the handler of the Lambda built from `binary`, as its `main` would: the
+        /// payment webhook with the endpoint `secrets`, every other with the store alone.
+        pub async fn invoke(
+            binary: &str,
+            store: &Store,
+            secrets: &WebhookSecrets,
+            req: Request,
+        ) -> Option<Response<Body>> {
             Some(match binary {
                 $($binary => dispatch(store, req, $handler).await,)*
+                WEBHOOK => {
+                    let webhook = payment_webhook::Webhook {
+                        store: store.clone(),
+                        secrets: secrets.clone(),
+                    };
+                    dispatch(&webhook, req, payment_webhook::handle).await
+                }
                 _ => return None,
             })
         }
     };
 }
+
+/// The one binary whose handler needs more than the store: the endpoint secrets.
+const WEBHOOK: &str = "payment-webhook";
 
 handlers! {
     "get-customer" => get_customer::handle,
@@ -45,6 +63,8 @@ handlers! {
     "list-product-orders" => list_product_orders::handle,
     "get-cart" => get_cart::handle,
     "edit-cart" => edit_cart::handle,
+    "checkout" => checkout::handle,
+    "list-refunds" => list_refunds::handle,
 }
 
 /// Whether [`invoke`] knows the binary.

@@ -16,6 +16,7 @@ use local_dev::routes::{self, Route};
 use local_dev::server::Explorer;
 use local_engine::{Engine, LOCAL_TABLE, dynoxide, seed, streams, template};
 use shared::Store;
+use shared::domain::checkout::{Currency, HoldDuration};
 use shared::dynamo::keys::StatusShards;
 
 use shared::domain::error::BoxError as Error;
@@ -84,6 +85,30 @@ fn max_open_orders(template: &serde_yaml::Value) -> Result<Option<u32>, Error> {
     shared::bootstrap::max_open_orders_from_env(Some(template_default(template, "MaxOpenOrders")?))
 }
 
+/// The hold and the currency: `HOLD_MINUTES` and `CURRENCY` when set, else the template's
+/// `HoldMinutes` and `Currency` defaults.
+fn checkout_settings(template: &serde_yaml::Value) -> Result<(HoldDuration, Currency), Error> {
+    let default = |name: &str| {
+        let value = &template["Parameters"][name]["Default"];
+        value
+            .as_str()
+            .map(str::to_owned)
+            .or_else(|| value.as_u64().map(|n| n.to_string()))
+            .ok_or_else(|| format!("template.yaml has no {name} default"))
+    };
+    let hold = match std::env::var("HOLD_MINUTES").ok().filter(|v| !v.is_empty()) {
+        Some(_) => shared::bootstrap::hold_from_env()?,
+        None => HoldDuration::parse_minutes(&default("HoldMinutes")?)
+            .map_err(|err| format!("template.yaml's HoldMinutes default: {err}"))?,
+    };
+    let currency = match std::env::var("CURRENCY").ok().filter(|v| !v.is_empty()) {
+        Some(_) => shared::bootstrap::currency_from_env()?,
+        None => Currency::parse(&default("Currency")?)
+            .map_err(|err| format!("template.yaml's Currency default: {err}"))?,
+    };
+    Ok((hold, currency))
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
     init_logging();
@@ -147,9 +172,16 @@ async fn run() -> Result<(), Error> {
     }
     let status_shards = status_shards(&template)?;
     let max_open = max_open_orders(&template)?;
+    let (hold, currency) = checkout_settings(&template)?;
     let store = Store::new(engine.dev_client(), LOCAL_TABLE)
         .with_status_shards(status_shards)
-        .with_max_open_orders(max_open);
+        .with_max_open_orders(max_open)
+        .with_cart_ttl(shared::bootstrap::cart_ttl_from_env()?)
+        .with_hold(hold)
+        .with_currency(currency);
+    let webhook_secrets = local_dev::payments::secrets(&local_dev::data_dir(&config.data_file))?;
+    let expiry_every = local_dev::payments::expiry_every()?;
+    local_dev::payments::spawn_expiry(store.clone(), expiry_every);
     let consumers = spawn_stream_consumers(&template, &engine, &store, &config.data_file)?;
     // API Gateway's JWT authorizer, locally: tokens of the issuer whose key lives beside the
     // data (`make token`).
@@ -173,7 +205,13 @@ async fn run() -> Result<(), Error> {
     );
     axum::serve(
         listener,
-        local_dev::server::router(&routes, store, issuer.verifier(), config.explorer.clone()),
+        local_dev::server::router(
+            &routes,
+            store,
+            issuer.verifier(),
+            webhook_secrets,
+            config.explorer.clone(),
+        ),
     )
     .with_graceful_shutdown(shutdown_signal())
     .await?;

@@ -13,6 +13,9 @@ pub struct Route {
     pub function: String,
     /// `Metadata.BuildProperties.Binary`: the Cargo binary SAM builds for it.
     pub binary: String,
+    /// Whether the API's JWT authorizer guards it (every route but one whose event says
+    /// `Auth: {Authorizer: NONE}`: the payment webhook, which the provider's signature guards).
+    pub authorized: bool,
 }
 
 impl Route {
@@ -57,6 +60,7 @@ pub fn from_template(template: &Value) -> Result<Vec<Route>, Error> {
                 path: text(&props["Path"], "Path", &function)?.to_owned(),
                 function: function.clone(),
                 binary: binary.to_owned(),
+                authorized: props["Auth"]["Authorizer"].as_str() != Some("NONE"),
             });
         }
     }

@@ -14,6 +14,7 @@ use local_engine::journal::Calls;
 use serde_json::Value;
 use shared::Store;
 use shared::http::gateway::StaffClients;
+use shared::http::signature::WebhookSecrets;
 
 use crate::auth::Verifier;
 use crate::explorer::log::{ApiLog, Served};
@@ -27,6 +28,9 @@ pub(crate) struct App {
     pub(crate) routes: Vec<Route>,
     /// Every request served, with the DynamoDB requests it made (the explorer's live log).
     pub(crate) log: ApiLog,
+    /// The payment webhook's endpoint secrets (`PAYMENT_WEBHOOK_SECRET`, or the file beside
+    /// the data).
+    pub(crate) webhook_secrets: WebhookSecrets,
 }
 
 impl App {
@@ -45,7 +49,12 @@ impl App {
         let response = match gateway::request(&event, &self.staff_clients) {
             Ok(req) => {
                 calls
-                    .record(crate::invoke(&route.binary, &self.store, req))
+                    .record(crate::invoke(
+                        &route.binary,
+                        &self.store,
+                        &self.webhook_secrets,
+                        req,
+                    ))
                     .await
             }
             // As the Lambda answers an event it cannot read as a request.

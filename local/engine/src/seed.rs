@@ -17,8 +17,17 @@ use shared::domain::order::{LineItem, Order};
 use shared::domain::product::{CatalogEntry, Product};
 use shared::domain::status::OrderStatus;
 use shared::domain::time::Timestamp;
+
+/// The statuses the sample orders are spread over: orders placed directly, none of them a hold
+/// (a hold is made by a checkout, with its end).
+const SEEDED_STATUSES: [OrderStatus; 4] = [
+    OrderStatus::Placed,
+    OrderStatus::Shipped,
+    OrderStatus::Delivered,
+    OrderStatus::Cancelled,
+];
 use shared::dynamo::entities::{
-    catalog_entry, customer, line_item, order_header, order_listing, product,
+    cart_line, catalog_entry, customer, line_item, order_header, order_listing, product,
 };
 
 use crate::Error;
@@ -136,7 +145,7 @@ pub fn orders() -> Vec<SampleOrder> {
                 order_id: format!("o{n}"),
                 customer_id: CUSTOMERS[c].id.to_owned(),
                 placed_at,
-                status: OrderStatus::ALL[n % OrderStatus::ALL.len()],
+                status: SEEDED_STATUSES[n % SEEDED_STATUSES.len()],
                 lines,
             });
             n += 1;
@@ -163,6 +172,7 @@ fn order(sample: &SampleOrder) -> Result<Order, Error> {
         placed_at: Timestamp::parse(&sample.placed_at)?,
         status: sample.status,
         total: sample.total()?,
+        hold_until: None,
     })
 }
 
@@ -220,7 +230,32 @@ pub fn items() -> Result<Vec<Item>, Error> {
         items.extend(order_items(&order)?);
         items.push(header_item(&order)?);
     }
+    items.extend(cart_items()?);
     Ok(items)
+}
+
+/// The sample cart: c2's, ready to check out (`events/checkout.json`), its lines expiring
+/// the default 30 days after the seeding.
+pub const SAMPLE_CART: (&str, [(&str, u32); 2]) = ("c2", [("sku-1", 1), ("sku-3", 2)]);
+
+fn cart_items() -> Result<Vec<Item>, Error> {
+    let customer = CustomerId::parse(SAMPLE_CART.0)?;
+    let expires_at = shared::domain::cart::CartTtl::default().expiry(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+    );
+    SAMPLE_CART
+        .1
+        .iter()
+        .map(|(sku, quantity)| {
+            let line = shared::domain::cart::CartLine {
+                sku: Sku::parse(sku)?,
+                quantity: *quantity,
+            };
+            Ok(cart_line::to_item(&customer, &line, expires_at))
+        })
+        .collect()
 }
 
 /// Writes `items` with BatchWriteItem, retrying what the engine leaves unprocessed.
@@ -314,7 +349,7 @@ mod tests {
             orders.len(),
             "two orders of one customer share a second"
         );
-        for status in OrderStatus::ALL {
+        for status in SEEDED_STATUSES {
             assert!(orders.iter().filter(|o| o.status == status).count() >= 3);
         }
         assert!(orders.iter().filter(|o| o.customer_id == "c1").count() > 25);

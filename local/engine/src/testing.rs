@@ -397,3 +397,75 @@ pub mod source_design {
             .unwrap_or_default()
     }
 }
+
+/// The endpoint secret the tests' webhook calls are signed with.
+pub const TEST_WEBHOOK_SECRET: &str = "whsec_test_local_only";
+
+/// The endpoint secrets of a test's webhook: [`TEST_WEBHOOK_SECRET`].
+pub fn webhook_secrets() -> shared::http::signature::WebhookSecrets {
+    shared::http::signature::WebhookSecrets::parse(TEST_WEBHOOK_SECRET)
+        .unwrap_or_else(|| unreachable!("the test secret is not empty"))
+}
+
+/// Checkout and payment, as their tests drive them.
+pub mod payments {
+    use super::{Request, TEST_WEBHOOK_SECRET, Who, call, send_json};
+    use shared::domain::payment::succeeded_event_body;
+    use shared::http::signature::sign;
+
+    /// `PUT /customers/{customer}/cart/items/{sku}` holding `quantity`.
+    pub fn hold_line(customer: &str, sku: &str, quantity: u32) -> Request {
+        send_json(
+            Who::Customer(customer),
+            "PUT /customers/{customerId}/cart/items/{sku}",
+            &format!("/customers/{customer}/cart/items/{sku}"),
+            &[],
+            &format!(r#"{{"quantity":{quantity}}}"#),
+        )
+    }
+
+    /// `POST /customers/{customer}/checkout`, with an Idempotency-Key when given.
+    pub fn checkout(customer: &str, key: Option<&str>) -> Request {
+        let headers: Vec<(&str, &str)> = key.map(|k| ("idempotency-key", k)).into_iter().collect();
+        call(
+            Who::Customer(customer),
+            "POST /customers/{customerId}/checkout",
+            &format!("/customers/{customer}/checkout"),
+            "",
+            &headers,
+            b"",
+        )
+    }
+
+    /// Unix seconds now.
+    pub fn now() -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64)
+    }
+
+    /// The provider's `payment_intent.succeeded` for `order`, as its body.
+    pub fn succeeded(event: &str, amount: i64, currency: &str, order: &str) -> String {
+        succeeded_event_body(event, &format!("pi_{event}"), amount, currency, order)
+    }
+
+    /// `POST /payments/webhook` with `body` and the `Stripe-Signature` header `signature`.
+    pub fn webhook_with(body: &str, signature: &str) -> Request {
+        call(
+            Who::Nobody,
+            "POST /payments/webhook",
+            "/payments/webhook",
+            "",
+            &[
+                ("content-type", "application/json"),
+                ("stripe-signature", signature),
+            ],
+            body.as_bytes(),
+        )
+    }
+
+    /// `POST /payments/webhook` with `body`, signed now with the tests' secret.
+    pub fn webhook(body: &str) -> Request {
+        webhook_with(body, &sign(TEST_WEBHOOK_SECRET, now(), body.as_bytes()))
+    }
+}

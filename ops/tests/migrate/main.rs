@@ -48,6 +48,7 @@ fn order(id: &str, customer: &str, at: &str) -> Order {
         placed_at: Timestamp::parse(at).expect("t"),
         status: OrderStatus::Placed,
         total: Money::parse_number("2.00").expect("money"),
+        hold_until: None,
     }
 }
 

@@ -41,10 +41,12 @@ pub enum AppError {
     /// says what, and that the client may retry.
     #[error("{0}")]
     ConcurrentChange(String),
-    /// The customer holds this many PLACED orders, the most one may hold at once.
+    /// The customer holds this many open orders (PLACED, or checked out and waiting for
+    /// payment), the most one may hold at once.
     #[error(
-        "the customer already holds {0} PLACED orders, the most one may hold at once; \
-         another can be placed once one is shipped or cancelled"
+        "the customer already holds {0} open orders (placed, or waiting for payment), the most \
+         one may hold at once; another can be placed once one is shipped, cancelled, paid for \
+         and shipped, or its hold ends"
     )]
     TooManyOpenOrders(u32),
     /// The catalog has less stock of these products than the order asks for.
@@ -59,6 +61,9 @@ pub enum AppError {
     /// The cart already holds this many lines, the most one checkout can carry.
     #[error("the cart already holds {0} lines, the most one checkout can carry")]
     CartFull(usize),
+    /// A checkout of a cart with no live lines.
+    #[error("the cart is empty: there is nothing to check out")]
+    CartEmpty,
     /// An Idempotency-Key already used for a request with another body.
     #[error("this Idempotency-Key was used for a different request")]
     IdempotencyKeyReused,

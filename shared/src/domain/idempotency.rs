@@ -34,6 +34,17 @@ pub fn fingerprint(customer: &CustomerId, lines: &[RequestedLine]) -> String {
             .unwrap_or_default();
         let _ = writeln!(canonical, "{}|{}|{expected}", line.sku, line.quantity);
     }
+    hex_digest(&canonical)
+}
+
+/// What identifies a checkout for idempotency: the customer, and that it is a checkout (its
+/// body is the cart, which the first checkout emptied: a retry answers with the first one's
+/// order).
+pub fn checkout_fingerprint(customer: &CustomerId) -> String {
+    hex_digest(&format!("checkout\n{customer}\n"))
+}
+
+fn hex_digest(canonical: &str) -> String {
     Sha256::digest(canonical.as_bytes())
         .iter()
         .fold(String::with_capacity(64), |mut hex, byte| {

@@ -76,6 +76,17 @@ id_type!(
     "sku"
 );
 
+id_type!(
+    /// A payment provider's event ID (`evt_…`): each event is applied at most once.
+    PaymentEventId,
+    "event id"
+);
+id_type!(
+    /// A payment provider's payment ID (`pi_…`): one customer payment.
+    PaymentId,
+    "payment id"
+);
+
 impl OrderId {
     /// A new, time-sortable ID (a ULID): 48 bits of milliseconds since the Unix epoch and 80
     /// random bits, in Crockford base32, so IDs made later sort after earlier ones.

@@ -4,6 +4,7 @@
 
 pub mod access;
 pub mod cart;
+pub mod checkout;
 pub mod customer;
 pub mod error;
 pub mod idempotency;
@@ -11,6 +12,7 @@ pub mod ids;
 pub mod money;
 pub mod order;
 pub mod page;
+pub mod payment;
 pub mod product;
 pub mod stats;
 pub mod status;

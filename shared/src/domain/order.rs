@@ -1,10 +1,13 @@
 //! Orders: what a placed order is, its line items, the limits of one order, and its total.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::AppError;
 use crate::domain::ids::{CustomerId, OrderId, Sku};
 use crate::domain::money::{Decimal, Money};
+use crate::domain::product::Product;
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 
@@ -33,6 +36,11 @@ pub struct Order {
     pub status: OrderStatus,
     /// What it comes to.
     pub total: Money,
+    /// When the hold on its stock ends unless it is paid first: an order checked out
+    /// (PENDING_PAYMENT) has one, and keeps it once paid or ended; an order placed directly
+    /// (`POST /customers/{customerId}/orders`) has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold_until: Option<Timestamp>,
 }
 
 /// One product line of an order.
@@ -95,6 +103,43 @@ impl OrderDetails {
         lines: Vec<LineItem>,
         now: chrono::DateTime<chrono::Utc>,
     ) -> Result<Self, AppError> {
+        Self::new(customer_id, lines, now, OrderStatus::Placed, None)
+    }
+
+    /// A new PENDING_PAYMENT order of `lines` for `customer_id`, checked out `now`, its stock
+    /// held for `hold` (its end rounded up to the whole second, so a hold is never shorter).
+    pub fn hold(
+        customer_id: CustomerId,
+        lines: Vec<LineItem>,
+        now: chrono::DateTime<chrono::Utc>,
+        hold: std::time::Duration,
+    ) -> Result<Self, AppError> {
+        let placed_at = Timestamp::from_datetime(now);
+        let whole = hold.as_secs() + u64::from(hold.subsec_nanos() > 0);
+        let until = i64::try_from(whole)
+            .ok()
+            .and_then(|secs| {
+                placed_at
+                    .as_datetime()
+                    .checked_add_signed(chrono::TimeDelta::seconds(secs))
+            })
+            .ok_or_else(|| AppError::internal("the hold's end is out of range"))?;
+        Self::new(
+            customer_id,
+            lines,
+            now,
+            OrderStatus::PendingPayment,
+            Some(Timestamp::from_datetime(until)),
+        )
+    }
+
+    fn new(
+        customer_id: CustomerId,
+        lines: Vec<LineItem>,
+        now: chrono::DateTime<chrono::Utc>,
+        status: OrderStatus,
+        hold_until: Option<Timestamp>,
+    ) -> Result<Self, AppError> {
         let total = lines
             .iter()
             .map(|line| line.price.amount() * Decimal::from(line.quantity))
@@ -104,12 +149,58 @@ impl OrderDetails {
                 order_id: OrderId::generate(now)?,
                 customer_id,
                 placed_at: Timestamp::from_datetime(now),
-                status: OrderStatus::Placed,
+                status,
                 total: Money::new(total),
+                hold_until,
             },
             items: lines,
         })
     }
+}
+
+/// The lines priced from `catalog`: every product known (else 422), at the price the client
+/// expected if it said one (else 409), with the stock asked for (else 409); each list names
+/// every SKU it is about.
+pub fn price_lines(
+    requested: &[RequestedLine],
+    catalog: &HashMap<Sku, Product>,
+) -> Result<Vec<LineItem>, AppError> {
+    let unknown: Vec<Sku> = requested
+        .iter()
+        .filter(|line| !catalog.contains_key(&line.sku))
+        .map(|line| line.sku.clone())
+        .collect();
+    if !unknown.is_empty() {
+        return Err(AppError::UnknownProducts(unknown));
+    }
+    let product = |line: &RequestedLine| &catalog[&line.sku];
+    let repriced: Vec<Sku> = requested
+        .iter()
+        .filter(|line| {
+            line.expected_price
+                .is_some_and(|p| p != product(line).price)
+        })
+        .map(|line| line.sku.clone())
+        .collect();
+    if !repriced.is_empty() {
+        return Err(AppError::PriceChanged(repriced));
+    }
+    let short: Vec<Sku> = requested
+        .iter()
+        .filter(|line| product(line).stock < u64::from(line.quantity))
+        .map(|line| line.sku.clone())
+        .collect();
+    if !short.is_empty() {
+        return Err(AppError::OutOfStock(short));
+    }
+    Ok(requested
+        .iter()
+        .map(|line| LineItem {
+            sku: line.sku.clone(),
+            quantity: line.quantity,
+            price: product(line).price,
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -140,7 +231,47 @@ mod tests {
         let json = serde_json::to_value(&placed).expect("serializes");
         assert_eq!(json["total"], "40.20");
         assert_eq!(json["items"][1]["sku"], "sku-2");
+        assert!(
+            json.get("holdUntil").is_none(),
+            "a placed order holds nothing"
+        );
         let back: OrderDetails = serde_json::from_value(json).expect("reads back");
         assert_eq!(back, placed);
+    }
+
+    #[test]
+    fn a_checked_out_order_holds_its_stock_for_at_least_the_hold() {
+        let now = Timestamp::parse("2026-10-08T14:30:00.750Z")
+            .expect("t")
+            .as_datetime();
+        let line = LineItem {
+            sku: Sku::parse("sku-1").expect("sku"),
+            quantity: 1,
+            price: Money::parse_number("19.95").expect("price"),
+        };
+        let c1 = CustomerId::parse("c1").expect("id");
+        let held = OrderDetails::hold(
+            c1.clone(),
+            vec![line.clone()],
+            now,
+            std::time::Duration::from_secs(15 * 60),
+        )
+        .expect("held");
+        assert_eq!(held.order.status, OrderStatus::PendingPayment);
+        assert_eq!(
+            held.order.hold_until.map(|t| t.to_string()).as_deref(),
+            Some("2026-10-08T14:45:00Z")
+        );
+        // HOLD_MINUTES=0.1 is six seconds; a fraction of a second rounds up.
+        let short =
+            OrderDetails::hold(c1, vec![line], now, std::time::Duration::from_millis(5_500))
+                .expect("held");
+        assert_eq!(
+            short.order.hold_until.map(|t| t.to_string()).as_deref(),
+            Some("2026-10-08T14:30:06Z")
+        );
+        let json = serde_json::to_value(&short).expect("serializes");
+        assert_eq!(json["holdUntil"], "2026-10-08T14:30:06Z");
+        assert_eq!(json["status"], "PENDING_PAYMENT");
     }
 }

@@ -15,13 +15,17 @@ use crate::domain::order::Order;
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 
-/// What an order adds to `totalSpent`: its total, or nothing while it is CANCELLED. (Every
-/// order counts once in `orderCount`, cancelled or not.)
-pub fn share(order: &Order) -> Decimal {
-    if order.status == OrderStatus::Cancelled {
-        Decimal::ZERO
-    } else {
-        order.total.amount()
+/// What an order adds to `totalSpent`: its total, or nothing while it is CANCELLED; `None`
+/// while it does not count at all. An order counts once in `orderCount` from the moment it is
+/// PLACED, cancelled or not; a hold waiting for payment (PENDING_PAYMENT), or one that ended
+/// unpaid (EXPIRED), was never an order the customer made.
+pub fn share(order: &Order) -> Option<Decimal> {
+    match order.status {
+        OrderStatus::PendingPayment | OrderStatus::Expired => None,
+        OrderStatus::Cancelled => Some(Decimal::ZERO),
+        OrderStatus::Placed | OrderStatus::Shipped | OrderStatus::Delivered => {
+            Some(order.total.amount())
+        }
     }
 }
 
@@ -87,38 +91,42 @@ pub struct ShareChange {
 }
 
 impl ShareChange {
-    /// A new order (a stream INSERT, or an order found uncounted in its customer's partition).
-    pub fn placed(order: &Order, version: ShareVersion) -> Self {
-        Self {
+    /// A new order (a stream INSERT, or an order found uncounted in its customer's partition);
+    /// `None` for one that does not count yet (a hold waiting for payment).
+    pub fn placed(order: &Order, version: ShareVersion) -> Option<Self> {
+        let after = share(order)?;
+        Some(Self {
             order_id: order.order_id.clone(),
             placed_at: order.placed_at,
             before: None,
-            after: Some(share(order)),
-            version,
-        }
-    }
-
-    /// An order that changed; `None` when its share did not (a shipment, say).
-    pub fn changed(old: &Order, new: &Order, version: ShareVersion) -> Option<Self> {
-        let (before, after) = (share(old), share(new));
-        (before != after).then(|| Self {
-            order_id: new.order_id.clone(),
-            placed_at: new.placed_at,
-            before: Some(before),
             after: Some(after),
             version,
         })
     }
 
-    /// An order that is gone from the table.
-    pub fn removed(old: &Order, version: ShareVersion) -> Self {
-        Self {
+    /// An order that changed; `None` when its share did not (a shipment, say, or a hold that
+    /// ended unpaid).
+    pub fn changed(old: &Order, new: &Order, version: ShareVersion) -> Option<Self> {
+        let (before, after) = (share(old), share(new));
+        (before != after).then(|| Self {
+            order_id: new.order_id.clone(),
+            placed_at: new.placed_at,
+            before,
+            after,
+            version,
+        })
+    }
+
+    /// An order that is gone from the table; `None` for one that never counted.
+    pub fn removed(old: &Order, version: ShareVersion) -> Option<Self> {
+        let before = share(old)?;
+        Some(Self {
             order_id: old.order_id.clone(),
             placed_at: old.placed_at,
-            before: Some(share(old)),
+            before: Some(before),
             after: None,
             version,
-        }
+        })
     }
 
     /// `later` applied after this one: the share goes from this one's `before` to `later`'s
@@ -204,6 +212,7 @@ mod tests {
             placed_at: Timestamp::parse("2026-11-01T09:00:00Z").expect("t"),
             status,
             total: Money::parse_number(total).expect("money"),
+            hold_until: None,
         }
     }
 
@@ -212,25 +221,48 @@ mod tests {
         let placed = order(OrderStatus::Placed, "27.40");
         let cancelled = order(OrderStatus::Cancelled, "27.40");
         let shipped = order(OrderStatus::Shipped, "27.40");
-        assert_eq!(share(&placed).to_string(), "27.40");
-        assert_eq!(share(&cancelled), Decimal::ZERO);
+        assert_eq!(
+            share(&placed).map(|s| s.to_string()).as_deref(),
+            Some("27.40")
+        );
+        assert_eq!(share(&cancelled), Some(Decimal::ZERO));
 
         assert_eq!(ShareChange::changed(&placed, &shipped, v("2")), None);
-        let mut change = ShareChange::placed(&placed, v("1"));
+        let mut change = ShareChange::placed(&placed, v("1")).expect("counts");
         change.then(ShareChange::changed(&placed, &cancelled, v("2")).expect("moves"));
         let delta = change.delta();
         assert_eq!((delta.orders, delta.spent), (1, Decimal::ZERO));
-        change.then(ShareChange::removed(&cancelled, v("3")));
+        change.then(ShareChange::removed(&cancelled, v("3")).expect("counted"));
         assert!(
             change.is_noop(),
             "placed, cancelled and removed in one batch: nothing"
         );
         assert_eq!(change.version, v("3"));
-        let removed = ShareChange::removed(&placed, v("4")).delta();
+        let removed = ShareChange::removed(&placed, v("4"))
+            .expect("counted")
+            .delta();
         assert_eq!(
             (removed.orders, removed.spent.to_string().as_str()),
             (-1, "-27.40")
         );
         assert_eq!(removed.last_order_at, None);
+    }
+
+    #[test]
+    fn a_hold_counts_only_once_it_is_paid() {
+        let pending = order(OrderStatus::PendingPayment, "27.40");
+        let expired = order(OrderStatus::Expired, "27.40");
+        let paid = order(OrderStatus::Placed, "27.40");
+        assert_eq!(share(&pending), None);
+        assert_eq!(ShareChange::placed(&pending, v("1")), None);
+        assert_eq!(ShareChange::changed(&pending, &expired, v("2")), None);
+        assert_eq!(ShareChange::removed(&expired, v("3")), None);
+        let payment = ShareChange::changed(&pending, &paid, v("2")).expect("counts now");
+        let delta = payment.delta();
+        assert_eq!(
+            (delta.orders, delta.spent.to_string().as_str()),
+            (1, "27.40")
+        );
+        assert_eq!(delta.last_order_at, Some(paid.placed_at));
     }
 }

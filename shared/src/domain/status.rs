@@ -11,6 +11,8 @@ use crate::AppError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum OrderStatus {
+    /// Checked out and waiting for its payment: its stock held until the hold ends.
+    PendingPayment,
     /// Placed: its stock taken, waiting to ship.
     Placed,
     /// On its way.
@@ -19,30 +21,50 @@ pub enum OrderStatus {
     Delivered,
     /// Cancelled while PLACED: its stock given back.
     Cancelled,
+    /// Its hold ended unpaid: its stock given back.
+    Expired,
 }
 
 impl OrderStatus {
     /// Every status, in the order of an order's life.
-    pub const ALL: [OrderStatus; 4] = [
+    pub const ALL: [OrderStatus; 6] = [
+        OrderStatus::PendingPayment,
         OrderStatus::Placed,
         OrderStatus::Shipped,
         OrderStatus::Delivered,
         OrderStatus::Cancelled,
+        OrderStatus::Expired,
     ];
 
-    /// The status as stored and sent: `PLACED`, `SHIPPED`, `DELIVERED`, `CANCELLED`.
+    /// The status as stored and sent: `PENDING_PAYMENT`, `PLACED`, `SHIPPED`, `DELIVERED`,
+    /// `CANCELLED`, `EXPIRED`.
     pub fn as_str(self) -> &'static str {
         match self {
+            OrderStatus::PendingPayment => "PENDING_PAYMENT",
             OrderStatus::Placed => "PLACED",
             OrderStatus::Shipped => "SHIPPED",
             OrderStatus::Delivered => "DELIVERED",
             OrderStatus::Cancelled => "CANCELLED",
+            OrderStatus::Expired => "EXPIRED",
         }
+    }
+
+    /// An order in this status keeps one of its customer's places under the cap on open
+    /// orders (`MaxOpenOrders`): a hold waiting for payment, or a placed order not yet shipped.
+    pub fn holds_place(self) -> bool {
+        matches!(self, OrderStatus::PendingPayment | OrderStatus::Placed)
+    }
+
+    /// Entering this status gives the order's stock back to the catalog.
+    pub fn gives_stock_back(self) -> bool {
+        matches!(self, OrderStatus::Cancelled | OrderStatus::Expired)
     }
 }
 
 impl OrderStatus {
-    /// The allowed moves: PLACED→SHIPPED→DELIVERED, and PLACED→CANCELLED.
+    /// The moves `PATCH /orders/{orderId}` may make: PLACED→SHIPPED→DELIVERED, and
+    /// PLACED→CANCELLED. A hold leaves PENDING_PAYMENT only by its payment (PLACED) or its end
+    /// (EXPIRED), never by a request: see [`OrderStatus::can_settle_as`].
     pub fn can_become(self, next: OrderStatus) -> bool {
         matches!(
             (self, next),
@@ -50,6 +72,12 @@ impl OrderStatus {
                 | (OrderStatus::Shipped, OrderStatus::Delivered)
                 | (OrderStatus::Placed, OrderStatus::Cancelled)
         )
+    }
+
+    /// The two ends of a hold: paid (PLACED) or ended unpaid (EXPIRED), from PENDING_PAYMENT.
+    pub fn can_settle_as(self, next: OrderStatus) -> bool {
+        self == OrderStatus::PendingPayment
+            && matches!(next, OrderStatus::Placed | OrderStatus::Expired)
     }
 
     /// `next` from this status, if the move is allowed; the conflict naming both if not.
@@ -78,7 +106,9 @@ impl FromStr for OrderStatus {
             .into_iter()
             .find(|status| status.as_str() == s)
             .ok_or_else(|| {
-                AppError::invalid("status must be one of PLACED, SHIPPED, DELIVERED, CANCELLED")
+                AppError::invalid(
+                    "status must be one of PENDING_PAYMENT, PLACED, SHIPPED, DELIVERED, CANCELLED, EXPIRED",
+                )
             })
     }
 }
@@ -117,5 +147,24 @@ mod tests {
             allowed,
             [(Placed, Shipped), (Placed, Cancelled), (Shipped, Delivered)]
         );
+        let settled: Vec<_> = OrderStatus::ALL
+            .into_iter()
+            .flat_map(|from| OrderStatus::ALL.into_iter().map(move |to| (from, to)))
+            .filter(|(from, to)| from.can_settle_as(*to))
+            .collect();
+        assert_eq!(
+            settled,
+            [(PendingPayment, Placed), (PendingPayment, Expired)]
+        );
+        let places: Vec<_> = OrderStatus::ALL
+            .into_iter()
+            .filter(|s| s.holds_place())
+            .collect();
+        assert_eq!(places, [PendingPayment, Placed]);
+        let restocking: Vec<_> = OrderStatus::ALL
+            .into_iter()
+            .filter(|s| s.gives_stock_back())
+            .collect();
+        assert_eq!(restocking, [Cancelled, Expired]);
     }
 }

@@ -12,17 +12,37 @@ use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::epoch_seconds;
 use crate::{AppError, Store};
 
+/// A live cart line as stored: what a checkout deletes only if it is still so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredCartLine {
+    /// The line.
+    pub line: CartLine,
+    /// When it expires (seconds since the epoch): every edit moves it.
+    pub expires_at: u64,
+}
+
 impl Store {
-    /// Access pattern 9: the customer's cart, its live lines in SKU order. ONE strongly
-    /// consistent Query (a cart holds at most [`MAX_CART_LINES`] lines, far under 1 MB).
-    pub async fn get_cart(&self, customer: &CustomerId) -> Result<Cart, AppError> {
+    /// The cart's live lines as stored, in SKU order (ONE strongly consistent Query): what a
+    /// checkout is made of.
+    pub async fn live_cart(&self, customer: &CustomerId) -> Result<Vec<StoredCartLine>, AppError> {
         let now = epoch_seconds();
-        let items = self
+        Ok(self
             .stored_cart(customer)
             .await?
             .into_iter()
             .filter(|(_, expires_at)| *expires_at > now)
-            .map(|(line, _)| line)
+            .map(|(line, expires_at)| StoredCartLine { line, expires_at })
+            .collect())
+    }
+
+    /// Access pattern 9: the customer's cart, its live lines in SKU order. ONE strongly
+    /// consistent Query (a cart holds at most [`MAX_CART_LINES`] lines, far under 1 MB).
+    pub async fn get_cart(&self, customer: &CustomerId) -> Result<Cart, AppError> {
+        let items = self
+            .live_cart(customer)
+            .await?
+            .into_iter()
+            .map(|stored| stored.line)
             .collect();
         Ok(Cart { items })
     }

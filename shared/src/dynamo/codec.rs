@@ -32,8 +32,9 @@ use std::marker::PhantomData;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::AppError;
-use crate::domain::ids::{CustomerId, OrderId};
+use crate::domain::ids::{CustomerId, OrderId, PaymentEventId, PaymentId};
 use crate::domain::money::{self, Decimal, Money};
+use crate::domain::payment::RefundReason;
 use crate::domain::stats::ShareVersion;
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
@@ -120,6 +121,12 @@ stored_as!(Timestamp, S, "an ISO-8601 timestamp", |s: &str| {
 stored_as!(ShareVersion, S, "a share version", |s: &str| {
     ShareVersion::parse(s).ok()
 });
+stored_as!(PaymentId, S, "a payment id", |s: &str| PaymentId::parse(s)
+    .ok());
+stored_as!(PaymentEventId, S, "an event id", |s: &str| {
+    PaymentEventId::parse(s).ok()
+});
+stored_as!(RefundReason, S, "a refund reason", |s: &str| s.parse().ok());
 stored_as!(Money, N, "a decimal number", Money::parse_number);
 stored_as!(u32, N, "a whole number", money::whole_number);
 stored_as!(u64, N, "a whole number", money::whole_number);

@@ -16,6 +16,8 @@
 //! | Idempotency record | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE` | retried POSTs |
 //! | Migration state | `MIGRATION#<name>` | `STATUS`, `SEGMENT#<total>#<i>`, `DEFERRED#<orderId>#<sku>` | `store-migrate` |
 //! | Cart line | `CUSTOMER#<customerId>` | `CART#<sku>` | 9 |
+//! | Applied payment event | `PAYMENT_EVENT#<eventId>` | `APPLIED` | the webhook, at most once |
+//! | Refund due | `REFUND#<paymentId>` | `REFUND` | 10 (GSI1: `REFUNDS_DUE` / `<receivedAt>`) |
 //!
 //! The table above is tested against [`Entity::keys`] (and so is the README's), and the order
 //! of sort keys within a shared partition against [`CUSTOMER_PARTITION`] and
@@ -62,6 +64,12 @@ pub const CATALOG_PREFIX: &str = "CATALOG#";
 pub const MIGRATION_PREFIX: &str = "MIGRATION#";
 /// A customer's cart lines' sort keys.
 pub const CART_PREFIX: &str = "CART#";
+/// Applied provider events' partitions.
+pub const PAYMENT_EVENT_PREFIX: &str = "PAYMENT_EVENT#";
+/// Refunds' partitions.
+pub const REFUND_PREFIX: &str = "REFUND#";
+/// GSI1's partition of refunds due (no status's: those start with `STATUS#`).
+pub const REFUNDS_DUE_GSI1PK: &str = "REFUNDS_DUE";
 
 /// The fixed sort keys of entities that share a partition with others (their entity files name
 /// them `SORT_KEY`).
@@ -74,6 +82,10 @@ pub const HEADER_SK: &str = "HEADER";
 pub const PRODUCT_SK: &str = "PRODUCT";
 /// The idempotency record's sort key.
 pub const RESPONSE_SK: &str = "RESPONSE";
+/// The applied provider event's sort key.
+pub const APPLIED_SK: &str = "APPLIED";
+/// The refund's sort key.
+pub const REFUND_SK: &str = "REFUND";
 
 /// FNV-1a of `text`'s bytes: stable across releases and machines, so a shard chosen with it
 /// never moves unless its count does.
@@ -293,11 +305,15 @@ pub enum Entity {
     MigrationState,
     /// A line of a customer's cart.
     CartLine,
+    /// A provider event the webhook applied.
+    PaymentEvent,
+    /// A payment to give back.
+    RefundDue,
 }
 
 impl Entity {
     /// Every entity, the source design's three first.
-    pub const ALL: [Entity; 11] = [
+    pub const ALL: [Entity; 13] = [
         Entity::Customer,
         Entity::OrderListing,
         Entity::LineItem,
@@ -309,6 +325,8 @@ impl Entity {
         Entity::IdempotencyRecord,
         Entity::MigrationState,
         Entity::CartLine,
+        Entity::PaymentEvent,
+        Entity::RefundDue,
     ];
 
     /// The entity's name, as the explorer's legend shows it.
@@ -325,6 +343,8 @@ impl Entity {
             Entity::IdempotencyRecord => "Idempotency record",
             Entity::MigrationState => "Migration state",
             Entity::CartLine => "Cart line",
+            Entity::PaymentEvent => "Applied payment event",
+            Entity::RefundDue => "Refund due",
         }
     }
 
@@ -342,6 +362,8 @@ impl Entity {
             Entity::CatalogEntry => ("CATALOG#<shard>", "PRODUCT#<sku>"),
             Entity::IdempotencyRecord => ("IDEMPOTENCY#<customerId>#<key>", RESPONSE_SK),
             Entity::CartLine => ("CUSTOMER#<customerId>", "CART#<sku>"),
+            Entity::PaymentEvent => ("PAYMENT_EVENT#<eventId>", APPLIED_SK),
+            Entity::RefundDue => ("REFUND#<paymentId>", REFUND_SK),
             Entity::MigrationState => (
                 "MIGRATION#<name>",
                 "STATUS, SEGMENT#<total>#<i>, DEFERRED#<orderId>#<sku>",
@@ -370,6 +392,10 @@ impl Entity {
             Some(Entity::CatalogEntry)
         } else if under(IDEMPOTENCY_PREFIX) && sk == RESPONSE_SK {
             Some(Entity::IdempotencyRecord)
+        } else if under(PAYMENT_EVENT_PREFIX) && sk == APPLIED_SK {
+            Some(Entity::PaymentEvent)
+        } else if under(REFUND_PREFIX) && sk == REFUND_SK {
+            Some(Entity::RefundDue)
         } else if under(MIGRATION_PREFIX) {
             Some(Entity::MigrationState)
         } else {

@@ -7,6 +7,7 @@ use aws_sdk_dynamodb::Client;
 
 use crate::AppError;
 use crate::domain::cart::CartTtl;
+use crate::domain::checkout::{Currency, HoldDuration};
 use crate::dynamo::codec;
 use crate::dynamo::keys;
 
@@ -21,6 +22,10 @@ pub struct Store {
     pub(crate) max_open_orders: Option<u32>,
     /// How long a cart line lives after its last change (`CART_TTL_DAYS`).
     pub(crate) cart_ttl: CartTtl,
+    /// How long a checkout holds its stock for payment (`HOLD_MINUTES`).
+    pub(crate) hold: HoldDuration,
+    /// The store's currency (`CURRENCY`): what a payment must be in.
+    pub(crate) currency: Currency,
 }
 
 /// Seconds since the Unix epoch, as the table's TTL attribute counts them.
@@ -46,7 +51,31 @@ impl Store {
             status_shards: keys::StatusShards::ONE,
             max_open_orders: None,
             cart_ttl: CartTtl::default(),
+            hold: HoldDuration::default(),
+            currency: Currency::default(),
         }
+    }
+
+    /// The same store, its checkouts holding stock for `hold`.
+    pub fn with_hold(mut self, hold: HoldDuration) -> Self {
+        self.hold = hold;
+        self
+    }
+
+    /// The same store, charging in `currency`.
+    pub fn with_currency(mut self, currency: Currency) -> Self {
+        self.currency = currency;
+        self
+    }
+
+    /// How long a checkout holds its stock.
+    pub fn hold(&self) -> HoldDuration {
+        self.hold
+    }
+
+    /// The store's currency.
+    pub fn currency(&self) -> &Currency {
+        &self.currency
     }
 
     /// The same store, its cart lines living `ttl` after their last change.

@@ -5,7 +5,7 @@
 //! reason, or that reasons come in the order of the actions.
 
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::builders::{PutBuilder, UpdateBuilder};
+use aws_sdk_dynamodb::types::builders::{DeleteBuilder, PutBuilder, UpdateBuilder};
 use aws_sdk_dynamodb::types::{CancellationReason, TransactWriteItem};
 
 use crate::AppError;
@@ -80,6 +80,15 @@ impl<P> Transaction<P> {
     pub fn update(&mut self, purpose: P, update: UpdateBuilder) -> Result<(), AppError> {
         let action = TransactWriteItem::builder()
             .update(built(update.build())?)
+            .build();
+        self.push(purpose, action);
+        Ok(())
+    }
+
+    /// Adds a Delete, for `purpose`.
+    pub fn delete(&mut self, purpose: P, delete: DeleteBuilder) -> Result<(), AppError> {
+        let action = TransactWriteItem::builder()
+            .delete(built(delete.build())?)
             .build();
         self.push(purpose, action);
         Ok(())

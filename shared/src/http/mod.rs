@@ -7,6 +7,7 @@ pub mod request;
 pub mod response;
 pub mod routes;
 pub mod serve;
+pub mod signature;
 
 use lambda_http::{Body, Response};
 

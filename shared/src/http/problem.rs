@@ -88,6 +88,7 @@ fn classify(err: &AppError) -> (StatusCode, &'static str, &'static str) {
             "Unknown product",
         ),
         AppError::CartFull(_) => (StatusCode::CONFLICT, "/problems/cart-full", "Cart full"),
+        AppError::CartEmpty => (StatusCode::CONFLICT, "/problems/cart-empty", "Cart empty"),
         AppError::IdempotencyKeyReused => (
             StatusCode::UNPROCESSABLE_ENTITY,
             "/problems/idempotency-key-reused",
@@ -192,6 +193,7 @@ pub fn one_of_each_kind() -> Vec<AppError> {
         AppError::PriceChanged(sku()),
         AppError::UnknownProducts(sku()),
         AppError::CartFull(32),
+        AppError::CartEmpty,
         AppError::IdempotencyKeyReused,
         AppError::PayloadTooLarge("x".into()),
         AppError::UnsupportedMediaType("x".into()),
@@ -211,6 +213,7 @@ pub fn one_of_each_kind() -> Vec<AppError> {
             | AppError::PriceChanged(_)
             | AppError::UnknownProducts(_)
             | AppError::CartFull(_)
+            | AppError::CartEmpty
             | AppError::IdempotencyKeyReused
             | AppError::PayloadTooLarge(_)
             | AppError::UnsupportedMediaType(_)

@@ -25,6 +25,10 @@ pub enum Admits {
     /// Staff: the `staff` group, or a known machine client with the admin scope; anyone else is
     /// a 403.
     Staff,
+    /// No signed-in caller: the payment provider, whose signature over the body is its
+    /// authentication (the route has no JWT authorizer; its handler checks the signature before
+    /// it reads anything, `shared::http::signature`).
+    ProviderSignature,
 }
 
 /// One route: API Gateway's route key, the Cargo binary that serves it, and who may call it.
@@ -109,6 +113,17 @@ pub const ROUTES: &[Route] = &[
         Admits::Staff,
     ),
     route("POST /products/{sku}/stock", "adjust-stock", Admits::Staff),
+    route(
+        "POST /customers/{customerId}/checkout",
+        "checkout",
+        Admits::PathCustomer,
+    ),
+    route(
+        "POST /payments/webhook",
+        "payment-webhook",
+        Admits::ProviderSignature,
+    ),
+    route("GET /payments/refunds", "list-refunds", Admits::Staff),
 ];
 
 /// The route a request came in on, as API Gateway names it (`routeKey`): an extension of the
@@ -124,11 +139,16 @@ pub fn find(key: &str) -> Option<&'static Route> {
 /// Whether `req`'s caller may call the route it came in on: 401 without a caller (whatever
 /// the route: authentication comes first, as API Gateway's authorizer puts it first), then 403
 /// for a caller the route does not admit or a route the table does not declare. An
-/// `OrderOwner` route admits every caller here; its owner check is the store's.
+/// `OrderOwner` route admits every caller here; its owner check is the store's. A
+/// `ProviderSignature` route needs no caller: its handler checks the signature first.
 pub fn authorize(req: &Request) -> Result<(), AppError> {
-    let caller = crate::http::request::caller(req)?;
     let key = req.extensions().get::<RouteKey>().map(|k| k.0.as_str());
-    let Some(route) = key.and_then(find) else {
+    let declared = key.and_then(find);
+    if declared.is_some_and(|route| route.admits == Admits::ProviderSignature) {
+        return Ok(());
+    }
+    let caller = crate::http::request::caller(req)?;
+    let Some(route) = declared else {
         tracing::error!(route = ?key, "a request on a route that declares no callers");
         return Err(AppError::Forbidden(
             "this route admits no caller".to_owned(),
@@ -140,7 +160,7 @@ pub fn authorize(req: &Request) -> Result<(), AppError> {
 impl Admits {
     fn check(self, caller: &Caller, req: &Request, key: &str) -> Result<(), AppError> {
         match self {
-            Admits::AnyCaller | Admits::OrderOwner => Ok(()),
+            Admits::AnyCaller | Admits::OrderOwner | Admits::ProviderSignature => Ok(()),
             Admits::Staff => caller.check_staff(&format!("call {key}")),
             Admits::PathCustomer => {
                 let customer = req
@@ -198,8 +218,29 @@ mod tests {
             match route.admits {
                 Admits::PathCustomer => assert!(route.key.contains("{customerId}"), "{route:?}"),
                 Admits::OrderOwner => assert!(route.key.contains("{orderId}"), "{route:?}"),
+                // A signed route has no caller: it names no customer to admit.
+                Admits::ProviderSignature => assert!(!route.key.contains("{customerId}")),
                 Admits::AnyCaller | Admits::Staff => {}
             }
         }
+    }
+
+    #[test]
+    fn only_the_webhook_needs_no_caller() {
+        let signed: Vec<&str> = ROUTES
+            .iter()
+            .filter(|r| r.admits == Admits::ProviderSignature)
+            .map(|r| r.key)
+            .collect();
+        assert_eq!(signed, ["POST /payments/webhook"]);
+        let staff_clients = crate::http::gateway::StaffClients::default();
+        let claimless = serde_json::json!({
+            "version": "2.0", "routeKey": "POST /payments/webhook", "rawPath": "/payments/webhook",
+            "requestContext": {"http": {"method": "POST", "path": "/payments/webhook"}},
+        })
+        .to_string();
+        let req =
+            crate::http::gateway::request_from_json(&claimless, &staff_clients).expect("reads");
+        assert!(authorize(&req).is_ok());
     }
 }

@@ -167,10 +167,14 @@ fn scenarios(binary: &str) -> Vec<Vec<Step>> {
         let file = format!("{}/../events/{event}.json", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(file).expect("event");
         let parsed: Value = serde_json::from_str(&text).expect("json");
-        let binary = parsed["routeKey"]
-            .as_str()
-            .and_then(shared::http::routes::find)
-            .map_or("order-stats", |route| route.binary);
+        let binary = match event {
+            // The schedule's event names no route.
+            "expire-holds" => "expire-holds",
+            _ => parsed["routeKey"]
+                .as_str()
+                .and_then(shared::http::routes::find)
+                .map_or("order-stats", |route| route.binary),
+        };
         Step {
             event: event.to_owned(),
             body,
@@ -195,6 +199,16 @@ fn scenarios(binary: &str) -> Vec<Vec<Step>> {
             ]);
             all.push(vec![step("edit-cart", None), step("edit-cart-clear", None)]);
         }
+        // A hold paid: the sample's payment names no order (a refund); this one pays c2's.
+        "payment-webhook" => all.push(vec![
+            step("checkout", None),
+            step("payment-webhook", Some(PAY_THE_HOLD)),
+        ]),
+        // A hold that ended: a one-second hold, then the expiry.
+        "expire-holds" => all.push(vec![
+            step("checkout", Some(SHORT_HOLD)),
+            step("expire-holds", None),
+        ]),
         // The replacement of a product that exists.
         "put-product" => all.push(vec![
             step("put-product", None),
@@ -205,7 +219,86 @@ fn scenarios(binary: &str) -> Vec<Vec<Step>> {
     all
 }
 
+/// A webhook step's body: the provider's payment for the hold the scenario made.
+const PAY_THE_HOLD: &str = "pay the hold";
+/// A checkout step's body: the sample's checkout, its hold one second long.
+const SHORT_HOLD: &str = "a one-second hold";
+
+/// The one hold in the table: its order and its amount in cents.
+async fn the_hold(store: &Store) -> (String, i64) {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    let out = store
+        .client()
+        .query()
+        .table_name(LOCAL_TABLE)
+        .index_name("GSI1")
+        .key_condition_expression("GSI1PK = :pk")
+        .expression_attribute_values(":pk", AttributeValue::S("STATUS#PENDING_PAYMENT".into()))
+        .send()
+        .await
+        .expect("query");
+    let item = &out.items()[0];
+    let total: shared::domain::money::Money = item["total"]
+        .as_n()
+        .ok()
+        .and_then(|n| shared::domain::money::Money::parse_number(n))
+        .expect("total");
+    let cents = shared::domain::checkout::Currency::default()
+        .minor_units(total)
+        .expect("cents");
+    (item["orderId"].as_s().expect("id").clone(), cents)
+}
+
 async fn run(store: &Store, step: &Step) {
+    if step.event == "expire-holds" {
+        tokio::time::sleep(std::time::Duration::from_millis(3_100)).await;
+        // The sample's run alone finds nothing due; after a short hold, it ends it.
+        expire_holds::handle(store, std::time::Duration::from_secs(5))
+            .await
+            .expect("expiry");
+        return;
+    }
+    if step.event == "payment-webhook" {
+        let body = match step.body {
+            Some(PAY_THE_HOLD) => {
+                let (order, amount) = the_hold(store).await;
+                local_engine::testing::payments::succeeded("evt_observed", amount, "usd", &order)
+            }
+            _ => {
+                let event: Value =
+                    serde_json::from_str(&std::fs::read_to_string(step.file()).expect("event"))
+                        .expect("json");
+                event["body"].as_str().expect("body").to_owned()
+            }
+        };
+        let req = local_engine::testing::payments::webhook(&body);
+        let response = local_dev::invoke(
+            step.binary,
+            store,
+            &local_engine::testing::webhook_secrets(),
+            req,
+        )
+        .await
+        .expect("known binary");
+        assert!(response.status().is_success(), "{:?}", response.body());
+        return;
+    }
+    if step.body == Some(SHORT_HOLD) {
+        let short = store.clone().with_hold(
+            shared::domain::checkout::HoldDuration::parse_minutes("0.0167").expect("1 s"),
+        );
+        let req = from_event_file(&step.file()).expect("event");
+        let response = local_dev::invoke(
+            step.binary,
+            &short,
+            &local_engine::testing::webhook_secrets(),
+            req,
+        )
+        .await
+        .expect("known binary");
+        assert!(response.status().is_success(), "{:?}", response.body());
+        return;
+    }
     let file = step.file();
     if step.event == "order-stats" {
         let text = std::fs::read_to_string(&file).expect("event");
@@ -218,9 +311,14 @@ async fn run(store: &Store, step: &Step) {
     if let Some(body) = step.body {
         *req.body_mut() = lambda_http::Body::Text(body.to_owned());
     }
-    let response = local_dev::invoke(step.binary, store, req)
-        .await
-        .expect("known binary");
+    let response = local_dev::invoke(
+        step.binary,
+        store,
+        &local_engine::testing::webhook_secrets(),
+        req,
+    )
+    .await
+    .expect("known binary");
     assert!(
         response.status().is_success(),
         "{}: {} {:?}",

@@ -82,7 +82,8 @@ fn every_function_has_an_alarm_on_its_errors_and_throttles() {
         .collect();
     binaries.sort();
     binaries.dedup();
-    assert_eq!(functions.len(), binaries.len() + 1);
+    // ...and the holds' expiry, on its schedule.
+    assert_eq!(functions.len(), binaries.len() + 2);
     let alarms = alarms(&template);
     for function in functions {
         let watching: Vec<(String, String)> = alarms
@@ -174,6 +175,13 @@ fn the_dashboard_shows_only_metrics_the_functions_emit() {
         Metric::RecordsSkipped,
         Metric::RecordsFailed,
         Metric::ColdStarts,
+        Metric::HoldsMade,
+        Metric::HoldsPaid,
+        Metric::HoldsExpired,
+        Metric::WebhookRejected,
+        Metric::PaymentsUnmatched,
+        Metric::PaymentsLate,
+        Metric::TtlDeletions,
     ];
     for chunk in body.split(&format!("\"{NAMESPACE}\", \"")).skip(1) {
         let name = chunk.split('"').next().unwrap_or_default();

@@ -73,14 +73,14 @@ async fn a_line_past_its_expiry_is_not_shown_though_still_stored() {
 #[tokio::test]
 async fn staff_see_any_customers_cart_and_a_customer_only_their_own() {
     let app = TestApp::seeded().await.expect("app");
-    stored_line(&app, "c2", "sku-3", 1, now() + 3_600).await;
-    let req = get(Who::Staff, ROUTE, "/customers/c2/cart", "");
+    stored_line(&app, "c3", "sku-3", 1, now() + 3_600).await;
+    let req = get(Who::Staff, ROUTE, "/customers/c3/cart", "");
     let (status, _, body) = parts(dispatch(&app.store, req, get_cart::handle).await);
     assert_eq!(
         (status, body["items"][0]["sku"].clone()),
         (200, json!("sku-3"))
     );
-    let req = get(Who::Customer("c1"), ROUTE, "/customers/c2/cart", "");
+    let req = get(Who::Customer("c1"), ROUTE, "/customers/c3/cart", "");
     let (status, _, body) = parts(dispatch(&app.store, req, get_cart::handle).await);
     assert_eq!(
         (status, body["type"].clone()),

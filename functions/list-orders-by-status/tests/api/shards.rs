@@ -43,6 +43,7 @@ async fn write_orders(
                 .expect("t"),
             status,
             total: Money::parse_number("12.50").expect("money"),
+            hold_until: None,
         };
         let mut item = order_listing::to_item(&order, n);
         if padding > 0 {

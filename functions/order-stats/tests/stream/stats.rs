@@ -63,6 +63,7 @@ async fn write_listing(
         placed_at: Timestamp::parse(at).expect("t"),
         status: status.parse::<OrderStatus>().expect("status"),
         total: Money::parse_number(total).expect("money"),
+        hold_until: None,
     };
     app.store
         .client()

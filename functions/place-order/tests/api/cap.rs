@@ -43,7 +43,7 @@ async fn racing_orders_place_exactly_the_cap_and_shipping_or_cancelling_frees_a_
                 assert!(
                     body["detail"]
                         .as_str()
-                        .is_some_and(|d| d.contains("3 PLACED orders")),
+                        .is_some_and(|d| d.contains("3 open orders")),
                     "{body}"
                 );
             }

@@ -42,6 +42,7 @@ pub(crate) async fn serve(app: &TestApp) -> String {
         &routes,
         app.store.clone(),
         issuer().verifier(),
+        local_engine::testing::webhook_secrets(),
         local_dev::server::Explorer::Served,
     );
     tokio::spawn(async move { axum::serve(listener, router).await });

@@ -18,7 +18,9 @@ pub mod migration_state;
 pub mod open_order_count;
 pub mod order_header;
 pub mod order_listing;
+pub mod payment_event;
 pub mod product;
+pub mod refund_due;
 
 #[cfg(test)]
 mod test_support;
@@ -32,7 +34,11 @@ pub fn updates(entity: Entity) -> &'static [&'static [&'static str]] {
     match entity {
         Entity::Customer => &[customer::PROFILE_WRITES, customer::STATS_WRITES],
         Entity::OrderListing => &[order_listing::STATUS_CHANGE_WRITES],
-        Entity::OrderHeader => &[order_header::STATUS_CHANGE_WRITES],
+        Entity::OrderHeader => &[
+            order_header::STATUS_CHANGE_WRITES,
+            order_header::PAYMENT_WRITES,
+            order_header::HOLD_END_WRITES,
+        ],
         Entity::LineItem => &[line_item::GSI2_BACKFILL_WRITES],
         Entity::OpenOrderCount => &[open_order_count::WRITES],
         Entity::Product => &[
@@ -45,6 +51,8 @@ pub fn updates(entity: Entity) -> &'static [&'static [&'static str]] {
         | Entity::CartLine
         | Entity::CatalogEntry
         | Entity::IdempotencyRecord
+        | Entity::PaymentEvent
+        | Entity::RefundDue
         | Entity::MigrationState => &[],
     }
 }
@@ -52,7 +60,7 @@ pub fn updates(entity: Entity) -> &'static [&'static [&'static str]] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::ids::{IdempotencyKey, Sku};
+    use crate::domain::ids::{IdempotencyKey, PaymentEventId, PaymentId, Sku};
     use crate::dynamo::codec::{PK, SK};
     use crate::dynamo::keys::{
         CUSTOMER_PARTITION, Entity, ORDER_PARTITION, Partition, SortKeys, warm_up,
@@ -217,6 +225,14 @@ mod tests {
                 Entity::MigrationState,
             ),
             (cart_line::key(&c1(), &sku), Entity::CartLine),
+            (
+                payment_event::key(&PaymentEventId::parse("evt_1").expect("id")),
+                Entity::PaymentEvent,
+            ),
+            (
+                refund_due::key(&PaymentId::parse("pi_1").expect("id")),
+                Entity::RefundDue,
+            ),
         ];
         for (item, entity) in &written {
             let pk = PK.get(item).expect("PK");

@@ -2,14 +2,14 @@
 //! lines: one Query on PK): what a lookup by order ID needs (customerId, placedAt, status,
 //! total), in the order's own partition, sorted before its line items (`keys::ORDER_PARTITION`).
 
-use crate::domain::ids::{CustomerId, OrderId};
+use crate::domain::ids::{CustomerId, OrderId, PaymentId};
 use crate::domain::order::Order;
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
 use crate::dynamo::entities::line_item;
 use crate::dynamo::keys;
 
-pub use crate::dynamo::entities::order_listing::{STATUS, TOTAL};
+pub use crate::dynamo::entities::order_listing::{HOLD_UNTIL, STATUS, TOTAL};
 
 /// The header's sort key.
 pub const SORT_KEY: &str = keys::HEADER_SK;
@@ -19,8 +19,17 @@ pub const CUSTOMER_ID: Attr<CustomerId> = Attr::new("customerId");
 /// When it was placed: where its listing is.
 pub const PLACED_AT: Attr<Timestamp> = Attr::new("placedAt");
 
-/// What a status change writes on the header (`update-order-status`' UpdateItem).
+/// The payment that placed a checked-out order (set when it is paid).
+pub const PAYMENT_ID: Attr<PaymentId> = Attr::new("paymentId");
+
+/// What a status change writes on the header (`update-order-status`' UpdateItem, and a hold's
+/// end).
 pub const STATUS_CHANGE_WRITES: &[&str] = &[STATUS.name];
+/// What a payment touches on a hold's header: PLACED, the payment, and (in its condition) the
+/// hold's end.
+pub const PAYMENT_WRITES: &[&str] = &[STATUS.name, PAYMENT_ID.name, HOLD_UNTIL.name];
+/// What a hold's end touches on its header: EXPIRED, and (in its condition) the hold's end.
+pub const HOLD_END_WRITES: &[&str] = &[STATUS.name, HOLD_UNTIL.name];
 
 /// The order's partition: its header's and its line items'.
 pub fn pk(order: &OrderId) -> String {
@@ -39,6 +48,9 @@ pub fn to_item(order: &Order) -> Item {
     PLACED_AT.put(&mut item, &order.placed_at);
     STATUS.put(&mut item, &order.status);
     TOTAL.put(&mut item, &order.total);
+    if let Some(until) = &order.hold_until {
+        HOLD_UNTIL.put(&mut item, until);
+    }
     item
 }
 
@@ -50,6 +62,7 @@ pub fn from_item(mut item: Item) -> Result<Order, BadItem> {
         placed_at: PLACED_AT.take(&mut item)?,
         status: STATUS.take(&mut item)?,
         total: TOTAL.take(&mut item)?,
+        hold_until: HOLD_UNTIL.take_optional(&mut item)?,
     })
 }
 

@@ -21,6 +21,8 @@ pub const ORDER_ID: Attr<OrderId> = Attr::new("orderId");
 pub const STATUS: Attr<OrderStatus> = Attr::new("status");
 /// What the order comes to.
 pub const TOTAL: Attr<Money> = Attr::new("total");
+/// When a PENDING_PAYMENT order's hold ends: the expiry reads it from GSI1 (projected whole).
+pub const HOLD_UNTIL: Attr<Timestamp> = Attr::new("holdUntil");
 /// GSI1's partition key: the status and its shard.
 pub const GSI1PK: Attr<String> = Attr::new(keys::GSI1PK);
 /// GSI1's sort key: when the order was placed.
@@ -118,6 +120,9 @@ pub fn to_item(order: &Order, shards: StatusShards) -> Item {
     let shard = shards.of(&order.order_id);
     GSI1PK.put(&mut item, &gsi1pk(order.status, shard));
     GSI1SK.put(&mut item, &gsi1sk(order.placed_at));
+    if let Some(until) = &order.hold_until {
+        HOLD_UNTIL.put(&mut item, until);
+    }
     item
 }
 
@@ -130,6 +135,7 @@ pub fn from_item(mut item: Item) -> Result<Order, BadItem> {
         placed_at,
         status: STATUS.take(&mut item)?,
         total: TOTAL.take(&mut item)?,
+        hold_until: HOLD_UNTIL.take_optional(&mut item)?,
     })
 }
 

@@ -36,6 +36,7 @@ pub(crate) fn order(status: OrderStatus) -> Order {
         placed_at: placed(),
         status,
         total: Money::parse_number("39.9").expect("money"),
+        hold_until: None,
     }
 }
 

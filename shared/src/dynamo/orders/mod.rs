@@ -7,17 +7,19 @@ pub use status::StatusChangeError;
 
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::types::builders::{PutBuilder, UpdateBuilder};
-use aws_sdk_dynamodb::types::{Put, ReturnValuesOnConditionCheckFailure, Update};
+use aws_sdk_dynamodb::types::builders::{DeleteBuilder, PutBuilder, UpdateBuilder};
+use aws_sdk_dynamodb::types::{Delete, Put, ReturnValuesOnConditionCheckFailure, Update};
 
 use crate::domain::access::Caller;
 use crate::domain::idempotency::{IDEMPOTENCY_TTL_SECONDS, IdempotencyRecord};
 use crate::domain::ids::{CustomerId, IdempotencyKey, OrderId, Sku};
-use crate::domain::order::{LineItem, MAX_LINES, OrderDetails};
+use crate::domain::order::{LineItem, MAX_LINES, OrderDetails, RequestedLine, price_lines};
 use crate::domain::product::Product;
+use crate::dynamo::cart::StoredCartLine;
 use crate::dynamo::codec::{self, Item, item_size};
 use crate::dynamo::entities::{
-    customer, idempotency, line_item, open_order_count, order_header, order_listing, product,
+    cart_line, customer, idempotency, line_item, open_order_count, order_header, order_listing,
+    product,
 };
 use crate::dynamo::keys::{PK, SK};
 use crate::dynamo::query::{Index, KeyQuery};
@@ -45,6 +47,35 @@ pub struct OrderInputs {
     pub products: HashMap<Sku, Product>,
 }
 
+/// What an order's first read allows.
+#[derive(Debug)]
+pub enum Checked {
+    /// An earlier request with the same Idempotency-Key was answered: answer the same.
+    Replay(IdempotencyRecord),
+    /// The lines, priced.
+    Lines(Vec<LineItem>),
+}
+
+impl OrderInputs {
+    /// The inputs checked: a replay, or the priced lines; else why not (no customer, or a
+    /// refusal of [`price_lines`]).
+    pub fn checked(
+        self,
+        customer: &CustomerId,
+        requested: &[RequestedLine],
+    ) -> Result<Checked, AppError> {
+        if let Some(record) = self.replay {
+            return Ok(Checked::Replay(record));
+        }
+        if !self.customer_named {
+            return Err(AppError::not_found(format!(
+                "customer {customer} does not exist"
+            )));
+        }
+        price_lines(requested, &self.products).map(Checked::Lines)
+    }
+}
+
 /// Why an order was not placed.
 #[derive(Debug)]
 pub enum PlaceOrderError {
@@ -59,8 +90,12 @@ pub enum PlaceOrderError {
     OutOfStock(Vec<Sku>),
     /// These products do not exist.
     UnknownProducts(Vec<Sku>),
-    /// The customer holds this many PLACED orders already: the most they may.
+    /// The customer holds this many open orders (PLACED, or holds waiting for payment)
+    /// already: the most they may.
     TooManyOpen(u32),
+    /// A cart line changed (or went) between the checkout's read and its transaction: read the
+    /// cart again.
+    CartChanged,
     /// Anything else: what the client is told.
     Failed(AppError),
 }
@@ -79,7 +114,9 @@ impl From<PlaceOrderError> for AppError {
             PlaceOrderError::Contended => AppError::unavailable(
                 "order transaction kept colliding with concurrent transactions",
             ),
-            PlaceOrderError::KeyTaken | PlaceOrderError::Repriced => {
+            PlaceOrderError::KeyTaken
+            | PlaceOrderError::Repriced
+            | PlaceOrderError::CartChanged => {
                 AppError::concurrent_change("the order collided with concurrent requests; retry it")
             }
             PlaceOrderError::OutOfStock(skus) => AppError::OutOfStock(skus),
@@ -98,8 +135,10 @@ enum OrderAction<'a> {
     Write,
     /// The idempotency record, put where none is (or an expired one).
     ClaimKey,
-    /// One more of the customer's places for a PLACED order, under the cap.
+    /// One more of the customer's places for an open order, under the cap.
     TakePlace,
+    /// A cart line checked out, deleted if it is still as read.
+    EmptyCart,
 }
 
 /// DynamoDB's item and transaction size limits, checked before anything is sent.
@@ -117,14 +156,14 @@ fn check_sizes<'a>(items: impl Iterator<Item = &'a Item>) -> Result<(), AppError
 
 /// Why a cancelled order transaction was cancelled, from what its products hold now: an
 /// unknown product first, then a changed price, then short stock, then the Idempotency-Key,
-/// then the cap on open orders.
+/// then a cart changed meanwhile, then the cap on open orders.
 fn why_not_placed(
     cancelled: &Cancelled<OrderAction<'_>>,
     max_open: Option<u32>,
 ) -> PlaceOrderError {
     let (mut unknown, mut short, mut repriced, mut key_taken) =
         (Vec::new(), Vec::new(), false, false);
-    let mut full = false;
+    let (mut full, mut cart_changed) = (false, false);
     for (action, stored) in cancelled.failed_conditions() {
         match (action, stored) {
             (OrderAction::TakeStock(line), None) => unknown.push(line.sku.clone()),
@@ -136,6 +175,7 @@ fn why_not_placed(
             (OrderAction::TakeStock(line), Some(_)) => short.push(line.sku.clone()),
             (OrderAction::ClaimKey, _) => key_taken = true,
             (OrderAction::TakePlace, _) => full = true,
+            (OrderAction::EmptyCart, _) => cart_changed = true,
             (OrderAction::Write, _) => {}
         }
     }
@@ -147,6 +187,8 @@ fn why_not_placed(
         PlaceOrderError::OutOfStock(short)
     } else if key_taken {
         PlaceOrderError::KeyTaken
+    } else if cart_changed {
+        PlaceOrderError::CartChanged
     } else if let (true, Some(limit)) = (full, max_open) {
         PlaceOrderError::TooManyOpen(limit)
     } else if cancelled.conflicted() {
@@ -200,13 +242,18 @@ impl Store {
     /// idempotency record, each put only where nothing is yet. The customer was read to exist
     /// first ([`Store::read_order_inputs`]): profiles are never deleted, so no ConditionCheck
     /// (two write units) is spent on it again.
+    ///
+    /// A checkout (a PENDING_PAYMENT order, its stock held rather than taken: the same
+    /// decrement, given back if the hold ends unpaid) also deletes the `cart` lines it was made
+    /// of, each only if it is still as read, so an edit racing the checkout fails it whole.
     pub async fn place_order(
         &self,
         placed: &OrderDetails,
         idempotency: Option<(&IdempotencyKey, &IdempotencyRecord)>,
+        cart: &[StoredCartLine],
     ) -> Result<(), PlaceOrderError> {
         let (order, lines) = (&placed.order, &placed.items);
-        let mut transaction = Transaction::with_capacity(2 * lines.len() + 4);
+        let mut transaction = Transaction::with_capacity(2 * lines.len() + 4 + cart.len());
         for line in lines {
             transaction.update(OrderAction::TakeStock(line), self.take_stock(line))?;
         }
@@ -243,6 +290,12 @@ impl Store {
                 .expression_attribute_names("#expires", idempotency::EXPIRES_AT.name)
                 .expression_attribute_values(":now", idempotency::EXPIRES_AT.value(&now));
             transaction.put(OrderAction::ClaimKey, put)?;
+        }
+        for line in cart {
+            transaction.delete(
+                OrderAction::EmptyCart,
+                self.take_cart_line(&order.customer_id, line),
+            )?;
         }
         match self.send(transaction).await? {
             Outcome::Committed => Ok(()),
@@ -291,6 +344,22 @@ impl Store {
             .expression_attribute_names("#count", open_order_count::COUNT.name)
             .expression_attribute_values(":minus_one", open_order_count::COUNT_CHANGE.value(&-1))
             .expression_attribute_values(":zero", open_order_count::COUNT.value(&0))
+    }
+
+    /// A cart line deleted, only if it is still as the checkout read it: its quantity and its
+    /// expiry (which every edit moves).
+    fn take_cart_line(&self, customer: &CustomerId, line: &StoredCartLine) -> DeleteBuilder {
+        Delete::builder()
+            .table_name(&self.table)
+            .set_key(Some(cart_line::key(customer, &line.line.sku)))
+            .condition_expression("#quantity = :quantity AND #expires = :expires")
+            .expression_attribute_names("#quantity", cart_line::QUANTITY.name)
+            .expression_attribute_names("#expires", cart_line::EXPIRES_AT.name)
+            .expression_attribute_values(
+                ":quantity",
+                cart_line::QUANTITY.value(&line.line.quantity),
+            )
+            .expression_attribute_values(":expires", cart_line::EXPIRES_AT.value(&line.expires_at))
     }
 
     /// A put only where no item is yet.

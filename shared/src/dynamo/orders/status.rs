@@ -7,6 +7,7 @@ use aws_sdk_dynamodb::types::{ReturnValuesOnConditionCheckFailure, Update};
 use crate::domain::ids::{OrderId, Sku};
 use crate::domain::order::{LineItem, Order};
 use crate::domain::status::OrderStatus;
+use crate::domain::time::Timestamp;
 use crate::dynamo::codec::Item;
 use crate::dynamo::entities::{order_header, order_listing, product};
 use crate::dynamo::transaction::{Outcome, Transaction};
@@ -70,22 +71,25 @@ enum StatusAction<'a> {
 impl Store {
     /// Moves the order from `current.status` to `next` in ONE TransactWriteItems: the header and
     /// the listing item (whose GSI1PK follows the status), each only if its status is still the
-    /// one read, so of two racing changes only one can win. A cancellation gives each line's
-    /// quantity back to its product's stock in the same transaction (a product that no longer
-    /// exists is left out, and logged).
+    /// one read, so of two racing changes only one can win. A cancellation, or a hold's end,
+    /// gives each line's quantity back to its product's stock in the same transaction (a product
+    /// that no longer exists is left out, and logged). A hold ends (EXPIRED) only once its
+    /// `holdUntil` has passed, which the header's condition checks too: a payment racing the
+    /// expiry moves the same header, so exactly one of the two wins.
     pub async fn change_status(
         &self,
         current: &Order,
         next: OrderStatus,
         lines: &[LineItem],
     ) -> Result<(), StatusChangeError> {
-        let mut restock: Vec<&LineItem> = if next == OrderStatus::Cancelled {
+        let mut restock: Vec<&LineItem> = if next.gives_stock_back() {
             lines.iter().collect()
         } else {
             Vec::new()
         };
-        // Leaving PLACED gives the customer's place under the cap back.
-        let mut release = current.status == OrderStatus::Placed && self.max_open_orders.is_some();
+        // Leaving the open statuses gives the customer's place under the cap back.
+        let mut release =
+            current.status.holds_place() && !next.holds_place() && self.max_open_orders.is_some();
         loop {
             let transaction = self.status_transaction(current, next, &restock, release)?;
             let cancelled = match self.send(transaction).await? {
@@ -159,13 +163,18 @@ impl Store {
         // The order keeps its shard under its new status.
         let gsi1pk = order_listing::gsi1pk(next, self.status_shards.of(&current.order_id));
         let mut transaction = Transaction::with_capacity(3 + restock.len());
-        transaction.update(
-            StatusAction::Header,
-            update(order_header::key(&current.order_id), "SET #status = :next")
-                .return_values_on_condition_check_failure(
-                    ReturnValuesOnConditionCheckFailure::AllOld,
-                ),
-        )?;
+        let mut header = update(order_header::key(&current.order_id), "SET #status = :next")
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        if next == OrderStatus::Expired {
+            header = header
+                .condition_expression("#status = :current AND #hold < :now")
+                .expression_attribute_names("#hold", order_header::HOLD_UNTIL.name)
+                .expression_attribute_values(
+                    ":now",
+                    order_header::HOLD_UNTIL.value(&Timestamp::now()),
+                );
+        }
+        transaction.update(StatusAction::Header, header)?;
         transaction.update(
             StatusAction::Listing,
             update(

@@ -115,7 +115,7 @@ impl Store {
         let uncounted: Vec<ShareChange> = listed
             .iter()
             .filter(|order| !shares.contains(&order.order_id))
-            .map(|order| ShareChange::placed(order, ShareVersion::partition()))
+            .filter_map(|order| ShareChange::placed(order, ShareVersion::partition()))
             .collect();
         let found = uncounted.len();
         let mut parts: Vec<Vec<ShareChange>> = uncounted

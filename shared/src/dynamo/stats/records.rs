@@ -13,8 +13,11 @@ use crate::dynamo::keys::{PK, SK};
 /// What a stream record means for the statistics.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RecordEffect {
-    /// Not an order listing, or a change that moves no share (a shipment).
+    /// Not an order listing, or a change that moves no share (a shipment, a hold).
     Ignored,
+    /// An item DynamoDB's TTL deleted (an expired cart line, a spent idempotency or webhook
+    /// record): housekeeping, never a customer's action, so it moves no statistics.
+    Expired,
     /// It moves a customer's statistics.
     Moves {
         /// Whose.
@@ -42,10 +45,23 @@ fn is_order_listing(keys: &Item) -> bool {
         && text(PK).is_some_and(|pk| customer::parse_pk(pk).is_ok())
 }
 
+/// Whether DynamoDB's TTL deleted the record's item: its `userIdentity` is the service's
+/// (`{"type": "Service", "principalId": "dynamodb.amazonaws.com"}`).
+pub fn is_ttl_deletion(record: &EventRecord) -> bool {
+    record.event_name == "REMOVE"
+        && record.user_identity.as_ref().is_some_and(|who| {
+            who.type_ == "Service" && who.principal_id == "dynamodb.amazonaws.com"
+        })
+}
+
 /// Reads a record: an order INSERT adds the order's share, a MODIFY moves it (entering
-/// CANCELLED takes its total out, leaving CANCELLED puts it back), a REMOVE takes it away.
-/// Anything that is not an order listing is ignored.
+/// CANCELLED takes its total out, leaving CANCELLED puts it back; a hold counts once it is
+/// paid), a REMOVE takes it away. A TTL deletion is housekeeping and moves nothing; anything
+/// that is not an order listing is ignored.
 pub fn record_effect(record: &EventRecord) -> Result<RecordEffect, PoisonRecord> {
+    if is_ttl_deletion(record) {
+        return Ok(RecordEffect::Expired);
+    }
     let keys: Item = record.change.keys.clone().into();
     if !is_order_listing(&keys) {
         return Ok(RecordEffect::Ignored);
@@ -74,10 +90,8 @@ pub fn record_effect(record: &EventRecord) -> Result<RecordEffect, PoisonRecord>
         "MODIFY" => {
             let old = read(&record.change.old_image, "old")?;
             let new = read(&record.change.new_image, "new")?;
-            match ShareChange::changed(&old, &new, version) {
-                Some(change) => (new.customer_id, change),
-                None => return Ok(RecordEffect::Ignored),
-            }
+            let change = ShareChange::changed(&old, &new, version);
+            (new.customer_id, change)
         }
         "REMOVE" => {
             let old = read(&record.change.old_image, "old")?;
@@ -85,7 +99,12 @@ pub fn record_effect(record: &EventRecord) -> Result<RecordEffect, PoisonRecord>
         }
         other => return Err(poison(format!("unknown event {other:?}"))),
     };
-    Ok(RecordEffect::Moves { customer, change })
+    Ok(
+        change.map_or(RecordEffect::Ignored, |change| RecordEffect::Moves {
+            customer,
+            change,
+        }),
+    )
 }
 
 /// `PK=… SK=…`, for logs.

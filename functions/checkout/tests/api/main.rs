@@ -1,0 +1,191 @@
+//! Checkout through API Gateway events, against its own engine: the cart becomes an order
+//! holding its stock, in one transaction, exactly once.
+
+use local_engine::testing::payments::{checkout, hold_line};
+use local_engine::testing::{TestApp, from_event_file, header, parts};
+use serde_json::Value;
+use shared::Store;
+use shared::domain::ids::{OrderId, Sku};
+use shared::http::serve::dispatch;
+
+async fn stock(app: &TestApp, sku: &str) -> u64 {
+    app.direct_store()
+        .get_product(&Sku::parse(sku).expect("sku"))
+        .await
+        .expect("read")
+        .expect("product")
+        .stock
+}
+
+async fn cart_len(app: &TestApp, customer: &str) -> usize {
+    let cart = app
+        .direct_store()
+        .get_cart(&shared::domain::ids::CustomerId::parse(customer).expect("id"))
+        .await
+        .expect("cart");
+    cart.items.len()
+}
+
+async fn check_out(store: &Store, customer: &str, key: Option<&str>) -> (u16, Value) {
+    let (status, _, body) = parts(dispatch(store, checkout(customer, key), checkout::handle).await);
+    (status, body)
+}
+
+#[tokio::test]
+async fn the_sample_event_holds_the_carts_stock_in_one_order_and_empties_the_cart() {
+    let app = TestApp::seeded().await.expect("app");
+    let (sku1, sku3) = (stock(&app, "sku-1").await, stock(&app, "sku-3").await);
+    let req = from_event_file("../../events/checkout.json").expect("event");
+    let response = dispatch(&app.store, req, checkout::handle).await;
+    let location = header(&response, "location");
+    let (status, _, body) = parts(response);
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["status"], "PENDING_PAYMENT");
+    assert_eq!(body["customerId"], "c2");
+    // sku-1 at 19.95 and two of sku-3 at 12.00, from the catalog.
+    assert_eq!(body["total"], "43.95");
+    assert_eq!(
+        body["payment"],
+        serde_json::json!({"amount": 4395, "currency": "usd"})
+    );
+    assert!(
+        body["holdUntil"]
+            .as_str()
+            .is_some_and(|t| t > body["placedAt"].as_str().unwrap_or(""))
+    );
+    let order = body["orderId"].as_str().expect("id");
+    assert_eq!(location, Some(format!("/orders/{order}")));
+    assert_eq!(stock(&app, "sku-1").await, sku1 - 1);
+    assert_eq!(stock(&app, "sku-3").await, sku3 - 2);
+    assert_eq!(cart_len(&app, "c2").await, 0);
+    let header = app
+        .direct_store()
+        .read_header(&OrderId::parse(order).expect("id"))
+        .await
+        .expect("read")
+        .expect("header");
+    assert_eq!(header.status.as_str(), "PENDING_PAYMENT");
+    // The same key again: the first answer, and nothing taken twice.
+    let req = from_event_file("../../events/checkout.json").expect("event");
+    let (status, _, again) = parts(dispatch(&app.store, req, checkout::handle).await);
+    assert_eq!((status, &again), (201, &body));
+    assert_eq!(stock(&app, "sku-1").await, sku1 - 1);
+}
+
+#[tokio::test]
+async fn an_empty_cart_or_an_expired_line_is_never_checked_out() {
+    let app = TestApp::seeded().await.expect("app");
+    let (status, body) = check_out(&app.store, "c1", None).await;
+    assert_eq!(
+        (status, body["type"].as_str()),
+        (409, Some("/problems/cart-empty"))
+    );
+    // A line whose TTL has passed but which DynamoDB has not yet deleted.
+    let past = (local_engine::testing::payments::now() - 60).to_string();
+    app.engine
+        .client()
+        .put_item()
+        .table_name(local_engine::LOCAL_TABLE)
+        .item(
+            "PK",
+            aws_sdk_dynamodb::types::AttributeValue::S("CUSTOMER#c1".into()),
+        )
+        .item(
+            "SK",
+            aws_sdk_dynamodb::types::AttributeValue::S("CART#sku-4".into()),
+        )
+        .item(
+            "quantity",
+            aws_sdk_dynamodb::types::AttributeValue::N("1".into()),
+        )
+        .item(
+            "expiresAt",
+            aws_sdk_dynamodb::types::AttributeValue::N(past),
+        )
+        .send()
+        .await
+        .expect("put");
+    let before = stock(&app, "sku-4").await;
+    let (status, _) = check_out(&app.store, "c1", None).await;
+    assert_eq!(status, 409, "only an expired line: nothing to check out");
+    parts(dispatch(&app.store, hold_line("c1", "sku-2", 3), edit_cart::handle).await);
+    let (status, body) = check_out(&app.store, "c1", None).await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["items"].as_array().map(Vec::len), Some(1), "{body}");
+    assert_eq!(body["items"][0]["sku"], "sku-2");
+    assert_eq!(stock(&app, "sku-4").await, before);
+    // A signed-in caller with no profile is no customer yet.
+    let (status, body) = check_out(&app.store, "nobody", None).await;
+    assert_eq!(
+        (status, body["type"].as_str()),
+        (404, Some("/problems/not-found"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_checkouts_of_one_cart_at_once_make_one_order() {
+    let app = TestApp::seeded().await.expect("app");
+    let before = stock(&app, "sku-1").await;
+    let (a, b) = tokio::join!(
+        check_out(&app.store, "c2", None),
+        check_out(&app.store, "c2", None)
+    );
+    let mut statuses = [a.0, b.0];
+    statuses.sort_unstable();
+    assert_eq!(statuses, [201, 409], "{a:?} {b:?}");
+    assert_eq!(stock(&app, "sku-1").await, before - 1);
+    // With one key, both get the one order.
+    parts(dispatch(&app.store, hold_line("c2", "sku-1", 1), edit_cart::handle).await);
+    let (a, b) = tokio::join!(
+        check_out(&app.store, "c2", Some("k-race")),
+        check_out(&app.store, "c2", Some("k-race"))
+    );
+    assert_eq!((a.0, b.0), (201, 201), "{a:?} {b:?}");
+    assert_eq!(a.1["orderId"], b.1["orderId"]);
+    assert_eq!(stock(&app, "sku-1").await, before - 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_checkout_racing_an_edit_of_the_cart_has_one_outcome_and_exact_stock() {
+    for round in 0..5 {
+        let app = TestApp::seeded().await.expect("app");
+        let before = stock(&app, "sku-3").await;
+        let store = app.store.clone();
+        let edit = async {
+            parts(dispatch(&store, hold_line("c2", "sku-3", 5), edit_cart::handle).await).0
+        };
+        let ((status, body), edited) = tokio::join!(check_out(&app.store, "c2", None), edit);
+        assert_eq!(edited, 200);
+        assert_eq!(status, 201, "round {round}: {body}");
+        let held = body["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .find(|line| line["sku"] == "sku-3")
+            .and_then(|line| line["quantity"].as_u64())
+            .expect("sku-3 checked out");
+        let left_in_cart = cart_len(&app, "c2").await;
+        // Either the edit came first (5 checked out, cart empty) or after (2 checked out, the
+        // edit a new cart of its own).
+        assert!(
+            (held == 5 && left_in_cart == 0) || (held == 2 && left_in_cart == 1),
+            "round {round}: {held} held, {left_in_cart} left"
+        );
+        assert_eq!(stock(&app, "sku-3").await, before - held);
+    }
+}
+
+#[tokio::test]
+async fn holds_count_toward_the_cap_on_open_orders() {
+    let app = TestApp::seeded().await.expect("app");
+    let store = app.store.clone().with_max_open_orders(Some(1));
+    let (status, body) = check_out(&store, "c2", None).await;
+    assert_eq!(status, 201, "{body}");
+    parts(dispatch(&store, hold_line("c2", "sku-1", 1), edit_cart::handle).await);
+    let (status, body) = check_out(&store, "c2", None).await;
+    assert_eq!(
+        (status, body["type"].as_str()),
+        (409, Some("/problems/too-many-open-orders")),
+        "{body}"
+    );
+}

@@ -1,0 +1,124 @@
+//! The holds' expiry against its own engine: holds past their time end, their stock goes back
+//! and their place under the cap is freed; a hold still running is left alone; and a payment
+//! racing the expiry has exactly one outcome.
+
+use std::time::Duration;
+
+use local_engine::testing::payments::{checkout, hold_line, succeeded, webhook};
+use local_engine::testing::{TestApp, parts, webhook_secrets};
+use payment_webhook::Webhook;
+use shared::Store;
+use shared::domain::checkout::HoldDuration;
+use shared::domain::ids::{OrderId, Sku};
+use shared::http::serve::dispatch;
+
+const BUDGET: Duration = Duration::from_secs(5);
+
+fn one_second(store: &Store) -> Store {
+    store
+        .clone()
+        .with_hold(HoldDuration::parse_minutes("0.0167").expect("1 s"))
+}
+
+async fn stock(app: &TestApp, sku: &str) -> u64 {
+    app.direct_store()
+        .get_product(&Sku::parse(sku).expect("sku"))
+        .await
+        .expect("read")
+        .expect("product")
+        .stock
+}
+
+async fn status_of(app: &TestApp, order: &str) -> String {
+    app.direct_store()
+        .read_header(&OrderId::parse(order).expect("id"))
+        .await
+        .expect("read")
+        .expect("header")
+        .status
+        .as_str()
+        .to_owned()
+}
+
+/// `customer` holds one `sku` and checks it out through `store`: the order and its amount.
+async fn hold_one(store: &Store, customer: &str, sku: &str) -> (String, i64) {
+    let (status, _, body) =
+        parts(dispatch(store, hold_line(customer, sku, 1), edit_cart::handle).await);
+    assert_eq!(status, 200, "{body}");
+    let (status, _, body) =
+        parts(dispatch(store, checkout(customer, None), checkout::handle).await);
+    assert_eq!(status, 201, "{body}");
+    (
+        body["orderId"].as_str().expect("id").to_owned(),
+        body["payment"]["amount"].as_i64().expect("amount"),
+    )
+}
+
+#[tokio::test]
+async fn holds_past_their_time_end_with_their_stock_back_and_running_ones_stay() {
+    let app = TestApp::seeded().await.expect("app");
+    let store = one_second(&app.store).with_max_open_orders(Some(1));
+    let before = stock(&app, "sku-5").await;
+    let (ended, _) = hold_one(&store, "c3", "sku-5").await;
+    let (running, _) = hold_one(&app.store, "c4", "sku-5").await;
+    assert_eq!(stock(&app, "sku-5").await, before - 2);
+    let run = expire_holds::handle(&store, BUDGET).await.expect("run");
+    assert_eq!(run.expired, 0, "nothing due yet: {run:?}");
+    tokio::time::sleep(Duration::from_millis(3_100)).await;
+    let run = expire_holds::handle(&store, BUDGET).await.expect("run");
+    assert_eq!((run.expired, run.unfinished), (1, false), "{run:?}");
+    assert_eq!(status_of(&app, &ended).await, "EXPIRED");
+    assert_eq!(status_of(&app, &running).await, "PENDING_PAYMENT");
+    assert_eq!(stock(&app, "sku-5").await, before - 1);
+    // Run again: nothing twice.
+    let run = expire_holds::handle(&store, BUDGET).await.expect("run");
+    assert_eq!(run.expired, 0);
+    // c3's place under the cap of one is free again.
+    hold_one(&store, "c3", "sku-5").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_payment_racing_the_expiry_either_places_the_order_or_is_recorded_for_refund() {
+    let app = TestApp::seeded().await.expect("app");
+    let store = one_second(&app.store);
+    let hook = Webhook {
+        store: app.store.clone(),
+        secrets: webhook_secrets(),
+    };
+    let customers = ["c1", "c3", "c4", "c5", "c6"];
+    let before = stock(&app, "sku-7").await;
+    let mut orders = Vec::new();
+    for customer in customers {
+        orders.push(hold_one(&store, customer, "sku-7").await);
+    }
+    // At the end of the holds, the payments and the expiry at once, at staggered moments.
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    let mut placed = 0;
+    for (i, (order, amount)) in orders.iter().enumerate() {
+        tokio::time::sleep(Duration::from_millis(150 * i as u64)).await;
+        let pay = async {
+            let body = succeeded(&format!("evt_race_{i}"), *amount, "usd", order);
+            parts(dispatch(&hook, webhook(&body), payment_webhook::handle).await)
+        };
+        let ((status, _, answer), run) =
+            tokio::join!(pay, expire_holds::handle(&app.store, BUDGET));
+        run.expect("expiry");
+        assert_eq!(status, 200, "{answer}");
+        let outcome = answer["outcome"].as_str().expect("outcome").to_owned();
+        if outcome == "placed" {
+            placed += 1;
+        } else {
+            assert_eq!(outcome, "refund-due", "{answer}");
+        }
+        // The expiry may not have reached an ended hold in that run: the next one does.
+        expire_holds::handle(&app.store, BUDGET)
+            .await
+            .expect("expiry");
+        let status = status_of(&app, order).await;
+        match outcome.as_str() {
+            "placed" => assert_eq!(status, "PLACED"),
+            _ => assert_eq!(status, "EXPIRED", "refunded, so the hold must have ended"),
+        }
+    }
+    assert_eq!(stock(&app, "sku-7").await, before - placed);
+}

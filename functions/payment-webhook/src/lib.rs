@@ -1,0 +1,120 @@
+//! `POST /payments/webhook`: the payment provider's signed events. No JWT: the route has no
+//! authorizer, and the provider's signature (`Stripe-Signature`, `shared::http::signature`) is
+//! checked before anything is read. A `payment_intent.succeeded` for a live hold of its exact
+//! amount in the store's currency places the order (PENDING_PAYMENT → PLACED, one conditional
+//! transaction); any other signed payment is recorded to be given back. Either way the event's
+//! ID is recorded with it, so a redelivery changes nothing. Events of other types are
+//! acknowledged and ignored. Every signed event gets a 200, so the provider stops retrying; a
+//! call that is not signed, or not fresh, gets a 400 and changes nothing.
+
+pub mod secret;
+
+use lambda_http::http::StatusCode;
+use lambda_http::{Body, Request};
+use serde::Serialize;
+use shared::domain::payment::{ProviderEvent, RefundReason};
+use shared::dynamo::payments::PaymentOutcome;
+use shared::http::HttpResult;
+use shared::http::response::json_response;
+use shared::http::signature::{SIGNATURE_HEADER, WebhookSecrets};
+use shared::metrics::{self, Metric};
+use shared::{AppError, Store};
+
+/// Far above any provider event (a few kilobytes).
+const MAX_BODY_BYTES: usize = 256 * 1024;
+
+/// What the webhook needs: the store and the endpoint secrets.
+#[derive(Debug, Clone)]
+pub struct Webhook {
+    /// The store.
+    pub store: Store,
+    /// The secrets a call must be signed with.
+    pub secrets: WebhookSecrets,
+}
+
+/// The 200's body: what the event came to.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Received {
+    received: bool,
+    /// `placed`, `refund-due`, `replayed` or `ignored`.
+    outcome: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    order_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<RefundReason>,
+}
+
+fn received(outcome: &'static str) -> Received {
+    Received {
+        received: true,
+        outcome,
+        order_id: None,
+        reason: None,
+    }
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+pub async fn handle(webhook: &Webhook, req: Request) -> HttpResult {
+    let body: &[u8] = match req.body() {
+        Body::Empty => b"",
+        Body::Text(text) => text.as_bytes(),
+        Body::Binary(bytes) => bytes,
+        _ => b"",
+    };
+    if body.len() > MAX_BODY_BYTES {
+        return Err(AppError::PayloadTooLarge(format!(
+            "an event is at most {MAX_BODY_BYTES} bytes"
+        )));
+    }
+    let header = req
+        .headers()
+        .get(SIGNATURE_HEADER)
+        .and_then(|value| value.to_str().ok());
+    if let Err(refused) = webhook.secrets.verify(header, body, now()) {
+        metrics::count(Metric::WebhookRejected, 1);
+        return Err(AppError::invalid(refused.to_string()));
+    }
+    let event = ProviderEvent::parse(body)?;
+    let Some(payment) = event.succeeded_payment()? else {
+        tracing::info!(event = %event.id, kind = %event.kind, "event acknowledged and ignored");
+        return Ok(json_response(StatusCode::OK, &received("ignored")));
+    };
+    let store = &webhook.store;
+    let answer = match store
+        .apply_payment(&event.id, &payment, store.currency())
+        .await?
+    {
+        PaymentOutcome::Placed(order) => {
+            metrics::count(Metric::HoldsPaid, 1);
+            Received {
+                order_id: Some(order.to_string()),
+                ..received("placed")
+            }
+        }
+        PaymentOutcome::RefundDue(refund) => {
+            let metric = if refund.reason.is_late() {
+                Metric::PaymentsLate
+            } else {
+                Metric::PaymentsUnmatched
+            };
+            metrics::count(metric, 1);
+            tracing::warn!(payment = %refund.payment_id, reason = %refund.reason, event = %event.id, "payment placed nothing; recorded for refund");
+            Received {
+                order_id: refund.order_id.map(|o| o.to_string()),
+                reason: Some(refund.reason),
+                ..received("refund-due")
+            }
+        }
+        PaymentOutcome::Replayed => {
+            metrics::count(Metric::IdempotentReplays, 1);
+            received("replayed")
+        }
+    };
+    Ok(json_response(StatusCode::OK, &answer))
+}

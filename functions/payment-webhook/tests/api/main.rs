@@ -1,0 +1,257 @@
+//! The payment webhook through API Gateway events, against its own engine: only a fresh
+//! signature under the endpoint secret is heard; a payment of a live hold's exact amount
+//! places it once; every other signed payment is recorded for refund and places nothing.
+
+use std::time::Duration;
+
+use local_engine::testing::payments::{checkout, hold_line, now, succeeded, webhook, webhook_with};
+use local_engine::testing::{
+    TEST_WEBHOOK_SECRET, TestApp, from_event_file, parts, webhook_secrets,
+};
+use payment_webhook::Webhook;
+use serde_json::Value;
+use shared::domain::checkout::HoldDuration;
+use shared::domain::ids::{OrderId, Sku};
+use shared::http::serve::dispatch;
+use shared::http::signature::{WebhookSecrets, sign};
+
+fn hooked(app: &TestApp) -> Webhook {
+    Webhook {
+        store: app.store.clone(),
+        secrets: webhook_secrets(),
+    }
+}
+
+async fn post(webhook: &Webhook, req: lambda_http::Request) -> (u16, Value) {
+    let (status, _, body) = parts(dispatch(webhook, req, payment_webhook::handle).await);
+    (status, body)
+}
+
+/// c2's sample cart checked out: the order's ID and its amount in cents.
+async fn held(app: &TestApp) -> (String, i64) {
+    let (status, _, body) =
+        parts(dispatch(&app.store, checkout("c2", None), checkout::handle).await);
+    assert_eq!(status, 201, "{body}");
+    (
+        body["orderId"].as_str().expect("id").to_owned(),
+        body["payment"]["amount"].as_i64().expect("amount"),
+    )
+}
+
+async fn status_of(app: &TestApp, order: &str) -> String {
+    app.direct_store()
+        .read_header(&OrderId::parse(order).expect("id"))
+        .await
+        .expect("read")
+        .expect("header")
+        .status
+        .as_str()
+        .to_owned()
+}
+
+async fn refunds(app: &TestApp) -> Vec<Value> {
+    let req = local_engine::testing::get(
+        local_engine::testing::Who::Staff,
+        "GET /payments/refunds",
+        "/payments/refunds",
+        "",
+    );
+    let (status, _, body) = parts(dispatch(&app.store, req, list_refunds::handle).await);
+    assert_eq!(status, 200, "{body}");
+    body["items"].as_array().cloned().unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_fresh_signed_payment_of_the_exact_amount_places_the_hold_once() {
+    let app = TestApp::seeded().await.expect("app");
+    let hook = hooked(&app);
+    let (order, amount) = held(&app).await;
+    let body = succeeded("evt_ok", amount, "usd", &order);
+    let (status, answer) = post(&hook, webhook(&body)).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["outcome"], "placed");
+    assert_eq!(status_of(&app, &order).await, "PLACED");
+    // The provider delivers it again: 200, and nothing changes.
+    let (status, answer) = post(&hook, webhook(&body)).await;
+    assert_eq!(
+        (status, answer["outcome"].as_str()),
+        (200, Some("replayed"))
+    );
+    assert!(refunds(&app).await.is_empty());
+    // Another type of event: acknowledged, ignored.
+    let other = r#"{"id":"evt_other","type":"charge.refunded","data":{"object":{"id":"ch_1"}}}"#;
+    let (status, answer) = post(&hook, webhook(other)).await;
+    assert_eq!((status, answer["outcome"].as_str()), (200, Some("ignored")));
+}
+
+#[tokio::test]
+async fn unsigned_forged_stale_or_wrongly_keyed_calls_are_400s_and_change_nothing() {
+    let app = TestApp::seeded().await.expect("app");
+    let hook = hooked(&app);
+    let (order, amount) = held(&app).await;
+    let body = succeeded("evt_1", amount, "usd", &order);
+    let t = now();
+    let good = sign(TEST_WEBHOOK_SECRET, t, body.as_bytes());
+    let forged = format!("t={t},v1={}", "0".repeat(64));
+    let stale = sign(TEST_WEBHOOK_SECRET, t - 301, body.as_bytes());
+    let wrong_secret = sign("whsec_someone_else", t, body.as_bytes());
+    let other_body = sign(TEST_WEBHOOK_SECRET, t, b"{}");
+    for (what, signature) in [
+        ("forged", forged.as_str()),
+        ("301 s old", stale.as_str()),
+        ("another secret", wrong_secret.as_str()),
+        ("another body's", other_body.as_str()),
+        ("malformed", "v1=abc"),
+    ] {
+        let (status, answer) = post(&hook, webhook_with(&body, signature)).await;
+        assert_eq!(status, 400, "{what}: {answer}");
+        assert_eq!(answer["type"], "/problems/invalid-request", "{what}");
+    }
+    let unsigned = local_engine::testing::call(
+        local_engine::testing::Who::Nobody,
+        "POST /payments/webhook",
+        "/payments/webhook",
+        "",
+        &[("content-type", "application/json")],
+        body.as_bytes(),
+    );
+    assert_eq!(post(&hook, unsigned).await.0, 400);
+    assert_eq!(status_of(&app, &order).await, "PENDING_PAYMENT");
+    assert!(refunds(&app).await.is_empty());
+    // The good one still applies: none of the refused ones recorded the event.
+    let (status, answer) = post(&hook, webhook_with(&body, &good)).await;
+    assert_eq!((status, answer["outcome"].as_str()), (200, Some("placed")));
+}
+
+#[tokio::test]
+async fn a_rolled_secret_admits_either_signature_while_both_are_held() {
+    let app = TestApp::seeded().await.expect("app");
+    let (order, amount) = held(&app).await;
+    let body = succeeded("evt_roll", amount, "usd", &order);
+    let t = now();
+    // The provider signs with the old and the new secret at once (two v1).
+    let old = sign(TEST_WEBHOOK_SECRET, t, body.as_bytes());
+    let new = sign("whsec_new", t, body.as_bytes());
+    let both = format!("{new},v1={}", old.split("v1=").nth(1).expect("v1"));
+    let only_new = Webhook {
+        store: app.store.clone(),
+        secrets: WebhookSecrets::parse("whsec_new").expect("secret"),
+    };
+    let (status, answer) = post(&only_new, webhook_with(&body, &both)).await;
+    assert_eq!(
+        (status, answer["outcome"].as_str()),
+        (200, Some("placed")),
+        "{answer}"
+    );
+}
+
+#[tokio::test]
+async fn payments_that_match_no_hold_are_recorded_for_refund_and_place_nothing() {
+    let app = TestApp::seeded().await.expect("app");
+    let hook = hooked(&app);
+    let (order, amount) = held(&app).await;
+    for (event, amount, currency, order_id, reason) in [
+        (
+            "evt_amount",
+            amount - 1,
+            "usd",
+            order.as_str(),
+            "wrong-amount",
+        ),
+        (
+            "evt_currency",
+            amount,
+            "eur",
+            order.as_str(),
+            "wrong-currency",
+        ),
+        ("evt_unknown", amount, "usd", "o-nope", "unknown-order"),
+    ] {
+        let (status, answer) = post(
+            &hook,
+            webhook(&succeeded(event, amount, currency, order_id)),
+        )
+        .await;
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(answer["outcome"], "refund-due");
+        assert_eq!(answer["reason"], reason);
+    }
+    assert_eq!(status_of(&app, &order).await, "PENDING_PAYMENT");
+    let recorded = refunds(&app).await;
+    assert_eq!(recorded.len(), 3, "{recorded:?}");
+    assert!(
+        recorded
+            .iter()
+            .any(|r| r["paymentId"] == "pi_evt_amount" && r["amount"] == amount - 1)
+    );
+    // The sample event names no order of the sample data, and is signed long ago.
+    let req = from_event_file("../../events/payment-webhook.json").expect("event");
+    assert_eq!(
+        post(&hook, req).await.0,
+        400,
+        "the sample's signature is not fresh"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_deliveries_of_one_event_at_once_place_the_order_once() {
+    let app = TestApp::seeded().await.expect("app");
+    let hook = hooked(&app);
+    let (order, amount) = held(&app).await;
+    let body = succeeded("evt_twice", amount, "usd", &order);
+    let (a, b) = tokio::join!(post(&hook, webhook(&body)), post(&hook, webhook(&body)));
+    let mut outcomes = [a.1["outcome"].clone(), b.1["outcome"].clone()];
+    outcomes.sort_by_key(|o| o.to_string());
+    assert_eq!((a.0, b.0), (200, 200));
+    assert_eq!(outcomes, [Value::from("placed"), Value::from("replayed")]);
+    assert_eq!(status_of(&app, &order).await, "PLACED");
+}
+
+#[tokio::test]
+async fn a_payment_after_the_hold_ended_is_recorded_for_refund_and_stock_goes_back() {
+    let app = TestApp::seeded().await.expect("app");
+    let short = app
+        .store
+        .clone()
+        .with_hold(HoldDuration::parse_minutes("0.0167").expect("1 s"));
+    let sku = Sku::parse("sku-1").expect("sku");
+    let before = app
+        .direct_store()
+        .get_product(&sku)
+        .await
+        .expect("read")
+        .expect("p")
+        .stock;
+    let (status, _, body) = parts(dispatch(&short, checkout("c2", None), checkout::handle).await);
+    assert_eq!(status, 201, "{body}");
+    let order = body["orderId"].as_str().expect("id").to_owned();
+    let amount = body["payment"]["amount"].as_i64().expect("amount");
+    tokio::time::sleep(Duration::from_millis(3_100)).await;
+    let hook = hooked(&app);
+    let (status, answer) = post(
+        &hook,
+        webhook(&succeeded("evt_late", amount, "usd", &order)),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        (answer["outcome"].as_str(), answer["reason"].as_str()),
+        (Some("refund-due"), Some("hold-ended"))
+    );
+    let run = app
+        .store
+        .end_expired_holds(Duration::from_secs(5))
+        .await
+        .expect("expiry");
+    assert_eq!(run.expired, 1, "{run:?}");
+    assert_eq!(status_of(&app, &order).await, "EXPIRED");
+    let after = app
+        .direct_store()
+        .get_product(&sku)
+        .await
+        .expect("read")
+        .expect("p")
+        .stock;
+    assert_eq!(after, before, "the hold's stock is back");
+    parts(dispatch(&app.store, hold_line("c2", "sku-1", 1), edit_cart::handle).await);
+}

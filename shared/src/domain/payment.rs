@@ -1,0 +1,254 @@
+//! Payments, as the provider reports them: the event a signed webhook carries, what it means
+//! for a hold, and the payments the store must give back.
+
+use serde::{Deserialize, Serialize};
+
+use crate::AppError;
+use crate::domain::ids::{OrderId, PaymentEventId, PaymentId};
+
+/// The one event type that pays for a hold; every other is acknowledged and ignored.
+pub const PAYMENT_SUCCEEDED: &str = "payment_intent.succeeded";
+
+/// How long an event's ID is remembered, so that a redelivery changes nothing: a week, longer
+/// than the provider's three days of retries.
+pub const EVENT_TTL_SECONDS: u64 = 7 * 24 * 60 * 60;
+
+/// A provider event, as its webhook body carries it (only what the store reads).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct ProviderEvent {
+    /// The event's ID: applied at most once.
+    pub id: PaymentEventId,
+    /// What happened: `payment_intent.succeeded`, or another type the store ignores.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The object the event is about.
+    pub data: EventData,
+}
+
+/// The event's `data`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct EventData {
+    /// For a payment event, the payment; anything else is read only as far as the type.
+    pub object: serde_json::Value,
+}
+
+/// A succeeded payment, as `data.object` describes it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Payment {
+    /// The payment's ID.
+    pub id: PaymentId,
+    /// In the currency's smallest unit.
+    pub amount: i64,
+    /// Lowercase ISO 4217.
+    pub currency: String,
+    /// What the store put on the payment when it asked for it.
+    #[serde(default)]
+    pub metadata: PaymentMetadata,
+}
+
+/// The metadata the store puts on a payment: which order it pays for.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct PaymentMetadata {
+    /// The order the payment is for (a text that is no valid order ID names no order).
+    #[serde(rename = "orderId")]
+    pub order_id: Option<String>,
+}
+
+impl ProviderEvent {
+    /// The event of a webhook body; a 400 when it is not one.
+    pub fn parse(body: &[u8]) -> Result<Self, AppError> {
+        serde_json::from_slice(body)
+            .map_err(|err| AppError::invalid(format!("the body is not a provider event: {err}")))
+    }
+
+    /// The payment, when the event is a succeeded one; a 400 when its object is not a payment.
+    pub fn succeeded_payment(&self) -> Result<Option<Payment>, AppError> {
+        if self.kind != PAYMENT_SUCCEEDED {
+            return Ok(None);
+        }
+        serde_json::from_value(self.data.object.clone())
+            .map(Some)
+            .map_err(|err| AppError::invalid(format!("data.object is not a payment: {err}")))
+    }
+}
+
+/// The body the provider sends when `payment` of `amount` (smallest unit) in `currency`
+/// succeeds for `order`: what `store-pay`, the tests and the load run sign and send.
+pub fn succeeded_event_body(
+    event: &str,
+    payment: &str,
+    amount: i64,
+    currency: &str,
+    order: &str,
+) -> String {
+    serde_json::json!({
+        "id": event,
+        "object": "event",
+        "type": PAYMENT_SUCCEEDED,
+        "data": {"object": {
+            "id": payment,
+            "object": "payment_intent",
+            "amount": amount,
+            "amount_received": amount,
+            "currency": currency,
+            "status": "succeeded",
+            "metadata": {"orderId": order},
+        }},
+    })
+    .to_string()
+}
+
+impl Payment {
+    /// The order the payment names, if it names a valid order ID.
+    pub fn order_id(&self) -> Option<OrderId> {
+        self.metadata
+            .order_id
+            .as_deref()
+            .and_then(|raw| OrderId::parse(raw).ok())
+    }
+}
+
+/// Why a signed payment placed nothing and is recorded to be given back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RefundReason {
+    /// It names no order the store has.
+    UnknownOrder,
+    /// Its amount is not the order's total.
+    WrongAmount,
+    /// Its currency is not the store's.
+    WrongCurrency,
+    /// The order's hold had ended (or was ending) when it arrived.
+    HoldEnded,
+    /// The order was not waiting for payment: paid already, or never a hold.
+    NotPending,
+}
+
+impl RefundReason {
+    /// Every reason.
+    pub const ALL: [RefundReason; 5] = [
+        RefundReason::UnknownOrder,
+        RefundReason::WrongAmount,
+        RefundReason::WrongCurrency,
+        RefundReason::HoldEnded,
+        RefundReason::NotPending,
+    ];
+
+    /// As stored and shown: `unknown-order`, `wrong-amount`, ….
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefundReason::UnknownOrder => "unknown-order",
+            RefundReason::WrongAmount => "wrong-amount",
+            RefundReason::WrongCurrency => "wrong-currency",
+            RefundReason::HoldEnded => "hold-ended",
+            RefundReason::NotPending => "not-pending",
+        }
+    }
+
+    /// A payment that arrived too late for its hold, rather than one that matches no hold.
+    pub fn is_late(self) -> bool {
+        matches!(self, RefundReason::HoldEnded | RefundReason::NotPending)
+    }
+}
+
+impl std::fmt::Display for RefundReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for RefundReason {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        RefundReason::ALL
+            .into_iter()
+            .find(|reason| reason.as_str() == s)
+            .ok_or_else(|| format!("{s:?} is no refund reason"))
+    }
+}
+
+/// A signed payment the store took no order for, kept until staff give it back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RefundDue {
+    /// The payment to give back.
+    pub payment_id: PaymentId,
+    /// The order it named, if it named a valid order ID.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub order_id: Option<OrderId>,
+    /// As paid, in the smallest unit of `currency`.
+    pub amount: i64,
+    /// As paid.
+    pub currency: String,
+    /// Why it placed nothing.
+    pub reason: RefundReason,
+    /// The event that reported it.
+    pub event_id: PaymentEventId,
+    /// When the store recorded it.
+    pub received_at: crate::domain::time::Timestamp,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_succeeded_payment_is_read_from_the_providers_event() {
+        let body = br#"{"id":"evt_1","object":"event","type":"payment_intent.succeeded","data":{"object":{"id":"pi_1","object":"payment_intent","amount":1995,"currency":"usd","metadata":{"orderId":"o1"}}}}"#;
+        let event = ProviderEvent::parse(body).expect("event");
+        assert_eq!(event.id.as_str(), "evt_1");
+        let payment = event
+            .succeeded_payment()
+            .expect("reads")
+            .expect("a payment");
+        assert_eq!((payment.amount, payment.currency.as_str()), (1995, "usd"));
+        assert_eq!(
+            payment.order_id().map(|o| o.to_string()).as_deref(),
+            Some("o1")
+        );
+    }
+
+    #[test]
+    fn other_events_are_not_payments_and_bad_ones_are_refused() {
+        let other = br#"{"id":"evt_2","type":"charge.refunded","data":{"object":{"id":"ch_1"}}}"#;
+        let event = ProviderEvent::parse(other).expect("event");
+        assert_eq!(event.succeeded_payment().expect("reads"), None);
+        let no_order = br#"{"id":"evt_3","type":"payment_intent.succeeded","data":{"object":{"id":"pi_1","amount":5,"currency":"usd"}}}"#;
+        let payment = ProviderEvent::parse(no_order)
+            .expect("event")
+            .succeeded_payment()
+            .expect("reads")
+            .expect("payment");
+        assert_eq!(payment.order_id(), None);
+        let bad_order = br#"{"id":"evt_3","type":"payment_intent.succeeded","data":{"object":{"id":"pi_1","amount":5,"currency":"usd","metadata":{"orderId":"a#b"}}}}"#;
+        let payment = ProviderEvent::parse(bad_order)
+            .expect("event")
+            .succeeded_payment()
+            .expect("reads")
+            .expect("payment");
+        assert_eq!(payment.order_id(), None);
+        for bad in [
+            &b"not json"[..],
+            br#"{"type":"x","data":{"object":{}}}"#,
+            br#"{"id":"evt#1","type":"x","data":{"object":{}}}"#,
+        ] {
+            assert!(ProviderEvent::parse(bad).is_err());
+        }
+        let not_a_payment = br#"{"id":"evt_4","type":"payment_intent.succeeded","data":{"object":{"id":"pi_1","amount":"5"}}}"#;
+        assert!(
+            ProviderEvent::parse(not_a_payment)
+                .expect("event")
+                .succeeded_payment()
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn refund_reasons_round_trip() {
+        for reason in RefundReason::ALL {
+            assert_eq!(reason.as_str().parse::<RefundReason>(), Ok(reason));
+        }
+        assert!(RefundReason::HoldEnded.is_late() && !RefundReason::WrongAmount.is_late());
+    }
+}

@@ -1,0 +1,93 @@
+//! A provider event the webhook has applied, `PAYMENT_EVENT#<eventId>` / `APPLIED`: written in
+//! the same transaction as what the event did (the order placed, or the payment recorded for
+//! refund), only where none is yet, so an event is applied at most once; a redelivery finds it
+//! and changes nothing. `expiresAt` (the table's TTL attribute) forgets it after a week.
+
+use crate::domain::ids::{OrderId, PaymentEventId};
+use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
+use crate::dynamo::keys::{self, PAYMENT_EVENT_PREFIX, malformed};
+
+/// The record's sort key.
+pub const SORT_KEY: &str = keys::APPLIED_SK;
+
+/// What the event did: `placed` (the order it paid for) or `refund-due`.
+pub const OUTCOME: Attr<String> = Attr::new("outcome");
+/// The order it placed or named, if any.
+pub const ORDER_ID: Attr<OrderId> = Attr::new("orderId");
+/// When the record expires (seconds since the epoch): the table's TTL attribute.
+pub const EXPIRES_AT: Attr<u64> = Attr::new("expiresAt");
+
+/// The outcome of an event that placed its order.
+pub const PLACED: &str = "placed";
+/// The outcome of an event whose payment is to be given back.
+pub const REFUND_DUE: &str = "refund-due";
+
+/// The record's partition key.
+pub fn pk(event: &PaymentEventId) -> String {
+    format!("{PAYMENT_EVENT_PREFIX}{event}")
+}
+
+/// The event a partition key names.
+pub fn parse_pk(pk: &str) -> Result<PaymentEventId, crate::dynamo::keys::MalformedKey> {
+    pk.strip_prefix(PAYMENT_EVENT_PREFIX)
+        .and_then(|raw| PaymentEventId::parse(raw).ok())
+        .ok_or_else(|| malformed(keys::PK, pk))
+}
+
+/// The record's key.
+pub fn key(event: &PaymentEventId) -> Item {
+    primary_key(pk(event), SORT_KEY)
+}
+
+/// The record of `event`, which came to `outcome` (for `order`), forgotten at `expires_at`.
+pub fn to_item(
+    event: &PaymentEventId,
+    outcome: &str,
+    order: Option<&OrderId>,
+    expires_at: u64,
+) -> Item {
+    let mut item = key(event);
+    OUTCOME.put(&mut item, &outcome.to_owned());
+    if let Some(order) = order {
+        ORDER_ID.put(&mut item, order);
+    }
+    EXPIRES_AT.put(&mut item, &expires_at);
+    item
+}
+
+/// The event, what it came to, and when the record expires.
+pub fn from_item(mut item: Item) -> Result<(PaymentEventId, String, u64), BadItem> {
+    Ok((
+        parse_pk(&PK.take(&mut item)?)?,
+        OUTCOME.take(&mut item)?,
+        EXPIRES_AT.take(&mut item)?,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dynamo::entities::test_support::{o100, pairs, shape};
+
+    #[test]
+    fn an_applied_event_is_remembered_by_its_id_and_reads_back() {
+        let event = PaymentEventId::parse("evt_1").expect("id");
+        assert_eq!(pk(&event), "PAYMENT_EVENT#evt_1");
+        assert!(parse_pk("PAYMENT_EVENT#").is_err() && parse_pk("ORDER#o1").is_err());
+        let item = to_item(&event, PLACED, Some(&o100()), 1_800_000_000);
+        assert_eq!(
+            shape(&item),
+            pairs(&[
+                ("PK", "S PAYMENT_EVENT#evt_1"),
+                ("SK", "S APPLIED"),
+                ("expiresAt", "N 1800000000"),
+                ("orderId", "S o100"),
+                ("outcome", "S placed"),
+            ])
+        );
+        assert_eq!(
+            from_item(item).expect("reads"),
+            (event, PLACED.to_owned(), 1_800_000_000)
+        );
+    }
+}

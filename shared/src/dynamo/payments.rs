@@ -1,0 +1,336 @@
+//! A signed payment applied to its hold: the order moved PENDING_PAYMENT → PLACED in ONE
+//! conditional transaction with the provider event's record, or the payment recorded to be given
+//! back (with the event's record, in one transaction too); and access pattern 10, the refunds due,
+//! oldest first (ONE Query on GSI1 per page).
+//!
+//! The header's condition (still PENDING_PAYMENT, the hold not yet ended) is what a racing
+//! expiry conditions on too: of a payment and an expiry, exactly one moves the order; the other
+//! finds it moved, and a payment that lost is recorded for refund. The event's record is put
+//! only where none is, so a redelivery (even a concurrent one) changes nothing.
+
+use aws_sdk_dynamodb::types::builders::PutBuilder;
+use aws_sdk_dynamodb::types::{Put, ReturnValuesOnConditionCheckFailure, Update};
+
+use crate::domain::access::Caller;
+use crate::domain::checkout::Currency;
+use crate::domain::ids::{OrderId, PaymentEventId};
+use crate::domain::order::Order;
+use crate::domain::page::{Page, PageRequest};
+use crate::domain::payment::{EVENT_TTL_SECONDS, Payment, RefundDue, RefundReason};
+use crate::domain::status::OrderStatus;
+use crate::domain::time::Timestamp;
+use crate::dynamo::codec::Item;
+use crate::dynamo::cursor::text;
+use crate::dynamo::entities::{order_header, order_listing, payment_event, refund_due};
+use crate::dynamo::keys::{GSI1PK, GSI1SK, PK, SK};
+use crate::dynamo::query::{Index, KeyQuery};
+use crate::dynamo::store::epoch_seconds;
+use crate::dynamo::transaction::{Outcome, Transaction};
+use crate::retry::Backoff;
+use crate::{AppError, Store};
+
+/// What a signed payment came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PaymentOutcome {
+    /// It paid for its hold: the order is PLACED.
+    Placed(OrderId),
+    /// It placed nothing and is recorded to be given back.
+    RefundDue(RefundDue),
+    /// Its event was applied already: nothing changed.
+    Replayed,
+}
+
+/// What each action of a payment's transaction is for.
+enum PaymentAction {
+    Header,
+    Listing,
+    Event,
+    Refund,
+}
+
+/// What one attempt came to.
+enum Attempt {
+    Done(PaymentOutcome),
+    /// It collided with a concurrent transaction: worth another try.
+    Contended,
+}
+
+/// What the store makes of a payment for `order` (none: the order is unknown), `now`.
+fn judge(
+    order: Option<&Order>,
+    payment: &Payment,
+    currency: &Currency,
+    now: Timestamp,
+) -> Result<Option<RefundReason>, AppError> {
+    let Some(order) = order else {
+        return Ok(Some(RefundReason::UnknownOrder));
+    };
+    let reason = if payment.currency != currency.as_str() {
+        Some(RefundReason::WrongCurrency)
+    } else if payment.amount != currency.minor_units(order.total)? {
+        Some(RefundReason::WrongAmount)
+    } else {
+        hold_refusal(order, now)
+    };
+    Ok(reason)
+}
+
+/// Why a hold cannot be paid for `now`: it ended (or is ending), or it is no hold.
+fn hold_refusal(order: &Order, now: Timestamp) -> Option<RefundReason> {
+    match order.status {
+        OrderStatus::PendingPayment if order.hold_until.is_some_and(|until| until < now) => {
+            Some(RefundReason::HoldEnded)
+        }
+        OrderStatus::PendingPayment => None,
+        OrderStatus::Expired => Some(RefundReason::HoldEnded),
+        _ => Some(RefundReason::NotPending),
+    }
+}
+
+impl Store {
+    /// Applies the signed `payment` of provider event `event`: the hold it pays for placed, or the
+    /// payment recorded for refund; a redelivered event changes nothing. Retried on collisions
+    /// with concurrent transactions (another delivery, the expiry, a status change).
+    pub async fn apply_payment(
+        &self,
+        event: &PaymentEventId,
+        payment: &Payment,
+        currency: &Currency,
+    ) -> Result<PaymentOutcome, AppError> {
+        let backoff = Backoff::TRANSACTION;
+        for attempt in 0..backoff.attempts {
+            match self.payment_attempt(event, payment, currency).await? {
+                Attempt::Done(outcome) => return Ok(outcome),
+                Attempt::Contended => tokio::time::sleep(backoff.delay(attempt)).await,
+            }
+        }
+        Err(AppError::unavailable(
+            "the payment kept colliding with concurrent transactions",
+        ))
+    }
+
+    async fn payment_attempt(
+        &self,
+        event: &PaymentEventId,
+        payment: &Payment,
+        currency: &Currency,
+    ) -> Result<Attempt, AppError> {
+        if self.event_applied(event).await? {
+            return Ok(Attempt::Done(PaymentOutcome::Replayed));
+        }
+        let order_id = payment.order_id();
+        let order = match &order_id {
+            Some(id) => self.read_header(id).await?,
+            None => None,
+        };
+        let reason = match judge(order.as_ref(), payment, currency, Timestamp::now())? {
+            Some(reason) => reason,
+            None => {
+                let order = order.ok_or_else(|| AppError::internal("a payable hold vanished"))?;
+                match self.pay_hold(event, payment, &order).await? {
+                    Err(reason) => reason,
+                    Ok(attempt) => return Ok(attempt),
+                }
+            }
+        };
+        let refund = RefundDue {
+            payment_id: payment.id.clone(),
+            order_id,
+            amount: payment.amount,
+            currency: payment.currency.clone(),
+            reason,
+            event_id: event.clone(),
+            received_at: Timestamp::now(),
+        };
+        self.record_refund(refund).await
+    }
+
+    /// Whether `event`'s record is stored and unexpired (one strongly consistent GetItem).
+    async fn event_applied(&self, event: &PaymentEventId) -> Result<bool, AppError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(payment_event::key(event)))
+            .consistent_read(true)
+            .send()
+            .await?;
+        Ok(out
+            .item
+            .and_then(|item| payment_event::EXPIRES_AT.get(&item))
+            .is_some_and(|expires_at| expires_at > epoch_seconds()))
+    }
+
+    /// The order's header (one strongly consistent GetItem).
+    pub async fn read_header(&self, order: &OrderId) -> Result<Option<Order>, AppError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(order_header::key(order)))
+            .consistent_read(true)
+            .send()
+            .await?;
+        Ok(out.item.map(order_header::from_item).transpose()?)
+    }
+
+    /// The event's record, put only where none is (or an expired one).
+    fn event_record(
+        &self,
+        event: &PaymentEventId,
+        outcome: &str,
+        order: Option<&OrderId>,
+    ) -> PutBuilder {
+        let now = epoch_seconds();
+        let item = payment_event::to_item(event, outcome, order, now + EVENT_TTL_SECONDS);
+        Put::builder()
+            .table_name(&self.table)
+            .set_item(Some(item))
+            .condition_expression("attribute_not_exists(PK) OR #expires < :now")
+            .expression_attribute_names("#expires", payment_event::EXPIRES_AT.name)
+            .expression_attribute_values(":now", payment_event::EXPIRES_AT.value(&now))
+    }
+
+    /// The hold placed: header and listing PENDING_PAYMENT → PLACED (the header only while its
+    /// hold has not ended), the event recorded. `Err(reason)` when the header had moved on.
+    async fn pay_hold(
+        &self,
+        event: &PaymentEventId,
+        payment: &Payment,
+        order: &Order,
+    ) -> Result<Result<Attempt, RefundReason>, AppError> {
+        let pending = order_listing::STATUS.value(&OrderStatus::PendingPayment);
+        let placed = order_listing::STATUS.value(&OrderStatus::Placed);
+        let mut transaction = Transaction::with_capacity(3);
+        transaction.update(
+            PaymentAction::Header,
+            Update::builder()
+                .table_name(&self.table)
+                .set_key(Some(order_header::key(&order.order_id)))
+                .update_expression("SET #status = :placed, #payment = :payment")
+                .condition_expression("#status = :pending AND #hold >= :now")
+                .expression_attribute_names("#status", order_header::STATUS.name)
+                .expression_attribute_names("#payment", order_header::PAYMENT_ID.name)
+                .expression_attribute_names("#hold", order_header::HOLD_UNTIL.name)
+                .expression_attribute_values(":placed", placed.clone())
+                .expression_attribute_values(":pending", pending.clone())
+                .expression_attribute_values(
+                    ":payment",
+                    order_header::PAYMENT_ID.value(&payment.id),
+                )
+                .expression_attribute_values(
+                    ":now",
+                    order_header::HOLD_UNTIL.value(&Timestamp::now()),
+                )
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                ),
+        )?;
+        let gsi1pk =
+            order_listing::gsi1pk(OrderStatus::Placed, self.status_shards.of(&order.order_id));
+        transaction.update(
+            PaymentAction::Listing,
+            Update::builder()
+                .table_name(&self.table)
+                .set_key(Some(order_listing::key(order)))
+                .update_expression("SET #status = :placed, #gsi1pk = :gsi1pk")
+                .condition_expression("#status = :pending")
+                .expression_attribute_names("#status", order_listing::STATUS.name)
+                .expression_attribute_names("#gsi1pk", order_listing::GSI1PK.name)
+                .expression_attribute_values(":placed", placed)
+                .expression_attribute_values(":pending", pending)
+                .expression_attribute_values(":gsi1pk", order_listing::GSI1PK.value(&gsi1pk)),
+        )?;
+        transaction.put(
+            PaymentAction::Event,
+            self.event_record(event, payment_event::PLACED, Some(&order.order_id)),
+        )?;
+        let cancelled = match self.send(transaction).await? {
+            Outcome::Committed => {
+                return Ok(Ok(Attempt::Done(PaymentOutcome::Placed(
+                    order.order_id.clone(),
+                ))));
+            }
+            Outcome::Cancelled(cancelled) => cancelled,
+        };
+        if cancelled.condition_failed(|a| matches!(a, PaymentAction::Event)) {
+            return Ok(Ok(Attempt::Done(PaymentOutcome::Replayed)));
+        }
+        if let Some((_, stored)) = cancelled
+            .failed_conditions()
+            .find(|(a, _)| matches!(a, PaymentAction::Header))
+        {
+            // The hold ended, or was paid, meanwhile: what the header says now decides.
+            let now = stored
+                .cloned()
+                .map(order_header::from_item)
+                .transpose()?
+                .ok_or_else(|| AppError::internal("a hold's header vanished"))?;
+            return Ok(Err(
+                hold_refusal(&now, Timestamp::now()).unwrap_or(RefundReason::HoldEnded)
+            ));
+        }
+        if cancelled.conflicted() {
+            return Ok(Ok(Attempt::Contended));
+        }
+        Err(cancelled.unexplained("payment"))
+    }
+
+    /// `refund` recorded, with the event's record.
+    async fn record_refund(&self, refund: RefundDue) -> Result<Attempt, AppError> {
+        let mut transaction = Transaction::with_capacity(2);
+        transaction.put(
+            PaymentAction::Refund,
+            Put::builder()
+                .table_name(&self.table)
+                .set_item(Some(refund_due::to_item(&refund))),
+        )?;
+        transaction.put(
+            PaymentAction::Event,
+            self.event_record(
+                &refund.event_id,
+                payment_event::REFUND_DUE,
+                refund.order_id.as_ref(),
+            ),
+        )?;
+        match self.send(transaction).await? {
+            Outcome::Committed => Ok(Attempt::Done(PaymentOutcome::RefundDue(refund))),
+            Outcome::Cancelled(c) if c.condition_failed(|a| matches!(a, PaymentAction::Event)) => {
+                Ok(Attempt::Done(PaymentOutcome::Replayed))
+            }
+            Outcome::Cancelled(c) if c.conflicted() => Ok(Attempt::Contended),
+            Outcome::Cancelled(c) => Err(c.unexplained("refund")),
+        }
+    }
+
+    /// Access pattern 10: the payments to give back, oldest first (ONE Query on GSI1 per page).
+    pub async fn list_refunds_due(
+        &self,
+        page: &PageRequest,
+        caller: &Caller,
+    ) -> Result<Page<RefundDue>, AppError> {
+        let query = KeyQuery::on(Index::Gsi1, refund_due::GSI1_PARTITION.to_owned());
+        let start = query.open(caller, page.cursor.as_deref(), is_refund_position)?;
+        let out = query.page_request(self, page, start).send().await?;
+        query.page(
+            caller,
+            out.items.unwrap_or_default(),
+            page.limit,
+            || out.last_evaluated_key,
+            refund_due::from_item,
+        )
+    }
+}
+
+/// Whether `key` (a GSI1 position in the refunds' partition) is byte for byte one the store
+/// writes: a refund's keys, and a timestamp as the store spells it.
+fn is_refund_position(key: &Item) -> bool {
+    let (Some(pk), Some(sk), Some(gsi1sk)) = (text(key, PK), text(key, SK), text(key, GSI1SK))
+    else {
+        return false;
+    };
+    text(key, GSI1PK) == Some(refund_due::GSI1_PARTITION)
+        && sk == refund_due::SORT_KEY
+        && pk.starts_with(crate::dynamo::keys::REFUND_PREFIX)
+        && Timestamp::parse(gsi1sk).is_ok_and(|at| at.to_string() == gsi1sk)
+}
