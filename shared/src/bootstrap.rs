@@ -66,21 +66,23 @@ pub fn cart_ttl_from_env() -> Result<CartTtl, BoxError> {
     }
 }
 
-/// `HOLD_MINUTES`: how long a checkout holds its stock (a fraction allowed); 15 when unset.
-pub fn hold_from_env() -> Result<HoldDuration, BoxError> {
+/// `HOLD_MINUTES`: how long a checkout holds its stock (a fraction allowed); `default` when
+/// unset (a Lambda: the template always sets it; `make dev`: the template's default).
+pub fn hold_from_env(default: HoldDuration) -> Result<HoldDuration, BoxError> {
     match env_value("HOLD_MINUTES") {
         Some(raw) => {
             HoldDuration::parse_minutes(&raw).map_err(|err| format!("HOLD_MINUTES: {err}").into())
         }
-        None => Ok(HoldDuration::default()),
+        None => Ok(default),
     }
 }
 
-/// `CURRENCY`: the store's currency, lowercase ISO 4217 with cents; `usd` when unset.
-pub fn currency_from_env() -> Result<Currency, BoxError> {
+/// `CURRENCY`: the store's currency, lowercase ISO 4217 with cents; `default` when unset (as
+/// for `HOLD_MINUTES`).
+pub fn currency_from_env(default: Currency) -> Result<Currency, BoxError> {
     match env_value("CURRENCY") {
         Some(raw) => Currency::parse(raw.trim()).map_err(|err| format!("CURRENCY: {err}").into()),
-        None => Ok(Currency::default()),
+        None => Ok(default),
     }
 }
 
@@ -97,7 +99,10 @@ pub async fn init() -> Result<Store, BoxError> {
         let shards = status_shards_from_env(StatusShards::ONE)?;
         let max_open = max_open_orders_from_env(None)?;
         let cart_ttl = cart_ttl_from_env()?;
-        let checkout = (hold_from_env()?, currency_from_env()?);
+        let checkout = (
+            hold_from_env(HoldDuration::default())?,
+            currency_from_env(Currency::default())?,
+        );
         let environment = client::Environment::of_process()?;
         Ok((table, shards, max_open, cart_ttl, checkout, environment))
     });

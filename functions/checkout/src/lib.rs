@@ -6,8 +6,7 @@
 //! answer says what to pay, in the currency's smallest unit, and when the hold ends. A retried
 //! request gets the first one's answer. The customer's own, or staff's (`shared::http::routes`).
 
-use lambda_http::http::HeaderValue;
-use lambda_http::{Body, Request, Response};
+use lambda_http::Request;
 use shared::domain::checkout::{AmountDue, CheckedOut};
 use shared::domain::idempotency::{IdempotencyRecord, checkout_fingerprint};
 use shared::domain::ids::{CustomerId, IdempotencyKey, Sku};
@@ -15,7 +14,7 @@ use shared::domain::order::{OrderDetails, RequestedLine};
 use shared::dynamo::orders::{Checked, PlaceOrderError};
 use shared::http::HttpResult;
 use shared::http::request::{header_value, path_param};
-use shared::http::response::created;
+use shared::http::response::{created, replayed};
 use shared::metrics::{self, Metric};
 use shared::retry::{Backoff, retry};
 use shared::{AppError, Store};
@@ -25,18 +24,6 @@ enum Outcome {
     Held(Box<CheckedOut>),
     /// The key's first request got there first: its answer is this one's.
     Replayed(IdempotencyRecord),
-}
-
-/// Worth another attempt: a collision, a key taken meanwhile, a price changed between the read
-/// and the transaction, or the cart edited meanwhile (the next attempt reads it again).
-fn worth_retrying(err: &PlaceOrderError) -> bool {
-    matches!(
-        err,
-        PlaceOrderError::Contended
-            | PlaceOrderError::KeyTaken
-            | PlaceOrderError::Repriced
-            | PlaceOrderError::CartChanged
-    )
 }
 
 /// One attempt: the cart and the order's inputs read (strongly consistent: a checkout decides
@@ -58,16 +45,11 @@ async fn attempt(
         .collect();
     let skus: Vec<Sku> = requested.iter().map(|line| line.sku.clone()).collect();
     let inputs = store.read_order_inputs(customer, key, &skus, true).await?;
-    // A replay first: the first checkout emptied the cart.
-    if let Some(record) = inputs.replay.clone() {
-        return Ok(Outcome::Replayed(record));
-    }
-    if cart.is_empty() && inputs.customer_named {
-        return Err(AppError::CartEmpty.into());
-    }
+    // A replay before the cart: the first checkout emptied it.
     let lines = match inputs.checked(customer, &requested)? {
-        Checked::Lines(lines) => lines,
         Checked::Replay(record) => return Ok(Outcome::Replayed(record)),
+        Checked::Lines(lines) if lines.is_empty() => return Err(AppError::CartEmpty.into()),
+        Checked::Lines(lines) => lines,
     };
     let held = OrderDetails::hold(
         customer.clone(),
@@ -94,20 +76,6 @@ async fn attempt(
     Ok(Outcome::Held(Box::new(checked_out)))
 }
 
-/// The first request's 201, again, as it was sent.
-fn replay(record: &IdempotencyRecord, fingerprint: &str) -> HttpResult {
-    if record.fingerprint != fingerprint {
-        return Err(AppError::IdempotencyKeyReused);
-    }
-    let body: serde_json::Value =
-        serde_json::from_str(&record.response).map_err(AppError::internal)?;
-    let mut response: Response<Body> = created(&format!("/orders/{}", record.order_id), &body);
-    response
-        .headers_mut()
-        .insert("idempotent-replayed", HeaderValue::from_static("true"));
-    Ok(response)
-}
-
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let customer = path_param(&req, "customerId", CustomerId::parse)?;
     let key = header_value(&req, "idempotency-key")?
@@ -115,9 +83,11 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
         .transpose()?;
     let fingerprint = checkout_fingerprint(&customer);
     let (customer_ref, key_ref, fingerprint_ref) = (&customer, key.as_ref(), &fingerprint);
-    let outcome = retry(&Backoff::TRANSACTION, worth_retrying, |_| {
-        attempt(store, customer_ref, key_ref, fingerprint_ref)
-    })
+    let outcome = retry(
+        &Backoff::TRANSACTION,
+        PlaceOrderError::worth_retrying,
+        |_| attempt(store, customer_ref, key_ref, fingerprint_ref),
+    )
     .await;
     match outcome.map_err(AppError::from)? {
         Outcome::Held(checked_out) => {
@@ -126,7 +96,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
             Ok(created(&location, &*checked_out))
         }
         Outcome::Replayed(record) => {
-            let response = replay(&record, &fingerprint)?;
+            let response = replayed(&record, &fingerprint)?;
             metrics::count(Metric::IdempotentReplays, 1);
             Ok(response)
         }

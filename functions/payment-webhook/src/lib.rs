@@ -9,12 +9,13 @@
 
 pub mod secret;
 
+use lambda_http::Request;
 use lambda_http::http::StatusCode;
-use lambda_http::{Body, Request};
 use serde::Serialize;
 use shared::domain::payment::{ProviderEvent, RefundReason};
 use shared::dynamo::payments::PaymentOutcome;
 use shared::http::HttpResult;
+use shared::http::request::{header_value, raw_body};
 use shared::http::response::json_response;
 use shared::http::signature::{SIGNATURE_HEADER, WebhookSecrets};
 use shared::metrics::{self, Metric};
@@ -61,21 +62,9 @@ fn now() -> i64 {
 }
 
 pub async fn handle(webhook: &Webhook, req: Request) -> HttpResult {
-    let body: &[u8] = match req.body() {
-        Body::Empty => b"",
-        Body::Text(text) => text.as_bytes(),
-        Body::Binary(bytes) => bytes,
-        _ => b"",
-    };
-    if body.len() > MAX_BODY_BYTES {
-        return Err(AppError::PayloadTooLarge(format!(
-            "an event is at most {MAX_BODY_BYTES} bytes"
-        )));
-    }
-    let header = req
-        .headers()
-        .get(SIGNATURE_HEADER)
-        .and_then(|value| value.to_str().ok());
+    // The signature covers the bytes exactly as sent: they are checked before they are read.
+    let body = raw_body(&req, MAX_BODY_BYTES)?;
+    let header = header_value(&req, SIGNATURE_HEADER).ok().flatten();
     if let Err(refused) = webhook.secrets.verify(header, body, now()) {
         metrics::count(Metric::WebhookRejected, 1);
         return Err(AppError::invalid(refused.to_string()));

@@ -12,8 +12,7 @@
 
 mod body;
 
-use lambda_http::http::HeaderValue;
-use lambda_http::{Body, Request, Response};
+use lambda_http::Request;
 use shared::domain::idempotency::{IdempotencyRecord, fingerprint};
 
 use shared::domain::ids::{CustomerId, IdempotencyKey, Sku};
@@ -21,7 +20,7 @@ use shared::domain::order::OrderDetails;
 use shared::dynamo::orders::{Checked, OrderInputs, PlaceOrderError};
 use shared::http::HttpResult;
 use shared::http::request::{header_value, json_body, path_param};
-use shared::http::response::created;
+use shared::http::response::{created, replayed};
 use shared::metrics::{self, Metric};
 use shared::retry::{Backoff, retry};
 use shared::{AppError, Store};
@@ -32,34 +31,11 @@ fn location(placed: &OrderDetails) -> String {
     format!("/orders/{}", placed.order.order_id)
 }
 
-/// The first request's 201, again.
-fn replay(record: &IdempotencyRecord, fingerprint: &str) -> HttpResult {
-    if record.fingerprint != fingerprint {
-        return Err(AppError::IdempotencyKeyReused);
-    }
-    let order: OrderDetails = serde_json::from_str(&record.response).map_err(AppError::internal)?;
-    let mut response: Response<Body> = created(&location(&order), &order);
-    response
-        .headers_mut()
-        .insert("idempotent-replayed", HeaderValue::from_static("true"));
-    Ok(response)
-}
-
 /// What an attempt came to.
 enum Outcome {
     Placed(OrderDetails),
     /// The key's first request got there first: its answer is this one's.
     Replayed(IdempotencyRecord),
-}
-
-/// Worth another attempt: a transaction that collided with a concurrent one, a key that
-/// another request took meanwhile (the next attempt reads its record and replays it), or a
-/// price that changed between the read and the write (the next attempt reads it again).
-fn worth_retrying(err: &PlaceOrderError) -> bool {
-    matches!(
-        err,
-        PlaceOrderError::Contended | PlaceOrderError::KeyTaken | PlaceOrderError::Repriced
-    )
 }
 
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
@@ -76,7 +52,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let skus = &skus;
     let outcome = retry(
         &Backoff::TRANSACTION,
-        worth_retrying,
+        PlaceOrderError::worth_retrying,
         |attempt| async move {
             let read =
                 |consistent| store.read_order_inputs(customer_ref, key_ref, skus, consistent);
@@ -109,7 +85,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
             Ok(created(&location(&placed), &placed))
         }
         Outcome::Replayed(record) => {
-            let response = replay(&record, &fingerprint)?;
+            let response = replayed(&record, &fingerprint)?;
             metrics::count(Metric::IdempotentReplays, 1);
             Ok(response)
         }

@@ -73,40 +73,34 @@ fn template_default(template: &serde_yaml::Value, parameter: &str) -> Result<u32
         .ok_or_else(|| format!("template.yaml has no numeric {parameter} default").into())
 }
 
-/// The template's `StatusShards` default, or `STATUS_SHARDS` when set.
-fn status_shards(template: &serde_yaml::Value) -> Result<StatusShards, Error> {
-    let default = StatusShards::new(template_default(template, "StatusShards")?)
-        .map_err(|err| format!("template.yaml's StatusShards default: {err}"))?;
-    shared::bootstrap::status_shards_from_env(default)
-}
-
-/// The template's `MaxOpenOrders` default, or `MAX_OPEN_ORDERS` when set.
-fn max_open_orders(template: &serde_yaml::Value) -> Result<Option<u32>, Error> {
-    shared::bootstrap::max_open_orders_from_env(Some(template_default(template, "MaxOpenOrders")?))
-}
-
-/// The hold and the currency: `HOLD_MINUTES` and `CURRENCY` when set, else the template's
-/// `HoldMinutes` and `Currency` defaults.
-fn checkout_settings(template: &serde_yaml::Value) -> Result<(HoldDuration, Currency), Error> {
-    let default = |name: &str| {
-        let value = &template["Parameters"][name]["Default"];
-        value
-            .as_str()
-            .map(str::to_owned)
-            .or_else(|| value.as_u64().map(|n| n.to_string()))
-            .ok_or_else(|| format!("template.yaml has no {name} default"))
-    };
-    let hold = match std::env::var("HOLD_MINUTES").ok().filter(|v| !v.is_empty()) {
-        Some(_) => shared::bootstrap::hold_from_env()?,
-        None => HoldDuration::parse_minutes(&default("HoldMinutes")?)
-            .map_err(|err| format!("template.yaml's HoldMinutes default: {err}"))?,
-    };
-    let currency = match std::env::var("CURRENCY").ok().filter(|v| !v.is_empty()) {
-        Some(_) => shared::bootstrap::currency_from_env()?,
-        None => Currency::parse(&default("Currency")?)
-            .map_err(|err| format!("template.yaml's Currency default: {err}"))?,
-    };
-    Ok((hold, currency))
+/// The store on `client`, configured as a deployed stack is, from template.yaml's parameter
+/// defaults unless the environment says otherwise (`STATUS_SHARDS`, `MAX_OPEN_ORDERS`,
+/// `CART_TTL_DAYS`, `HOLD_MINUTES`, `CURRENCY`); with the status shards and the cap, for the
+/// banner.
+fn configured_store(
+    template: &serde_yaml::Value,
+    client: aws_sdk_dynamodb::Client,
+) -> Result<(Store, StatusShards, Option<u32>), Error> {
+    let invalid =
+        |name: &'static str| move |err: String| format!("template.yaml's {name} default: {err}");
+    let shards = StatusShards::new(template_default(template, "StatusShards")?)
+        .map_err(invalid("StatusShards"))?;
+    let shards = shared::bootstrap::status_shards_from_env(shards)?;
+    let max_open = Some(template_default(template, "MaxOpenOrders")?);
+    let max_open = shared::bootstrap::max_open_orders_from_env(max_open)?;
+    let hold = HoldDuration::parse_minutes(&template_default(template, "HoldMinutes")?.to_string())
+        .map_err(invalid("HoldMinutes"))?;
+    let currency = template["Parameters"]["Currency"]["Default"]
+        .as_str()
+        .ok_or("template.yaml has no Currency default")?;
+    let currency = Currency::parse(currency).map_err(invalid("Currency"))?;
+    let store = Store::new(client, LOCAL_TABLE)
+        .with_status_shards(shards)
+        .with_max_open_orders(max_open)
+        .with_cart_ttl(shared::bootstrap::cart_ttl_from_env()?)
+        .with_hold(shared::bootstrap::hold_from_env(hold)?)
+        .with_currency(shared::bootstrap::currency_from_env(currency)?);
+    Ok((store, shards, max_open))
 }
 
 #[tokio::main]
@@ -134,9 +128,10 @@ fn init_logging() {
         .init();
 }
 
-async fn run() -> Result<(), Error> {
-    let started = Instant::now();
-    let config = Config::from_env()?;
+/// The engine on the data file, its table made from template.yaml and the sample data written
+/// if missing, with TTL and the stream's upkeep running; whether the table was created, and
+/// whether the sample data was written.
+async fn open_engine(config: &Config) -> Result<(Engine, bool, bool), Error> {
     if let Some(dir) = config
         .data_file
         .parent()
@@ -154,10 +149,16 @@ async fn run() -> Result<(), Error> {
         .await
         .map_err(|err| format!("cannot serve DynamoDB on {dynamodb_addr}: {err}"))?;
     let created = template::create_table(engine.database(), LOCAL_TABLE)?;
-    let client = engine.client();
-    let seeded = seed::seed_if_empty(&client, LOCAL_TABLE).await?;
+    let seeded = seed::seed_if_empty(&engine.client(), LOCAL_TABLE).await?;
     spawn_ttl_sweeper(engine.database().clone());
     spawn_stream_upkeep(config.data_file.clone()).await?;
+    Ok((engine, created, seeded))
+}
+
+async fn run() -> Result<(), Error> {
+    let started = Instant::now();
+    let config = Config::from_env()?;
+    let (engine, created, seeded) = open_engine(&config).await?;
 
     // template.yaml, read once: the routes, the status shards, the stream consumers.
     let template = template::parse()?;
@@ -170,15 +171,7 @@ async fn run() -> Result<(), Error> {
         )
         .into());
     }
-    let status_shards = status_shards(&template)?;
-    let max_open = max_open_orders(&template)?;
-    let (hold, currency) = checkout_settings(&template)?;
-    let store = Store::new(engine.dev_client(), LOCAL_TABLE)
-        .with_status_shards(status_shards)
-        .with_max_open_orders(max_open)
-        .with_cart_ttl(shared::bootstrap::cart_ttl_from_env()?)
-        .with_hold(hold)
-        .with_currency(currency);
+    let (store, status_shards, max_open) = configured_store(&template, engine.dev_client())?;
     let webhook_secrets = local_dev::payments::secrets(&local_dev::data_dir(&config.data_file))?;
     let expiry_every = local_dev::payments::expiry_every()?;
     local_dev::payments::spawn_expiry(store.clone(), expiry_every);

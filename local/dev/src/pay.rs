@@ -16,7 +16,6 @@ use shared::domain::checkout::Currency;
 use shared::domain::ids::OrderId;
 use shared::domain::money::Money;
 use shared::domain::payment::succeeded_event_body;
-use shared::http::signature::sign;
 
 type Error = local_dev::auth::Error;
 
@@ -100,10 +99,7 @@ fn run() -> Result<String, Error> {
         .as_str()
         .and_then(Money::parse_number)
         .ok_or("the order has no total")?;
-    let store_currency = match std::env::var("CURRENCY").ok().filter(|v| !v.is_empty()) {
-        Some(code) => Currency::parse(&code)?,
-        None => Currency::default(),
-    };
+    let store_currency = shared::bootstrap::currency_from_env(Currency::default())?;
     let amount = match amount {
         Some(cents) => cents,
         None => store_currency.minor_units(total)?,
@@ -120,13 +116,7 @@ fn run() -> Result<String, Error> {
         &currency,
         order.as_str(),
     );
-    let secret = local_dev::payments::secret_text(&dir)?;
-    // The provider signs with every secret of the endpoint; make dev's file holds one.
-    let first = secret
-        .split([',', ' ', '\n'])
-        .find(|s| !s.is_empty())
-        .ok_or("empty secret")?;
-    let signature = sign(first, now, body.as_bytes());
+    let signature = local_dev::payments::secrets(&dir)?.sign(now, body.as_bytes());
     let (status, answer) = http(
         "POST",
         "/payments/webhook",

@@ -7,7 +7,7 @@ use lambda_http::http::{HeaderMap, Method};
 use lambda_http::{Body, Request, Response};
 use serde_json::{Map, Value, json};
 use shared::Store;
-use shared::domain::ids::Sku;
+use shared::domain::ids::{OrderId, Sku};
 use shared::domain::product;
 use shared::http::gateway::StaffClients;
 
@@ -60,6 +60,25 @@ impl TestApp {
     /// A store on the engine with no faults and no counting: for a test's own checks.
     pub fn direct_store(&self) -> Store {
         Store::new(self.engine.client(), LOCAL_TABLE)
+    }
+
+    /// `sku`'s stock as stored (the product must exist).
+    pub async fn stock(&self, sku: &str) -> u64 {
+        let sku = Sku::parse(sku).unwrap_or_else(|err| panic!("sku {sku}: {err}"));
+        let product = self.direct_store().get_product(&sku).await;
+        match product {
+            Ok(Some(product)) => product.stock,
+            other => panic!("product {sku}: {other:?}"),
+        }
+    }
+
+    /// The status `order`'s header holds (the order must exist).
+    pub async fn status_of(&self, order: &str) -> String {
+        let id = OrderId::parse(order).unwrap_or_else(|err| panic!("order {order}: {err}"));
+        match self.direct_store().read_header(&id).await {
+            Ok(Some(header)) => header.status.as_str().to_owned(),
+            other => panic!("order {order}: {other:?}"),
+        }
     }
 }
 
@@ -409,9 +428,8 @@ pub fn webhook_secrets() -> shared::http::signature::WebhookSecrets {
 
 /// Checkout and payment, as their tests drive them.
 pub mod payments {
-    use super::{Request, TEST_WEBHOOK_SECRET, Who, call, send_json};
+    use super::{Request, Who, call, send_json};
     use shared::domain::payment::succeeded_event_body;
-    use shared::http::signature::sign;
 
     /// `PUT /customers/{customer}/cart/items/{sku}` holding `quantity`.
     pub fn hold_line(customer: &str, sku: &str, quantity: u32) -> Request {
@@ -435,6 +453,15 @@ pub mod payments {
             &headers,
             b"",
         )
+    }
+
+    /// The same store, its checkouts holding their stock for a second only (its end rounded up
+    /// to the whole second: ended once two have passed).
+    pub fn briefly_held(store: &shared::Store) -> shared::Store {
+        let second = shared::domain::checkout::HoldDuration::parse_minutes("0.0167");
+        store
+            .clone()
+            .with_hold(second.unwrap_or_else(|err| unreachable!("{err}")))
     }
 
     /// Unix seconds now.
@@ -466,6 +493,6 @@ pub mod payments {
 
     /// `POST /payments/webhook` with `body`, signed now with the tests' secret.
     pub fn webhook(body: &str) -> Request {
-        webhook_with(body, &sign(TEST_WEBHOOK_SECRET, now(), body.as_bytes()))
+        webhook_with(body, &super::webhook_secrets().sign(now(), body.as_bytes()))
     }
 }

@@ -195,6 +195,14 @@ impl<T: Stored> Attr<T> {
         item.insert(self.name.to_owned(), value.to_attribute());
     }
 
+    /// Writes `value` into `item` under this attribute when there is one; an item without it
+    /// is how an absent value is stored.
+    pub fn put_optional(&self, item: &mut Item, value: Option<&T>) {
+        if let Some(value) = value {
+            self.put(item, value);
+        }
+    }
+
     /// The attribute, taken out of `item`; `None` when absent, an error when of another type.
     pub fn take_optional(&self, item: &mut Item) -> Result<Option<T>, BadItem> {
         item.remove(self.name)

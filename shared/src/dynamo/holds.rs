@@ -10,12 +10,11 @@ use std::time::{Duration, Instant};
 use futures_util::future::join_all;
 use serde::Serialize;
 
-use crate::domain::ids::OrderId;
-use crate::domain::order::{LineItem, Order};
+use crate::domain::order::{Order, OrderDetails};
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::Item;
-use crate::dynamo::entities::{line_item, order_listing};
+use crate::dynamo::entities::order_listing;
 use crate::dynamo::orders::StatusChangeError;
 use crate::dynamo::query::{Index, KeyQuery};
 use crate::retry::{Backoff, retry};
@@ -121,13 +120,15 @@ impl Store {
     }
 
     /// Ends one hold: EXPIRED, each line's stock given back, the place released; retried on
-    /// collisions.
+    /// collisions. The order is read whole first (its lines say what stock to give back).
     async fn end_hold(&self, hold: &Order) -> Result<Ended, AppError> {
-        let lines = self.order_lines(&hold.order_id).await?;
+        let Some(OrderDetails { order, items }) = self.read_order(&hold.order_id).await? else {
+            return Ok(Ended::SettledMeanwhile);
+        };
         let ended = retry(
             &Backoff::TRANSACTION,
             |err| matches!(err, StatusChangeError::Contended),
-            |_| self.change_status(hold, OrderStatus::Expired, &lines),
+            |_| self.change_status(&order, OrderStatus::Expired, &items),
         )
         .await;
         match ended {
@@ -139,17 +140,5 @@ impl Store {
             Err(StatusChangeError::Contended) => Ok(Ended::Contended),
             Err(StatusChangeError::Failed(err)) => Err(err),
         }
-    }
-
-    /// An order's line items (ONE strongly consistent Query, `begins_with(SK, "ITEM#")`).
-    async fn order_lines(&self, order: &OrderId) -> Result<Vec<LineItem>, AppError> {
-        let items = KeyQuery::on(Index::Table, line_item::pk(order))
-            .begins_with(line_item::SK_PREFIX)
-            .read_all(self, true)
-            .await?;
-        Ok(items
-            .into_iter()
-            .map(line_item::from_item)
-            .collect::<Result<_, _>>()?)
     }
 }

@@ -8,8 +8,8 @@
 //! finds it moved, and a payment that lost is recorded for refund. The event's record is put
 //! only where none is, so a redelivery (even a concurrent one) changes nothing.
 
+use aws_sdk_dynamodb::types::Put;
 use aws_sdk_dynamodb::types::builders::PutBuilder;
-use aws_sdk_dynamodb::types::{Put, ReturnValuesOnConditionCheckFailure, Update};
 
 use crate::domain::access::Caller;
 use crate::domain::checkout::Currency;
@@ -21,7 +21,7 @@ use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::Item;
 use crate::dynamo::cursor::text;
-use crate::dynamo::entities::{order_header, order_listing, payment_event, refund_due};
+use crate::dynamo::entities::{order_header, payment_event, refund_due};
 use crate::dynamo::keys::{GSI1PK, GSI1SK, PK, SK};
 use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::epoch_seconds;
@@ -115,9 +115,6 @@ impl Store {
         payment: &Payment,
         currency: &Currency,
     ) -> Result<Attempt, AppError> {
-        if self.event_applied(event).await? {
-            return Ok(Attempt::Done(PaymentOutcome::Replayed));
-        }
         let order_id = payment.order_id();
         let order = match &order_id {
             Some(id) => self.read_header(id).await?,
@@ -145,35 +142,6 @@ impl Store {
         self.record_refund(refund).await
     }
 
-    /// Whether `event`'s record is stored and unexpired (one strongly consistent GetItem).
-    async fn event_applied(&self, event: &PaymentEventId) -> Result<bool, AppError> {
-        let out = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .set_key(Some(payment_event::key(event)))
-            .consistent_read(true)
-            .send()
-            .await?;
-        Ok(out
-            .item
-            .and_then(|item| payment_event::EXPIRES_AT.get(&item))
-            .is_some_and(|expires_at| expires_at > epoch_seconds()))
-    }
-
-    /// The order's header (one strongly consistent GetItem).
-    pub async fn read_header(&self, order: &OrderId) -> Result<Option<Order>, AppError> {
-        let out = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .set_key(Some(order_header::key(order)))
-            .consistent_read(true)
-            .send()
-            .await?;
-        Ok(out.item.map(order_header::from_item).transpose()?)
-    }
-
     /// The event's record, put only where none is (or an expired one).
     fn event_record(
         &self,
@@ -192,55 +160,22 @@ impl Store {
     }
 
     /// The hold placed: header and listing PENDING_PAYMENT → PLACED (the header only while its
-    /// hold has not ended), the event recorded. `Err(reason)` when the header had moved on.
+    /// hold lasts, [`Store::status_updates`], and with the payment), the event recorded.
+    /// `Err(reason)` when the header had moved on.
     async fn pay_hold(
         &self,
         event: &PaymentEventId,
         payment: &Payment,
         order: &Order,
     ) -> Result<Result<Attempt, RefundReason>, AppError> {
-        let pending = order_listing::STATUS.value(&OrderStatus::PendingPayment);
-        let placed = order_listing::STATUS.value(&OrderStatus::Placed);
+        let (header, listing) = self.status_updates(order, OrderStatus::Placed);
+        let header = header
+            .update_expression("SET #status = :next, #payment = :payment")
+            .expression_attribute_names("#payment", order_header::PAYMENT_ID.name)
+            .expression_attribute_values(":payment", order_header::PAYMENT_ID.value(&payment.id));
         let mut transaction = Transaction::with_capacity(3);
-        transaction.update(
-            PaymentAction::Header,
-            Update::builder()
-                .table_name(&self.table)
-                .set_key(Some(order_header::key(&order.order_id)))
-                .update_expression("SET #status = :placed, #payment = :payment")
-                .condition_expression("#status = :pending AND #hold >= :now")
-                .expression_attribute_names("#status", order_header::STATUS.name)
-                .expression_attribute_names("#payment", order_header::PAYMENT_ID.name)
-                .expression_attribute_names("#hold", order_header::HOLD_UNTIL.name)
-                .expression_attribute_values(":placed", placed.clone())
-                .expression_attribute_values(":pending", pending.clone())
-                .expression_attribute_values(
-                    ":payment",
-                    order_header::PAYMENT_ID.value(&payment.id),
-                )
-                .expression_attribute_values(
-                    ":now",
-                    order_header::HOLD_UNTIL.value(&Timestamp::now()),
-                )
-                .return_values_on_condition_check_failure(
-                    ReturnValuesOnConditionCheckFailure::AllOld,
-                ),
-        )?;
-        let gsi1pk =
-            order_listing::gsi1pk(OrderStatus::Placed, self.status_shards.of(&order.order_id));
-        transaction.update(
-            PaymentAction::Listing,
-            Update::builder()
-                .table_name(&self.table)
-                .set_key(Some(order_listing::key(order)))
-                .update_expression("SET #status = :placed, #gsi1pk = :gsi1pk")
-                .condition_expression("#status = :pending")
-                .expression_attribute_names("#status", order_listing::STATUS.name)
-                .expression_attribute_names("#gsi1pk", order_listing::GSI1PK.name)
-                .expression_attribute_values(":placed", placed)
-                .expression_attribute_values(":pending", pending)
-                .expression_attribute_values(":gsi1pk", order_listing::GSI1PK.value(&gsi1pk)),
-        )?;
+        transaction.update(PaymentAction::Header, header)?;
+        transaction.update(PaymentAction::Listing, listing)?;
         transaction.put(
             PaymentAction::Event,
             self.event_record(event, payment_event::PLACED, Some(&order.order_id)),

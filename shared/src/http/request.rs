@@ -89,9 +89,9 @@ pub fn header_value<'r>(req: &'r Request, name: &str) -> Result<Option<&'r str>,
         .transpose()
 }
 
-/// The JSON body as `T`: at most `max_bytes`, JSON by content type if one is given, and
-/// nothing `T` does not name (`T` should deny unknown fields).
-pub fn json_body<T: DeserializeOwned>(req: &Request, max_bytes: usize) -> Result<T, AppError> {
+/// The body's bytes as they arrived (API Gateway's base64 already decoded), at most
+/// `max_bytes` (else a 413).
+pub fn raw_body(req: &Request, max_bytes: usize) -> Result<&[u8], AppError> {
     let bytes: &[u8] = match req.body() {
         Body::Empty => &[],
         Body::Text(text) => text.as_bytes(),
@@ -103,6 +103,13 @@ pub fn json_body<T: DeserializeOwned>(req: &Request, max_bytes: usize) -> Result
             "the body may be at most {max_bytes} bytes"
         )));
     }
+    Ok(bytes)
+}
+
+/// The JSON body as `T`: at most `max_bytes`, JSON by content type if one is given, and
+/// nothing `T` does not name (`T` should deny unknown fields).
+pub fn json_body<T: DeserializeOwned>(req: &Request, max_bytes: usize) -> Result<T, AppError> {
+    let bytes = raw_body(req, max_bytes)?;
     if let Some(content_type) = header_value(req, "content-type")? {
         let essence = content_type.split(';').next().unwrap_or_default().trim();
         let json = essence.eq_ignore_ascii_case("application/json")

@@ -4,6 +4,10 @@ use lambda_http::http::{HeaderValue, StatusCode, header};
 use lambda_http::{Body, Response};
 use serde::Serialize;
 
+use crate::AppError;
+use crate::domain::idempotency::IdempotencyRecord;
+use crate::http::HttpResult;
+
 /// A JSON response, as text: a binary body would reach API Gateway base64-encoded. Serializing
 /// our own response types cannot fail; if it ever did, the client gets an empty 500 rather
 /// than a panic.
@@ -48,4 +52,25 @@ pub fn created<T: Serialize>(location: &str, body: &T) -> Response<Body> {
         response.headers_mut().insert(header::LOCATION, value);
     }
     response
+}
+
+/// The 201 the first request with an Idempotency-Key got, again, byte for byte, with
+/// `Idempotent-Replayed: true` and the `Location` of the order it made; a 422 when this request
+/// is not the first one (`fingerprint` differs).
+pub fn replayed(record: &IdempotencyRecord, fingerprint: &str) -> HttpResult {
+    if record.fingerprint != fingerprint {
+        return Err(AppError::IdempotencyKeyReused);
+    }
+    let mut response = Response::new(Body::Text(record.response.clone()));
+    *response.status_mut() = StatusCode::CREATED;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    if let Ok(value) = HeaderValue::from_str(&format!("/orders/{}", record.order_id)) {
+        headers.insert(header::LOCATION, value);
+    }
+    headers.insert("idempotent-replayed", HeaderValue::from_static("true"));
+    Ok(response)
 }

@@ -80,6 +80,19 @@ impl WebhookSecrets {
     }
 }
 
+impl WebhookSecrets {
+    /// The `Stripe-Signature` header the provider sends for `body` at `timestamp` from an
+    /// endpoint holding these secrets: one `v1` for each (`store-pay`, and the tests).
+    pub fn sign(&self, timestamp: i64, body: &[u8]) -> String {
+        self.0
+            .iter()
+            .fold(format!("t={timestamp}"), |header, secret| {
+                let digest = mac(secret, timestamp, body).finalize().into_bytes();
+                format!("{header},v1={}", hex::encode(digest))
+            })
+    }
+}
+
 /// The MAC of `"<timestamp>.<body>"` under `secret`, not yet finalized.
 fn mac(secret: &[u8], timestamp: i64, body: &[u8]) -> Hmac<Sha256> {
     // HMAC takes a key of any length.
@@ -119,13 +132,10 @@ fn parse_header(header: &str) -> Result<(i64, Vec<&str>), SignatureError> {
     }
 }
 
-/// The `Stripe-Signature` header the provider would send for `body` at `timestamp` under
-/// `secret`: what `store-pay` and the tests send.
+/// The `Stripe-Signature` header the provider would send for `body` at `timestamp` under the
+/// one `secret`.
 pub fn sign(secret: &str, timestamp: i64, body: &[u8]) -> String {
-    let digest = mac(secret.as_bytes(), timestamp, body)
-        .finalize()
-        .into_bytes();
-    format!("t={timestamp},v1={}", hex::encode(digest))
+    WebhookSecrets(vec![secret.as_bytes().to_vec()]).sign(timestamp, body)
 }
 
 #[cfg(test)]

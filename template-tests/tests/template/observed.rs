@@ -250,82 +250,67 @@ async fn the_hold(store: &Store) -> (String, i64) {
 }
 
 async fn run(store: &Store, step: &Step) {
-    if step.event == "expire-holds" {
-        tokio::time::sleep(std::time::Duration::from_millis(3_100)).await;
-        // The sample's run alone finds nothing due; after a short hold, it ends it.
-        expire_holds::handle(store, std::time::Duration::from_secs(5))
+    match step.event.as_str() {
+        "expire-holds" => {
+            // The sample's run alone finds nothing due; after a short hold, it ends it.
+            tokio::time::sleep(std::time::Duration::from_millis(3_100)).await;
+            expire_holds::handle(store, std::time::Duration::from_secs(5))
+                .await
+                .expect("expiry");
+        }
+        "order-stats" => {
+            let text = std::fs::read_to_string(step.file()).expect("event");
+            let event = serde_json::from_str(&text).expect("stream event");
+            let response = order_stats::handle(store, event).await;
+            assert!(response.batch_item_failures.is_empty(), "{response:?}");
+        }
+        _ => {
+            let (store, req) = request(store, step).await;
+            let response = local_dev::invoke(
+                step.binary,
+                &store,
+                &local_engine::testing::webhook_secrets(),
+                req,
+            )
             .await
-            .expect("expiry");
-        return;
+            .expect("known binary");
+            assert!(
+                response.status().is_success(),
+                "{}: {} {:?}",
+                step.event,
+                response.status(),
+                response.body()
+            );
+        }
     }
+}
+
+/// A route's step as the request sent, and the store it is sent to: the sample event (a
+/// webhook's signed now), its body replaced when the step says, or the sample checkout on a
+/// store whose holds last a second.
+async fn request(store: &Store, step: &Step) -> (Store, lambda_http::Request) {
+    let mut req = from_event_file(&step.file()).expect("event");
     if step.event == "payment-webhook" {
         let body = match step.body {
             Some(PAY_THE_HOLD) => {
                 let (order, amount) = the_hold(store).await;
                 local_engine::testing::payments::succeeded("evt_observed", amount, "usd", &order)
             }
-            _ => {
-                let event: Value =
-                    serde_json::from_str(&std::fs::read_to_string(step.file()).expect("event"))
-                        .expect("json");
-                event["body"].as_str().expect("body").to_owned()
-            }
+            _ => String::from_utf8_lossy(req.body()).into_owned(),
         };
-        let req = local_engine::testing::payments::webhook(&body);
-        let response = local_dev::invoke(
-            step.binary,
-            store,
-            &local_engine::testing::webhook_secrets(),
-            req,
-        )
-        .await
-        .expect("known binary");
-        assert!(response.status().is_success(), "{:?}", response.body());
-        return;
-    }
-    if step.body == Some(SHORT_HOLD) {
-        let short = store.clone().with_hold(
-            shared::domain::checkout::HoldDuration::parse_minutes("0.0167").expect("1 s"),
+        return (
+            store.clone(),
+            local_engine::testing::payments::webhook(&body),
         );
-        let req = from_event_file(&step.file()).expect("event");
-        let response = local_dev::invoke(
-            step.binary,
-            &short,
-            &local_engine::testing::webhook_secrets(),
-            req,
-        )
-        .await
-        .expect("known binary");
-        assert!(response.status().is_success(), "{:?}", response.body());
-        return;
     }
-    let file = step.file();
-    if step.event == "order-stats" {
-        let text = std::fs::read_to_string(&file).expect("event");
-        let event = serde_json::from_str(&text).expect("stream event");
-        let response = order_stats::handle(store, event).await;
-        assert!(response.batch_item_failures.is_empty(), "{response:?}");
-        return;
+    match step.body {
+        Some(SHORT_HOLD) => {
+            return (local_engine::testing::payments::briefly_held(store), req);
+        }
+        Some(body) => *req.body_mut() = lambda_http::Body::Text(body.to_owned()),
+        None => {}
     }
-    let mut req = from_event_file(&file).expect("event");
-    if let Some(body) = step.body {
-        *req.body_mut() = lambda_http::Body::Text(body.to_owned());
-    }
-    let response = local_dev::invoke(
-        step.binary,
-        store,
-        &local_engine::testing::webhook_secrets(),
-        req,
-    )
-    .await
-    .expect("known binary");
-    assert!(
-        response.status().is_success(),
-        "{}: {} {:?}",
-        step.event,
-        response.status(),
-        response.body()
-    );
+    (store.clone(), req)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,17 +5,7 @@ use local_engine::testing::payments::{checkout, hold_line};
 use local_engine::testing::{TestApp, from_event_file, header, parts};
 use serde_json::Value;
 use shared::Store;
-use shared::domain::ids::{OrderId, Sku};
 use shared::http::serve::dispatch;
-
-async fn stock(app: &TestApp, sku: &str) -> u64 {
-    app.direct_store()
-        .get_product(&Sku::parse(sku).expect("sku"))
-        .await
-        .expect("read")
-        .expect("product")
-        .stock
-}
 
 async fn cart_len(app: &TestApp, customer: &str) -> usize {
     let cart = app
@@ -34,7 +24,7 @@ async fn check_out(store: &Store, customer: &str, key: Option<&str>) -> (u16, Va
 #[tokio::test]
 async fn the_sample_event_holds_the_carts_stock_in_one_order_and_empties_the_cart() {
     let app = TestApp::seeded().await.expect("app");
-    let (sku1, sku3) = (stock(&app, "sku-1").await, stock(&app, "sku-3").await);
+    let (sku1, sku3) = (app.stock("sku-1").await, app.stock("sku-3").await);
     let req = from_event_file("../../events/checkout.json").expect("event");
     let response = dispatch(&app.store, req, checkout::handle).await;
     let location = header(&response, "location");
@@ -55,21 +45,15 @@ async fn the_sample_event_holds_the_carts_stock_in_one_order_and_empties_the_car
     );
     let order = body["orderId"].as_str().expect("id");
     assert_eq!(location, Some(format!("/orders/{order}")));
-    assert_eq!(stock(&app, "sku-1").await, sku1 - 1);
-    assert_eq!(stock(&app, "sku-3").await, sku3 - 2);
+    assert_eq!(app.stock("sku-1").await, sku1 - 1);
+    assert_eq!(app.stock("sku-3").await, sku3 - 2);
     assert_eq!(cart_len(&app, "c2").await, 0);
-    let header = app
-        .direct_store()
-        .read_header(&OrderId::parse(order).expect("id"))
-        .await
-        .expect("read")
-        .expect("header");
-    assert_eq!(header.status.as_str(), "PENDING_PAYMENT");
+    assert_eq!(app.status_of(order).await, "PENDING_PAYMENT");
     // The same key again: the first answer, and nothing taken twice.
     let req = from_event_file("../../events/checkout.json").expect("event");
     let (status, _, again) = parts(dispatch(&app.store, req, checkout::handle).await);
     assert_eq!((status, &again), (201, &body));
-    assert_eq!(stock(&app, "sku-1").await, sku1 - 1);
+    assert_eq!(app.stock("sku-1").await, sku1 - 1);
 }
 
 #[tokio::test]
@@ -105,7 +89,7 @@ async fn an_empty_cart_or_an_expired_line_is_never_checked_out() {
         .send()
         .await
         .expect("put");
-    let before = stock(&app, "sku-4").await;
+    let before = app.stock("sku-4").await;
     let (status, _) = check_out(&app.store, "c1", None).await;
     assert_eq!(status, 409, "only an expired line: nothing to check out");
     parts(dispatch(&app.store, hold_line("c1", "sku-2", 3), edit_cart::handle).await);
@@ -113,7 +97,7 @@ async fn an_empty_cart_or_an_expired_line_is_never_checked_out() {
     assert_eq!(status, 201, "{body}");
     assert_eq!(body["items"].as_array().map(Vec::len), Some(1), "{body}");
     assert_eq!(body["items"][0]["sku"], "sku-2");
-    assert_eq!(stock(&app, "sku-4").await, before);
+    assert_eq!(app.stock("sku-4").await, before);
     // A signed-in caller with no profile is no customer yet.
     let (status, body) = check_out(&app.store, "nobody", None).await;
     assert_eq!(
@@ -125,7 +109,7 @@ async fn an_empty_cart_or_an_expired_line_is_never_checked_out() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_checkouts_of_one_cart_at_once_make_one_order() {
     let app = TestApp::seeded().await.expect("app");
-    let before = stock(&app, "sku-1").await;
+    let before = app.stock("sku-1").await;
     let (a, b) = tokio::join!(
         check_out(&app.store, "c2", None),
         check_out(&app.store, "c2", None)
@@ -133,7 +117,7 @@ async fn two_checkouts_of_one_cart_at_once_make_one_order() {
     let mut statuses = [a.0, b.0];
     statuses.sort_unstable();
     assert_eq!(statuses, [201, 409], "{a:?} {b:?}");
-    assert_eq!(stock(&app, "sku-1").await, before - 1);
+    assert_eq!(app.stock("sku-1").await, before - 1);
     // With one key, both get the one order.
     parts(dispatch(&app.store, hold_line("c2", "sku-1", 1), edit_cart::handle).await);
     let (a, b) = tokio::join!(
@@ -142,14 +126,14 @@ async fn two_checkouts_of_one_cart_at_once_make_one_order() {
     );
     assert_eq!((a.0, b.0), (201, 201), "{a:?} {b:?}");
     assert_eq!(a.1["orderId"], b.1["orderId"]);
-    assert_eq!(stock(&app, "sku-1").await, before - 2);
+    assert_eq!(app.stock("sku-1").await, before - 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_checkout_racing_an_edit_of_the_cart_has_one_outcome_and_exact_stock() {
     for round in 0..5 {
         let app = TestApp::seeded().await.expect("app");
-        let before = stock(&app, "sku-3").await;
+        let before = app.stock("sku-3").await;
         let store = app.store.clone();
         let edit = async {
             parts(dispatch(&store, hold_line("c2", "sku-3", 5), edit_cart::handle).await).0
@@ -171,7 +155,7 @@ async fn a_checkout_racing_an_edit_of_the_cart_has_one_outcome_and_exact_stock()
             (held == 5 && left_in_cart == 0) || (held == 2 && left_in_cart == 1),
             "round {round}: {held} held, {left_in_cart} left"
         );
-        assert_eq!(stock(&app, "sku-3").await, before - held);
+        assert_eq!(app.stock("sku-3").await, before - held);
     }
 }
 

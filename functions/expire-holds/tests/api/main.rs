@@ -4,41 +4,13 @@
 
 use std::time::Duration;
 
-use local_engine::testing::payments::{checkout, hold_line, succeeded, webhook};
+use local_engine::testing::payments::{briefly_held, checkout, hold_line, succeeded, webhook};
 use local_engine::testing::{TestApp, parts, webhook_secrets};
 use payment_webhook::Webhook;
 use shared::Store;
-use shared::domain::checkout::HoldDuration;
-use shared::domain::ids::{OrderId, Sku};
 use shared::http::serve::dispatch;
 
 const BUDGET: Duration = Duration::from_secs(5);
-
-fn one_second(store: &Store) -> Store {
-    store
-        .clone()
-        .with_hold(HoldDuration::parse_minutes("0.0167").expect("1 s"))
-}
-
-async fn stock(app: &TestApp, sku: &str) -> u64 {
-    app.direct_store()
-        .get_product(&Sku::parse(sku).expect("sku"))
-        .await
-        .expect("read")
-        .expect("product")
-        .stock
-}
-
-async fn status_of(app: &TestApp, order: &str) -> String {
-    app.direct_store()
-        .read_header(&OrderId::parse(order).expect("id"))
-        .await
-        .expect("read")
-        .expect("header")
-        .status
-        .as_str()
-        .to_owned()
-}
 
 /// `customer` holds one `sku` and checks it out through `store`: the order and its amount.
 async fn hold_one(store: &Store, customer: &str, sku: &str) -> (String, i64) {
@@ -57,19 +29,19 @@ async fn hold_one(store: &Store, customer: &str, sku: &str) -> (String, i64) {
 #[tokio::test]
 async fn holds_past_their_time_end_with_their_stock_back_and_running_ones_stay() {
     let app = TestApp::seeded().await.expect("app");
-    let store = one_second(&app.store).with_max_open_orders(Some(1));
-    let before = stock(&app, "sku-5").await;
+    let store = briefly_held(&app.store).with_max_open_orders(Some(1));
+    let before = app.stock("sku-5").await;
     let (ended, _) = hold_one(&store, "c3", "sku-5").await;
     let (running, _) = hold_one(&app.store, "c4", "sku-5").await;
-    assert_eq!(stock(&app, "sku-5").await, before - 2);
+    assert_eq!(app.stock("sku-5").await, before - 2);
     let run = expire_holds::handle(&store, BUDGET).await.expect("run");
     assert_eq!(run.expired, 0, "nothing due yet: {run:?}");
     tokio::time::sleep(Duration::from_millis(3_100)).await;
     let run = expire_holds::handle(&store, BUDGET).await.expect("run");
     assert_eq!((run.expired, run.unfinished), (1, false), "{run:?}");
-    assert_eq!(status_of(&app, &ended).await, "EXPIRED");
-    assert_eq!(status_of(&app, &running).await, "PENDING_PAYMENT");
-    assert_eq!(stock(&app, "sku-5").await, before - 1);
+    assert_eq!(app.status_of(&ended).await, "EXPIRED");
+    assert_eq!(app.status_of(&running).await, "PENDING_PAYMENT");
+    assert_eq!(app.stock("sku-5").await, before - 1);
     // Run again: nothing twice.
     let run = expire_holds::handle(&store, BUDGET).await.expect("run");
     assert_eq!(run.expired, 0);
@@ -80,13 +52,13 @@ async fn holds_past_their_time_end_with_their_stock_back_and_running_ones_stay()
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_payment_racing_the_expiry_either_places_the_order_or_is_recorded_for_refund() {
     let app = TestApp::seeded().await.expect("app");
-    let store = one_second(&app.store);
+    let store = briefly_held(&app.store);
     let hook = Webhook {
         store: app.store.clone(),
         secrets: webhook_secrets(),
     };
     let customers = ["c1", "c3", "c4", "c5", "c6"];
-    let before = stock(&app, "sku-7").await;
+    let before = app.stock("sku-7").await;
     let mut orders = Vec::new();
     for customer in customers {
         orders.push(hold_one(&store, customer, "sku-7").await);
@@ -114,11 +86,11 @@ async fn a_payment_racing_the_expiry_either_places_the_order_or_is_recorded_for_
         expire_holds::handle(&app.store, BUDGET)
             .await
             .expect("expiry");
-        let status = status_of(&app, order).await;
+        let status = app.status_of(order).await;
         match outcome.as_str() {
             "placed" => assert_eq!(status, "PLACED"),
             _ => assert_eq!(status, "EXPIRED", "refunded, so the hold must have ended"),
         }
     }
-    assert_eq!(stock(&app, "sku-7").await, before - placed);
+    assert_eq!(app.stock("sku-7").await, before - placed);
 }

@@ -4,14 +4,14 @@
 
 use std::time::Duration;
 
-use local_engine::testing::payments::{checkout, hold_line, now, succeeded, webhook, webhook_with};
+use local_engine::testing::payments::{
+    briefly_held, checkout, now, succeeded, webhook, webhook_with,
+};
 use local_engine::testing::{
     TEST_WEBHOOK_SECRET, TestApp, from_event_file, parts, webhook_secrets,
 };
 use payment_webhook::Webhook;
 use serde_json::Value;
-use shared::domain::checkout::HoldDuration;
-use shared::domain::ids::{OrderId, Sku};
 use shared::http::serve::dispatch;
 use shared::http::signature::{WebhookSecrets, sign};
 
@@ -38,17 +38,6 @@ async fn held(app: &TestApp) -> (String, i64) {
     )
 }
 
-async fn status_of(app: &TestApp, order: &str) -> String {
-    app.direct_store()
-        .read_header(&OrderId::parse(order).expect("id"))
-        .await
-        .expect("read")
-        .expect("header")
-        .status
-        .as_str()
-        .to_owned()
-}
-
 async fn refunds(app: &TestApp) -> Vec<Value> {
     let req = local_engine::testing::get(
         local_engine::testing::Who::Staff,
@@ -70,7 +59,7 @@ async fn a_fresh_signed_payment_of_the_exact_amount_places_the_hold_once() {
     let (status, answer) = post(&hook, webhook(&body)).await;
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["outcome"], "placed");
-    assert_eq!(status_of(&app, &order).await, "PLACED");
+    assert_eq!(app.status_of(&order).await, "PLACED");
     // The provider delivers it again: 200, and nothing changes.
     let (status, answer) = post(&hook, webhook(&body)).await;
     assert_eq!(
@@ -116,7 +105,7 @@ async fn unsigned_forged_stale_or_wrongly_keyed_calls_are_400s_and_change_nothin
         body.as_bytes(),
     );
     assert_eq!(post(&hook, unsigned).await.0, 400);
-    assert_eq!(status_of(&app, &order).await, "PENDING_PAYMENT");
+    assert_eq!(app.status_of(&order).await, "PENDING_PAYMENT");
     assert!(refunds(&app).await.is_empty());
     // The good one still applies: none of the refused ones recorded the event.
     let (status, answer) = post(&hook, webhook_with(&body, &good)).await;
@@ -176,7 +165,7 @@ async fn payments_that_match_no_hold_are_recorded_for_refund_and_place_nothing()
         assert_eq!(answer["outcome"], "refund-due");
         assert_eq!(answer["reason"], reason);
     }
-    assert_eq!(status_of(&app, &order).await, "PENDING_PAYMENT");
+    assert_eq!(app.status_of(&order).await, "PENDING_PAYMENT");
     let recorded = refunds(&app).await;
     assert_eq!(recorded.len(), 3, "{recorded:?}");
     assert!(
@@ -204,24 +193,14 @@ async fn two_deliveries_of_one_event_at_once_place_the_order_once() {
     outcomes.sort_by_key(|o| o.to_string());
     assert_eq!((a.0, b.0), (200, 200));
     assert_eq!(outcomes, [Value::from("placed"), Value::from("replayed")]);
-    assert_eq!(status_of(&app, &order).await, "PLACED");
+    assert_eq!(app.status_of(&order).await, "PLACED");
 }
 
 #[tokio::test]
 async fn a_payment_after_the_hold_ended_is_recorded_for_refund_and_stock_goes_back() {
     let app = TestApp::seeded().await.expect("app");
-    let short = app
-        .store
-        .clone()
-        .with_hold(HoldDuration::parse_minutes("0.0167").expect("1 s"));
-    let sku = Sku::parse("sku-1").expect("sku");
-    let before = app
-        .direct_store()
-        .get_product(&sku)
-        .await
-        .expect("read")
-        .expect("p")
-        .stock;
+    let short = briefly_held(&app.store);
+    let before = app.stock("sku-1").await;
     let (status, _, body) = parts(dispatch(&short, checkout("c2", None), checkout::handle).await);
     assert_eq!(status, 201, "{body}");
     let order = body["orderId"].as_str().expect("id").to_owned();
@@ -244,14 +223,6 @@ async fn a_payment_after_the_hold_ended_is_recorded_for_refund_and_stock_goes_ba
         .await
         .expect("expiry");
     assert_eq!(run.expired, 1, "{run:?}");
-    assert_eq!(status_of(&app, &order).await, "EXPIRED");
-    let after = app
-        .direct_store()
-        .get_product(&sku)
-        .await
-        .expect("read")
-        .expect("p")
-        .stock;
-    assert_eq!(after, before, "the hold's stock is back");
-    parts(dispatch(&app.store, hold_line("c2", "sku-1", 1), edit_cart::handle).await);
+    assert_eq!(app.status_of(&order).await, "EXPIRED");
+    assert_eq!(app.stock("sku-1").await, before, "the hold's stock is back");
 }

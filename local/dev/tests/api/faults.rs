@@ -8,7 +8,6 @@ use local_engine::testing::{
     TestApp, Who, all_items, call, change_status, get, header, parts, send_json,
 };
 use serde_json::Value;
-use shared::domain::ids::Sku;
 use shared::retry::Backoff;
 
 struct Answer {
@@ -75,15 +74,6 @@ fn writes() -> Vec<(&'static str, lambda_http::Request)> {
     ]
 }
 
-async fn stock(app: &TestApp, sku: &str) -> u64 {
-    app.direct_store()
-        .get_product(&Sku::parse(sku).expect("sku"))
-        .await
-        .expect("read")
-        .expect("product")
-        .stock
-}
-
 /// The table's items, sorted, for before/after comparisons.
 async fn snapshot(app: &TestApp) -> Vec<String> {
     let mut items: Vec<String> = all_items(app)
@@ -110,9 +100,9 @@ async fn effects(app: &TestApp) -> (u64, u64, u64, usize) {
         })
         .count();
     (
-        stock(app, "sku-1").await,
-        stock(app, "sku-2").await,
-        stock(app, "sku-4").await,
+        app.stock("sku-1").await,
+        app.stock("sku-2").await,
+        app.stock("sku-4").await,
         orders_of_c1,
     )
 }

@@ -57,9 +57,7 @@ pub fn to_item(
     version: &ShareVersion,
 ) -> Item {
     let mut item = key(customer, order);
-    if let Some(spent) = spent {
-        SPENT.put(&mut item, spent);
-    }
+    SPENT.put_optional(&mut item, spent);
     VERSION.put(&mut item, version);
     item
 }

@@ -48,9 +48,7 @@ pub fn to_item(order: &Order) -> Item {
     PLACED_AT.put(&mut item, &order.placed_at);
     STATUS.put(&mut item, &order.status);
     TOTAL.put(&mut item, &order.total);
-    if let Some(until) = &order.hold_until {
-        HOLD_UNTIL.put(&mut item, until);
-    }
+    HOLD_UNTIL.put_optional(&mut item, order.hold_until.as_ref());
     item
 }
 

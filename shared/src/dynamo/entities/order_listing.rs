@@ -120,9 +120,7 @@ pub fn to_item(order: &Order, shards: StatusShards) -> Item {
     let shard = shards.of(&order.order_id);
     GSI1PK.put(&mut item, &gsi1pk(order.status, shard));
     GSI1SK.put(&mut item, &gsi1sk(order.placed_at));
-    if let Some(until) = &order.hold_until {
-        HOLD_UNTIL.put(&mut item, until);
-    }
+    HOLD_UNTIL.put_optional(&mut item, order.hold_until.as_ref());
     item
 }
 

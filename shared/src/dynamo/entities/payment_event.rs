@@ -1,11 +1,12 @@
 //! A provider event the webhook has applied, `PAYMENT_EVENT#<eventId>` / `APPLIED`: written in
 //! the same transaction as what the event did (the order placed, or the payment recorded for
 //! refund), only where none is yet, so an event is applied at most once; a redelivery finds it
-//! and changes nothing. `expiresAt` (the table's TTL attribute) forgets it after a week.
+//! and changes nothing. `expiresAt` (the table's TTL attribute) forgets it after a week. Only
+//! written: a record is found by its put's condition, never read.
 
 use crate::domain::ids::{OrderId, PaymentEventId};
-use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
-use crate::dynamo::keys::{self, PAYMENT_EVENT_PREFIX, malformed};
+use crate::dynamo::codec::{Attr, Item, primary_key};
+use crate::dynamo::keys::{self, PAYMENT_EVENT_PREFIX};
 
 /// The record's sort key.
 pub const SORT_KEY: &str = keys::APPLIED_SK;
@@ -27,13 +28,6 @@ pub fn pk(event: &PaymentEventId) -> String {
     format!("{PAYMENT_EVENT_PREFIX}{event}")
 }
 
-/// The event a partition key names.
-pub fn parse_pk(pk: &str) -> Result<PaymentEventId, crate::dynamo::keys::MalformedKey> {
-    pk.strip_prefix(PAYMENT_EVENT_PREFIX)
-        .and_then(|raw| PaymentEventId::parse(raw).ok())
-        .ok_or_else(|| malformed(keys::PK, pk))
-}
-
 /// The record's key.
 pub fn key(event: &PaymentEventId) -> Item {
     primary_key(pk(event), SORT_KEY)
@@ -48,20 +42,9 @@ pub fn to_item(
 ) -> Item {
     let mut item = key(event);
     OUTCOME.put(&mut item, &outcome.to_owned());
-    if let Some(order) = order {
-        ORDER_ID.put(&mut item, order);
-    }
+    ORDER_ID.put_optional(&mut item, order);
     EXPIRES_AT.put(&mut item, &expires_at);
     item
-}
-
-/// The event, what it came to, and when the record expires.
-pub fn from_item(mut item: Item) -> Result<(PaymentEventId, String, u64), BadItem> {
-    Ok((
-        parse_pk(&PK.take(&mut item)?)?,
-        OUTCOME.take(&mut item)?,
-        EXPIRES_AT.take(&mut item)?,
-    ))
 }
 
 #[cfg(test)]
@@ -73,7 +56,6 @@ mod tests {
     fn an_applied_event_is_remembered_by_its_id_and_reads_back() {
         let event = PaymentEventId::parse("evt_1").expect("id");
         assert_eq!(pk(&event), "PAYMENT_EVENT#evt_1");
-        assert!(parse_pk("PAYMENT_EVENT#").is_err() && parse_pk("ORDER#o1").is_err());
         let item = to_item(&event, PLACED, Some(&o100()), 1_800_000_000);
         assert_eq!(
             shape(&item),
@@ -84,10 +66,6 @@ mod tests {
                 ("orderId", "S o100"),
                 ("outcome", "S placed"),
             ])
-        );
-        assert_eq!(
-            from_item(item).expect("reads"),
-            (event, PLACED.to_owned(), 1_800_000_000)
         );
     }
 }

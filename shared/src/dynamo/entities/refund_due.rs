@@ -47,9 +47,7 @@ pub fn key(payment: &PaymentId) -> Item {
 pub fn to_item(refund: &RefundDue) -> Item {
     let mut item = key(&refund.payment_id);
     PAYMENT_ID.put(&mut item, &refund.payment_id);
-    if let Some(order) = &refund.order_id {
-        ORDER_ID.put(&mut item, order);
-    }
+    ORDER_ID.put_optional(&mut item, refund.order_id.as_ref());
     AMOUNT.put(&mut item, &refund.amount);
     CURRENCY.put(&mut item, &refund.currency);
     REASON.put(&mut item, &refund.reason);

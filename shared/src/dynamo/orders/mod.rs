@@ -13,7 +13,7 @@ use aws_sdk_dynamodb::types::{Delete, Put, ReturnValuesOnConditionCheckFailure, 
 use crate::domain::access::Caller;
 use crate::domain::idempotency::{IDEMPOTENCY_TTL_SECONDS, IdempotencyRecord};
 use crate::domain::ids::{CustomerId, IdempotencyKey, OrderId, Sku};
-use crate::domain::order::{LineItem, MAX_LINES, OrderDetails, RequestedLine, price_lines};
+use crate::domain::order::{LineItem, MAX_LINES, Order, OrderDetails, RequestedLine, price_lines};
 use crate::domain::product::Product;
 use crate::dynamo::cart::StoredCartLine;
 use crate::dynamo::codec::{self, Item, item_size};
@@ -98,6 +98,22 @@ pub enum PlaceOrderError {
     CartChanged,
     /// Anything else: what the client is told.
     Failed(AppError),
+}
+
+impl PlaceOrderError {
+    /// Worth another attempt: a transaction that collided with a concurrent one, a key that
+    /// another request took meanwhile (the next attempt reads its record and replays it), a
+    /// price that changed between the read and the write, or a cart edited meanwhile (the next
+    /// attempt reads them again).
+    pub fn worth_retrying(&self) -> bool {
+        matches!(
+            self,
+            PlaceOrderError::Contended
+                | PlaceOrderError::KeyTaken
+                | PlaceOrderError::Repriced
+                | PlaceOrderError::CartChanged
+        )
+    }
 }
 
 impl From<AppError> for PlaceOrderError {
@@ -378,6 +394,15 @@ impl Store {
         order: &OrderId,
         caller: &Caller,
     ) -> Result<Option<OrderDetails>, AppError> {
+        Ok(self
+            .read_order(order)
+            .await?
+            .filter(|details| caller.may_see_order(Some(&details.order.customer_id))))
+    }
+
+    /// The order's header and line items, whoever asks (the store's own work: a hold's end):
+    /// ONE strongly consistent Query on the order's partition.
+    pub async fn read_order(&self, order: &OrderId) -> Result<Option<OrderDetails>, AppError> {
         let out = KeyQuery::on(Index::Table, order_header::pk(order))
             .request(self)
             .consistent_read(true)
@@ -393,11 +418,23 @@ impl Store {
                 lines.push(line_item::from_item(item)?);
             }
         }
-        Ok(found
-            .filter(|order| caller.may_see_order(Some(&order.customer_id)))
-            .map(|order| OrderDetails {
-                order,
-                items: lines,
-            }))
+        Ok(found.map(|order| OrderDetails {
+            order,
+            items: lines,
+        }))
+    }
+
+    /// The order's header alone (one strongly consistent GetItem): what a payment is judged
+    /// against.
+    pub async fn read_header(&self, order: &OrderId) -> Result<Option<Order>, AppError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(order_header::key(order)))
+            .consistent_read(true)
+            .send()
+            .await?;
+        Ok(out.item.map(order_header::from_item).transpose()?)
     }
 }

@@ -2,6 +2,7 @@
 //! each only if its status is still the one read, with a cancellation's stock given back and the
 //! customer's place under the cap released when the order leaves PLACED.
 
+use aws_sdk_dynamodb::types::builders::UpdateBuilder;
 use aws_sdk_dynamodb::types::{ReturnValuesOnConditionCheckFailure, Update};
 
 use crate::domain::ids::{OrderId, Sku};
@@ -74,8 +75,7 @@ impl Store {
     /// one read, so of two racing changes only one can win. A cancellation, or a hold's end,
     /// gives each line's quantity back to its product's stock in the same transaction (a product
     /// that no longer exists is left out, and logged). A hold ends (EXPIRED) only once its
-    /// `holdUntil` has passed, which the header's condition checks too: a payment racing the
-    /// expiry moves the same header, so exactly one of the two wins.
+    /// `holdUntil` has passed ([`Store::status_updates`]).
     pub async fn change_status(
         &self,
         current: &Order,
@@ -138,15 +138,16 @@ impl Store {
         }
     }
 
-    /// The header and the listing moved from `current.status` to `next` (each only if its
-    /// status is still the one read), and `restock`'s quantities given back to their products.
-    fn status_transaction<'a>(
+    /// The header's and the listing's updates moving `current` to `next`, each only if its
+    /// status is still the one read (the listing's GSI1PK follows the status, in the order's
+    /// shard). A hold's header moves only on its time: paid while it lasts (`holdUntil >= now`),
+    /// ended once it has passed (`holdUntil < now`), so of a payment and an expiry racing on
+    /// one hold exactly one commits. The header returns what it holds when its condition fails.
+    pub(crate) fn status_updates(
         &self,
         current: &Order,
         next: OrderStatus,
-        restock: &[&'a LineItem],
-        release: bool,
-    ) -> Result<Transaction<StatusAction<'a>>, AppError> {
+    ) -> (UpdateBuilder, UpdateBuilder) {
         let update = |key_item: Item, set: &str| {
             Update::builder()
                 .table_name(&self.table)
@@ -160,30 +161,45 @@ impl Store {
                 )
                 .expression_attribute_values(":next", order_listing::STATUS.value(&next))
         };
-        // The order keeps its shard under its new status.
-        let gsi1pk = order_listing::gsi1pk(next, self.status_shards.of(&current.order_id));
-        let mut transaction = Transaction::with_capacity(3 + restock.len());
         let mut header = update(order_header::key(&current.order_id), "SET #status = :next")
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
-        if next == OrderStatus::Expired {
+        if current.status.can_settle_as(next) {
+            let on_time = if next == OrderStatus::Placed {
+                "#status = :current AND #hold >= :now"
+            } else {
+                "#status = :current AND #hold < :now"
+            };
             header = header
-                .condition_expression("#status = :current AND #hold < :now")
+                .condition_expression(on_time)
                 .expression_attribute_names("#hold", order_header::HOLD_UNTIL.name)
                 .expression_attribute_values(
                     ":now",
                     order_header::HOLD_UNTIL.value(&Timestamp::now()),
                 );
         }
+        let gsi1pk = order_listing::gsi1pk(next, self.status_shards.of(&current.order_id));
+        let listing = update(
+            order_listing::key(current),
+            "SET #status = :next, #gsi1pk = :gsi1pk",
+        )
+        .expression_attribute_names("#gsi1pk", order_listing::GSI1PK.name)
+        .expression_attribute_values(":gsi1pk", order_listing::GSI1PK.value(&gsi1pk));
+        (header, listing)
+    }
+
+    /// The header and the listing moved from `current.status` to `next`
+    /// ([`Store::status_updates`]), and `restock`'s quantities given back to their products.
+    fn status_transaction<'a>(
+        &self,
+        current: &Order,
+        next: OrderStatus,
+        restock: &[&'a LineItem],
+        release: bool,
+    ) -> Result<Transaction<StatusAction<'a>>, AppError> {
+        let (header, listing) = self.status_updates(current, next);
+        let mut transaction = Transaction::with_capacity(3 + restock.len());
         transaction.update(StatusAction::Header, header)?;
-        transaction.update(
-            StatusAction::Listing,
-            update(
-                order_listing::key(current),
-                "SET #status = :next, #gsi1pk = :gsi1pk",
-            )
-            .expression_attribute_names("#gsi1pk", order_listing::GSI1PK.name)
-            .expression_attribute_values(":gsi1pk", order_listing::GSI1PK.value(&gsi1pk)),
-        )?;
+        transaction.update(StatusAction::Listing, listing)?;
         for line in restock {
             let give_back = Update::builder()
                 .table_name(&self.table)
