@@ -7,6 +7,7 @@
 //! request gets the first one's answer. The customer's own, or staff's (`shared::http::routes`).
 
 use lambda_http::Request;
+use shared::domain::cart::MAX_CART_LINES;
 use shared::domain::checkout::{AmountDue, CheckedOut};
 use shared::domain::idempotency::{IdempotencyRecord, checkout_fingerprint};
 use shared::domain::ids::{CustomerId, IdempotencyKey, Sku};
@@ -35,6 +36,11 @@ async fn attempt(
     fingerprint: &str,
 ) -> Result<Outcome, PlaceOrderError> {
     let cart = store.live_cart(customer).await?;
+    // Two edits at once can each see room for one more line; a checkout never carries more than
+    // its transaction can (a 409 the customer resolves by removing lines, never a 500).
+    if cart.len() > MAX_CART_LINES {
+        return Err(AppError::CartFull(MAX_CART_LINES).into());
+    }
     let requested: Vec<RequestedLine> = cart
         .iter()
         .map(|stored| RequestedLine {

@@ -58,8 +58,9 @@ pub enum AppError {
     /// The order names products the catalog does not have.
     #[error("no such product: {}", skus_text(.0))]
     UnknownProducts(Vec<Sku>),
-    /// The cart already holds this many lines, the most one checkout can carry.
-    #[error("the cart already holds {0} lines, the most one checkout can carry")]
+    /// The cart holds as many lines as one checkout can carry (an edit that would add one), or
+    /// more (a checkout of a cart two edits at once overfilled).
+    #[error("a cart holds at most {0} lines, as many as one checkout can carry")]
     CartFull(usize),
     /// A checkout of a cart with no live lines.
     #[error("the cart is empty: there is nothing to check out")]

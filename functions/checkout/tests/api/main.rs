@@ -106,6 +106,47 @@ async fn an_empty_cart_or_an_expired_line_is_never_checked_out() {
     );
 }
 
+#[tokio::test]
+async fn a_cart_overfilled_by_edits_at_once_is_a_409_not_a_transaction_too_big() {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    let app = TestApp::seeded().await.expect("app");
+    let before = app.stock("sku-1").await;
+    parts(dispatch(&app.store, hold_line("c1", "sku-1", 1), edit_cart::handle).await);
+    // Two edits that each saw 32 lines: 33 live lines of products the catalog has, one more
+    // than a checkout's transaction can carry.
+    let lines: Vec<String> = (0..32)
+        .map(|n| format!(r#"{{"sku":"extra-{n:02}","price":"1.00"}}"#))
+        .collect();
+    local_engine::testing::stock_catalog(
+        &app.engine,
+        &format!(r#"{{"items":[{}]}}"#, lines.join(",")),
+    )
+    .await;
+    let future = (local_engine::testing::payments::now() + 3600).to_string();
+    for n in 0..32 {
+        app.engine
+            .client()
+            .put_item()
+            .table_name(local_engine::LOCAL_TABLE)
+            .item("PK", AttributeValue::S("CUSTOMER#c1".into()))
+            .item("SK", AttributeValue::S(format!("CART#extra-{n:02}")))
+            .item("quantity", AttributeValue::N("1".into()))
+            .item("expiresAt", AttributeValue::N(future.clone()))
+            .send()
+            .await
+            .expect("put");
+    }
+    assert_eq!(cart_len(&app, "c1").await, 33);
+    let (status, body) = check_out(&app.store, "c1", None).await;
+    assert_eq!(
+        (status, body["type"].as_str()),
+        (409, Some("/problems/cart-full")),
+        "{body}"
+    );
+    assert_eq!(app.stock("sku-1").await, before, "nothing held");
+    assert_eq!(cart_len(&app, "c1").await, 33, "the cart as it was");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_checkouts_of_one_cart_at_once_make_one_order() {
     let app = TestApp::seeded().await.expect("app");
