@@ -128,6 +128,10 @@ async fn ground_truth(app: &TestApp) -> BTreeMap<String, (u64, String, Option<St
         let entry = truth
             .entry(customer.to_owned())
             .or_insert((0, Decimal::ZERO, None));
+        // A hold waiting for payment, or one that ended unpaid, was never an order.
+        if matches!(text("status").as_str(), "PENDING_PAYMENT" | "EXPIRED") {
+            continue;
+        }
         entry.0 += 1;
         if text("status") != "CANCELLED" {
             entry.1 += total;
@@ -503,8 +507,9 @@ async fn delivered_in_any_order_and_redelivered_the_statistics_never_go_negative
     put_profile(&app, "c1").await;
     put_profile(&app, "c2").await;
     let mut source = source(&app);
-    // Placed, cancelled, reinstated by the source design's boto3 code, removed: every kind of record.
-    let steps: [(&str, &str, &str, &str, &str); 10] = [
+    // Placed, cancelled, reinstated by the source design's boto3 code, removed; holds paid,
+    // ended unpaid, and paid then cancelled: every kind of record.
+    let steps: [(&str, &str, &str, &str, &str); 17] = [
         ("c1", "a1", "2026-11-01T09:00:00Z", "PLACED", "27.40"),
         ("c2", "b1", "2026-11-01T10:00:00Z", "PLACED", "3.10"),
         ("c1", "a1", "2026-11-01T09:00:00Z", "CANCELLED", "27.40"),
@@ -515,6 +520,31 @@ async fn delivered_in_any_order_and_redelivered_the_statistics_never_go_negative
         ("c1", "a2", "2026-11-03T09:00:00Z", "CANCELLED", "1.00"),
         ("c2", "b2", "2026-11-04T10:00:00Z", "CANCELLED", "8.00"),
         ("c1", "a1", "2026-11-01T09:00:00Z", "CANCELLED", "27.40"),
+        (
+            "c1",
+            "h1",
+            "2026-11-05T09:00:00Z",
+            "PENDING_PAYMENT",
+            "5.00",
+        ),
+        (
+            "c2",
+            "h2",
+            "2026-11-06T10:00:00Z",
+            "PENDING_PAYMENT",
+            "9.99",
+        ),
+        ("c1", "h1", "2026-11-05T09:00:00Z", "PLACED", "5.00"),
+        ("c2", "h2", "2026-11-06T10:00:00Z", "EXPIRED", "9.99"),
+        (
+            "c2",
+            "h3",
+            "2026-11-07T10:00:00Z",
+            "PENDING_PAYMENT",
+            "4.20",
+        ),
+        ("c2", "h3", "2026-11-07T10:00:00Z", "PLACED", "4.20"),
+        ("c2", "h3", "2026-11-07T10:00:00Z", "CANCELLED", "4.20"),
     ];
     for (customer, order, at, status, total) in steps {
         write_listing(&app, customer, order, at, status, total).await;
@@ -532,8 +562,26 @@ async fn delivered_in_any_order_and_redelivered_the_statistics_never_go_negative
         .await
         .expect("delete");
     let records = source.read_all().expect("records");
-    assert_eq!(records.len(), 11);
+    assert_eq!(records.len(), 18);
     let truth = ground_truth(&app).await;
+    // c1: a1 and a2 cancelled, h1 paid; c2: b1 removed, b2 and h3 cancelled, h2 expired unpaid
+    // (its later placedAt never becomes c2's last order).
+    assert_eq!(
+        truth["c1"],
+        (
+            3,
+            "5.00".to_owned(),
+            Some("2026-11-05T09:00:00Z".to_owned())
+        )
+    );
+    assert_eq!(
+        truth["c2"],
+        (
+            2,
+            "0.00".to_owned(),
+            Some("2026-11-07T10:00:00Z".to_owned())
+        )
+    );
     for seed in 1..=12u64 {
         let run = TestApp::empty().await.expect("app");
         put_profile(&run, "c1").await;
