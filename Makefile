@@ -16,7 +16,7 @@ CHECKOV := $(CHECKOV_VENV)/.installed
 READ_FUNCTIONS := get-customer list-customer-orders get-order-items list-orders-by-status
 FUNCTIONS := $(notdir $(wildcard functions/*))
 
-.PHONY: help dev token pay test chromium checkov contract lint build sam-local deploy bench load migrate query tools clean
+.PHONY: help dev token pay test chromium checkov contract checkout-load lint build sam-local deploy bench load migrate query tools clean
 
 help:
 	@echo "make dev     run the store locally: DynamoDB engine on 127.0.0.1:8000, HTTP API on 127.0.0.1:3000"
@@ -25,6 +25,7 @@ help:
 	@echo "make test    all tests: keys, handlers on an embedded engine, faults, events/, template checks, the API contract, the explorer in Chromium"
 	@echo "make checkov  the security scanner on template.yaml (part of make test)"
 	@echo "make contract  schemathesis against a fresh make dev, from api/openapi.yaml (part of make test)"
+	@echo "make checkout-load  500 checkouts by 50 customers against make dev, every hold accounted for (part of make test)"
 	@echo "make lint    rustfmt, clippy, unused dependencies, README/docs links, as CI runs them"
 	@echo "make build   sam build (release binaries for Lambda, arm64 by default)"
 	@echo "make sam-local  every function under sam local invoke, every route under start-api (after make build)"
@@ -55,6 +56,7 @@ test: $(TOOLS) $(CHECKOV) chromium
 	cfn-lint template.yaml
 	$(MAKE) checkov
 	$(MAKE) contract
+	$(MAKE) checkout-load
 
 # Headless Chromium for the explorer's browser test (local/dev/tests/api/explorer.rs): Debian's
 # package, installed once (~20 s) when the machine lacks it.
@@ -77,6 +79,16 @@ checkov: $(CHECKOV)
 contract: $(TOOLS)
 	cargo build --locked -p local-dev --bins
 	python3 local/contract_check.py
+
+# Checkout under load against a fresh make dev (bench/src/checkout_load.rs): 500 checkouts by 50
+# customers at once, a third paid, a third left to expire, a third paid after expiry; fails unless
+# every hold is placed, expired, or expired with its payment due for refund, stock is start minus
+# placed and every customer's statistics are exact. CHECKOUTS=n CUSTOMERS=n for other counts.
+checkout-load:
+	cargo build --locked -p local-dev --bins
+	cargo build --locked -p store-bench --bin store-checkout-load
+	target/debug/store-checkout-load --bin-dir target/debug \
+		--checkouts $(or $(CHECKOUTS),500) --customers $(or $(CUSTOMERS),50)
 
 # cargo-machete: no crate declares a dependency it does not use. Built into .tools/ once
 # (~75 s), pinned like the other tools.

@@ -7,95 +7,15 @@
 //! Usage: store-load --bin-dir DIR [--orders N] [--workers N]
 
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use local_engine::runtime_api::Error;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::TcpStream;
-use tokio::process::{Child, Command};
+
+mod http;
+
+use http::{Connection, Server, cpu_seconds, percentile};
 
 const SAMPLE: usize = 500;
-
-/// One keep-alive HTTP/1.1 connection to the local API.
-struct Connection {
-    stream: BufReader<TcpStream>,
-    addr: String,
-}
-
-impl Connection {
-    async fn open(addr: &str) -> Result<Self, Error> {
-        Ok(Self {
-            stream: BufReader::new(TcpStream::connect(addr).await?),
-            addr: addr.to_owned(),
-        })
-    }
-
-    /// Sends one request and reads its answer; the status and body.
-    async fn send(
-        &mut self,
-        method: &str,
-        path: &str,
-        token: &str,
-        body: &str,
-    ) -> Result<(u16, String), Error> {
-        let request = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-            self.addr,
-            body.len()
-        );
-        self.stream.get_mut().write_all(request.as_bytes()).await?;
-        let mut status_line = String::new();
-        self.stream.read_line(&mut status_line).await?;
-        let status: u16 = status_line
-            .split(' ')
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .ok_or_else(|| format!("no status in {status_line:?}"))?;
-        let mut length = 0;
-        loop {
-            let mut line = String::new();
-            self.stream.read_line(&mut line).await?;
-            let line = line.trim_end();
-            if line.is_empty() {
-                break;
-            }
-            if let Some((name, value)) = line.split_once(':')
-                && name.eq_ignore_ascii_case("content-length")
-            {
-                length = value.trim().parse()?;
-            }
-        }
-        let mut body = vec![0; length];
-        self.stream.read_exact(&mut body).await?;
-        Ok((status, String::from_utf8_lossy(&body).into_owned()))
-    }
-}
-
-/// CPU seconds (user + system) `pid` has used.
-fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // Fields after the command name, which is in parentheses.
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map(|(_, rest)| rest.split_whitespace().collect())
-        .unwrap_or_default();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    // utime and stime are fields 14 and 15 (1-based), 11 and 12 after the name; 100 Hz.
-    (ticks(11) + ticks(12)) / 100.0
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    sorted[((sorted.len() - 1) as f64 * p / 100.0).round() as usize]
-}
 
 fn order_body() -> &'static str {
     r#"{"items":[{"sku":"sku-1","quantity":1}]}"#
@@ -153,16 +73,6 @@ async fn measure_point(addr: &str, token: &str, pid: u32, placed: usize) -> Resu
     })
 }
 
-async fn wait_for(addr: &str) -> Result<(), Error> {
-    for _ in 0..600 {
-        if TcpStream::connect(addr).await.is_ok() {
-            return Ok(());
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    Err(format!("store-local did not listen on {addr}").into())
-}
-
 /// What the command line asks for.
 struct Options {
     bin_dir: PathBuf,
@@ -187,50 +97,6 @@ fn options() -> Result<Options, Error> {
         }
     }
     Ok(o)
-}
-
-/// make dev on a fresh data file: its process, its address, its data file, a staff token.
-struct Server {
-    child: Child,
-    pid: u32,
-    addr: String,
-    data: PathBuf,
-    token: String,
-}
-
-async fn start_server(o: &Options, dir: &std::path::Path) -> Result<Server, Error> {
-    let data = dir.join("store.db");
-    let port = |listener: std::net::TcpListener| listener.local_addr().map(|a| a.port());
-    let api_port = port(std::net::TcpListener::bind("127.0.0.1:0")?)?;
-    let dynamodb_port = port(std::net::TcpListener::bind("127.0.0.1:0")?)?;
-    let addr = format!("127.0.0.1:{api_port}");
-    let child: Child = Command::new(o.bin_dir.join("store-local"))
-        .env("STORE_DATA_FILE", &data)
-        .env("API_PORT", api_port.to_string())
-        .env("DYNAMODB_PORT", dynamodb_port.to_string())
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()?;
-    let pid = child.id().ok_or("store-local has no pid")?;
-    wait_for(&addr).await?;
-    let token = String::from_utf8(
-        Command::new(o.bin_dir.join("store-token"))
-            .arg("--staff")
-            .env("STORE_DATA_FILE", &data)
-            .output()
-            .await?
-            .stdout,
-    )?
-    .trim()
-    .to_owned();
-    Ok(Server {
-        child,
-        pid,
-        addr,
-        data,
-        token,
-    })
 }
 
 /// Stock for every order to come.
@@ -294,7 +160,7 @@ async fn main() -> Result<(), Error> {
     let o = options()?;
     let dir = std::env::temp_dir().join(format!("store-load-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
-    let mut server = start_server(&o, &dir).await?;
+    let server = Server::start(&o.bin_dir, &dir, &[]).await?;
     stock_up(&server, o.target).await?;
 
     println!("## store-load: orders placed through make dev's HTTP API, one fresh data file\n");
@@ -334,9 +200,8 @@ async fn main() -> Result<(), Error> {
         "\nPOST p50 at most {worst:.2}x the fresh file's (target: within 1.5x); {placed} orders in {:.0} s",
         started.elapsed().as_secs_f64()
     );
-    server.child.start_kill()?;
-    server.child.wait().await?;
-    sweep_once(&server.data, placed)?;
+    let data = server.stop().await?;
+    sweep_once(&data, placed)?;
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }

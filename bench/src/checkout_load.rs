@@ -1,0 +1,739 @@
+//! `make load-checkout`: checkout under load against `make dev`, every hold accounted for.
+//!
+//! Starts store-local on a fresh data file with a short hold (`HOLD_MINUTES=0.1`, 6 s) and the
+//! expiry every second, makes four products and `--customers` customers (50), and has every
+//! customer, all at once, fill a cart and check it out `--checkouts / --customers` times (500
+//! in all) with its own token. Checkout `n` meets one of three fates, by `n % 3`:
+//! - paid in time: the provider's signed `payment_intent.succeeded` is sent at once, then again
+//!   (a redelivery), and the order must be PLACED;
+//! - left to expire: the expiry must end it (EXPIRED);
+//! - paid after expiry: once EXPIRED it is paid, and the payment must be recorded for refund.
+//!
+//! Then it checks what a shop owner would: each order's status is its fate's, the refunds due
+//! are exactly the late payments, each product's stock is its start minus what the placed
+//! orders took, and each customer's statistics (orderCount, totalSpent) count exactly their
+//! placed orders. It prints the latencies and exits non-zero when any of it fails.
+//!
+//! Usage: store-checkout-load --bin-dir DIR [--checkouts N] [--customers N]
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use local_engine::runtime_api::Error;
+use serde_json::{Value, json};
+use shared::domain::payment::succeeded_event_body;
+
+mod http;
+
+use http::{Connection, Server, cpu_seconds, percentile};
+
+/// The catalog of the run: SKU and price.
+const PRODUCTS: [(&str, &str); 4] = [
+    ("load-sku-1", "3.99"),
+    ("load-sku-2", "12.50"),
+    ("load-sku-3", "0.99"),
+    ("load-sku-4", "249.00"),
+];
+/// Each product's stock at the start: more than any run takes.
+const START_STOCK: i64 = 1_000_000;
+/// The hold, in minutes (6 s): long enough for a payment sent at once, short enough to watch.
+const HOLD_MINUTES: &str = "0.1";
+/// The webhook's endpoint secret for the run.
+const SECRET: &str = "whsec_checkout_load_run";
+/// How long after its `holdUntil` a hold may take to end before the run calls it lost.
+const EXPIRY_DEADLINE: Duration = Duration::from_secs(60);
+/// How long the stream consumer may take to bring the statistics up to date.
+const STATS_DEADLINE: Duration = Duration::from_secs(120);
+
+/// What becomes of a checkout.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Fate {
+    PaidInTime,
+    Expires,
+    PaidAfterExpiry,
+}
+
+impl Fate {
+    fn of(n: usize) -> Self {
+        match n % 3 {
+            0 => Fate::PaidInTime,
+            1 => Fate::Expires,
+            _ => Fate::PaidAfterExpiry,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Fate::PaidInTime => "paid in time",
+            Fate::Expires => "left to expire",
+            Fate::PaidAfterExpiry => "paid after expiry",
+        }
+    }
+
+    fn status(self) -> &'static str {
+        match self {
+            Fate::PaidInTime => "PLACED",
+            Fate::Expires | Fate::PaidAfterExpiry => "EXPIRED",
+        }
+    }
+}
+
+/// One checkout as the store answered it.
+struct Checkout {
+    n: usize,
+    customer: String,
+    order: String,
+    /// The amount to pay, in cents.
+    amount: i64,
+    /// What was held: product index and quantity.
+    lines: Vec<(usize, i64)>,
+    hold_until: String,
+}
+
+/// What the run observed, for the report and the checks.
+#[derive(Default)]
+struct Observed {
+    checkouts: Vec<Checkout>,
+    checkout_latency: Vec<Duration>,
+    webhook_latency: Vec<Duration>,
+    /// Answers that were not the expected one: what was sent, what came back.
+    failures: Vec<String>,
+    server_errors: usize,
+}
+
+impl Observed {
+    fn merge(&mut self, other: Observed) {
+        self.checkouts.extend(other.checkouts);
+        self.checkout_latency.extend(other.checkout_latency);
+        self.webhook_latency.extend(other.webhook_latency);
+        self.failures.extend(other.failures);
+        self.server_errors += other.server_errors;
+    }
+
+    /// Notes an answer; true when it is `expected`.
+    fn expect(&mut self, what: &str, status: u16, body: &str, expected: u16) -> bool {
+        if status >= 500 {
+            self.server_errors += 1;
+        }
+        if status != expected {
+            self.failures
+                .push(format!("{what}: {status} (expected {expected}): {body}"));
+        }
+        status == expected
+    }
+}
+
+/// An exact decimal amount ("16.47", "39.900") in cents; `None` for anything finer.
+fn cents(amount: &str) -> Option<i64> {
+    let (whole, fraction) = amount.split_once('.').unwrap_or((amount, ""));
+    let (kept, rest) = fraction.split_at(fraction.len().min(2));
+    if !rest.bytes().all(|b| b == b'0') {
+        return None;
+    }
+    let kept = format!("{kept:0<2}");
+    Some(whole.parse::<i64>().ok()? * 100 + kept.parse::<i64>().ok()?)
+}
+
+/// What checkout `n` puts in the cart: one or two products, one to three of each.
+fn cart_lines(n: usize) -> Vec<(usize, i64)> {
+    let first = (n % PRODUCTS.len(), 1 + (n % 3) as i64);
+    if n.is_multiple_of(2) {
+        vec![first, ((n + 1) % PRODUCTS.len(), 1)]
+    } else {
+        vec![first]
+    }
+}
+
+/// Sends the provider's signed event paying `checkout` (`id` tells deliveries of one event
+/// apart from events); the status, the body and how long it took.
+async fn pay(
+    connection: &mut Connection,
+    checkout: &Checkout,
+    event: &str,
+) -> Result<(u16, String, Duration), Error> {
+    let body = succeeded_event_body(
+        event,
+        &format!("pi_load_{}", checkout.n),
+        checkout.amount,
+        "usd",
+        &checkout.order,
+    );
+    let now = chrono::Utc::now().timestamp();
+    let signature = shared::http::signature::sign(SECRET, now, body.as_bytes());
+    let started = Instant::now();
+    let (status, answer) = connection
+        .request(
+            "POST",
+            "/payments/webhook",
+            &[("Stripe-Signature", &signature)],
+            &body,
+        )
+        .await?;
+    Ok((status, answer, started.elapsed()))
+}
+
+/// The webhook's `outcome` (and `reason`) in `body`.
+fn outcome(body: &str) -> String {
+    let v: Value = serde_json::from_str(body).unwrap_or_default();
+    match v["reason"].as_str() {
+        Some(reason) => format!("{}/{reason}", v["outcome"].as_str().unwrap_or("")),
+        None => v["outcome"].as_str().unwrap_or("").to_owned(),
+    }
+}
+
+/// One checkout of customer `id`: its cart filled, checked out, and when its fate says so,
+/// paid at once and the payment delivered again.
+async fn one_checkout(
+    connection: &mut Connection,
+    id: &str,
+    token: &str,
+    n: usize,
+    seen: &mut Observed,
+) -> Result<(), Error> {
+    let lines = cart_lines(n);
+    for (product, quantity) in &lines {
+        let path = format!("/customers/{id}/cart/items/{}", PRODUCTS[*product].0);
+        let (status, body) = connection
+            .send(
+                "PUT",
+                &path,
+                token,
+                &json!({ "quantity": quantity }).to_string(),
+            )
+            .await?;
+        if !seen.expect(&format!("PUT {path}"), status, &body, 200) {
+            return Ok(());
+        }
+    }
+    let bearer = format!("Bearer {token}");
+    let key = format!("checkout-load-{n}");
+    let started = Instant::now();
+    let (status, body) = connection
+        .request(
+            "POST",
+            &format!("/customers/{id}/checkout"),
+            &[("Authorization", &bearer), ("Idempotency-Key", &key)],
+            "",
+        )
+        .await?;
+    seen.checkout_latency.push(started.elapsed());
+    if !seen.expect(&format!("checkout {n}"), status, &body, 201) {
+        return Ok(());
+    }
+    let answer: Value = serde_json::from_str(&body)?;
+    let priced: i64 = lines
+        .iter()
+        .map(|(p, q)| q * cents(PRODUCTS[*p].1).unwrap_or(0))
+        .sum();
+    let amount = answer["payment"]["amount"].as_i64().unwrap_or(-1);
+    if amount != priced || answer["payment"]["currency"] != "usd" {
+        seen.failures.push(format!(
+            "checkout {n}: asks {amount} {}, the catalog says {priced} usd",
+            answer["payment"]["currency"]
+        ));
+    }
+    let checkout = Checkout {
+        n,
+        customer: id.to_owned(),
+        order: answer["orderId"].as_str().unwrap_or_default().to_owned(),
+        amount,
+        lines,
+        hold_until: answer["holdUntil"].as_str().unwrap_or_default().to_owned(),
+    };
+    if Fate::of(n) == Fate::PaidInTime {
+        pay_in_time(connection, &checkout, seen).await?;
+    }
+    seen.checkouts.push(checkout);
+    Ok(())
+}
+
+/// Pays `checkout` at once, then delivers the same event again: placed, then replayed.
+async fn pay_in_time(
+    connection: &mut Connection,
+    checkout: &Checkout,
+    seen: &mut Observed,
+) -> Result<(), Error> {
+    let (n, event) = (checkout.n, format!("evt_load_{}", checkout.n));
+    let (status, body, took) = pay(connection, checkout, &event).await?;
+    seen.webhook_latency.push(took);
+    if seen.expect(&format!("payment {n}"), status, &body, 200) && outcome(&body) != "placed" {
+        seen.failures
+            .push(format!("payment {n} in time: {}", outcome(&body)));
+    }
+    let (status, body, _) = pay(connection, checkout, &event).await?;
+    if seen.expect(&format!("redelivery {n}"), status, &body, 200) && outcome(&body) != "replayed" {
+        seen.failures
+            .push(format!("redelivery {n}: {}", outcome(&body)));
+    }
+    Ok(())
+}
+
+/// Customer `c`: signed up, then its checkouts one after another (checkout `c + k * customers`
+/// for each k), with its own token.
+async fn customer_run(
+    server: &Server,
+    c: usize,
+    customers: usize,
+    checkouts: usize,
+) -> Result<Observed, Error> {
+    let id = format!("load-c{c:02}");
+    let token = server.token_for(&["--customer", &id]).await?;
+    let mut connection = Connection::open(&server.addr).await?;
+    let mut seen = Observed::default();
+    let profile =
+        json!({"name": format!("Load customer {c}"), "email": format!("{id}@example.com")});
+    let (status, body) = connection
+        .send(
+            "PUT",
+            &format!("/customers/{id}"),
+            &token,
+            &profile.to_string(),
+        )
+        .await?;
+    if status != 201 && status != 200 {
+        seen.expect(&format!("PUT /customers/{id}"), status, &body, 201);
+        return Ok(seen);
+    }
+    for n in (c..checkouts).step_by(customers) {
+        one_checkout(&mut connection, &id, &token, n, &mut seen).await?;
+    }
+    Ok(seen)
+}
+
+/// The run's catalog: each product made and stocked.
+async fn make_catalog(server: &Server) -> Result<(), Error> {
+    let mut admin = Connection::open(&server.addr).await?;
+    for (sku, price) in PRODUCTS {
+        let product = json!({"name": format!("Load product {sku}"), "price": price});
+        let (status, body) = admin
+            .send(
+                "PUT",
+                &format!("/products/{sku}"),
+                &server.token,
+                &product.to_string(),
+            )
+            .await?;
+        if status != 201 && status != 200 {
+            return Err(format!("PUT /products/{sku}: {status} {body}").into());
+        }
+        let delta = json!({ "delta": START_STOCK }).to_string();
+        let (status, body) = admin
+            .send(
+                "POST",
+                &format!("/products/{sku}/stock"),
+                &server.token,
+                &delta,
+            )
+            .await?;
+        if status != 200 {
+            return Err(format!("stock of {sku}: {status} {body}").into());
+        }
+    }
+    Ok(())
+}
+
+/// A staff GET of `path`, as JSON.
+async fn get_json(admin: &mut Connection, token: &str, path: &str) -> Result<Value, Error> {
+    let (status, body) = admin.send("GET", path, token, "").await?;
+    if status != 200 {
+        return Err(format!("GET {path}: {status} {body}").into());
+    }
+    Ok(serde_json::from_str(&body)?)
+}
+
+/// Waits for every hold that should expire to be EXPIRED; the longest wait past a `holdUntil`
+/// (to the second), or the orders still not ended at the deadline.
+async fn await_expiry(
+    admin: &mut Connection,
+    token: &str,
+    waiting: &[&Checkout],
+) -> Result<(Duration, Vec<String>), Error> {
+    let mut pending: Vec<&Checkout> = waiting.to_vec();
+    let mut longest = Duration::ZERO;
+    let started = Instant::now();
+    let latest_end = waiting
+        .iter()
+        .filter_map(|c| chrono::DateTime::parse_from_rfc3339(&c.hold_until).ok())
+        .max();
+    while !pending.is_empty() {
+        let mut still = Vec::new();
+        for checkout in pending {
+            let order = get_json(admin, token, &format!("/orders/{}", checkout.order)).await?;
+            if order["status"] == "EXPIRED" {
+                let ended = chrono::DateTime::parse_from_rfc3339(&checkout.hold_until)?;
+                let late = (chrono::Utc::now() - ended.to_utc())
+                    .to_std()
+                    .unwrap_or_default();
+                longest = longest.max(late);
+            } else {
+                still.push(checkout);
+            }
+        }
+        pending = still;
+        let past_deadline = latest_end.is_some_and(|end| {
+            (chrono::Utc::now() - end.to_utc())
+                .to_std()
+                .unwrap_or_default()
+                > EXPIRY_DEADLINE
+        });
+        if past_deadline || started.elapsed() > EXPIRY_DEADLINE * 3 {
+            break;
+        }
+        if !pending.is_empty() {
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+    Ok((longest, pending.iter().map(|c| c.order.clone()).collect()))
+}
+
+/// Every refund due the store lists, page by page: payment ID to (orderId, amount, reason).
+async fn refunds_due(
+    admin: &mut Connection,
+    token: &str,
+) -> Result<BTreeMap<String, (String, i64, String)>, Error> {
+    let mut due = BTreeMap::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let path = match &cursor {
+            Some(c) => format!("/payments/refunds?limit=100&cursor={c}"),
+            None => "/payments/refunds?limit=100".to_owned(),
+        };
+        let page = get_json(admin, token, &path).await?;
+        for item in page["items"].as_array().into_iter().flatten() {
+            due.insert(
+                item["paymentId"].as_str().unwrap_or_default().to_owned(),
+                (
+                    item["orderId"].as_str().unwrap_or_default().to_owned(),
+                    item["amount"].as_i64().unwrap_or(-1),
+                    item["reason"].as_str().unwrap_or_default().to_owned(),
+                ),
+            );
+        }
+        match page["nextCursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return Ok(due),
+        }
+    }
+}
+
+/// Each customer's statistics as the placed orders say they must be: (orderCount, cents).
+fn expected_stats(checkouts: &[Checkout]) -> BTreeMap<String, (i64, i64)> {
+    let mut stats = BTreeMap::new();
+    for c in checkouts {
+        let entry = stats.entry(c.customer.clone()).or_insert((0, 0));
+        if Fate::of(c.n) == Fate::PaidInTime {
+            entry.0 += 1;
+            entry.1 += c.amount;
+        }
+    }
+    stats
+}
+
+/// Waits until every customer's statistics are `expected`; how long that took, or the
+/// customers still wrong at the deadline with what they show.
+async fn await_stats(
+    admin: &mut Connection,
+    token: &str,
+    expected: &BTreeMap<String, (i64, i64)>,
+) -> Result<(Duration, Vec<String>), Error> {
+    let started = Instant::now();
+    loop {
+        let mut wrong = Vec::new();
+        for (customer, (count, spent)) in expected {
+            let profile = get_json(admin, token, &format!("/customers/{customer}")).await?;
+            let shown = (
+                profile["orderCount"].as_i64().unwrap_or(-1),
+                profile["totalSpent"].as_str().and_then(cents).unwrap_or(-1),
+            );
+            if shown != (*count, *spent) {
+                wrong.push(format!(
+                    "{customer}: shows {shown:?}, its placed orders make ({count}, {spent})"
+                ));
+            }
+        }
+        if wrong.is_empty() || started.elapsed() > STATS_DEADLINE {
+            return Ok((started.elapsed(), wrong));
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// The checks after the run, each a line of the report; what fails is added to `seen`.
+async fn account(server: &Server, seen: &mut Observed) -> Result<(), Error> {
+    let mut admin = Connection::open(&server.addr).await?;
+    let token = &server.token;
+    check_expiry(&mut admin, token, seen).await?;
+    let refunds_expected = pay_late(&mut admin, seen).await?;
+    check_statuses(&mut admin, token, seen).await?;
+    let refunds = refunds_due(&mut admin, token).await?;
+    let refunds_right = refunds == refunds_expected;
+    println!(
+        "| refunds due listed (GET /payments/refunds) | {} listed, {} late payments; {} |",
+        refunds.len(),
+        refunds_expected.len(),
+        if refunds_right {
+            "the same, each with its order, amount and reason hold-ended"
+        } else {
+            "NOT the same"
+        }
+    );
+    if !refunds_right {
+        seen.failures.push(format!(
+            "refunds due {refunds:?}, late payments {refunds_expected:?}"
+        ));
+    }
+    check_stock(&mut admin, token, seen).await?;
+    let expected = expected_stats(&seen.checkouts);
+    let (took, wrong) = await_stats(&mut admin, token, &expected).await?;
+    println!(
+        "| statistics exact (orderCount, totalSpent), every customer | {} of {}, within {:.1} s of the late payments |",
+        expected.len() - wrong.len(),
+        expected.len(),
+        took.as_secs_f64()
+    );
+    seen.failures.extend(wrong);
+    Ok(())
+}
+
+/// Every hold not paid in time must end by the expiry.
+async fn check_expiry(
+    admin: &mut Connection,
+    token: &str,
+    seen: &mut Observed,
+) -> Result<(), Error> {
+    let late: Vec<&Checkout> = seen
+        .checkouts
+        .iter()
+        .filter(|c| Fate::of(c.n) != Fate::PaidInTime)
+        .collect();
+    let (longest, not_ended) = await_expiry(admin, token, &late).await?;
+    println!(
+        "| holds ended by the expiry | {} of {}, each seen EXPIRED within {:.1} s of its holdUntil (to the second; the expiry runs every 1 s, the run polls every order in turn) |",
+        late.len() - not_ended.len(),
+        late.len(),
+        longest.as_secs_f64()
+    );
+    for order in not_ended {
+        seen.failures.push(format!("{order} did not expire"));
+    }
+    Ok(())
+}
+
+/// Pays every hold whose fate is a payment after expiry; the refunds due that must follow,
+/// as `refunds_due` lists them.
+async fn pay_late(
+    admin: &mut Connection,
+    seen: &mut Observed,
+) -> Result<BTreeMap<String, (String, i64, String)>, Error> {
+    let mut expected = BTreeMap::new();
+    for checkout in seen
+        .checkouts
+        .iter()
+        .filter(|c| Fate::of(c.n) == Fate::PaidAfterExpiry)
+    {
+        let (status, body, _) = pay(admin, checkout, &format!("evt_late_{}", checkout.n)).await?;
+        if status != 200 || outcome(&body) != "refund-due/hold-ended" {
+            seen.failures
+                .push(format!("late payment {}: {status} {body}", checkout.n));
+        }
+        let due = (
+            checkout.order.clone(),
+            checkout.amount,
+            "hold-ended".to_owned(),
+        );
+        expected.insert(format!("pi_load_{}", checkout.n), due);
+    }
+    Ok(expected)
+}
+
+/// Every order's status must be its fate's.
+async fn check_statuses(
+    admin: &mut Connection,
+    token: &str,
+    seen: &mut Observed,
+) -> Result<(), Error> {
+    let mut by_fate: BTreeMap<Fate, (usize, usize)> = BTreeMap::new();
+    for checkout in &seen.checkouts {
+        let order = get_json(admin, token, &format!("/orders/{}", checkout.order)).await?;
+        let fate = Fate::of(checkout.n);
+        let entry = by_fate.entry(fate).or_default();
+        entry.0 += 1;
+        if order["status"] == fate.status() {
+            entry.1 += 1;
+        } else {
+            seen.failures.push(format!(
+                "order {} ({}) is {}",
+                checkout.order,
+                fate.label(),
+                order["status"]
+            ));
+        }
+    }
+    for (fate, (all, right)) in &by_fate {
+        println!(
+            "| {}: the order is {} | {right} of {all} |",
+            fate.label(),
+            fate.status()
+        );
+    }
+    Ok(())
+}
+
+/// Every product's stock must be its start minus what the placed orders took.
+async fn check_stock(
+    admin: &mut Connection,
+    token: &str,
+    seen: &mut Observed,
+) -> Result<(), Error> {
+    let mut taken = [0i64; PRODUCTS.len()];
+    for checkout in seen
+        .checkouts
+        .iter()
+        .filter(|c| Fate::of(c.n) == Fate::PaidInTime)
+    {
+        for (product, quantity) in &checkout.lines {
+            taken[*product] += quantity;
+        }
+    }
+    let mut right = true;
+    for (i, (sku, _)) in PRODUCTS.iter().enumerate() {
+        let product = get_json(admin, token, &format!("/products/{sku}")).await?;
+        let stock = product["stock"].as_i64().unwrap_or(-1);
+        if stock != START_STOCK - taken[i] {
+            right = false;
+            seen.failures.push(format!(
+                "{sku}: stock {stock}, start {START_STOCK} - placed {} = {}",
+                taken[i],
+                START_STOCK - taken[i]
+            ));
+        }
+    }
+    let taken: Vec<String> = taken.iter().map(i64::to_string).collect();
+    println!(
+        "| stock = start - placed, every product | {} (placed took {}) |",
+        if right { "yes" } else { "NO" },
+        taken.join(" / ")
+    );
+    Ok(())
+}
+
+/// What the command line asks for.
+struct Options {
+    bin_dir: PathBuf,
+    checkouts: usize,
+    customers: usize,
+}
+
+fn options() -> Result<Options, Error> {
+    let mut o = Options {
+        bin_dir: PathBuf::from("target/release"),
+        checkouts: 500,
+        customers: 50,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--bin-dir" => o.bin_dir = value.into(),
+            "--checkouts" => o.checkouts = value.parse()?,
+            "--customers" => o.customers = value.parse()?,
+            other => return Err(format!("unknown option {other}").into()),
+        }
+    }
+    if o.customers == 0 || o.customers > 99 || o.checkouts < o.customers {
+        return Err("--customers must be 1 to 99, and at most --checkouts".into());
+    }
+    Ok(o)
+}
+
+/// Every customer's checkouts, all customers at once; what they observed, the run's line of the
+/// report printed.
+async fn run_customers(server: &std::sync::Arc<Server>, o: &Options) -> Result<Observed, Error> {
+    let cpu_before = cpu_seconds(server.pid);
+    let started = Instant::now();
+    let mut tasks = tokio::task::JoinSet::new();
+    for c in 0..o.customers {
+        let server = server.clone();
+        let (customers, checkouts) = (o.customers, o.checkouts);
+        tasks.spawn(async move { customer_run(&server, c, customers, checkouts).await });
+    }
+    let mut seen = Observed::default();
+    while let Some(done) = tasks.join_next().await {
+        seen.merge(done??);
+    }
+    let elapsed = started.elapsed();
+    let cpu = cpu_seconds(server.pid) - cpu_before;
+    seen.checkout_latency.sort();
+    seen.webhook_latency.sort();
+    println!(
+        "## store-checkout-load: {} checkouts by {} customers at once through make dev's HTTP API (hold {HOLD_MINUTES} min)\n",
+        o.checkouts, o.customers
+    );
+    println!("| what | observed |\n|---|---|");
+    println!(
+        "| checkouts answered 201 | {} of {} in {:.1} s; p50 / p99 {:.1} / {:.1} ms; store-local {:.1} ms CPU per checkout (carts, payments, expiry and stream included) |",
+        seen.checkouts.len(),
+        o.checkouts,
+        elapsed.as_secs_f64(),
+        millis(percentile(&seen.checkout_latency, 50.0)),
+        millis(percentile(&seen.checkout_latency, 99.0)),
+        cpu * 1000.0 / o.checkouts as f64
+    );
+    println!(
+        "| payments in time (each delivered twice) | {} first deliveries; p50 / p99 {:.1} / {:.1} ms |",
+        seen.webhook_latency.len(),
+        millis(percentile(&seen.webhook_latency, 50.0)),
+        millis(percentile(&seen.webhook_latency, 99.0)),
+    );
+    Ok(seen)
+}
+
+fn millis(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> Result<(), Error> {
+    let o = options()?;
+    let dir = std::env::temp_dir().join(format!("store-checkout-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    // The cap on open orders stays the template's unless a customer's checkouts exceed it.
+    let per_customer = o.checkouts.div_ceil(o.customers);
+    let mut env = vec![
+        ("HOLD_MINUTES", HOLD_MINUTES.to_owned()),
+        ("EXPIRY_EVERY_SECONDS", "1".to_owned()),
+        ("PAYMENT_WEBHOOK_SECRET", SECRET.to_owned()),
+        ("CURRENCY", "usd".to_owned()),
+    ];
+    if per_customer > 10 {
+        env.push(("MAX_OPEN_ORDERS", per_customer.to_string()));
+    }
+    let server = std::sync::Arc::new(Server::start(&o.bin_dir, &dir, &env).await?);
+    make_catalog(&server).await?;
+    let mut seen = run_customers(&server, &o).await?;
+    account(&server, &mut seen).await?;
+    println!("| 5xx answers | {} |", seen.server_errors);
+    let ok =
+        seen.checkouts.len() == o.checkouts && seen.server_errors == 0 && seen.failures.is_empty();
+    if let Ok(server) = std::sync::Arc::try_unwrap(server) {
+        server.stop().await?;
+    }
+    if ok {
+        let _ = std::fs::remove_dir_all(&dir);
+        println!(
+            "\nEvery hold accounted for: placed, expired, or expired with its payment recorded for refund."
+        );
+        Ok(())
+    } else {
+        for failure in seen.failures.iter().take(20) {
+            eprintln!("store-checkout-load: {failure}");
+        }
+        Err(format!(
+            "{} checks failed; store-local's log and data are in {}",
+            seen.failures.len().max(1),
+            dir.display()
+        )
+        .into())
+    }
+}
