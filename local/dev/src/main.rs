@@ -47,8 +47,9 @@ impl Config {
             .parse()
             .map_err(|_| "STORE_HOST must be an IP address")?;
         // The explorer shows every item, and runs any access pattern, without a token.
+        let api_port = port("API_PORT", "3000")?;
         let explorer = if host.is_loopback() || env_or("STORE_EXPLORER", "") == "1" {
-            Explorer::Served
+            Explorer::served(host, api_port)
         } else {
             Explorer::Refused(format!(
                 "make dev listens on {host}, not a loopback address, and the explorer shows every \
@@ -59,7 +60,7 @@ impl Config {
             host,
             explorer,
             dynamodb_port: port("DYNAMODB_PORT", "8000")?,
-            api_port: port("API_PORT", "3000")?,
+            api_port,
             data_file: local_dev::data_file(),
         })
     }
@@ -371,7 +372,7 @@ fn print_banner(
     );
     println!("  HTTP API         http://{api}");
     match &config.explorer {
-        Explorer::Served => println!(
+        Explorer::Served(_) => println!(
             "  explorer         http://{api}/_explorer  (the table, its indexes, the access patterns, live requests)"
         ),
         Explorer::Refused(_) => println!(

@@ -3,6 +3,7 @@
 //! API Gateway would send.
 
 use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -26,8 +27,28 @@ use crate::state::App;
 /// only when asked (`STORE_EXPLORER=1`), since it shows every item without a token.
 #[derive(Debug, Clone)]
 pub enum Explorer {
-    Served,
+    /// Served, to requests whose `Host` is one of these `name:port` values only (a page that
+    /// rebinds its own name to loopback sends its own name, and is refused).
+    Served(Vec<String>),
     Refused(String),
+}
+
+impl Explorer {
+    /// Served on `port`: to `127.0.0.1`, `localhost` and `[::1]`, and to `host` itself when make
+    /// dev listens on one address that is none of those (`STORE_EXPLORER=1`).
+    pub fn served(host: IpAddr, port: u16) -> Self {
+        let mut hosts: Vec<String> = ["127.0.0.1", "localhost", "[::1]"]
+            .iter()
+            .map(|name| format!("{name}:{port}"))
+            .collect();
+        if !host.is_unspecified() {
+            let own = std::net::SocketAddr::new(host, port).to_string();
+            if !hosts.contains(&own) {
+                hosts.push(own);
+            }
+        }
+        Self::Served(hosts)
+    }
 }
 
 pub fn router(
@@ -60,7 +81,7 @@ pub fn router(
         router = router.route(path, methods.fallback(not_found));
     }
     let router = match explorer {
-        Explorer::Served => router.merge(crate::explorer::routes()),
+        Explorer::Served(hosts) => router.merge(crate::explorer::routes(hosts)),
         Explorer::Refused(why) => router.merge(crate::explorer::refused(why)),
     };
     router.fallback(not_found).with_state(Arc::new(App {

@@ -12,8 +12,9 @@ mod patterns;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{RawQuery, State};
+use axum::extract::{RawQuery, Request, State};
 use axum::http::StatusCode;
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
@@ -25,8 +26,9 @@ const PAGE: &str = include_str!("assets/index.html");
 const STYLE: &str = include_str!("assets/explorer.css");
 const SCRIPT: &str = include_str!("assets/explorer.js");
 
-/// The page, its assets and its JSON API.
-pub(crate) fn routes() -> Router<Arc<App>> {
+/// The page, its assets and its JSON API, for requests whose `Host` is one of `hosts`.
+pub(crate) fn routes(hosts: Vec<String>) -> Router<Arc<App>> {
+    let hosts = Arc::new(hosts);
     Router::new()
         .route(
             "/_explorer",
@@ -45,6 +47,83 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/_explorer/api/patterns", get(patterns::list))
         .route("/_explorer/api/run", post(patterns::run))
         .route("/_explorer/api/log", get(log_since))
+        .layer(middleware::from_fn(move |req: Request, next: Next| {
+            let hosts = hosts.clone();
+            async move {
+                match refusal(&hosts, &req) {
+                    Some(refused) => refused,
+                    None => next.run(req).await,
+                }
+            }
+        }))
+}
+
+/// Why the explorer does not answer `req`, if it does not: only this machine's browser, on the
+/// page's own origin, may use it. A `Host` other than make dev's own names is a page that
+/// rebound its DNS name to loopback (421); an `Origin`, or a `Sec-Fetch-Site`, other than the
+/// page's own is another site's page (403); a POST that is not JSON is a form another site
+/// could send without asking (415).
+fn refusal(hosts: &[String], req: &Request) -> Option<Response> {
+    let header = |name: &str| {
+        req.headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap_or("\u{fffd}").to_owned())
+    };
+    let host = header("host").unwrap_or_default();
+    if !hosts
+        .iter()
+        .any(|allowed| allowed.eq_ignore_ascii_case(&host))
+    {
+        return Some(problem(
+            StatusCode::MISDIRECTED_REQUEST,
+            "Not this explorer's host",
+            format!(
+                "the explorer answers only Host {}; this request named {host:?}",
+                hosts.join(", ")
+            ),
+        ));
+    }
+    if let Some(origin) = header("origin")
+        && !origin.eq_ignore_ascii_case(&format!("http://{host}"))
+    {
+        return Some(problem(
+            StatusCode::FORBIDDEN,
+            "Another origin",
+            format!("the explorer answers only its own page, http://{host}, not {origin:?}"),
+        ));
+    }
+    if let Some(site) = header("sec-fetch-site")
+        && !matches!(site.as_str(), "same-origin" | "none")
+    {
+        return Some(problem(
+            StatusCode::FORBIDDEN,
+            "Another site",
+            format!("the explorer answers only its own page, not a {site} request"),
+        ));
+    }
+    let json = header("content-type").is_some_and(|t| {
+        t.split(';')
+            .next()
+            .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+    });
+    if req.method() != axum::http::Method::GET && !json {
+        return Some(problem(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Not JSON",
+            "the explorer's requests that run anything are application/json".to_owned(),
+        ));
+    }
+    None
+}
+
+fn problem(status: StatusCode, title: &str, detail: String) -> Response {
+    (
+        status,
+        [("content-type", "application/problem+json")],
+        json!({"type": "about:blank", "title": title, "status": status.as_u16(), "detail": detail})
+            .to_string(),
+    )
+        .into_response()
 }
 
 /// Every explorer path answered with why it is not served.

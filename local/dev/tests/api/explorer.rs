@@ -327,6 +327,13 @@ fn the_explorer_draws_the_table_runs_a_pattern_and_logs_requests() {
     assert!(entry.contains("1.5 read units"), "{entry}");
     assert!(entry.contains("14 write units"), "{entry}");
 
+    // A crafted fragment is read as text: the page still loads, and draws the table.
+    let page = dom(&dev, "#pattern=1\"]");
+    assert!(
+        !rows(&page).is_empty(),
+        "the table under a crafted fragment"
+    );
+
     // The README's screenshot.
     let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("explorer.png");
     let _ = std::fs::remove_file(&shot);
@@ -364,4 +371,189 @@ fn the_explorer_is_refused_off_loopback_unless_enabled() {
     );
     let (status, _) = http(&dev, "GET", "/_explorer/api/collections", "none", "");
     assert_eq!(status, 403);
+}
+
+/// One request with exactly `headers` (and the body's length); the status and the JSON body.
+fn raw(
+    dev: &Dev,
+    method: &str,
+    target: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, serde_json::Value) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(&dev.api).expect("connect");
+    let mut request = format!("{method} {target} HTTP/1.1\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    stream.write_all(request.as_bytes()).expect("write");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("read");
+    let (head, body) = answer.split_once("\r\n\r\n").expect("a response");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("status");
+    (
+        status,
+        serde_json::from_str(body).unwrap_or(serde_json::Value::Null),
+    )
+}
+
+#[test]
+fn the_explorer_answers_only_this_machine_and_its_own_page() {
+    let (dev, _) = start_dev("guard", "127.0.0.1");
+    let port = dev.api.rsplit_once(':').expect("port").1.to_owned();
+    let own = format!("http://{}", dev.api);
+    let legend =
+        |headers: &[(&str, &str)]| raw(&dev, "GET", "/_explorer/api/legend", headers, "").0;
+    // make dev's own names, on its port.
+    for host in [
+        dev.api.clone(),
+        format!("localhost:{port}"),
+        format!("LocalHost:{port}"),
+    ] {
+        assert_eq!(legend(&[("Host", &host)]), 200, "{host}");
+    }
+    // A page that rebound its own name to 127.0.0.1 sends that name: 421, as does another port
+    // or no Host at all.
+    for host in [
+        format!("rebound.example:{port}"),
+        "127.0.0.1:1".to_owned(),
+        format!("127.0.0.1.nip.io:{port}"),
+    ] {
+        assert_eq!(legend(&[("Host", &host)]), 421, "{host}");
+    }
+    assert_eq!(legend(&[]), 421, "no Host");
+    let (status, body) = raw(
+        &dev,
+        "GET",
+        "/_explorer",
+        &[("Host", "rebound.example")],
+        "",
+    );
+    assert_eq!(status, 421);
+    assert!(
+        body["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("rebound.example")),
+        "{body}"
+    );
+    // Another site's page: its Origin, or the browser's Sec-Fetch-Site, gives it away.
+    assert_eq!(
+        legend(&[("Host", &dev.api), ("Origin", "http://evil.example")]),
+        403
+    );
+    assert_eq!(legend(&[("Host", &dev.api), ("Origin", "null")]), 403);
+    assert_eq!(
+        legend(&[("Host", &dev.api), ("Sec-Fetch-Site", "cross-site")]),
+        403
+    );
+    assert_eq!(
+        legend(&[("Host", &dev.api), ("Sec-Fetch-Site", "same-site")]),
+        403
+    );
+    assert_eq!(
+        legend(&[
+            ("Host", &dev.api),
+            ("Origin", &own),
+            ("Sec-Fetch-Site", "same-origin")
+        ]),
+        200
+    );
+    // Running a pattern: only as JSON (a cross-site form can send text/plain without asking),
+    // and only from the page's own origin.
+    let run = r#"{"pattern":"1","params":{"customerId":"c1"}}"#;
+    let post = |headers: &[(&str, &str)]| raw(&dev, "POST", "/_explorer/api/run", headers, run).0;
+    assert_eq!(
+        post(&[
+            ("Host", &dev.api),
+            ("Origin", &own),
+            ("Content-Type", "text/plain")
+        ]),
+        415
+    );
+    assert_eq!(
+        post(&[("Host", &dev.api), ("Origin", &own)]),
+        415,
+        "no Content-Type"
+    );
+    assert_eq!(
+        post(&[
+            ("Host", &dev.api),
+            ("Origin", "http://evil.example"),
+            ("Content-Type", "application/json")
+        ]),
+        403
+    );
+    assert_eq!(
+        post(&[
+            ("Host", &dev.api),
+            ("Origin", &own),
+            ("Content-Type", "application/json; charset=utf-8")
+        ]),
+        200
+    );
+}
+
+#[test]
+fn the_collections_view_pages_through_the_table_a_bounded_stretch_at_a_time() {
+    let (dev, _) = start_dev("pages", "127.0.0.1");
+    let mut seen = std::collections::BTreeSet::new();
+    let mut cursor = String::new();
+    let mut pages = 0;
+    loop {
+        let target = format!(
+            "/_explorer/api/collections?view=table&cursor={}",
+            form_urlencoded::byte_serialize(cursor.as_bytes()).collect::<String>()
+        );
+        let (status, page) = http(&dev, "GET", &target, "none", "");
+        assert_eq!(status, 200, "{page}");
+        pages += 1;
+        let partitions = page["partitions"].as_array().expect("partitions");
+        assert!(partitions.len() <= 8, "a page of at most 8 partitions");
+        assert!(
+            page["scanned"].as_u64().expect("scanned") <= page["budget"].as_u64().expect("budget")
+        );
+        for partition in partitions {
+            let key = partition["key"].as_str().expect("key").to_owned();
+            assert!(seen.insert(key.clone()), "{key} on two pages");
+        }
+        match page["next"].as_str() {
+            Some(next) => cursor = next.to_owned(),
+            None => break,
+        }
+        assert!(pages < 1_000, "the pages end");
+    }
+    assert!(pages > 1, "the sample data is more than a page");
+    let c1 = customer::pk(&shared::domain::ids::CustomerId::parse("c1").expect("id"));
+    assert!(seen.contains(&c1), "c1's partition is on a page");
+    // A cursor it did not hand out is a 400, not a scan from anywhere.
+    let (status, _) = http(
+        &dev,
+        "GET",
+        "/_explorer/api/collections?cursor=%7Bnope",
+        "none",
+        "",
+    );
+    assert_eq!(status, 400);
+    // The whole of c1's partition is one stretch when filtered by its key: the items the
+    // table view showed for it all along.
+    let (status, page) = http(
+        &dev,
+        "GET",
+        "/_explorer/api/collections?view=table&prefix=CUSTOMER%23c1",
+        "none",
+        "",
+    );
+    assert_eq!(status, 200);
+    assert!(
+        page["partitions"]
+            .as_array()
+            .is_some_and(|p| p.iter().any(|p| p["key"] == c1.as_str())),
+        "{page}"
+    );
 }

@@ -43,7 +43,7 @@ pub(crate) async fn serve(app: &TestApp) -> String {
         app.store.clone(),
         issuer().verifier(),
         local_engine::testing::webhook_secrets(),
-        local_dev::server::Explorer::Served,
+        local_dev::server::Explorer::served(addr.ip(), addr.port()),
     );
     tokio::spawn(async move { axum::serve(listener, router).await });
     addr.to_string()

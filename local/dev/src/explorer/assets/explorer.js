@@ -1,7 +1,7 @@
 // The explorer page: plain DOM, no framework, nothing fetched but make dev's own /_explorer/api.
 "use strict";
 
-const state = { view: "table", prefix: "", after: "", read: new Set(), colours: new Map(), lastLog: 0 };
+const state = { view: "table", prefix: "", cursor: "", read: new Set(), colours: new Map(), lastLog: 0 };
 const $ = (id) => document.getElementById(id);
 const keyOf = (pk, sk) => pk + "\u0000" + sk;
 
@@ -79,7 +79,7 @@ function partitionSection(partition, page) {
 }
 
 async function loadCollections() {
-  const query = new URLSearchParams({ view: state.view, prefix: state.prefix, after: state.after });
+  const query = new URLSearchParams({ view: state.view, prefix: state.prefix, cursor: state.cursor });
   $("collections-status").textContent = "Reading the table…";
   let page;
   try {
@@ -93,26 +93,28 @@ async function loadCollections() {
       title: `partition key ${view.pk}, sort key ${view.sk}` }, view.name === "table" ? "Table" : view.name)));
   $("prefix").value = state.prefix;
   const shown = page.partitions.length;
-  $("collections-status").textContent = `${page.view === "table" ? "The table" : `Index ${page.view}`}: ${page.matching} partition${page.matching === 1 ? "" : "s"}` +
-    (state.prefix ? ` whose ${page.partitionKey} starts with “${state.prefix}”` : "") + `, ${shown} shown` +
+  $("collections-status").textContent = `${page.view === "table" ? "The table" : `Index ${page.view}`}: ${shown} partition${shown === 1 ? "" : "s"}` +
+    (state.prefix ? ` whose ${page.partitionKey} starts with “${state.prefix}”` : "") +
+    ` in this stretch (${page.scanned} item${page.scanned === 1 ? "" : "s"} read; a page reads at most ${page.budget})` +
+    (page.next ? ", more after it" : "") +
     (state.read.size ? "; the items the last pattern read are marked “read ✓”." : ".");
   $("partitions").replaceChildren(...page.partitions.map((p) => partitionSection(p, page)));
   const next = $("next-page");
   next.disabled = !page.next;
-  next.dataset.after = page.next || "";
-  $("first-page").disabled = !state.after;
+  next.dataset.cursor = page.next || "";
+  $("first-page").disabled = !state.cursor;
 }
 
 function showView(view, prefix) {
   state.view = view;
   state.prefix = prefix;
-  state.after = "";
+  state.cursor = "";
   return loadCollections();
 }
 
 async function loadPatterns() {
   const { patterns } = await api("/_explorer/api/patterns");
-  const hash = new URLSearchParams(location.hash.slice(1));
+  const hash = fragment();
   $("patterns").replaceChildren(...patterns.map((pattern) => {
     const inputs = [...pattern.pathParams, ...pattern.queryParams].map((param) => {
       const id = `p${pattern.number}-${param.name}`;
@@ -220,29 +222,40 @@ function wire() {
   });
   $("clear-filter").addEventListener("click", () => showView(state.view, ""));
   $("next-page").addEventListener("click", (event) => {
-    state.after = event.target.dataset.after;
+    state.cursor = event.target.dataset.cursor;
     loadCollections();
   });
   $("first-page").addEventListener("click", () => {
-    state.after = "";
+    state.cursor = "";
     loadCollections();
   });
   setInterval(() => { if ($("follow").checked) pollLog(); }, 1500);
 }
 
+/// The fragment's parameters, whatever it holds: text only, never a selector or markup.
+function fragment() {
+  try {
+    return new URLSearchParams(location.hash.slice(1));
+  } catch {
+    return new URLSearchParams();
+  }
+}
+
 async function start() {
   wire();
-  const hash = new URLSearchParams(location.hash.slice(1));
+  const hash = fragment();
   state.view = hash.get("view") || "table";
   state.prefix = hash.get("prefix") || "";
-  await loadLegend();
-  await Promise.all([loadPatterns(), pollLog()]);
-  const pattern = hash.get("pattern");
-  if (pattern && document.querySelector(`form[data-pattern="${pattern}"]`)) {
-    const form = document.querySelector(`form[data-pattern="${pattern}"]`);
-    await runPattern(pattern, Object.fromEntries(new FormData(form).entries()));
-  } else {
-    await loadCollections();
+  try {
+    await loadLegend();
+    await Promise.all([loadPatterns(), pollLog()]);
+    // The pattern's form found by comparing its number, never by building a selector from it.
+    const pattern = hash.get("pattern");
+    const form = [...document.querySelectorAll("form[data-pattern]")].find((f) => f.dataset.pattern === pattern);
+    if (form) await runPattern(pattern, Object.fromEntries(new FormData(form).entries()));
+    else await loadCollections();
+  } catch (err) {
+    $("collections-status").textContent = `The explorer could not start: ${err.message}`;
   }
   document.body.dataset.ready = "true";
 }
