@@ -7,13 +7,18 @@
 //! stopped run continues from its checkpoints, a completed migration is skipped.
 
 use std::io::IsTerminal;
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use shared::domain::error::BoxError;
 use shared::dynamo::migrations::{Budget, Counts, Migration, Options, Progress, Report};
 
-const USAGE: &str = "usage: store-migrate [--segments N] [--max-rcu R] [--max-wcu W] [--dry-run] [--json] [--table NAME]";
+const USAGE: &str = "usage: store-migrate [--segments N] [--max-rcu R] [--max-wcu W] [--dry-run] [--rerun | --retry-unplaceable] [--json] [--table NAME]";
+
+/// The least a `--max-rcu` / `--max-wcu` may be: half a unit a second (an eventually
+/// consistent read of one item every second). Below it a run would never end.
+const MIN_RATE: f64 = 0.5;
 
 struct Args {
     options: Options,
@@ -21,22 +26,19 @@ struct Args {
     table: Option<String>,
 }
 
-fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, BoxError> {
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut parsed = Args {
-        options: Options {
-            segments: 4,
-            max_read: None,
-            max_write: None,
-            dry_run: false,
-        },
+        options: Options::default(),
         json: false,
         table: None,
     };
-    let rate = |value: Option<String>, flag: &str| -> Result<Option<f64>, BoxError> {
+    let rate = |value: Option<String>, flag: &str| -> Result<Option<f64>, String> {
         let value = value.ok_or_else(|| format!("{flag} needs a number\n{USAGE}"))?;
         match value.parse::<f64>() {
-            Ok(rate) if rate > 0.0 && rate.is_finite() => Ok(Some(rate)),
-            _ => Err(format!("{flag} must be a positive number, not {value:?}").into()),
+            Ok(rate) if rate.is_finite() && rate >= MIN_RATE => Ok(Some(rate)),
+            _ => Err(format!(
+                "{flag} must be a number of units a second, at least {MIN_RATE}, not {value:?}"
+            )),
         }
     };
     while let Some(arg) = args.next() {
@@ -52,10 +54,21 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, BoxError> 
             "--max-rcu" => parsed.options.max_read = rate(args.next(), "--max-rcu")?,
             "--max-wcu" => parsed.options.max_write = rate(args.next(), "--max-wcu")?,
             "--dry-run" => parsed.options.dry_run = true,
+            "--rerun" => parsed.options.rerun = true,
+            "--retry-unplaceable" => parsed.options.retry_unplaceable = true,
             "--json" => parsed.json = true,
-            "--table" => parsed.table = args.next(),
-            _ => return Err(format!("unknown argument {arg:?}\n{USAGE}").into()),
+            "--table" => {
+                let name = args
+                    .next()
+                    .filter(|name| !name.is_empty() && !name.starts_with("--"))
+                    .ok_or_else(|| format!("--table needs a table name\n{USAGE}"))?;
+                parsed.table = Some(name);
+            }
+            _ => return Err(format!("unknown argument {arg:?}\n{USAGE}")),
         }
+    }
+    if parsed.options.rerun && parsed.options.retry_unplaceable {
+        return Err(format!("--rerun or --retry-unplaceable, not both\n{USAGE}"));
     }
     Ok(parsed)
 }
@@ -123,7 +136,7 @@ fn summary(report: &Report) -> String {
     }
     let c = report.counts;
     format!(
-        "{}: scanned {}, changed {}, skipped {} (set already), {} line items left without an order (logged), {:.1} RCU and {:.1} WCU in {:.1} s{}",
+        "{}: scanned {}, changed {}, skipped {} (set already), {} line items it cannot place (each logged with its key and reason, and recorded: --retry-unplaceable looks again), {:.1} RCU and {:.1} WCU in {:.1} s{}",
         report.migration.name(),
         c.scanned,
         c.changed,
@@ -143,11 +156,34 @@ fn summary(report: &Report) -> String {
     )
 }
 
+/// Exit status: 0 done, 2 misused (nothing was read or written), 1 the run failed.
 #[tokio::main]
-async fn main() -> Result<(), BoxError> {
+async fn main() -> ExitCode {
     store_ops::init_logging();
-    let args = parse_args(std::env::args().skip(1))?;
-    let table = store_ops::table(args.table)?;
+    let args = match parse_args(std::env::args().skip(1)) {
+        Ok(args) => args,
+        Err(usage) => {
+            eprintln!("store-migrate: {usage}");
+            return ExitCode::from(2);
+        }
+    };
+    let table = match store_ops::table(args.table.clone()) {
+        Ok(table) => table,
+        Err(err) => {
+            eprintln!("store-migrate: {err}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(args, table).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("store-migrate: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args, table: String) -> Result<(), BoxError> {
     let store = store_ops::connect(table.clone()).await?;
     // For the progress line's share and ETA: DynamoDB's item count, updated every few hours.
     let items = store
@@ -216,7 +252,7 @@ async fn main() -> Result<(), BoxError> {
 mod tests {
     use super::*;
 
-    fn args(list: &[&str]) -> Result<Args, BoxError> {
+    fn args(list: &[&str]) -> Result<Args, String> {
         parse_args(list.iter().map(|s| (*s).to_owned()))
     }
 
@@ -231,7 +267,13 @@ mod tests {
         for bad in [
             &["--segments", "0"][..],
             &["--max-rcu", "-1"],
+            &["--max-rcu", "1e-30"],
+            &["--max-rcu", "inf"],
+            &["--max-wcu", "NaN"],
             &["--max-wcu"],
+            &["--table"],
+            &["--table", "--json"],
+            &["--rerun", "--retry-unplaceable"],
             &["--nope"],
         ] {
             assert!(args(bad).is_err(), "{bad:?}");

@@ -26,9 +26,7 @@ const MIGRATION: Migration = Migration::LineItemGsi2;
 fn options(segments: u32) -> Options {
     Options {
         segments,
-        max_read: None,
-        max_write: None,
-        dry_run: false,
+        ..Options::default()
     }
 }
 
@@ -348,4 +346,249 @@ async fn the_pace_holds_to_the_write_units_asked_for() {
     let per_second = report.spent.write / report.seconds;
     assert!(report.spent.write > 100.0, "{report:?}");
     assert!(per_second <= 50.0 * 1.02, "{per_second} WCU/s");
+}
+
+/// The migration's own records of the items it could not place: (item PK, item SK, reason).
+async fn recorded_unplaceable(app: &TestApp) -> Vec<(String, String, String)> {
+    let text = |item: &Item, name: &str| {
+        item.get(name)
+            .and_then(|v| v.as_s().ok())
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut found: Vec<(String, String, String)> = local_engine::testing::all_items(app)
+        .await
+        .iter()
+        .filter(|item| text(item, "SK").starts_with("UNPLACEABLE#"))
+        .map(|item| {
+            (
+                text(item, "itemPK"),
+                text(item, "itemSK"),
+                text(item, "reason"),
+            )
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// The completion record's count of items left unplaced.
+async fn left_on_completion(app: &TestApp) -> Option<String> {
+    let status = app
+        .engine
+        .client()
+        .get_item()
+        .table_name(local_engine::LOCAL_TABLE)
+        .key("PK", s(&format!("MIGRATION#{}", MIGRATION.name())))
+        .key("SK", s("STATUS"))
+        .send()
+        .await
+        .expect("read")
+        .item?;
+    status.get("unplaceable")?.as_n().ok().cloned()
+}
+
+fn s(v: &str) -> aws_sdk_dynamodb::types::AttributeValue {
+    aws_sdk_dynamodb::types::AttributeValue::S(v.to_owned())
+}
+
+/// A line item as code outside the store may have written it, keys and all.
+fn raw_line(pk: &str, sk: &str) -> Item {
+    Item::from([
+        ("PK".to_owned(), s(pk)),
+        ("SK".to_owned(), s(sk)),
+        (
+            "quantity".to_owned(),
+            aws_sdk_dynamodb::types::AttributeValue::N("1".into()),
+        ),
+        (
+            "price".to_owned(),
+            aws_sdk_dynamodb::types::AttributeValue::N("1.00".into()),
+        ),
+    ])
+}
+
+#[tokio::test]
+async fn items_it_cannot_place_are_reported_by_key_and_the_run_completes_and_can_retry_them() {
+    let app = TestApp::empty().await.expect("app");
+    // A header that lost its customerId, beside its listing: placed from the listing.
+    let listed_order = order("badh1", "c1", "2026-09-01T10:00:00Z");
+    let mut items = source_design_order(&listed_order, &["sku-1"]);
+    let mut header = order_header::to_item(&listed_order);
+    header.remove("customerId");
+    items.push(header);
+    // The same with no listing: nothing to place its line from.
+    let orphan = order("badh2", "c1", "2026-09-02T10:00:00Z");
+    let mut header = order_header::to_item(&orphan);
+    header.remove("customerId");
+    items.push(header);
+    items.push(line_item::source_design_item(
+        &orphan.order_id,
+        &line("sku-2"),
+    ));
+    // Keys outside today's ID grammar.
+    items.push(raw_line("ORDER#o.901", "ITEM#sku-1"));
+    items.push(raw_line("ORDER#o902", "ITEM#sku 1"));
+    write(&app, items).await;
+
+    let report = migrate(&app.store, &options(4)).await;
+    assert_eq!(report.counts.changed, 1, "{report:?}");
+    assert_eq!(report.counts.unplaceable, 3, "{report:?}");
+    assert_eq!(listed(&app, "sku-1").await, ["badh1"]);
+    let recorded = recorded_unplaceable(&app).await;
+    let keys: Vec<(&str, &str)> = recorded
+        .iter()
+        .map(|(pk, sk, _)| (pk.as_str(), sk.as_str()))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("ORDER#badh2", "ITEM#sku-2"),
+            ("ORDER#o.901", "ITEM#sku-1"),
+            ("ORDER#o902", "ITEM#sku 1"),
+        ]
+    );
+    assert!(recorded[0].2.contains("no header"), "{recorded:?}");
+    assert!(recorded[1].2.contains("ID grammar"), "{recorded:?}");
+    assert_eq!(left_on_completion(&app).await.as_deref(), Some("3"));
+    let again = migrate(&app.store, &options(4)).await;
+    assert!(again.already_complete, "{again:?}");
+
+    // The operator repairs two: the header gets its customer back, the odd line is removed.
+    write(&app, vec![order_header::to_item(&orphan)]).await;
+    app.engine
+        .client()
+        .delete_item()
+        .table_name(local_engine::LOCAL_TABLE)
+        .key("PK", s("ORDER#o.901"))
+        .key("SK", s("ITEM#sku-1"))
+        .send()
+        .await
+        .expect("deleted");
+    let retried = migrate(
+        &app.store,
+        &Options {
+            retry_unplaceable: true,
+            ..options(4)
+        },
+    )
+    .await;
+    assert_eq!(retried.counts.changed, 1, "{retried:?}");
+    assert_eq!(retried.counts.unplaceable, 1, "{retried:?}");
+    assert_eq!(listed(&app, "sku-2").await, ["badh2"]);
+    let left = recorded_unplaceable(&app).await;
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert_eq!(left[0].1, "ITEM#sku 1");
+    assert_eq!(left_on_completion(&app).await.as_deref(), Some("1"));
+}
+
+#[tokio::test]
+async fn without_its_index_nothing_is_written_and_nothing_is_recorded_complete() {
+    let app = TestApp::empty().await.expect("app");
+    let client = app.engine.client();
+    use aws_sdk_dynamodb::types::{
+        AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
+    };
+    let attribute = |name: &str| {
+        AttributeDefinition::builder()
+            .attribute_name(name)
+            .attribute_type(ScalarAttributeType::S)
+            .build()
+            .expect("attribute")
+    };
+    let key = |name: &str, kind: KeyType| {
+        KeySchemaElement::builder()
+            .attribute_name(name)
+            .key_type(kind)
+            .build()
+            .expect("key")
+    };
+    client
+        .create_table()
+        .table_name("NoGsi2")
+        .attribute_definitions(attribute("PK"))
+        .attribute_definitions(attribute("SK"))
+        .key_schema(key("PK", KeyType::Hash))
+        .key_schema(key("SK", KeyType::Range))
+        .billing_mode(BillingMode::PayPerRequest)
+        .send()
+        .await
+        .expect("table");
+    let old = order("old1", "c1", "2026-09-01T10:00:00Z");
+    local_engine::seed::write_all(&client, "NoGsi2", pre_gsi2_order(&old, &["sku-1"]))
+        .await
+        .expect("written");
+    let store = Store::new(client.clone(), "NoGsi2");
+    let budget = Budget::new(None, None);
+    let err = store
+        .migrate(MIGRATION, &options(2), &budget, &Progress::default())
+        .await
+        .expect_err("refused");
+    assert!(err.to_string().contains("no index GSI2"), "{err}");
+    let items = client
+        .scan()
+        .table_name("NoGsi2")
+        .send()
+        .await
+        .expect("scan")
+        .items
+        .unwrap_or_default();
+    assert_eq!(items.len(), 3, "nothing written, no state recorded");
+    assert!(items.iter().all(|item| !item.contains_key("GSI2PK")));
+}
+
+#[tokio::test]
+async fn rerun_reopens_a_completed_migration() {
+    let app = TestApp::empty().await.expect("app");
+    write(
+        &app,
+        pre_gsi2_order(&order("old1", "c1", "2026-09-01T10:00:00Z"), &["sku-1"]),
+    )
+    .await;
+    assert_eq!(migrate(&app.store, &options(2)).await.counts.changed, 1);
+    // Old lines restored from a backup after the migration completed.
+    write(
+        &app,
+        pre_gsi2_order(&order("old2", "c1", "2026-09-02T10:00:00Z"), &["sku-1"]),
+    )
+    .await;
+    assert!(migrate(&app.store, &options(2)).await.already_complete);
+    let rerun = migrate(
+        &app.store,
+        &Options {
+            rerun: true,
+            ..options(2)
+        },
+    )
+    .await;
+    assert!(!rerun.already_complete);
+    assert_eq!(rerun.counts.changed, 1, "{rerun:?}");
+    assert_eq!(listed(&app, "sku-1").await, ["old2", "old1"]);
+}
+
+#[test]
+fn usage_errors_exit_2_with_a_plain_message_and_touch_nothing() {
+    for args in [
+        &["--table"][..],
+        &["--max-rcu", "1e-30"],
+        &["--max-wcu", "inf"],
+        &["--segments"],
+        &["--rerun", "--retry-unplaceable"],
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_store-migrate"))
+            .args(args)
+            // Nowhere to connect to: a usage error must be found before any request.
+            .env("TABLE_NAME", "AppTable")
+            .env("AWS_ENDPOINT_URL_DYNAMODB", "http://127.0.0.1:9")
+            .env("AWS_REGION", "us-east-1")
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("store-migrate: "), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("Error(") && !stderr.contains('{'),
+            "plain: {stderr}"
+        );
+    }
 }

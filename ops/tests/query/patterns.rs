@@ -120,9 +120,7 @@ async fn each_access_pattern_in_partiql_reads_what_the_api_reads() {
     // The sample data's line items predate GSI2: the migration lists them under their product.
     let options = Options {
         segments: 1,
-        max_read: None,
-        max_write: None,
-        dry_run: false,
+        ..Options::default()
     };
     let budget = Budget::new(None, None);
     store

@@ -1,6 +1,7 @@
 //! A data migration's own items, under `MIGRATION#<name>` (`store-migrate`): its completion
-//! (`STATUS`), each scan segment's checkpoint (`SEGMENT#<total>#<i>`), and the line items it
-//! deferred (`DEFERRED#<orderId>#<sku>`). No access pattern reads them.
+//! (`STATUS`), each scan segment's checkpoint (`SEGMENT#<total>#<i>`), the line items it
+//! deferred (`DEFERRED#<orderId>#<sku>`), and those it could not place
+//! (`UNPLACEABLE#<PK>#<SK>`, with the item's key and the reason). No access pattern reads them.
 
 use crate::domain::ids::{OrderId, Sku};
 use crate::dynamo::codec::{Attr, Item, primary_key};
@@ -12,6 +13,16 @@ pub const STATUS_SK: &str = "STATUS";
 pub const SEGMENT_PREFIX: &str = "SEGMENT#";
 /// Every deferred line's sort key starts with this.
 pub const DEFERRED_PREFIX: &str = "DEFERRED#";
+
+/// Every unplaceable item's record's sort key starts with this.
+pub const UNPLACEABLE_PREFIX: &str = "UNPLACEABLE#";
+
+/// The unplaceable item's partition key, as stored.
+pub const ITEM_PK: Attr<String> = Attr::new("itemPK");
+/// The unplaceable item's sort key, as stored.
+pub const ITEM_SK: Attr<String> = Attr::new("itemSK");
+/// Why it could not be placed.
+pub const REASON: Attr<String> = Attr::new("reason");
 
 /// The migration's version, when it completed.
 pub const VERSION: Attr<u32> = Attr::new("version");
@@ -55,6 +66,17 @@ pub fn parse_deferred_sk(sk: &str) -> Result<(OrderId, Sku), MalformedKey> {
         .ok_or_else(|| malformed(keys::SK, sk))
 }
 
+/// The record of an item (`pk`, `sk` as stored, whatever their shape) the migration could not
+/// place.
+pub fn unplaceable_sk(pk: &str, sk: &str) -> String {
+    format!("{UNPLACEABLE_PREFIX}{pk}#{sk}")
+}
+
+/// The key of the record of an item it could not place.
+pub fn unplaceable_key(name: &str, pk: &str, sk: &str) -> Item {
+    primary_key(self::pk(name), unplaceable_sk(pk, sk))
+}
+
 /// The key of the migration's completion.
 pub fn status_key(name: &str) -> Item {
     primary_key(pk(name), STATUS_SK)
@@ -80,6 +102,10 @@ mod tests {
         assert_eq!(pk("0001-line-item-gsi2"), "MIGRATION#0001-line-item-gsi2");
         assert_eq!(segment_sk(3, 8), "SEGMENT#8#0003");
         assert_eq!(deferred_sk(&o100(), &sku1()), "DEFERRED#o100#sku-1");
+        assert_eq!(
+            unplaceable_sk("ORDER#o.901", "ITEM#sku 1"),
+            "UNPLACEABLE#ORDER#o.901#ITEM#sku 1"
+        );
         assert_eq!(
             parse_deferred_sk("DEFERRED#o100#sku-1").expect("parses"),
             (o100(), sku1())

@@ -93,8 +93,15 @@ pub fn pause(
 ) -> Duration {
     let due = |units: f64, max: Option<f64>| max.filter(|m| *m > 0.0).map_or(0.0, |m| units / m);
     let due = due(spent.read, max_read).max(due(spent.write, max_write));
-    Duration::from_secs_f64((due - elapsed.as_secs_f64()).max(0.0))
+    // A pause past what any run could wait (a limit near zero) is held to a day: the run goes
+    // on, slowly, rather than overflowing.
+    Duration::try_from_secs_f64((due - elapsed.as_secs_f64()).max(0.0))
+        .unwrap_or(MAX_PAUSE)
+        .min(MAX_PAUSE)
 }
+
+/// The longest one pause lasts.
+pub const MAX_PAUSE: Duration = Duration::from_secs(24 * 3600);
 
 /// The units a request reports (asked for with `ReturnConsumedCapacity: TOTAL`). A request that
 /// reports none cannot be paced, so it is an error rather than a zero.
@@ -122,5 +129,18 @@ mod tests {
             "no limit, no pause"
         );
         assert!(pause(spent, Some(5.0), None, Duration::from_secs(2)).is_zero());
+    }
+
+    #[test]
+    fn a_limit_near_zero_pauses_long_but_never_overflows() {
+        let spent = Spent {
+            read: 1.0,
+            write: 0.0,
+        };
+        assert_eq!(pause(spent, Some(1e-30), None, Duration::ZERO), MAX_PAUSE);
+        assert_eq!(
+            pause(spent, Some(f64::MIN_POSITIVE), None, Duration::ZERO),
+            MAX_PAUSE
+        );
     }
 }

@@ -7,7 +7,10 @@
 //! header, only its listing item in the customer's partition, which the same scan meets,
 //! somewhere: when it does, the order's lines are read (one Query) and set from it; a headerless
 //! line met first is deferred (`DEFERRED#…`) and looked at again once every segment is done.
-//! A line whose order has neither is reported and left alone.
+//! A line whose order has neither, or whose key is outside the store's ID grammar (written by
+//! other code: `ORDER#o.901` / `ITEM#sku 1`), is reported by key with the reason, recorded
+//! (`UNPLACEABLE#…`, for `--retry-unplaceable`) and left alone; the run carries on. A header
+//! the store cannot read is reported and its order treated as having none.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -23,7 +26,7 @@ use crate::dynamo::cursor::text;
 use crate::dynamo::entities::{
     customer, line_item, migration_state, migration_state as stored, order_header, order_listing,
 };
-use crate::dynamo::keys::{GSI2PK, PK, SK};
+use crate::dynamo::keys::{GSI2PK, ORDER_PREFIX, PK, SK};
 use crate::dynamo::migrations::{Budget, Counts, Migration, Options, patiently};
 use crate::dynamo::products::MAX_BATCH_GET;
 use crate::dynamo::store::Store;
@@ -42,7 +45,12 @@ struct Found {
     lines: Vec<(OrderId, Sku)>,
     /// Order listings: each order's customer and time.
     listings: BTreeMap<OrderId, Placed>,
+    /// Line items whose key the store cannot read: their key as stored, and why.
+    malformed: Vec<(String, String, String)>,
 }
+
+/// Why a line's order could give it no keys.
+const NO_ORDER: &str = "its order has no header the store can read, and no listing";
 
 fn read_page(items: &[Item]) -> Found {
     let mut found = Found::default();
@@ -50,9 +58,17 @@ fn read_page(items: &[Item]) -> Found {
         let (Some(pk), Some(sk)) = (text(item, PK), text(item, SK)) else {
             continue;
         };
-        if let (Ok(order), Ok(sku)) = (line_item::parse_pk(pk), line_item::parse_sk(sk)) {
-            if !item.contains_key(GSI2PK) {
-                found.lines.push((order, sku));
+        if pk.starts_with(ORDER_PREFIX) && sk.starts_with(line_item::SK_PREFIX) {
+            if item.contains_key(GSI2PK) {
+                continue;
+            }
+            match (line_item::parse_pk(pk), line_item::parse_sk(sk)) {
+                (Ok(order), Ok(sku)) => found.lines.push((order, sku)),
+                (Err(bad), _) | (_, Err(bad)) => found.malformed.push((
+                    pk.to_owned(),
+                    sk.to_owned(),
+                    format!("its key is outside the store's ID grammar ({bad})"),
+                )),
             }
         } else if let (Ok(customer), Ok((at, order))) =
             (customer::parse_pk(pk), order_listing::parse_sk(sk))
@@ -83,6 +99,12 @@ pub(super) async fn migrate_page(
         .map(|(order, _)| order)
         .chain(found.listings.keys())
         .collect();
+    for (pk, sk, reason) in &found.malformed {
+        store
+            .record_unplaceable(migration, (pk, sk), reason, options.dry_run, budget)
+            .await?;
+        counts.unplaceable += 1;
+    }
     let headers = store.read_headers(&orders, budget).await?;
     for (order, sku) in &found.lines {
         if let Some(placed) = headers.get(order) {
@@ -127,13 +149,68 @@ pub(super) async fn resolve_deferred(
     for (order, skus) in by_order {
         let unset = store.lines_without_gsi2(&order, budget).await?;
         for sku in skus {
+            // Set from its order's listing meanwhile, or recorded as not placed: either way
+            // it is no longer waiting.
             if unset.contains(&sku) {
                 counts.unplaceable += 1;
-                tracing::warn!(%order, %sku, "line item left without GSI2 keys: its order has no header and no listing");
-            } else {
+                let (pk, sk) = (line_item::pk(&order), line_item::sk(&sku));
                 store
-                    .settle_deferred(migration, &order, &sku, budget)
+                    .record_unplaceable(migration, (&pk, &sk), NO_ORDER, false, budget)
                     .await?;
+            }
+            store
+                .settle_deferred(migration, &order, &sku, budget)
+                .await?;
+        }
+    }
+    Ok(counts)
+}
+
+/// `--retry-unplaceable`: each item an earlier run could not place, looked at again. One gone,
+/// or given its keys meanwhile, is settled; one whose order now has a header is set from it;
+/// any other stays recorded, and counted.
+pub(super) async fn retry_unplaceable(
+    store: &Store,
+    migration: Migration,
+    options: &Options,
+    budget: &Budget,
+) -> Result<Counts, AppError> {
+    let mut counts = Counts::default();
+    for (pk, sk, reason) in store.unplaceable(migration, budget).await? {
+        counts.scanned += 1;
+        let record = migration_state::unplaceable_key(migration.name(), &pk, &sk);
+        // A Query rather than a GetItem: the operators' policy reads order partitions only so.
+        let found = store.query_prefix_paced(pk.clone(), &sk, budget).await?;
+        let item = found
+            .iter()
+            .find(|item| text(item, SK) == Some(sk.as_str()));
+        if item.is_none_or(|item| item.contains_key(GSI2PK)) {
+            counts.skipped += 1;
+            if !options.dry_run {
+                store.delete_paced(record, budget).await?;
+            }
+            continue;
+        }
+        let (Ok(order), Ok(sku)) = (line_item::parse_pk(&pk), line_item::parse_sk(&sk)) else {
+            counts.unplaceable += 1;
+            tracing::warn!(pk, sk, reason, "still left as it is");
+            continue;
+        };
+        let header = store
+            .read_headers(&BTreeSet::from([&order]), budget)
+            .await?;
+        match header.get(&order) {
+            Some(placed) => {
+                store
+                    .set_gsi2(&order, &sku, placed, options, budget, &mut counts)
+                    .await?;
+                if !options.dry_run {
+                    store.delete_paced(record, budget).await?;
+                }
+            }
+            None => {
+                counts.unplaceable += 1;
+                tracing::warn!(pk, sk, reason, "still left as it is");
             }
         }
     }
@@ -163,12 +240,24 @@ impl Store {
                 budget.read(Some(consumed)).await?;
             }
             for item in headers {
+                let key = (
+                    text(&item, PK).map(str::to_owned),
+                    text(&item, SK).map(str::to_owned),
+                );
                 let Order {
                     order_id,
                     customer_id,
                     placed_at,
                     ..
-                } = order_header::from_item(item)?;
+                } = match order_header::from_item(item) {
+                    Ok(order) => order,
+                    Err(err) => {
+                        // Its order is taken to have no header: its lines are placed from the
+                        // listing, or recorded as unplaceable.
+                        tracing::warn!(pk = ?key.0, sk = ?key.1, error = %err, "order header the store cannot read: its lines are placed from the listing, if any");
+                        continue;
+                    }
+                };
                 placed.insert(
                     order_id,
                     Placed {

@@ -47,6 +47,13 @@ impl Migration {
         }
     }
 
+    /// The index whose keys it writes: it must exist and be ACTIVE before anything is written.
+    pub fn index(self) -> &'static str {
+        match self {
+            Migration::LineItemGsi2 => crate::dynamo::keys::GSI2,
+        }
+    }
+
     /// Its version: a completion recorded under another version does not count, so it runs
     /// again.
     pub fn version(self) -> u32 {
@@ -76,6 +83,24 @@ pub struct Options {
     pub max_write: Option<f64>,
     /// Count what would change; write nothing, checkpoints included.
     pub dry_run: bool,
+    /// Run a migration recorded complete again, from the start of the scan.
+    pub rerun: bool,
+    /// Scan nothing: look again at each item an earlier run could not place.
+    pub retry_unplaceable: bool,
+}
+
+impl Default for Options {
+    /// Four segments, no limit, everything written.
+    fn default() -> Self {
+        Self {
+            segments: 4,
+            max_read: None,
+            max_write: None,
+            dry_run: false,
+            rerun: false,
+            retry_unplaceable: false,
+        }
+    }
 }
 
 /// What a run has done so far: updated as it goes, for a progress display.
@@ -101,7 +126,9 @@ pub struct Counts {
     /// Line items whose order was not known when the scan met them, set aside until it had read
     /// every order listing.
     pub deferred: u64,
-    /// Line items no order could be found for: reported, left alone, never guessed.
+    /// Line items that could not be placed (no order to take their keys from, or a key outside
+    /// the store's ID grammar): each reported by key with the reason, recorded for
+    /// `--retry-unplaceable`, left alone, never guessed.
     pub unplaceable: u64,
     /// Scan segments finished.
     pub segments_done: u64,
@@ -210,20 +237,35 @@ impl Store {
             spent: budget.spent(),
             seconds: 0.0,
         };
-        if !options.dry_run && self.migration_complete(migration, budget).await? {
-            report.already_complete = true;
-            return Ok(report);
-        }
+        // Nothing is written to a table whose index the migration fills is missing or building:
+        // it would be recorded complete with nothing listed.
+        self.index_active(migration.index()).await?;
         let before = progress.counts();
-        let segments = (0..options.segments.max(1))
-            .map(|segment| self.migrate_segment(migration, segment, options, budget, progress));
-        for resumed in join_all(segments).await {
-            report.segments_resumed += u32::from(resumed?);
+        if options.retry_unplaceable {
+            progress
+                .add(line_item_gsi2::retry_unplaceable(self, migration, options, budget).await?);
+        } else {
+            let complete = self.migration_complete(migration, budget).await?;
+            if !options.dry_run && !options.rerun && complete {
+                report.already_complete = true;
+                return Ok(report);
+            }
+            if options.rerun && !options.dry_run {
+                // The scan records again whatever it still cannot place.
+                self.clear_unplaceable(migration, budget).await?;
+            }
+            let segments = (0..options.segments.max(1))
+                .map(|segment| self.migrate_segment(migration, segment, options, budget, progress));
+            for resumed in join_all(segments).await {
+                report.segments_resumed += u32::from(resumed?);
+            }
+            let deferred =
+                line_item_gsi2::resolve_deferred(self, migration, options, budget).await?;
+            progress.add(deferred);
         }
-        let deferred = line_item_gsi2::resolve_deferred(self, migration, options, budget).await?;
-        progress.add(deferred);
         if !options.dry_run {
-            self.record_complete(migration, budget).await?;
+            let left = self.unplaceable(migration, budget).await?.len() as u64;
+            self.record_complete(migration, left, budget).await?;
         }
         let after = progress.counts();
         report.counts = after.since(before);
@@ -242,7 +284,7 @@ impl Store {
         budget: &Budget,
         progress: &Progress,
     ) -> Result<bool, AppError> {
-        let mut checkpoint = if options.dry_run {
+        let mut checkpoint = if options.dry_run || options.rerun {
             state::Checkpoint::default()
         } else {
             self.read_checkpoint(migration, segment, options.segments, budget)

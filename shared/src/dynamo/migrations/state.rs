@@ -44,14 +44,116 @@ impl Store {
         }))
     }
 
+    /// Records `migration` complete, with `left` items it could not place.
     pub(super) async fn record_complete(
         &self,
         migration: Migration,
+        left: u64,
         budget: &Budget,
     ) -> Result<(), AppError> {
         let mut item = stored::status_key(migration.name());
         stored::VERSION.put(&mut item, &migration.version());
         stored::COMPLETED_AT.put(&mut item, &chrono::Utc::now().to_rfc3339());
+        stored::UNPLACEABLE.put(&mut item, &left);
+        self.put_paced(item, budget).await
+    }
+
+    /// Fails unless the table has the global secondary index `index`, ACTIVE (DescribeTable:
+    /// no capacity spent).
+    pub(super) async fn index_active(&self, index: &str) -> Result<(), AppError> {
+        let described = patiently(|_| async {
+            self.client
+                .describe_table()
+                .table_name(&self.table)
+                .send()
+                .await
+                .map_err(AppError::from)
+        })
+        .await?;
+        let status = described
+            .table()
+            .map(|t| t.global_secondary_indexes())
+            .unwrap_or_default()
+            .iter()
+            .find(|gsi| gsi.index_name() == Some(index))
+            .map(|gsi| {
+                gsi.index_status()
+                    .map_or("unknown", |s| s.as_str())
+                    .to_owned()
+            });
+        match status.as_deref() {
+            Some("ACTIVE") => Ok(()),
+            Some(other) => Err(AppError::invalid(format!(
+                "{index} on {} is {other}, not ACTIVE: wait until it is, then run again; nothing was written",
+                self.table
+            ))),
+            None => Err(AppError::invalid(format!(
+                "{} has no index {index}: deploy the template that adds it, then run again; nothing was written",
+                self.table
+            ))),
+        }
+    }
+
+    /// Each item recorded as not placed: its key as stored, and why.
+    pub(super) async fn unplaceable(
+        &self,
+        migration: Migration,
+        budget: &Budget,
+    ) -> Result<Vec<(String, String, String)>, AppError> {
+        let records = self
+            .query_prefix_paced(
+                stored::pk(migration.name()),
+                stored::UNPLACEABLE_PREFIX,
+                budget,
+            )
+            .await?;
+        Ok(records
+            .iter()
+            .filter_map(|r| {
+                Some((
+                    stored::ITEM_PK.get(r)?,
+                    stored::ITEM_SK.get(r)?,
+                    stored::REASON.get(r).unwrap_or_default(),
+                ))
+            })
+            .collect())
+    }
+
+    /// Forgets every item recorded as not placed.
+    pub(super) async fn clear_unplaceable(
+        &self,
+        migration: Migration,
+        budget: &Budget,
+    ) -> Result<(), AppError> {
+        for (pk, sk, _) in self.unplaceable(migration, budget).await? {
+            self.delete_paced(stored::unplaceable_key(migration.name(), &pk, &sk), budget)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Records (and logs) an item the migration could not place: its key as stored, and why.
+    pub(super) async fn record_unplaceable(
+        &self,
+        migration: Migration,
+        (pk, sk): (&str, &str),
+        reason: &str,
+        dry_run: bool,
+        budget: &Budget,
+    ) -> Result<(), AppError> {
+        tracing::warn!(
+            pk,
+            sk,
+            reason,
+            "item left as it is: the migration cannot place it"
+        );
+        if dry_run {
+            return Ok(());
+        }
+        let mut item = stored::unplaceable_key(migration.name(), pk, sk);
+        stored::ITEM_PK.put(&mut item, &pk.to_owned());
+        stored::ITEM_SK.put(&mut item, &sk.to_owned());
+        stored::REASON.put(&mut item, &reason.to_owned());
         self.put_paced(item, budget).await
     }
 
