@@ -137,13 +137,33 @@ pub fn table(items: &[Item]) -> String {
             .collect();
         let _ = writeln!(out, "{}", padded.join("  ").trim_end());
     };
-    line(columns.clone());
+    let headers: Vec<String> = columns.iter().map(|c| printable(c)).collect();
+    line(headers.iter().map(String::as_str).collect());
     let rules: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
     line(rules.iter().map(String::as_str).collect());
     for row in &rows {
         line(row.iter().map(String::as_str).collect());
     }
     out
+}
+
+/// `text` safe to write to a terminal: control characters (escape sequences that retitle the
+/// window or overprint) and bidirectional controls (that reorder what is shown) written as
+/// `\u{…}`, the rest as it is.
+pub fn printable(text: &str) -> String {
+    let hidden = shared::domain::text::hidden;
+    if !text.chars().any(hidden) {
+        return text.to_owned();
+    }
+    text.chars()
+        .map(|c| {
+            if hidden(c) {
+                format!("\\u{{{:04x}}}", u32::from(c))
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 fn cell(value: &AttributeValue) -> String {
@@ -156,11 +176,44 @@ fn cell(value: &AttributeValue) -> String {
             out
         }
     };
-    let text = text.replace(['\n', '\t'], " ");
+    let text = printable(&text.replace(['\n', '\t'], " "));
     if text.chars().count() > CELL {
         let cut: String = text.chars().take(CELL - 1).collect();
         format!("{cut}…")
     } else {
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_and_bidi_characters_reach_the_terminal_escaped() {
+        let item: Item = [
+            (
+                "name".to_owned(),
+                AttributeValue::S("\u{1b}]0;x\u{7}A\u{202E}b".into()),
+            ),
+            ("\u{1b}[2Jcol".to_owned(), AttributeValue::S("x\ry".into())),
+        ]
+        .into_iter()
+        .collect();
+        let shown = table(&[item]);
+        assert!(
+            !shown.chars().any(|c| c.is_control() && c != '\n'),
+            "{shown:?}"
+        );
+        assert!(!shown.contains('\u{202E}'), "{shown:?}");
+        assert!(
+            shown.contains("\\u{001b}]0;x\\u{0007}A\\u{202e}b"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("\\u{001b}[2Jcol") && shown.contains("x\\u{000d}y"),
+            "{shown}"
+        );
+        assert_eq!(printable("Ana Torres, 19.95 €"), "Ana Torres, 19.95 €");
     }
 }

@@ -3,18 +3,18 @@
 //! Accepted: one `SELECT <projection> FROM <table>[.<index>] [WHERE <condition>] [ORDER BY
 //! <paths>] [;]`, keywords in any case, names bare or `"double-quoted"`, strings `'single-quoted'`
 //! (`''` for a quote inside). The condition may use `AND`, `OR`, `NOT`, parentheses, the
-//! comparisons, `BETWEEN … AND …`, `IN [..]`/`IN (..)`, `IS [NOT] MISSING|NULL`, functions
-//! (`begins_with(SK, 'ORDER#')`, `size(…)`, …), paths (`a.b[0]`) and literals (strings,
-//! numbers, lists, maps, bags). Parameters (`?`) are not: the tool takes no values beside the
-//! statement, so they are refused as malformed.
+//! comparisons, `+`/`-`, `BETWEEN … AND …`, `IN [..]`/`IN (..)`, `IS [NOT] MISSING|NULL`,
+//! functions (`begins_with(SK, 'ORDER#')`, `size(…)`, …), paths (`a.b[0]`) and literals
+//! (strings, numbers, and lists, maps and bags of literals). The text is split as DynamoDB's
+//! lexer splits it (`tokenize`); comments and parameters (`?`) are refused.
 //!
-//! A statement reads named partitions — and is no Scan — when its `WHERE` fixes the partition
-//! key of what it reads (`PK` on the table, `GSI1PK` on `"GSI1"`, `GSI2PK` on `"GSI2"`): the key
-//! `=` a literal, or `IN` a list of literals, as one of the sides of an `AND`, or on every side
-//! of an `OR` (`PK = 'a' OR PK = 'b'`). That is DynamoDB's own rule for PartiQL: anything else
-//! (no `WHERE`, an `OR` with a side that does not fix it, `NOT`, `<`, `begins_with` on the key,
-//! the key compared with another attribute) is a full scan of the table or index, billed for
-//! every item it reads.
+//! A statement reads named partitions — and is no Scan — when its `WHERE`, written as an OR of
+//! ANDs, fixes the partition key of what it reads (`PK` on the table, `GSI1PK` on `"GSI1"`,
+//! `GSI2PK` on `"GSI2"`) in every AND exactly once: one distinct `key = literal`, or one
+//! `key IN [literals]`, and no other comparison of the key. That is DynamoDB's own rule for
+//! PartiQL: anything else (no `WHERE`, an `OR` with a side that does not fix it, two different
+//! values in one AND, `NOT`, `<`, `begins_with` on the key, the key compared with another
+//! attribute) is a full scan of the table or index, billed for every item it reads.
 
 use std::fmt;
 
@@ -136,6 +136,12 @@ pub fn check(statement: &str, table: &str, allow_scan: bool) -> Result<Checked, 
     };
     let key = target.partition_key();
     let why = match select.condition.as_ref().map(|c| fixed_partitions(c, key)) {
+        Some(Ok(values)) if values.len() > MAX_KEY_VALUES => {
+            return Err(Refusal::Malformed(format!(
+                "it names {} values of {key}; DynamoDB takes at most {MAX_KEY_VALUES} partition key values in one statement",
+                values.len()
+            )));
+        }
         Some(Ok(values)) => {
             return Ok(Checked {
                 target,
@@ -158,53 +164,127 @@ pub fn check(statement: &str, table: &str, allow_scan: bool) -> Result<Checked, 
     })
 }
 
-/// The partitions the condition fixes `key` to, or why it fixes none.
+/// DynamoDB's limits on an IN list: values of a partition key, values of any other attribute.
+pub const MAX_KEY_VALUES: usize = 50;
+pub const MAX_IN_VALUES: usize = 100;
+
+/// How many alternatives a WHERE may have once written as ORs of ANDs.
+const MAX_DISJUNCTS: usize = 256;
+
+/// The partitions the condition fixes `key` to, or why it fixes none. The condition is written
+/// in disjunctive form (an OR of ANDs); every AND must fix the key with exactly one distinct
+/// `key = literal`, or exactly one `key IN [literals]`, and compare it in no other way. Anything
+/// else (two different values, `=` beside `IN`, a side of an OR that does not fix it) is a scan
+/// to DynamoDB.
 fn fixed_partitions(condition: &Cond, key: &str) -> Result<Vec<String>, String> {
-    if let Some(mut partitions) = partitions(condition, key) {
-        partitions.dedup();
-        return Ok(partitions);
+    if !condition.mentions(key) {
+        return Err(format!("its WHERE does not name {key}"));
     }
-    Err(if !condition.mentions(key) {
-        format!("its WHERE does not name {key}")
-    } else if has_or_naming(condition, key) {
-        format!("{key} is under an OR one of whose sides does not fix it")
-    } else {
-        format!("{key} is not compared with = or IN to literal values at the WHERE's top level")
-    })
+    let disjuncts = disjunctive(condition).ok_or_else(|| {
+        format!("its WHERE has more than {MAX_DISJUNCTS} alternatives once written as ORs of ANDs")
+    })?;
+    let mut partitions: Vec<String> = Vec::new();
+    for conjunction in &disjuncts {
+        let values = conjunction_fixes(conjunction, key).map_err(|why| match why {
+            Unfixed::Missing if disjuncts.len() > 1 => {
+                format!("{key} is under an OR one of whose sides does not fix it")
+            }
+            Unfixed::Missing => format!(
+                "{key} is not compared with = or IN to literal values at the WHERE's top level"
+            ),
+            Unfixed::Twice => format!(
+                "{key} is fixed twice in one AND (two different values, or = beside IN), which DynamoDB reads as a scan"
+            ),
+            Unfixed::Otherwise => format!(
+                "{key} is compared with = or IN and also in another way in one AND; fix it once, and filter on other attributes"
+            ),
+        })?;
+        for value in values {
+            if !partitions.contains(&value) {
+                partitions.push(value);
+            }
+        }
+    }
+    Ok(partitions)
 }
 
-/// DynamoDB's rule: `key = literal`, `key IN [literals]`, one of an AND's sides that fixes it,
-/// or an OR every side of which does.
-fn partitions(condition: &Cond, key: &str) -> Option<Vec<String>> {
+/// Why one AND of the disjunctive form fixes no partition.
+enum Unfixed {
+    Missing,
+    Twice,
+    Otherwise,
+}
+
+/// The values one AND's atoms fix `key` to.
+fn conjunction_fixes(atoms: &[&Cond], key: &str) -> Result<Vec<String>, Unfixed> {
     let literal = |operand: &Operand| match operand {
         Operand::Literal(value) => Some(value.clone()),
         _ => None,
     };
-    match condition {
-        Cond::Eq(Operand::Key(name), Operand::Literal(value))
-        | Cond::Eq(Operand::Literal(value), Operand::Key(name))
-            if name == key =>
-        {
-            Some(vec![value.clone()])
+    let (mut equal, mut lists, mut otherwise) = (Vec::new(), Vec::new(), false);
+    for atom in atoms {
+        match atom {
+            Cond::Eq(Operand::Key(name), Operand::Literal(value))
+            | Cond::Eq(Operand::Literal(value), Operand::Key(name))
+                if name == key =>
+            {
+                equal.push(value.clone());
+            }
+            Cond::In(Operand::Key(name), values) if name == key && !values.is_empty() => {
+                match values.iter().map(literal).collect::<Option<Vec<_>>>() {
+                    Some(values) => lists.push(values),
+                    None => otherwise = true,
+                }
+            }
+            other if other.mentions(key) => otherwise = true,
+            _ => {}
         }
-        Cond::In(Operand::Key(name), values) if name == key && !values.is_empty() => {
-            values.iter().map(literal).collect()
-        }
-        Cond::And(parts) => parts.iter().find_map(|part| partitions(part, key)),
-        Cond::Or(parts) => parts
-            .iter()
-            .map(|part| partitions(part, key))
-            .collect::<Option<Vec<_>>>()
-            .map(|sides| sides.concat()),
-        _ => None,
+    }
+    // The same value twice fixes one partition.
+    equal.sort();
+    equal.dedup();
+    match (equal.len(), lists.len()) {
+        (0, 0) => Err(Unfixed::Missing),
+        _ if otherwise => Err(Unfixed::Otherwise),
+        (1, 0) => Ok(equal),
+        (0, 1) => Ok(lists.remove(0)),
+        _ => Err(Unfixed::Twice),
     }
 }
 
-fn has_or_naming(condition: &Cond, key: &str) -> bool {
+/// `condition` as an OR of ANDs of atoms (each atom a comparison, a predicate or a NOT); `None`
+/// past [`MAX_DISJUNCTS`] alternatives.
+fn disjunctive(condition: &Cond) -> Option<Vec<Vec<&Cond>>> {
     match condition {
-        Cond::Or(_) => condition.mentions(key),
-        Cond::And(parts) => parts.iter().any(|part| has_or_naming(part, key)),
-        _ => false,
+        Cond::Or(parts) => {
+            let mut all = Vec::new();
+            for part in parts {
+                all.extend(disjunctive(part)?);
+                if all.len() > MAX_DISJUNCTS {
+                    return None;
+                }
+            }
+            Some(all)
+        }
+        Cond::And(parts) => {
+            let mut product: Vec<Vec<&Cond>> = vec![Vec::new()];
+            for part in parts {
+                let alternatives = disjunctive(part)?;
+                if product.len() * alternatives.len() > MAX_DISJUNCTS {
+                    return None;
+                }
+                product = product
+                    .iter()
+                    .flat_map(|left| {
+                        alternatives.iter().map(move |right| {
+                            left.iter().chain(right.iter()).copied().collect::<Vec<_>>()
+                        })
+                    })
+                    .collect();
+            }
+            Some(product)
+        }
+        atom => Some(vec![vec![atom]]),
     }
 }
 
@@ -281,17 +361,27 @@ impl fmt::Display for Tok {
     }
 }
 
-const SYMBOLS: [&str; 20] = [
+const SYMBOLS: [&str; 22] = [
     "*", ":", "<<", ">>", "<>", "!=", "<=", ">=", "=", "<", ">", "(", ")", "[", "]", "{", "}", ",",
-    ".", ";",
+    ".", ";", "+", "-",
 ];
 
+/// How deep brackets may nest (and NOTs repeat): far past any statement a person writes, far
+/// short of what would exhaust the checker's stack.
+pub const MAX_DEPTH: usize = 64;
+
+/// Splits `text` where DynamoDB's PartiQL lexer does, or refuses it. Whitespace is ASCII's; a
+/// name is `[A-Za-z_][A-Za-z0-9_]*` or `"quoted"`; a number is digits with an optional fraction
+/// and exponent, and may not run straight into a name or another dot; `-` and `+` are operators
+/// of their own, so `--` is always a comment. Comments of either kind (`--`, `/* */`) are
+/// refused wherever they are outside quotes: what they hide is not checked, so nothing is sent.
 fn tokenize(text: &str) -> Result<Vec<Tok>, Refusal> {
     let mut tokens = Vec::new();
     let mut rest = text;
+    let mut depth = 0usize;
     while let Some(c) = rest.chars().next() {
-        if c.is_whitespace() {
-            rest = &rest[c.len_utf8()..];
+        if matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0C') {
+            rest = &rest[1..];
         } else if c == '\'' || c == '"' {
             let (value, after) = quoted(rest, c)?;
             tokens.push(if c == '\'' {
@@ -300,17 +390,13 @@ fn tokenize(text: &str) -> Result<Vec<Tok>, Refusal> {
                 Tok::Quoted(value)
             });
             rest = after;
-        } else if c.is_ascii_digit()
-            || (c == '-' && rest[1..].starts_with(|d: char| d.is_ascii_digit()))
-        {
-            let end = 1 + rest[1..]
-                .find(|d: char| !(d.is_ascii_alphanumeric() || d == '.' || d == '+' || d == '-'))
-                .unwrap_or(rest.len() - 1);
-            tokens.push(Tok::Num(rest[..end].to_string()));
-            rest = &rest[end..];
-        } else if c.is_alphabetic() || c == '_' {
+        } else if c.is_ascii_digit() {
+            let (number, after) = number(rest)?;
+            tokens.push(Tok::Num(number.to_owned()));
+            rest = after;
+        } else if c.is_ascii_alphabetic() || c == '_' {
             let end = rest
-                .find(|d: char| !(d.is_alphanumeric() || d == '_'))
+                .find(|d: char| !(d.is_ascii_alphanumeric() || d == '_'))
                 .unwrap_or(rest.len());
             tokens.push(Tok::Word(rest[..end].to_string()));
             rest = &rest[end..];
@@ -319,15 +405,66 @@ fn tokenize(text: &str) -> Result<Vec<Tok>, Refusal> {
                 "parameters (?) are not supported: write the values into the statement".into(),
             ));
         } else if rest.starts_with("--") || rest.starts_with("/*") {
-            return Err(Refusal::Malformed("comments are not supported".into()));
+            return Err(Refusal::Malformed(
+                "comments are not supported (-- and /* */): what they hide could not be checked"
+                    .into(),
+            ));
         } else if let Some(symbol) = SYMBOLS.iter().find(|s| rest.starts_with(**s)) {
+            if closing(symbol).is_some() {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(too_deep());
+                }
+            } else if matches!(*symbol, ")" | "]" | "}" | ">>") {
+                depth = depth.saturating_sub(1);
+            }
             tokens.push(Tok::Sym(symbol));
             rest = &rest[symbol.len()..];
         } else {
-            return Err(Refusal::Malformed(format!("unexpected character {c:?}")));
+            return Err(Refusal::Malformed(format!(
+                "unexpected character {c:?} (U+{:04X})",
+                u32::from(c)
+            )));
         }
     }
     Ok(tokens)
+}
+
+fn too_deep() -> Refusal {
+    Refusal::Malformed(format!(
+        "brackets or NOTs nested more than {MAX_DEPTH} deep"
+    ))
+}
+
+/// A number at the start of `text` (which starts with a digit): `digits[.digits][e[+-]digits]`.
+fn number(text: &str) -> Result<(&str, &str), Refusal> {
+    let bytes = text.as_bytes();
+    let digits = |mut at: usize| {
+        while bytes.get(at).is_some_and(u8::is_ascii_digit) {
+            at += 1;
+        }
+        at
+    };
+    let mut end = digits(0);
+    if bytes.get(end) == Some(&b'.') && bytes.get(end + 1).is_some_and(u8::is_ascii_digit) {
+        end = digits(end + 1);
+    }
+    if matches!(bytes.get(end), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(bytes.get(end + 1), Some(b'+' | b'-')));
+        if bytes.get(end + 1 + sign).is_some_and(u8::is_ascii_digit) {
+            end = digits(end + 1 + sign);
+        }
+    }
+    match bytes.get(end) {
+        Some(next) if next.is_ascii_alphanumeric() || *next == b'_' || *next == b'.' => {
+            Err(Refusal::Malformed(format!(
+                "the number {:?} runs straight into {:?}",
+                &text[..end],
+                char::from(*next)
+            )))
+        }
+        _ => Ok(text.split_at(end)),
+    }
 }
 
 /// A quoted string or name starting at `text`'s first character, with doubled quotes undone.
@@ -428,28 +565,20 @@ impl Parser {
         }
     }
 
-    /// Everything up to FROM (outside brackets), which must be there.
+    /// `*`, or attributes, paths and function calls separated by commas; then FROM.
     fn projection(&mut self) -> Result<(), Refusal> {
-        let start = self.at;
-        loop {
-            if self.is_word("FROM") {
-                if self.at == start {
-                    return Err(self.expect("a projection"));
+        if !self.eat_sym("*") {
+            loop {
+                self.operand()?;
+                if !self.eat_sym(",") {
+                    break;
                 }
-                self.at += 1;
-                return Ok(());
             }
-            match self.next() {
-                None => {
-                    self.at -= 1;
-                    return Err(self.expect("FROM"));
-                }
-                Some(Tok::Sym(open)) if closing(open).is_some() => self.skip_to_close(open)?,
-                Some(Tok::Sym(close @ (")" | "]" | "}" | ">>"))) => {
-                    return Err(Refusal::Malformed(format!("{close} closes nothing")));
-                }
-                Some(_) => {}
-            }
+        }
+        if self.eat_word("FROM") {
+            Ok(())
+        } else {
+            Err(self.expect("FROM"))
         }
     }
 
@@ -513,8 +642,21 @@ impl Parser {
     }
 
     fn unary(&mut self) -> Result<Cond, Refusal> {
-        if self.eat_word("NOT") {
-            return Ok(Cond::Not(Box::new(self.unary()?)));
+        let mut nots = 0;
+        while self.eat_word("NOT") {
+            nots += 1;
+            if nots > MAX_DEPTH {
+                return Err(too_deep());
+            }
+        }
+        if nots > 0 {
+            // NOT NOT x is x to DynamoDB, and to the rule; an odd count is one NOT.
+            let inner = self.unary()?;
+            return Ok(if nots % 2 == 1 {
+                Cond::Not(Box::new(inner))
+            } else {
+                inner
+            });
         }
         if self.eat_sym("(") {
             let inner = self.or()?;
@@ -539,6 +681,12 @@ impl Parser {
         }
         if self.eat_word("IN") {
             let values = self.list()?;
+            if values.len() > MAX_IN_VALUES {
+                return Err(Refusal::Malformed(format!(
+                    "an IN list holds at most {MAX_IN_VALUES} values in DynamoDB (and at most {MAX_KEY_VALUES} on a partition key); this one holds {}",
+                    values.len()
+                )));
+            }
             return Ok(if negated {
                 Cond::Not(Box::new(Cond::In(left, values)))
             } else {
@@ -597,19 +745,34 @@ impl Parser {
         }
     }
 
+    /// A value: a primary one, or several joined by `+` / `-` (computed, so never a literal).
     fn operand(&mut self) -> Result<Operand, Refusal> {
-        let value = |w: &str| {
-            ["TRUE", "FALSE", "NULL", "MISSING"]
-                .iter()
-                .any(|v| v.eq_ignore_ascii_case(w))
-        };
+        let first = self.primary()?;
+        if !matches!(self.peek(), Some(Tok::Sym("+" | "-"))) {
+            return Ok(first);
+        }
+        let mut parts = vec![first];
+        while self.eat_sym("+") || self.eat_sym("-") {
+            parts.push(self.primary()?);
+        }
+        Ok(Operand::Call(parts))
+    }
+
+    fn primary(&mut self) -> Result<Operand, Refusal> {
         match self.next() {
             Some(Tok::Str(literal) | Tok::Num(literal)) => Ok(Operand::Literal(literal)),
+            Some(Tok::Sym("-")) => match self.next() {
+                Some(Tok::Num(number)) => Ok(Operand::Literal(format!("-{number}"))),
+                _ => {
+                    self.at -= 1;
+                    Err(self.expect("a number after -"))
+                }
+            },
             Some(Tok::Sym(open @ ("[" | "{" | "<<"))) => {
-                self.skip_to_close(open)?;
+                self.collection(open)?;
                 Ok(Operand::Value)
             }
-            Some(Tok::Word(word)) if value(&word) => Ok(Operand::Value),
+            Some(Tok::Word(word)) if is_value_word(&word) => Ok(Operand::Value),
             Some(Tok::Word(word)) if !is_keyword(&word) && self.eat_sym("(") => {
                 Ok(Operand::Call(self.operands_to(")")?))
             }
@@ -621,6 +784,53 @@ impl Parser {
             _ => {
                 self.at -= 1;
                 Err(self.expect("a value or an attribute"))
+            }
+        }
+    }
+
+    /// The rest of a collection literal opened by `open` (already read): only literal values,
+    /// nested collections among them, and in a map `'key': value` pairs. A name, a keyword or
+    /// a call inside one is refused: DynamoDB would read it as something else than a value.
+    fn collection(&mut self, open: &str) -> Result<(), Refusal> {
+        let close = closing(open).unwrap_or(")");
+        if self.eat_sym(close) {
+            return Ok(());
+        }
+        loop {
+            if open == "{" {
+                if !matches!(self.next(), Some(Tok::Str(_))) {
+                    self.at -= 1;
+                    return Err(self.expect("a 'quoted' key in a map literal"));
+                }
+                if !self.eat_sym(":") {
+                    return Err(self.expect(": in a map literal"));
+                }
+            }
+            self.literal_value()?;
+            if self.eat_sym(close) {
+                return Ok(());
+            }
+            if !self.eat_sym(",") {
+                return Err(self.expect(&format!(", or {close} in a literal")));
+            }
+        }
+    }
+
+    fn literal_value(&mut self) -> Result<(), Refusal> {
+        match self.next() {
+            Some(Tok::Str(_) | Tok::Num(_)) => Ok(()),
+            Some(Tok::Sym("-")) if matches!(self.peek(), Some(Tok::Num(_))) => {
+                self.at += 1;
+                Ok(())
+            }
+            Some(Tok::Word(word)) if is_value_word(&word) => Ok(()),
+            Some(Tok::Sym(open @ ("[" | "{" | "<<"))) => self.collection(open),
+            _ => {
+                self.at -= 1;
+                Err(Refusal::Malformed(format!(
+                    "a collection literal holds only literal values, not {}",
+                    self.peek().map_or("the end".to_owned(), Tok::to_string)
+                )))
             }
         }
     }
@@ -639,7 +849,10 @@ impl Parser {
                     return Err(self.expect("a name after ."));
                 }
             } else if self.eat_sym("[") {
-                self.skip_to_close("[")?;
+                if !matches!(self.next(), Some(Tok::Num(_) | Tok::Str(_))) || !self.eat_sym("]") {
+                    self.at -= 1;
+                    return Err(self.expect("a number or a 'quoted' name in a path's [ ]"));
+                }
             } else {
                 break;
             }
@@ -650,25 +863,6 @@ impl Parser {
         } else {
             Operand::Key(name)
         })
-    }
-
-    /// Past the bracket that closes `open` (already read), brackets inside balanced.
-    fn skip_to_close(&mut self, open: &str) -> Result<(), Refusal> {
-        let mut stack: Vec<&str> = closing(open).into_iter().collect();
-        while let Some(expected) = stack.last().copied() {
-            match self.next() {
-                None => return Err(Refusal::Malformed(format!("a {open} is never closed"))),
-                Some(Tok::Sym(s)) if s == expected => {
-                    stack.pop();
-                }
-                Some(Tok::Sym(s)) if closing(s).is_some() => stack.extend(closing(s)),
-                Some(Tok::Sym(s @ (")" | "]" | "}" | ">>"))) => {
-                    return Err(Refusal::Malformed(format!("{s} closes nothing")));
-                }
-                Some(_) => {}
-            }
-        }
-        Ok(())
     }
 }
 
@@ -681,6 +875,13 @@ fn closing(open: &str) -> Option<&'static str> {
         "<<" => Some(">>"),
         _ => None,
     }
+}
+
+/// TRUE, FALSE, NULL, MISSING: values written as words.
+fn is_value_word(word: &str) -> bool {
+    ["TRUE", "FALSE", "NULL", "MISSING"]
+        .iter()
+        .any(|v| v.eq_ignore_ascii_case(word))
 }
 
 fn is_keyword(word: &str) -> bool {

@@ -252,3 +252,283 @@ fn allow_scan_lets_a_scan_through_and_nothing_else() {
         Err(Refusal::OtherTable { .. })
     ));
 }
+
+/// The checker splits the text where DynamoDB's lexer does: `--` is always a comment, so a
+/// number cannot swallow it, and a comment hides nothing from the check because it is refused.
+#[test]
+fn comments_are_refused_wherever_they_are_and_numbers_end_where_dynamodb_ends_them() {
+    for statement in [
+        "SELECT * FROM \"AppTable\" WHERE 1=1-- AND PK = 'CUSTOMER#c1'",
+        "SELECT * FROM \"AppTable\".\"GSI1\" WHERE 1=1-- AND GSI1PK = 'STATUS#PLACED'",
+        "SELECT * FROM \"AppTable\" WHERE 1=1 --\nAND PK = 'CUSTOMER#c1'",
+        "SELECT * FROM \"AppTable\" WHERE PK = 'CUSTOMER#c1' /* a note */",
+        "SELECT * /* FROM \"Other\" */ FROM \"AppTable\" WHERE PK = 'a'",
+    ] {
+        let refusal = refused(statement);
+        assert!(
+            matches!(&refusal, Refusal::Malformed(why) if why.contains("comments")),
+            "{statement}: {refusal:?}"
+        );
+    }
+    for statement in [
+        "SELECT * FROM \"AppTable\" WHERE PK = 'a' AND size(x) = 1e5x",
+        "SELECT * FROM \"AppTable\" WHERE PK = 'a' AND x = 1.5.2",
+        "SELECT * FROM \"AppTable\" WHERE PK = 'a' AND x = 12abc",
+    ] {
+        let refusal = refused(statement);
+        assert!(
+            matches!(&refusal, Refusal::Malformed(why) if why.contains("runs straight into")),
+            "{statement}: {refusal:?}"
+        );
+    }
+    // Numbers DynamoDB reads are still read, and -- inside a string is text.
+    assert_eq!(
+        partitions("SELECT * FROM \"AppTable\" WHERE PK = 'a--b' AND x > -1.5e-3 AND y = 2 - 1"),
+        ["a--b"]
+    );
+}
+
+/// A collection literal holds values only, so nothing inside one can name another table.
+#[test]
+fn a_collection_literal_or_a_projection_can_hide_no_from() {
+    for statement in [
+        "SELECT [1, FROM \"Other\"] FROM \"AppTable\" WHERE PK = 'a'",
+        "SELECT * FROM \"AppTable\" WHERE PK = 'a' AND x IN [1, SELECT]",
+        "SELECT * FROM \"AppTable\" WHERE PK = 'a' AND x = {'k': FROM}",
+        "SELECT * FROM \"AppTable\" WHERE PK = 'a' AND x = <<y>>",
+        "SELECT a[FROM \"Other\"] FROM \"AppTable\" WHERE PK = 'a'",
+        "SELECT * FROM \"AppTable\" WHERE PK = 'a'; SELECT * FROM \"Other\"",
+    ] {
+        assert!(
+            matches!(refused(statement), Refusal::Malformed(_)),
+            "{statement}"
+        );
+    }
+    // Literal collections, and paths with indexes, are read as before.
+    assert_eq!(
+        partitions(
+            "SELECT a.b[0], c['k'] FROM \"AppTable\" WHERE PK = 'a' AND x IN [[1, 2], {'k': <<'v', -3>>}, TRUE, NULL]"
+        ),
+        ["a"]
+    );
+}
+
+/// Every AND of the disjunctive form must fix the partition key exactly once.
+#[test]
+fn two_different_conditions_on_the_partition_key_are_a_scan() {
+    for statement in [
+        "SELECT * FROM \"AppTable\" WHERE PK = 'a' AND PK = 'b'",
+        "SELECT * FROM \"AppTable\" WHERE (PK = 'a' OR SK = 'x') AND PK = 'b'",
+        "SELECT * FROM \"AppTable\" WHERE PK = 'a' AND PK IN ['a', 'b']",
+        "SELECT * FROM \"AppTable\" WHERE PK IN ['a'] AND PK IN ['b']",
+        "SELECT * FROM \"AppTable\".\"GSI1\" WHERE GSI1PK = 'STATUS#PLACED' AND GSI1PK = 'STATUS#SHIPPED'",
+    ] {
+        let key = if statement.contains("GSI1") {
+            "GSI1PK"
+        } else {
+            "PK"
+        };
+        let why = scan(statement, key);
+        assert!(why.contains(key), "{statement}: {why}");
+    }
+    let why = scan(
+        "SELECT * FROM \"AppTable\" WHERE PK = 'a' AND begins_with(PK, 'a')",
+        "PK",
+    );
+    assert!(why.contains("another way"), "{why}");
+    // The same value twice is one partition; an OR of ANDs that each fix it is several.
+    assert_eq!(
+        partitions("SELECT * FROM \"AppTable\" WHERE PK = 'a' AND PK = 'a'"),
+        ["a"]
+    );
+    assert_eq!(
+        partitions(
+            "SELECT * FROM \"AppTable\" WHERE (PK = 'a' OR PK = 'b') AND (SK = 'x' OR SK = 'y')"
+        ),
+        ["a", "b"]
+    );
+}
+
+#[test]
+fn deep_nesting_is_refused_with_a_reason_not_a_crash() {
+    for statement in [
+        format!(
+            "SELECT * FROM \"AppTable\" WHERE {}PK = 'a'{}",
+            "(".repeat(3000),
+            ")".repeat(3000)
+        ),
+        format!(
+            "SELECT * FROM \"AppTable\" WHERE PK = 'a' AND x = {}1{}",
+            "[".repeat(3000),
+            "]".repeat(3000)
+        ),
+        format!(
+            "SELECT * FROM \"AppTable\" WHERE PK = 'a' AND {}x = 1",
+            "NOT ".repeat(3000)
+        ),
+    ] {
+        let refusal = refused(&statement);
+        assert!(
+            matches!(&refusal, Refusal::Malformed(why) if why.contains("nested more than")),
+            "{refusal:?}"
+        );
+    }
+    // 64 deep is still read.
+    let nested = format!(
+        "SELECT * FROM \"AppTable\" WHERE {}PK = 'a'{}",
+        "(".repeat(64),
+        ")".repeat(64)
+    );
+    assert_eq!(partitions(&nested), ["a"]);
+}
+
+#[test]
+fn more_values_than_dynamodb_takes_are_refused_before_any_request() {
+    let values = |n: usize| {
+        (0..n)
+            .map(|i| format!("'v{i}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    assert_eq!(
+        partitions(&format!(
+            "SELECT * FROM \"AppTable\" WHERE PK IN [{}]",
+            values(50)
+        ))
+        .len(),
+        50
+    );
+    for statement in [
+        format!("SELECT * FROM \"AppTable\" WHERE PK IN [{}]", values(51)),
+        format!(
+            "SELECT * FROM \"AppTable\" WHERE PK = 'a' AND status IN [{}]",
+            values(101)
+        ),
+        (0..51)
+            .map(|i| format!("PK = 'v{i}'"))
+            .collect::<Vec<_>>()
+            .join(" OR ")
+            .replace("PK = 'v0'", "SELECT * FROM \"AppTable\" WHERE PK = 'v0'"),
+    ] {
+        let refusal = refused(&statement);
+        assert!(
+            matches!(&refusal, Refusal::Malformed(why) if why.contains("at most")),
+            "{refusal:?}"
+        );
+    }
+}
+
+/// A small deterministic generator, so that a failing case can be replayed from its seed.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n.max(1)
+    }
+
+    fn pick<'a>(&mut self, choices: &[&'a str]) -> &'a str {
+        choices[self.below(choices.len())]
+    }
+}
+
+/// A statement from the grammar the checker accepts, as tokens.
+fn generated(rng: &mut Lcg) -> Vec<String> {
+    let mut tokens: Vec<String> = vec!["SELECT".into()];
+    match rng.below(3) {
+        0 => tokens.push("*".into()),
+        1 => tokens.extend(["PK", ",", "\"total\""].map(String::from)),
+        _ => tokens.extend(["a", ".", "b", "[", "0", "]"].map(String::from)),
+    }
+    tokens.push("FROM".into());
+    let index = rng.below(3) == 0;
+    tokens.push("\"AppTable\"".into());
+    if index {
+        tokens.extend([".", "\"GSI1\""].map(String::from));
+    }
+    let key = if index { "GSI1PK" } else { "PK" };
+    if rng.below(6) > 0 {
+        tokens.push("WHERE".into());
+        condition(rng, key, 0, &mut tokens);
+    }
+    if rng.below(3) == 0 {
+        tokens.push(";".into());
+    }
+    tokens
+}
+
+fn condition(rng: &mut Lcg, key: &str, depth: usize, out: &mut Vec<String>) {
+    let choice = if depth > 2 {
+        rng.below(3)
+    } else {
+        rng.below(6)
+    };
+    match choice {
+        0 => out.extend([key, "=", rng.pick(&["'a'", "'b'", "'c#1'"])].map(String::from)),
+        1 => out.extend([key, "IN", "[", "'a'", ",", "'b'", "]"].map(String::from)),
+        2 => {
+            let atom: &[&str] = match rng.below(5) {
+                0 => &["SK", ">", "'x'"],
+                1 => &["begins_with", "(", "SK", ",", "'O'", ")"],
+                2 => &["status", "IS", "NOT", "MISSING"],
+                3 => &["NOT", "SK", "=", "'x'"],
+                _ => &["size", "(", "x", ")", ">", "-1.5e2"],
+            };
+            out.extend(atom.iter().map(|t| t.to_string()));
+        }
+        3 | 4 => {
+            condition(rng, key, depth + 1, out);
+            out.push(if choice == 3 { "AND" } else { "OR" }.into());
+            condition(rng, key, depth + 1, out);
+        }
+        _ => {
+            out.push("(".into());
+            condition(rng, key, depth + 1, out);
+            out.push(")".into());
+        }
+    }
+}
+
+/// The checker's decision on a statement: the partitions it reads, or the kind of refusal.
+fn decision(statement: &str) -> String {
+    match check(statement, TABLE, false) {
+        Ok(checked) => format!("{:?} {:?}", checked.target, checked.partitions),
+        Err(Refusal::Scan { key, .. }) => format!("scan of {key}"),
+        Err(other) => format!("refused: {other}"),
+    }
+}
+
+/// Statements generated from the accepted grammar, re-spaced: the same decision as spelled
+/// plainly. With a comment put anywhere between two tokens: refused, never another decision.
+#[test]
+fn respacing_never_changes_the_decision_and_a_comment_anywhere_is_refused() {
+    let spaces = [" ", "  ", "\t", "\n", " \r\n ", "\x0C"];
+    let comments = ["-- hidden\n", "/* hidden */", "--\n", "/**/"];
+    for seed in 1..=2_000u64 {
+        let mut rng = Lcg(seed);
+        let tokens = generated(&mut rng);
+        let plain = tokens.join(" ");
+        let expected = decision(&plain);
+        assert!(
+            !expected.starts_with("refused"),
+            "seed {seed}: {plain}: {expected}"
+        );
+        let respaced: String = tokens
+            .iter()
+            .map(|t| format!("{t}{}", rng.pick(&spaces)))
+            .collect();
+        assert_eq!(decision(&respaced), expected, "seed {seed}: {respaced:?}");
+        let at = 1 + rng.below(tokens.len());
+        let mut commented = tokens.clone();
+        commented.insert(at.min(tokens.len()), rng.pick(&comments).to_owned());
+        let commented = commented.join(" ");
+        let got = decision(&commented);
+        assert!(
+            got.contains("comments are not supported"),
+            "seed {seed}: {commented:?}: {got}"
+        );
+    }
+}

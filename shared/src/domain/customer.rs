@@ -21,21 +21,13 @@ pub struct Customer {
 }
 
 /// The longest name accepted.
-pub const MAX_NAME_CHARS: usize = 200;
+pub const MAX_NAME_CHARS: usize = crate::domain::text::MAX_NAME_CHARS;
 
 impl Customer {
-    /// A customer from what a client sent: the name at most 200 characters with at least one
-    /// that is not white space (surrounding white space dropped) and no control characters; the
-    /// email a plausible address. (The same rules, as patterns, are in `api/openapi.yaml`.)
+    /// A customer from what a client sent: the name as [`crate::domain::text::name`] takes it;
+    /// the email a plausible address. (The same rules, as patterns, are in `api/openapi.yaml`.)
     pub fn new(customer_id: CustomerId, name: &str, email: &str) -> Result<Self, AppError> {
-        let chars = name.chars().count();
-        let controls = name.chars().any(char::is_control);
-        let name = name.trim();
-        if name.is_empty() || chars > MAX_NAME_CHARS || controls {
-            return Err(AppError::invalid(format!(
-                "name must be 1-{MAX_NAME_CHARS} characters without control characters"
-            )));
-        }
+        let name = crate::domain::text::name(name)?;
         if !plausible_email(email) {
             return Err(AppError::invalid(
                 "email must be an address such as ana@example.com",
@@ -43,7 +35,7 @@ impl Customer {
         }
         Ok(Self {
             customer_id,
-            name: name.to_owned(),
+            name,
             email: email.to_owned(),
         })
     }

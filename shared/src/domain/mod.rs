@@ -16,4 +16,5 @@ pub mod payment;
 pub mod product;
 pub mod stats;
 pub mod status;
+pub mod text;
 pub mod time;

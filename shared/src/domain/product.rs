@@ -8,7 +8,7 @@ use crate::domain::money::{Decimal, Money};
 use crate::domain::order::MAX_PRICE;
 
 /// The longest product name accepted.
-pub const MAX_NAME_CHARS: usize = 200;
+pub const MAX_NAME_CHARS: usize = crate::domain::text::MAX_NAME_CHARS;
 /// The largest change of stock one request may make.
 pub const MAX_STOCK_DELTA: i64 = 1_000_000;
 
@@ -39,19 +39,9 @@ pub struct CatalogEntry {
     pub price: Money,
 }
 
-/// A product's name: at most 200 characters, at least one not white space (surrounding white
-/// space dropped), no control characters.
+/// A product's name: as a customer's ([`crate::domain::text::name`]).
 pub fn product_name(raw: &str) -> Result<String, AppError> {
-    // Counted before trimming, as the contract's maxLength counts.
-    let chars = raw.chars().count();
-    let controls = raw.chars().any(char::is_control);
-    let name = raw.trim();
-    if name.is_empty() || chars > MAX_NAME_CHARS || controls {
-        return Err(AppError::invalid(format!(
-            "name must be 1-{MAX_NAME_CHARS} characters without control characters"
-        )));
-    }
-    Ok(name.to_owned())
+    crate::domain::text::name(raw)
 }
 
 /// A price as a client writes it: a decimal string above 0, at most 1,000,000.00, with at most

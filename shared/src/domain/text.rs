@@ -1,0 +1,56 @@
+//! Text a person typed and others will read: names of customers and products.
+
+use crate::AppError;
+
+/// The most characters a name holds.
+pub const MAX_NAME_CHARS: usize = 200;
+
+/// Whether `c` changes how the text around it is shown rather than showing itself: a control
+/// character (a terminal's escape sequences among them) or a bidirectional control, which can
+/// make a name read as another (`U+202E` reverses what follows).
+pub fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// A name from what a client sent: at most [`MAX_NAME_CHARS`] characters (counted before
+/// trimming, as the contract's maxLength counts), at least one not white space, none
+/// [`hidden`]; surrounding white space dropped. (The same rules, as a pattern, are the
+/// contract's `Name`.)
+pub fn name(raw: &str) -> Result<String, AppError> {
+    let chars = raw.chars().count();
+    let name = raw.trim();
+    if name.is_empty() || chars > MAX_NAME_CHARS || raw.chars().any(hidden) {
+        return Err(AppError::invalid(format!(
+            "name must be 1-{MAX_NAME_CHARS} characters without control or bidirectional-control characters"
+        )));
+    }
+    Ok(name.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_shows_what_it_says() {
+        assert_eq!(name("  Ana Torres ").expect("name"), "Ana Torres");
+        assert_eq!(name("Zoë Ølberg 李").expect("name"), "Zoë Ølberg 李");
+        for bad in [
+            "",
+            "   ",
+            "Ana\u{1b}[2J",
+            "Ana\nTorres",
+            "Ana\u{202E}serroT",
+            "a\u{2066}b",
+            "x\u{200F}",
+        ] {
+            assert!(name(bad).is_err(), "{bad:?}");
+        }
+        assert!(name(&"x".repeat(200)).is_ok());
+        assert!(name(&"x".repeat(201)).is_err());
+    }
+}
