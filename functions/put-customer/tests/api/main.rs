@@ -109,8 +109,14 @@ async fn bad_profiles_are_400_and_write_nothing() {
         ("c1", r#"{"name":"","email":"ana@example.com"}"#),
         ("c1", long_name.as_str()),
         // A terminal escape, and a right-to-left override that makes a name read as another.
-        ("c1", r#"{"name":"Ana\u001b]0;x\u0007","email":"ana@example.com"}"#),
-        ("c1", r#"{"name":"Ana\u202eserroT","email":"ana@example.com"}"#),
+        (
+            "c1",
+            r#"{"name":"Ana\u001b]0;x\u0007","email":"ana@example.com"}"#,
+        ),
+        (
+            "c1",
+            r#"{"name":"Ana\u202eserroT","email":"ana@example.com"}"#,
+        ),
         ("c1", r#"{"name":"Ana","email":"not-an-email"}"#),
         ("c1", r#"{"name":"Ana","email":"ana@localhost"}"#),
         ("c1", r#"{"name":"Ana"}"#),
