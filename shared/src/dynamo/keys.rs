@@ -14,7 +14,7 @@
 //! | Product | `PRODUCT#<sku>` | `PRODUCT` | 5, orders |
 //! | Catalog entry | `CATALOG#<shard>` | `PRODUCT#<sku>` | 6 |
 //! | Idempotency record | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE` | retried POSTs |
-//! | Migration state | `MIGRATION#<name>` | `STATUS`, `SEGMENT#<total>#<i>`, `DEFERRED#<orderId>#<sku>` | `store-migrate` |
+//! | Migration state | `MIGRATION#<name>` | `STATUS`, `SEGMENT#<total>#<i>`, `DEFERRED#<orderId>#<sku>`, `UNPLACEABLE#<PK>#<SK>` | `store-migrate` |
 //! | Cart line | `CUSTOMER#<customerId>` | `CART#<sku>` | 9 |
 //! | Applied payment event | `PAYMENT_EVENT#<eventId>` | `APPLIED` | the webhook, at most once |
 //! | Refund due | `REFUND#<paymentId>` | `REFUND` | 10 (GSI1: `REFUNDS_DUE` / `<receivedAt>`) |
@@ -366,7 +366,7 @@ impl Entity {
             Entity::RefundDue => ("REFUND#<paymentId>", REFUND_SK),
             Entity::MigrationState => (
                 "MIGRATION#<name>",
-                "STATUS, SEGMENT#<total>#<i>, DEFERRED#<orderId>#<sku>",
+                "STATUS, SEGMENT#<total>#<i>, DEFERRED#<orderId>#<sku>, UNPLACEABLE#<PK>#<SK>",
             ),
         }
     }
