@@ -100,7 +100,7 @@ async fn scan_stretch(
         next: None,
         scanned: 0,
     };
-    // The partition being read, and the last item of the one before it.
+    // The partition being read.
     let mut current: Option<(String, Vec<Item>)> = None;
     loop {
         let out = app
