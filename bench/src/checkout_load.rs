@@ -124,15 +124,13 @@ impl Observed {
     }
 }
 
-/// An exact decimal amount ("16.47", "39.900") in cents; `None` for anything finer.
+/// An exact decimal amount ("16.47", "39.900") in cents, as the store's currency counts them;
+/// `None` for anything else.
 fn cents(amount: &str) -> Option<i64> {
-    let (whole, fraction) = amount.split_once('.').unwrap_or((amount, ""));
-    let (kept, rest) = fraction.split_at(fraction.len().min(2));
-    if !rest.bytes().all(|b| b == b'0') {
-        return None;
-    }
-    let kept = format!("{kept:0<2}");
-    Some(whole.parse::<i64>().ok()? * 100 + kept.parse::<i64>().ok()?)
+    let money = shared::domain::money::Money::parse_number(amount)?;
+    shared::domain::checkout::Currency::default()
+        .minor_units(money)
+        .ok()
 }
 
 /// What checkout `n` puts in the cart: one or two products, one to three of each.

@@ -131,11 +131,10 @@ pub(crate) fn refused(why: String) -> Router<Arc<App>> {
     let answer = move || {
         let why = why.clone();
         async move {
-            (
+            problem(
                 StatusCode::FORBIDDEN,
-                [("content-type", "application/problem+json")],
-                json!({"type": "about:blank", "title": "The explorer is not served here", "status": 403, "detail": why})
-                    .to_string(),
+                "The explorer is not served here",
+                why,
             )
         }
     };
