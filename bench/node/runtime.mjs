@@ -16,7 +16,9 @@ function call(method, path, body) {
     const request = http.request({ host, port, path: `/2018-06-01/runtime${path}`, method, agent }, (response) => {
       const chunks = [];
       response.on("data", (chunk) => chunks.push(chunk));
-      response.on("end", () => resolve({ headers: response.headers, body: Buffer.concat(chunks).toString() }));
+      response.on("end", () =>
+        resolve({ status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks).toString() }),
+      );
     });
     request.on("error", reject);
     if (body !== undefined) request.write(body);
@@ -31,6 +33,7 @@ for (;;) {
   } catch {
     process.exit(0); // the Runtime API went away: the sandbox is shutting down
   }
+  if (next.status !== 200) process.exit(0); // no more events (410): as the runtime interface client ends
   const id = next.headers["lambda-runtime-aws-request-id"];
   try {
     const result = await handler(JSON.parse(next.body), { awsRequestId: id });
