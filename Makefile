@@ -119,10 +119,10 @@ deploy: build
 	sam deploy
 
 # Cold start, warm latency, RSS and request counts of the release binaries (built for this
-# machine, trusting the bench's TLS test root: shared/bench-trust), the Python and Node.js peers
+# machine, trusting the bench's TLS test root: shared/bench-build), the Python and Node.js peers
 # beside them, each memory size's CPU share, and the stripped sizes of the Lambda builds.
 bench: $(TOOLS) $(BENCH_VENV)/.installed $(BENCH_NODE)
-	cargo build --release --locked $(addprefix -p ,$(FUNCTIONS)) -p store-bench --features shared/bench-trust
+	cargo build --release --locked $(addprefix -p ,$(FUNCTIONS)) -p store-bench --features shared/bench-build
 	cargo lambda build --release --arm64 --lambda-dir target/lambda-arm64 $(addprefix --bin ,$(READ_FUNCTIONS))
 	cargo lambda build --release --x86-64 --lambda-dir target/lambda-x86_64 $(addprefix --bin ,$(READ_FUNCTIONS))
 	target/release/store-bench --bin-dir target/release --python $(BENCH_VENV)/bin/python --callgrind \

@@ -1,6 +1,6 @@
 //! Instruction counts under callgrind: a cold start's init, and one warm invocation.
 
-use crate::process::{run_init_only, run_process};
+use crate::process::{Model, run_init_only, run_process};
 use axum::body::Bytes;
 use local_engine::runtime_api::Error;
 use std::path::Path;
@@ -38,7 +38,7 @@ pub(crate) async fn count_instructions(
     for (i, warm) in [0usize, 20, 120].into_iter().enumerate() {
         let out = dir.join(format!("run{i}.out"));
         let _ = std::fs::remove_file(&out);
-        run_process(make(&out), event, warm, None).await?;
+        run_process(make(&out), event, warm, Model::FullCore).await?;
         totals.push(callgrind_total(&out)?);
     }
     let _ = std::fs::remove_dir_all(&dir);

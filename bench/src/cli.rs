@@ -46,6 +46,12 @@ impl Pattern {
             format!("boto3_handlers.{}", self.python),
         ]
     }
+
+    /// Its sample event, from `events/`.
+    pub(crate) fn event_bytes(&self) -> Result<axum::body::Bytes, Error> {
+        let events = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../events");
+        Ok(std::fs::read(events.join(self.event))?.into())
+    }
 }
 /// The memory sizes measured, MB: the template's floor, a middle size, one full vCPU.
 pub(crate) const DEFAULT_SIZES: [u32; 3] = [128, 512, 1769];
@@ -62,6 +68,8 @@ pub(crate) struct Options {
     pub(crate) memory_sizes: Vec<u32>,
     pub(crate) memory_runs: usize,
     pub(crate) memory_warm: usize,
+    /// The round trip the calibration's TLS front adds to every exchange (DynamoDB's network).
+    pub(crate) calibration_rtt: std::time::Duration,
     pub(crate) runs: usize,
     pub(crate) warm: usize,
     pub(crate) size_dirs: Vec<(&'static str, PathBuf)>,
@@ -82,6 +90,7 @@ pub(crate) fn options() -> Result<Options, Error> {
         memory_sizes: DEFAULT_SIZES.to_vec(),
         memory_runs: 3,
         memory_warm: 100,
+        calibration_rtt: std::time::Duration::from_millis(1),
         runs: 10,
         warm: 200,
         size_dirs: Vec::new(),
@@ -100,6 +109,11 @@ pub(crate) fn options() -> Result<Options, Error> {
             }
             "--memory-runs" => o.memory_runs = value()?.parse()?,
             "--memory-warm" => o.memory_warm = value()?.parse()?,
+            "--calibration-rtt-ms" => {
+                let ms: f64 = value()?.parse()?;
+                o.calibration_rtt = std::time::Duration::try_from_secs_f64(ms / 1000.0)
+                    .map_err(|_| format!("--calibration-rtt-ms {ms}: not a duration"))?;
+            }
             "--runs" => o.runs = value()?.parse()?,
             "--callgrind" => o.callgrind = true,
             "--only" => o.only = value()?.split(',').map(str::to_owned).collect(),

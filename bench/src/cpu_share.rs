@@ -32,8 +32,20 @@ impl CpuShare {
     /// Creates the cgroup (cgroup v1 `cpu`, else a v2 hierarchy with the `cpu` controller);
     /// why not, when neither can be written here.
     pub(crate) fn create(memory_mb: u32) -> Result<Self, String> {
-        let name = format!("store-bench-{memory_mb}mb");
-        let quota = Self::quota_us(memory_mb);
+        Self::cgroup(
+            format!("store-bench-{memory_mb}mb"),
+            memory_mb,
+            Some(Self::quota_us(memory_mb)),
+        )
+    }
+
+    /// The CPU an on-demand init runs on: the same pinned CPU, with no quota (Lambda's init
+    /// burst; `memory_mb` is only the size it stands for).
+    pub(crate) fn burst(memory_mb: u32) -> Result<Self, String> {
+        Self::cgroup(format!("store-bench-burst-{memory_mb}mb"), memory_mb, None)
+    }
+
+    fn cgroup(name: String, memory_mb: u32, quota: Option<u64>) -> Result<Self, String> {
         let v1 = Path::new("/sys/fs/cgroup/cpu");
         let v2 = ["/sys/fs/cgroup/unified", "/sys/fs/cgroup"]
             .iter()
@@ -49,12 +61,14 @@ impl CpuShare {
             let dir = v1.join(&name);
             std::fs::create_dir_all(&dir).map_err(|err| format!("{}: {err}", dir.display()))?;
             write(dir.join("cpu.cfs_period_us"), PERIOD_US.to_string())?;
-            write(dir.join("cpu.cfs_quota_us"), quota.to_string())?;
+            let quota = quota.map_or("-1".to_owned(), |q| q.to_string());
+            write(dir.join("cpu.cfs_quota_us"), quota)?;
             dir
         } else if let Some(root) = v2 {
             let _ = std::fs::write(root.join("cgroup.subtree_control"), "+cpu");
             let dir = root.join(&name);
             std::fs::create_dir_all(&dir).map_err(|err| format!("{}: {err}", dir.display()))?;
+            let quota = quota.map_or("max".to_owned(), |q| q.to_string());
             write(dir.join("cpu.max"), format!("{quota} {PERIOD_US}"))?;
             dir
         } else {
@@ -124,6 +138,16 @@ impl CpuShare {
         stdin.write_all(b"go\n").await?;
         drop(stdin);
         Ok(started)
+    }
+
+    /// Moves process `pid`, every thread of it, into this share: where an on-demand function
+    /// goes from its first `GET /invocation/next` on. (Writing `cgroup.procs` moves the whole
+    /// thread group, in v1 and v2 alike; the process is waiting for its event meanwhile.)
+    pub(crate) fn admit(&self, pid: u32) -> Result<(), Error> {
+        let procs = self.dir.join("cgroup.procs");
+        std::fs::write(&procs, pid.to_string())
+            .map_err(|err| format!("{}: {err}", procs.display()))?;
+        Ok(())
     }
 
     /// How often the quota stopped the cgroup's processes, and for how long in all.

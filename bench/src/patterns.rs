@@ -3,7 +3,7 @@
 
 use crate::callgrind::{Instructions, count_instructions};
 use crate::cli::{Options, PATTERNS, Pattern};
-use crate::process::{Series, command, measure};
+use crate::process::{Model, Series, command, measure};
 use axum::body::Bytes;
 use lambda_http::{Body, Request, Response};
 use local_engine::runtime_api::{Error, lambda_environment};
@@ -121,24 +121,25 @@ pub(crate) async fn section(
     endpoint: &str,
     home: &Path,
 ) -> Result<Vec<Row>, Error> {
-    let events = Path::new(env!("CARGO_MANIFEST_DIR")).join("../events");
     let mut rows = Vec::new();
     for p in &PATTERNS {
-        let event = Bytes::from(std::fs::read(events.join(p.event))?);
+        let event = p.event_bytes()?;
         let start = Starter {
             o,
             p,
             endpoint,
             home,
         };
-        let rust = measure(None, o.runs, o.warm, &event, || start.rust(None))
+        let rust = measure(Model::FullCore, o.runs, o.warm, &event, || start.rust(None))
             .await
             .map_err(|e| format!("{}: {e}", p.binary))?;
         let python = match &o.python {
             Some(python) => Some(
-                measure(None, o.runs, o.warm, &event, || start.python(python, None))
-                    .await
-                    .map_err(|e| format!("python {}: {e}", p.python))?,
+                measure(Model::FullCore, o.runs, o.warm, &event, || {
+                    start.python(python, None)
+                })
+                .await
+                .map_err(|e| format!("python {}: {e}", p.python))?,
             ),
             None => None,
         };

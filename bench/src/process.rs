@@ -8,15 +8,45 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 use tokio::process::Command;
 
+use crate::cpu_share::CpuShare;
+
 /// One process's life: init, first response, warm latencies, peak RSS.
 pub(crate) struct ProcessRun {
+    /// From the process's start to its first `GET /invocation/next` (Lambda's `Init Duration`).
     pub(crate) init: Duration,
+    /// From the first event's hand-out to its response (the first invoke's `Duration`).
+    pub(crate) invoke: Duration,
+    /// What a caller waited: init and the first invoke (with the event waiting from the start).
     pub(crate) first_response: Duration,
-    /// CPU time (every thread, user and system) to its first response.
+    /// CPU time (every thread, user and system) to the end of init, and to the first response.
+    pub(crate) init_cpu: Duration,
     pub(crate) cold_cpu: Duration,
     pub(crate) warm: Vec<Duration>,
     pub(crate) peak_rss_kib: u64,
 }
+
+/// How a cold start gets its CPU.
+#[derive(Clone, Copy)]
+pub(crate) enum Model<'a> {
+    /// A whole core of this machine throughout, the event waiting from the start.
+    FullCore,
+    /// On-demand Lambda: init pinned to one CPU with no quota (`burst`), for at most
+    /// [`INIT_BURST_CAP`]; from its first `GET /invocation/next` the process, every thread, is in
+    /// `quota`, where its first event is handed out and every warm one after.
+    OnDemand {
+        burst: &'a CpuShare,
+        quota: &'a CpuShare,
+    },
+    /// Provisioned concurrency: init under `quota` too, ahead of traffic; the first event is
+    /// handed out once init is done and a period has passed, so that the invoke starts with
+    /// the whole quota, as a sandbox initialised minutes earlier does.
+    Provisioned { quota: &'a CpuShare },
+}
+
+/// Lambda's limit on an on-demand init's burst: past it, init goes on inside the invoke, at
+/// the memory size's share.
+pub(crate) const INIT_BURST_CAP: Duration = Duration::from_secs(10);
+
 /// The CPU time process `pid` has used so far, all its threads (`/proc/<pid>/task/*/schedstat`,
 /// nanoseconds on the CPU).
 pub(crate) fn cpu_time(pid: u32) -> Duration {
@@ -42,37 +72,40 @@ pub(crate) fn peak_rss_kib(pid: u32) -> u64 {
         })
         .unwrap_or(0)
 }
-/// Starts `command` against a fresh Runtime API with `event` already waiting (as on a cold
-/// start), then sends `warm` more events one after another. With a `share`, the command is
-/// [`crate::cpu_share::CpuShare::command`]'s, and the clock starts once it has joined the share's cgroup
-/// (which takes the kernel ~10 ms, no part of a Lambda cold start) and is told to go.
+/// Starts `command` against a fresh Runtime API and runs its cold start under `model`, then
+/// sends `warm` more events one after another. Under a share, the command is
+/// [`CpuShare::command`]'s, and the clock starts once it has joined its first cgroup (which
+/// takes the kernel ~10 ms, no part of a Lambda cold start) and is told to go.
 pub(crate) async fn run_process(
     command: Command,
     event: &Bytes,
     warm: usize,
-    share: Option<&crate::cpu_share::CpuShare>,
+    model: Model<'_>,
 ) -> Result<ProcessRun, Error> {
     let mut api = RuntimeApi::start().await?;
-    let first = api.invoke(event.clone());
-    let mut started = Instant::now();
-    let mut child = match share {
-        Some(_) => api.spawn_with(command, Stdio::piped(), Stdio::null())?,
-        None => api.spawn(command)?,
+    let (mut child, cold) = match model {
+        Model::FullCore => full_core_start(&api, command, event).await?,
+        Model::OnDemand { burst, quota } => {
+            cold_start(&api, command, event, burst, |pid| async move {
+                quota.admit(pid)
+            })
+            .await?
+        }
+        Model::Provisioned { quota } => {
+            cold_start(&api, command, event, quota, |_| async {
+                tokio::time::sleep(Duration::from_micros(crate::cpu_share::PERIOD_US)).await;
+                Ok(())
+            })
+            .await?
+        }
     };
-    if let Some(share) = share {
-        started = share.release(&mut child).await?;
-    }
-    let reply = tokio::time::timeout(Duration::from_secs(30), first).await??;
-    if !reply.ok {
+    if !cold.reply.ok {
         return Err(format!(
             "the function failed: {}",
-            String::from_utf8_lossy(&reply.body)
+            String::from_utf8_lossy(&cold.reply.body)
         )
         .into());
     }
-    let first_response = reply.at - started;
-    let cold_cpu = child.id().map_or(Duration::ZERO, cpu_time);
-    let init = api.ready_at().map_or(first_response, |at| at - started);
     let mut latencies = Vec::with_capacity(warm);
     for _ in 0..warm {
         let sent = Instant::now();
@@ -82,12 +115,88 @@ pub(crate) async fn run_process(
     let peak = child.id().map_or(0, peak_rss_kib);
     api.close_and_wait(&mut child).await?;
     Ok(ProcessRun {
-        init,
-        first_response,
-        cold_cpu,
+        init: cold.init,
+        invoke: cold.invoke,
+        first_response: cold.init + cold.invoke,
+        init_cpu: cold.init_cpu,
+        cold_cpu: cold.cpu,
         warm: latencies,
         peak_rss_kib: peak,
     })
+}
+
+/// A cold start's phases, as [`run_process`] timed them.
+struct Cold {
+    init: Duration,
+    invoke: Duration,
+    init_cpu: Duration,
+    cpu: Duration,
+    reply: local_engine::runtime_api::Reply,
+}
+
+/// `command` started on a whole core with `event` already waiting, as on a Lambda cold start.
+async fn full_core_start(
+    api: &RuntimeApi,
+    command: Command,
+    event: &Bytes,
+) -> Result<(tokio::process::Child, Cold), Error> {
+    let first = api.invoke(event.clone());
+    let started = Instant::now();
+    let child = api.spawn(command)?;
+    let reply = tokio::time::timeout(Duration::from_secs(30), first).await??;
+    let pid = child.id().unwrap_or_default();
+    let init = api.ready_at().unwrap_or(reply.at);
+    let cold = Cold {
+        init: init - started,
+        invoke: reply.at - init,
+        init_cpu: Duration::ZERO,
+        cpu: cpu_time(pid),
+        reply,
+    };
+    Ok((child, cold))
+}
+
+/// `command` started in `first` (pinned, the clock running from its exec) until its first
+/// `GET /invocation/next` (or [`INIT_BURST_CAP`]), then `between` done with its PID while it
+/// waits, then its first event handed out and timed to the response.
+async fn cold_start<F>(
+    api: &RuntimeApi,
+    command: Command,
+    event: &Bytes,
+    first: &CpuShare,
+    between: impl FnOnce(u32) -> F,
+) -> Result<(tokio::process::Child, Cold), Error>
+where
+    F: std::future::Future<Output = Result<(), Error>>,
+{
+    let mut child = api.spawn_with(command, Stdio::piped(), Stdio::null())?;
+    let pid = child.id().ok_or("the process has already exited")?;
+    let started = first.release(&mut child).await?;
+    let ready = loop {
+        if let Some(at) = api.ready_at() {
+            break at;
+        }
+        if started.elapsed() > INIT_BURST_CAP {
+            break Instant::now();
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(format!("the process exited during init: {status}").into());
+        }
+        tokio::time::sleep(Duration::from_micros(100)).await;
+    };
+    let init_cpu = cpu_time(pid);
+    between(pid).await?;
+    let sent = Instant::now();
+    let answer = api.invoke(event.clone());
+    let reply = tokio::time::timeout(Duration::from_secs(60), answer).await??;
+    let cold = Cold {
+        init: ready - started,
+        invoke: reply.at - sent,
+        init_cpu,
+        cpu: cpu_time(pid),
+        reply,
+    };
+    Ok((child, cold))
 }
 /// Starts `command` against a Runtime API that never delivers an event: once it asks for its
 /// first one (init done), the API closes and the runtime exits. How long init took.
@@ -136,29 +245,37 @@ pub(crate) fn median(mut values: Vec<Duration>) -> Duration {
 /// What [`measure`] found: medians of the cold starts, every warm latency (sorted).
 pub(crate) struct Series {
     pub(crate) init: Duration,
+    /// The first invoke alone.
+    pub(crate) invoke: Duration,
+    /// Init and the first invoke (the median of their sums).
     pub(crate) first: Duration,
+    pub(crate) init_cpu: Duration,
     pub(crate) cold_cpu: Duration,
     pub(crate) warm: Vec<Duration>,
     pub(crate) rss_kib: u64,
 }
-/// Cold starts `runs` times, each process inside `share` when given, each followed by `warm`
-/// requests: the medians of the cold starts, the warm latencies of every run, the largest RSS.
+/// Cold starts `runs` times under `model`, each followed by `warm` requests: the medians of
+/// the cold starts, the warm latencies of every run, the largest RSS.
 pub(crate) async fn measure(
-    share: Option<&crate::cpu_share::CpuShare>,
+    model: Model<'_>,
     runs: usize,
     warm: usize,
     event: &Bytes,
     make: impl Fn() -> Command,
 ) -> Result<Series, Error> {
     let mut inits = Vec::new();
+    let mut invokes = Vec::new();
     let mut firsts = Vec::new();
+    let mut init_cpus = Vec::new();
     let mut cpus = Vec::new();
     let mut warms = Vec::new();
     let mut rss = 0;
     for _ in 0..runs {
-        let run = run_process(make(), event, warm, share).await?;
+        let run = run_process(make(), event, warm, model).await?;
         inits.push(run.init);
+        invokes.push(run.invoke);
         firsts.push(run.first_response);
+        init_cpus.push(run.init_cpu);
         cpus.push(run.cold_cpu);
         warms.extend(run.warm);
         rss = rss.max(run.peak_rss_kib);
@@ -166,7 +283,9 @@ pub(crate) async fn measure(
     warms.sort();
     Ok(Series {
         init: median(inits),
+        invoke: median(invokes),
         first: median(firsts),
+        init_cpu: median(init_cpus),
         cold_cpu: median(cpus),
         warm: warms,
         rss_kib: rss,

@@ -19,7 +19,7 @@ use shared::http::gateway::StaffClients;
 
 use crate::cli::Options;
 use crate::patterns::handler;
-use crate::process::{command, measure, percentile};
+use crate::process::{Model, command, measure, percentile};
 use crate::report::ms;
 use local_engine::{Engine, LOCAL_TABLE, seed};
 use shared::Store;
@@ -168,7 +168,7 @@ async fn measure_shards(
     let engine = engine_with_orders(count).await?;
     let endpoint = engine.endpoint().to_owned();
     let binary = o.bin_dir.join("list-orders-by-status");
-    let warm = measure(None, o.runs.min(3), o.warm, event, || {
+    let warm = measure(Model::FullCore, o.runs.min(3), o.warm, event, || {
         let mut c = command(&binary, &[], None);
         lambda_environment(&mut c, "list-orders-by-status", &endpoint, home);
         c.env("STATUS_SHARDS", n.to_string());

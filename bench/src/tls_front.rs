@@ -1,13 +1,20 @@
 //! The bench engine behind TLS: a listener on 127.0.0.1 that completes a TLS handshake with
 //! `bench/tls/chain.pem` (RSA-2048 leaf and intermediate, as DynamoDB's endpoints present) and
 //! relays the plain bytes to the engine. Each connection a function opens pays a real handshake.
+//!
+//! With a round trip (`rtt`), the network to DynamoDB is stood in for: a new connection waits one
+//! round trip before its first byte is read (TCP's handshake), and every chunk read from either
+//! side waits half of one before it is passed on. A TLS 1.3 handshake then costs one more round
+//! trip and each request one: three for a connection's first request, one for every later one.
 
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use tokio::io::{AsyncRead, AsyncWrite, DuplexStream};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
 
@@ -18,8 +25,9 @@ pub(crate) fn tls_dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tls")
 }
 
-/// Serves TLS on a free port in front of `engine` (`http://host:port`); the `https://` URL.
-pub(crate) async fn start(engine: &str) -> Result<String, Error> {
+/// Serves TLS on a free port in front of `engine` (`http://host:port`), each exchange `rtt`
+/// long on top of loopback's; the `https://` URL.
+pub(crate) async fn start(engine: &str, rtt: Duration) -> Result<String, Error> {
     let dir = tls_dir();
     let chain: Vec<CertificateDer<'static>> =
         CertificateDer::pem_file_iter(dir.join("chain.pem"))?.collect::<Result<_, _>>()?;
@@ -41,17 +49,81 @@ pub(crate) async fn start(engine: &str) -> Result<String, Error> {
             let acceptor = acceptor.clone();
             tokio::spawn(async move {
                 let _ = socket.set_nodelay(true);
-                let Ok(mut tls) = acceptor.accept(socket).await else {
-                    return;
-                };
-                let Ok(mut plain) = TcpStream::connect(upstream).await else {
-                    return;
-                };
-                let _ = plain.set_nodelay(true);
-                let _ = tokio::io::copy_bidirectional(&mut tls, &mut plain).await;
+                if rtt.is_zero() {
+                    serve(acceptor, socket, upstream).await;
+                } else {
+                    // TCP's own handshake: the client's first bytes come a round trip later.
+                    if sleep(rtt).await {
+                        serve(acceptor, delayed(socket, rtt), upstream).await;
+                    }
+                }
             });
         }
     });
     // By address: the leaf names 127.0.0.1 too, and no resolver is asked.
     Ok(format!("https://127.0.0.1:{port}"))
+}
+
+/// Waits `wait` to the tens of microseconds (tokio's timer counts whole milliseconds, which
+/// would make half a millisecond one or two); false if the runtime is shutting down.
+async fn sleep(wait: Duration) -> bool {
+    wait.is_zero()
+        || tokio::task::spawn_blocking(move || std::thread::sleep(wait))
+            .await
+            .is_ok()
+}
+
+/// Completes the handshake on `io` and relays its plain bytes to `upstream`.
+async fn serve(
+    acceptor: TlsAcceptor,
+    io: impl AsyncRead + AsyncWrite + Unpin,
+    upstream: SocketAddr,
+) {
+    let Ok(mut tls) = acceptor.accept(io).await else {
+        return;
+    };
+    let Ok(mut plain) = TcpStream::connect(upstream).await else {
+        return;
+    };
+    let _ = plain.set_nodelay(true);
+    let _ = tokio::io::copy_bidirectional(&mut tls, &mut plain).await;
+}
+
+/// `socket` behind a relay that hands each chunk on half of `rtt` after it was read, each way.
+fn delayed(socket: TcpStream, rtt: Duration) -> DuplexStream {
+    let (near, far) = tokio::io::duplex(64 * 1024);
+    let (from_client, to_client) = socket.into_split();
+    let (from_front, to_front) = tokio::io::split(far);
+    tokio::spawn(relay(from_client, to_front, rtt / 2));
+    tokio::spawn(relay(from_front, to_client, rtt / 2));
+    near
+}
+
+/// Copies `from` to `to`, each chunk `delay` after it was read (chunks read close together
+/// arrive as close together), until either side closes.
+async fn relay(
+    mut from: impl AsyncRead + Unpin + Send + 'static,
+    mut to: impl AsyncWrite + Unpin,
+    delay: Duration,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (chunks, mut arriving) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut buffer = vec![0; 64 * 1024];
+        while let Ok(n @ 1..) = from.read(&mut buffer).await {
+            let due = tokio::time::Instant::now() + delay;
+            if chunks.send((due, buffer[..n].to_vec())).is_err() {
+                return;
+            }
+        }
+    });
+    while let Some((due, chunk)) = arriving.recv().await {
+        if !sleep(due.saturating_duration_since(tokio::time::Instant::now())).await {
+            return;
+        }
+        if to.write_all(&chunk).await.is_err() {
+            return;
+        }
+    }
+    let _ = to.shutdown().await;
 }

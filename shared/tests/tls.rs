@@ -92,7 +92,7 @@ async fn a_server_outside_the_amazon_roots_is_refused_before_a_request_is_sent()
 }
 
 /// `make bench`'s TLS endpoint (bench/tls/) is trusted only by the bench's own build.
-#[cfg(not(feature = "bench-trust"))]
+#[cfg(not(feature = "bench-build"))]
 #[tokio::test]
 async fn the_shipped_build_refuses_the_bench_test_chain() {
     refused_before_a_request("../bench/tls/chain.pem", "../bench/tls/leaf.key").await;

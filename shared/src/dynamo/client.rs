@@ -29,7 +29,7 @@ pub fn http_client() -> SharedHttpClient {
         .with_native_roots(false)
         .with_pem_certificate(AMAZON_TRUST_SERVICES);
     // `make bench` only (bench/tls/README.md): its engine's TLS endpoint, signed by a test root.
-    #[cfg(feature = "bench-trust")]
+    #[cfg(feature = "bench-build")]
     let trust = trust.with_pem_certificate(&include_bytes!("../../../bench/tls/root.pem")[..]);
     let context = tls::TlsContext::builder()
         .with_trust_store(trust)
@@ -162,6 +162,11 @@ pub fn sdk_client(environment: Environment) -> aws_sdk_dynamodb::Client {
 /// first event.
 pub async fn connect(environment: Environment, table: String) -> Store {
     let store = Store::new(sdk_client(environment), table);
+    // `make bench` only: a cold start without the warm-up shows what the warm-up buys.
+    #[cfg(feature = "bench-build")]
+    if std::env::var_os("STORE_BENCH_NO_WARMUP").is_some() {
+        return store;
+    }
     store.warm_up().await;
     store
 }

@@ -1,0 +1,346 @@
+//! Cold starts and warm latency as Lambda's memory setting runs them (`--only memory`): each
+//! function and each peer under Lambda's CPU share for a memory size, its every connection to
+//! the engine over TLS (`tls_front`), in two models of the cold start side by side, then what a
+//! million requests cost at each size with init billed, and the harness checked against
+//! published measurements (`calibration`). docs/performance.md, "Memory size", says what this
+//! models and what not.
+//!
+//! **The share.** Lambda gives a function CPU in proportion to its memory: one vCPU at 1,769 MB.
+//! Here that is a CFS bandwidth quota on a cgroup of the function's process: `quota = period ×
+//! memory / 1769`. The period is the kernel's default, 100 ms, which is also what container
+//! runtimes use for `--cpus`; Lambda does not publish its own. With it a 128 MB function may run
+//! 7.2 ms in every 100 ms: work that needs less CPU than that is not slowed at all, work that
+//! needs more waits ~93 ms for every 7.2 ms it runs. Every process is pinned to one CPU
+//! (`taskset`: the quota reaches each CPU in 5 ms slices, and runtime left on one CPU while the
+//! process runs on the other would throttle it short of its share).
+//!
+//! **The two models** ([`crate::process::Model`]):
+//! - *on-demand*: init runs with no quota on its CPU (Lambda's init burst, capped at 10 s) until
+//!   the runtime's first `GET /invocation/next`; then the whole process moves into the quota,
+//!   and its first event is handed out. The caller waits for both: `Init Duration` and the
+//!   first invoke's `Duration`, as Lambda's REPORT line gives them.
+//! - *provisioned concurrency*: init runs inside the quota from the first instruction, ahead of
+//!   traffic; the caller waits only for the first invoke, which starts with the whole quota.
+//!
+//! The process is started by `sh` joining its first cgroup and then exec'ing the runtime; the
+//! clock starts when `sh` has joined (the kernel takes ~10 ms to move a process between v1
+//! cgroups, which no Lambda cold start pays) and is told to go.
+
+mod calibration;
+mod cost;
+mod report;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tokio::process::Command;
+
+use local_engine::runtime_api::Error;
+
+use crate::cpu_share::{CpuShare, PERIOD_US};
+use crate::process::{Model, Series};
+
+/// A runtime measured: this store's binary (as built, and with its connection warm-up off), or
+/// a peer.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Runtime {
+    Rust,
+    /// The same binary with `STORE_BENCH_NO_WARMUP`: its first request opens the connection.
+    RustCold,
+    Python,
+    Node,
+}
+
+impl Runtime {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Runtime::Rust => "Rust",
+            Runtime::RustCold => "Rust, no warm-up",
+            Runtime::Python => "Python 3 + boto3",
+            Runtime::Node => "Node.js 22 + SDK v3",
+        }
+    }
+}
+
+/// One function (or peer) measured at one memory size, in both models.
+pub(crate) struct Measured {
+    pub(crate) function: &'static str,
+    pub(crate) runtime: Runtime,
+    pub(crate) memory_mb: u32,
+    /// On-demand cold starts, each followed by the warm series (none for [`Runtime::RustCold`],
+    /// whose warm requests are [`Runtime::Rust`]'s).
+    pub(crate) on_demand: Series,
+    /// Provisioned-concurrency cold starts, without warm requests.
+    pub(crate) provisioned: Series,
+}
+
+/// The CPU of one memory size: its quota, and the burst its on-demand inits run on.
+pub(crate) struct Size {
+    pub(crate) quota: CpuShare,
+    pub(crate) burst: CpuShare,
+}
+
+impl Size {
+    fn create(memory_mb: u32) -> Result<Self, String> {
+        Ok(Self {
+            quota: CpuShare::create(memory_mb)?,
+            burst: CpuShare::burst(memory_mb)?,
+        })
+    }
+
+    pub(crate) fn memory_mb(&self) -> u32 {
+        self.quota.memory_mb
+    }
+
+    pub(crate) fn on_demand(&self) -> Model<'_> {
+        Model::OnDemand {
+            burst: &self.burst,
+            quota: &self.quota,
+        }
+    }
+
+    fn provisioned(&self) -> Model<'_> {
+        Model::Provisioned { quota: &self.quota }
+    }
+}
+
+/// The section: every read function, and each peer configured, at every size; then cost and
+/// calibration.
+pub(crate) async fn section(
+    o: &crate::cli::Options,
+    engine: &str,
+    home: &Path,
+) -> Result<(), Error> {
+    println!();
+    println!(
+        "### Memory size: Lambda's CPU share (CFS quota, {} ms period), TLS to the engine, on-demand and provisioned cold starts, {} of each and {} warm requests per row",
+        PERIOD_US / 1000,
+        o.memory_runs,
+        o.memory_runs * o.memory_warm
+    );
+    println!();
+    let mut sizes = Vec::new();
+    for &memory_mb in &o.memory_sizes {
+        match Size::create(memory_mb) {
+            Ok(size) => sizes.push(size),
+            Err(why) => {
+                println!(
+                    "Skipped: the CPU quota cannot be set here ({why}). Nothing is reported rather than figures at a full core."
+                );
+                return Ok(());
+            }
+        }
+    }
+    let endpoint = crate::tls_front::start(engine, Duration::ZERO).await?;
+    if o.callgrind {
+        tls_instructions(o, engine, &endpoint, home).await?;
+    }
+    let peers = Peers::of(o, &endpoint);
+    let mut measured = Vec::new();
+    for size in &sizes {
+        measure_size(o, size, &peers, home, &mut measured).await?;
+        let (times, throttled) = size.quota.throttled();
+        println!(
+            "- {} MB: quota {} µs per {} µs; throttled {times} times, {:.1} s in all",
+            size.memory_mb(),
+            CpuShare::quota_us(size.memory_mb()),
+            PERIOD_US,
+            throttled.as_secs_f64()
+        );
+    }
+    report::print_table(&measured);
+    report::print_summary(&measured, &o.memory_sizes);
+    report::print_targets(&measured, &o.memory_sizes);
+    cost::print(&measured, &o.memory_sizes);
+    calibration::section(o, engine, &sizes, home).await
+}
+
+/// The runtimes a section measures, and what each needs to start.
+pub(crate) struct Peers<'a> {
+    pub(crate) runtimes: Vec<(Runtime, PathBuf)>,
+    pub(crate) endpoint: &'a str,
+    /// The TLS test root, which the peers are told to trust.
+    pub(crate) root: PathBuf,
+}
+
+impl<'a> Peers<'a> {
+    /// Rust with and without its warm-up, and each peer `o` names, against `endpoint`.
+    pub(crate) fn of(o: &crate::cli::Options, endpoint: &'a str) -> Self {
+        let mut runtimes = vec![
+            (Runtime::Rust, PathBuf::new()),
+            (Runtime::RustCold, PathBuf::new()),
+        ];
+        runtimes.extend(o.python.clone().map(|p| (Runtime::Python, p)));
+        runtimes.extend(o.node.clone().map(|p| (Runtime::Node, p)));
+        Self {
+            runtimes,
+            endpoint,
+            root: crate::tls_front::tls_dir().join("root.pem"),
+        }
+    }
+
+    /// The process `start` names.
+    pub(crate) fn command(&self, o: &crate::cli::Options, start: &Start, home: &Path) -> Command {
+        let Start {
+            runtime,
+            launch,
+            pattern,
+            hello,
+        } = *start;
+        let memory_mb = launch.memory_mb;
+        let bench = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let program = self
+            .runtimes
+            .iter()
+            .find(|(r, _)| *r == runtime)
+            .map(|(_, p)| p.clone())
+            .unwrap_or_default();
+        let (program, args, name) = match runtime {
+            Runtime::Rust | Runtime::RustCold => {
+                (o.bin_dir.join(pattern.binary), vec![], pattern.binary)
+            }
+            Runtime::Python => {
+                let handler = if hello {
+                    "hello.handler".to_owned()
+                } else {
+                    format!("boto3_handlers.{}", pattern.python)
+                };
+                let args = vec!["-m".to_owned(), "awslambdaric".to_owned(), handler];
+                (program, args, pattern.python)
+            }
+            Runtime::Node => (
+                program,
+                vec![bench.join("node/runtime.mjs").display().to_string()],
+                pattern.node,
+            ),
+        };
+        let mut c = launch.command(&program, &args);
+        local_engine::runtime_api::lambda_environment(&mut c, name, self.endpoint, home);
+        let node_handler = if hello {
+            "hello.handler".to_owned()
+        } else {
+            format!("handlers.{}", pattern.node)
+        };
+        c.env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", memory_mb.to_string())
+            .env("PYTHONPATH", bench.join("python"))
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env("AWS_CA_BUNDLE", &self.root)
+            .env("NODE_EXTRA_CA_CERTS", &self.root)
+            .env("_HANDLER", node_handler);
+        if runtime == Runtime::RustCold {
+            c.env("STORE_BENCH_NO_WARMUP", "1");
+        }
+        c
+    }
+}
+
+/// One process to start: `runtime` for `pattern` (its `hello` handler instead, for a peer, when
+/// asked), launched in the cgroup `launch`.
+#[derive(Clone, Copy)]
+pub(crate) struct Start<'s> {
+    pub(crate) runtime: Runtime,
+    pub(crate) launch: &'s CpuShare,
+    pub(crate) pattern: &'s crate::cli::Pattern,
+    pub(crate) hello: bool,
+}
+
+/// Every pattern, for every runtime, at `size`: on-demand with the warm series, then
+/// provisioned.
+async fn measure_size(
+    o: &crate::cli::Options,
+    size: &Size,
+    peers: &Peers<'_>,
+    home: &Path,
+    measured: &mut Vec<Measured>,
+) -> Result<(), Error> {
+    let memory_mb = size.memory_mb();
+    for pattern in &crate::cli::PATTERNS {
+        let event = pattern.event_bytes()?;
+        for &(runtime, _) in &peers.runtimes {
+            let failed = |model: &str, e: Error| -> Error {
+                format!(
+                    "{} {} at {memory_mb} MB, {model}: {e}",
+                    runtime.name(),
+                    pattern.binary,
+                )
+                .into()
+            };
+            let warm = if runtime == Runtime::RustCold {
+                0
+            } else {
+                o.memory_warm
+            };
+            let start = |launch| Start {
+                runtime,
+                launch,
+                pattern,
+                hello: false,
+            };
+            let (burst, quota) = (start(&size.burst), start(&size.quota));
+            let runs = o.memory_runs;
+            let on_demand = crate::process::measure(size.on_demand(), runs, warm, &event, || {
+                peers.command(o, &burst, home)
+            })
+            .await
+            .map_err(|e| failed("on-demand", e))?;
+            let provisioned = crate::process::measure(size.provisioned(), runs, 0, &event, || {
+                peers.command(o, &quota, home)
+            })
+            .await
+            .map_err(|e| failed("provisioned", e))?;
+            measured.push(Measured {
+                function: pattern.binary,
+                runtime,
+                memory_mb,
+                on_demand,
+                provisioned,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// What the TLS handshake adds to each function's init, in instructions (callgrind, a full
+/// core): init against the engine over plain HTTP and over the TLS endpoint.
+pub(crate) async fn tls_instructions(
+    o: &crate::cli::Options,
+    plain: &str,
+    tls: &str,
+    home: &Path,
+) -> Result<(), Error> {
+    println!();
+    println!(
+        "| function | init k instructions, plain HTTP | init k instructions, TLS | the handshake's share |"
+    );
+    println!("|---|---|---|---|");
+    for pattern in &crate::cli::PATTERNS {
+        let binary = o.bin_dir.join(pattern.binary);
+        let mut counts = Vec::new();
+        for endpoint in [plain, tls] {
+            let dir = crate::callgrind::callgrind_dir()?;
+            counts.push(
+                crate::callgrind::init_instructions(&dir, |out| {
+                    let mut c = crate::process::command(&binary, &[], Some(out));
+                    local_engine::runtime_api::lambda_environment(
+                        &mut c,
+                        pattern.binary,
+                        endpoint,
+                        home,
+                    );
+                    c
+                })
+                .await?,
+            );
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        let (plain, tls) = (counts[0] as f64, counts[1] as f64);
+        println!(
+            "| {} | {:.0} | {:.0} | {:.0}% |",
+            pattern.binary,
+            plain / 1000.0,
+            tls / 1000.0,
+            (tls - plain) / tls * 100.0
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,216 @@
+//! What the memory section prints of its cold starts: every row, the means per runtime and
+//! size, and the targets (docs/performance.md, "Memory size").
+
+use std::time::Duration;
+
+use super::{Measured, Runtime};
+use crate::process::{Series, percentile};
+use crate::report::ms;
+
+/// Milliseconds, as a number.
+pub(crate) fn millis(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// The warm series' p50 and p99, or "-" when it sent none.
+fn warm(series: &Series) -> String {
+    if series.warm.is_empty() {
+        return "- / -".to_owned();
+    }
+    format!(
+        "{} / {}",
+        ms(percentile(&series.warm, 50.0)),
+        ms(percentile(&series.warm, 99.0))
+    )
+}
+
+pub(crate) fn print_table(measured: &[Measured]) {
+    println!();
+    println!(
+        "| function | runtime | memory MB | on-demand: init / first invoke / cold start ms | its CPU: init / invoke ms | provisioned: first invoke ms (init, ahead of traffic) | warm p50 / p99 ms |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for m in measured {
+        let d = &m.on_demand;
+        println!(
+            "| {} | {} | {} | {} / {} / **{}** | {} / {} | **{}** ({}) | {} |",
+            m.function,
+            m.runtime.name(),
+            m.memory_mb,
+            ms(d.init),
+            ms(d.invoke),
+            ms(d.first),
+            ms(d.init_cpu),
+            ms(d.cold_cpu.saturating_sub(d.init_cpu)),
+            ms(m.provisioned.invoke),
+            ms(m.provisioned.init),
+            warm(d),
+        );
+    }
+}
+
+/// The mean over the functions of `runtime` at `size` of `value`.
+pub(crate) fn mean(
+    measured: &[Measured],
+    runtime: Runtime,
+    size: u32,
+    value: impl Fn(&Measured) -> f64,
+) -> Option<f64> {
+    let values: Vec<f64> = measured
+        .iter()
+        .filter(|m| m.runtime == runtime && m.memory_mb == size)
+        .map(value)
+        .collect();
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+}
+
+const RUNTIMES: [Runtime; 4] = [
+    Runtime::Rust,
+    Runtime::RustCold,
+    Runtime::Python,
+    Runtime::Node,
+];
+
+pub(crate) fn print_summary(measured: &[Measured], sizes: &[u32]) {
+    println!();
+    println!(
+        "| runtime | memory MB | on-demand: mean init / first invoke / cold start ms | provisioned: mean first invoke ms | mean warm p50 ms |"
+    );
+    println!("|---|---|---|---|---|");
+    for runtime in RUNTIMES {
+        for &size in sizes {
+            let of = |value: &dyn Fn(&Measured) -> Duration| {
+                mean(measured, runtime, size, |m| millis(value(m)))
+            };
+            let (Some(init), Some(invoke), Some(cold), Some(provisioned)) = (
+                of(&|m| m.on_demand.init),
+                of(&|m| m.on_demand.invoke),
+                of(&|m| m.on_demand.first),
+                of(&|m| m.provisioned.invoke),
+            ) else {
+                continue;
+            };
+            let warm = of(&|m| percentile(&m.on_demand.warm, 50.0))
+                .filter(|_| runtime != Runtime::RustCold)
+                .map_or("-".to_owned(), |w| format!("{w:.2}"));
+            println!(
+                "| {} | {size} | {init:.2} / {invoke:.2} / {cold:.2} | {provisioned:.2} | {warm} |",
+                runtime.name()
+            );
+        }
+    }
+}
+
+/// The row of `function` for `runtime` at `size`.
+fn row<'m>(
+    measured: &'m [Measured],
+    function: &str,
+    runtime: Runtime,
+    size: u32,
+) -> Option<&'m Measured> {
+    measured
+        .iter()
+        .find(|m| m.function == function && m.runtime == runtime && m.memory_mb == size)
+}
+
+fn yes(ok: bool) -> &'static str {
+    if ok { "yes" } else { "NO" }
+}
+
+pub(crate) fn print_targets(measured: &[Measured], sizes: &[u32]) {
+    let (Some(&smallest), Some(&largest)) = (sizes.iter().min(), sizes.iter().max()) else {
+        return;
+    };
+    println!();
+    for m in measured
+        .iter()
+        .filter(|m| m.runtime == Runtime::Rust && m.memory_mb == smallest)
+    {
+        let d = &m.on_demand;
+        let warm = percentile(&d.warm, 50.0);
+        let ratio = |peer: Runtime, of: fn(&Measured) -> Duration| {
+            row(measured, m.function, peer, smallest).map_or("-".to_owned(), |p| {
+                format!("{:.0}", millis(of(p)) / millis(of(m)))
+            })
+        };
+        let on_demand = |m: &Measured| m.on_demand.first;
+        let provisioned = |m: &Measured| m.provisioned.invoke;
+        println!(
+            "- {} at {smallest} MB, on-demand: cold start {} ms (≤ 10: {}), first invoke {} ms (≤ warm p50 {} + 1: {}); ×{} vs Python, ×{} vs Node.js. Provisioned: first invoke {} ms; ×{} vs Python, ×{} vs Node.js.",
+            m.function,
+            ms(d.first),
+            yes(millis(d.first) <= 10.0),
+            ms(d.invoke),
+            ms(warm),
+            yes(d.invoke <= warm + Duration::from_millis(1)),
+            ratio(Runtime::Python, on_demand),
+            ratio(Runtime::Node, on_demand),
+            ms(m.provisioned.invoke),
+            ratio(Runtime::Python, provisioned),
+            ratio(Runtime::Node, provisioned),
+        );
+        if let Some(cold) = row(measured, m.function, Runtime::RustCold, smallest) {
+            println!(
+                "  Without the warm-up: first invoke {} ms on-demand, {} ms provisioned; the warm-up shortens them by {} and {} ms.",
+                ms(cold.on_demand.invoke),
+                ms(cold.provisioned.invoke),
+                ms(cold.on_demand.invoke.saturating_sub(d.invoke)),
+                ms(cold.provisioned.invoke.saturating_sub(m.provisioned.invoke)),
+            );
+        }
+        if let Some(full) = row(measured, m.function, Runtime::Rust, largest) {
+            let ratio = millis(warm) / millis(percentile(&full.on_demand.warm, 50.0));
+            println!(
+                "  Warm p50 ×{ratio:.2} of {largest} MB's (≤ 2: {}).",
+                yes(ratio <= 2.0)
+            );
+        }
+    }
+    print_ahead(measured, sizes);
+}
+
+/// Whether Rust (as built) is ahead of every peer on every row: the cold start a caller waits
+/// for, in both models, and the warm p50.
+fn print_ahead(measured: &[Measured], sizes: &[u32]) {
+    let mut behind = Vec::new();
+    for m in measured.iter().filter(|m| m.runtime == Runtime::Rust) {
+        for peer in [Runtime::Python, Runtime::Node] {
+            let Some(p) = row(measured, m.function, peer, m.memory_mb) else {
+                continue;
+            };
+            let checks = [
+                ("on-demand cold start", m.on_demand.first, p.on_demand.first),
+                (
+                    "provisioned first invoke",
+                    m.provisioned.invoke,
+                    p.provisioned.invoke,
+                ),
+                (
+                    "warm p50",
+                    percentile(&m.on_demand.warm, 50.0),
+                    percentile(&p.on_demand.warm, 50.0),
+                ),
+            ];
+            for (what, ours, theirs) in checks {
+                if ours >= theirs {
+                    behind.push(format!(
+                        "{} at {} MB, {what}: {} ms against {}'s {} ms",
+                        m.function,
+                        m.memory_mb,
+                        ms(ours),
+                        peer.name(),
+                        ms(theirs)
+                    ));
+                }
+            }
+        }
+    }
+    println!();
+    match behind.as_slice() {
+        [] => println!(
+            "Ahead of both peers on every row (on-demand cold start, provisioned first invoke, warm p50; {} sizes): yes.",
+            sizes.len()
+        ),
+        rows => println!("Ahead of both peers on every row: NO: {}.", rows.join("; ")),
+    }
+}
