@@ -127,3 +127,65 @@ async fn relay(
     }
     let _ = to.shutdown().await;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rustls::pki_types::ServerName;
+    use std::time::Instant;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A plain upstream that sends back what it reads: `http://ip:port`.
+    async fn echo() -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let (mut from, mut to) = socket.split();
+                    let _ = tokio::io::copy(&mut from, &mut to).await;
+                });
+            }
+        });
+        format!("http://{addr}")
+    }
+
+    #[tokio::test]
+    async fn a_round_trip_delays_every_exchange_and_a_new_connection_pays_three() {
+        let rtt = Duration::from_millis(40);
+        let front = start(&echo().await, rtt).await.unwrap();
+        let mut roots = rustls::RootCertStore::empty();
+        roots
+            .add(CertificateDer::from_pem_file(tls_dir().join("root.pem")).unwrap())
+            .unwrap();
+        let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+        let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
+        let mut answer = [0; 4];
+
+        let started = Instant::now();
+        let socket = TcpStream::connect(front.trim_start_matches("https://"))
+            .await
+            .unwrap();
+        let name = ServerName::try_from("127.0.0.1").unwrap();
+        let mut tls = connector.connect(name, socket).await.unwrap();
+        tls.write_all(b"ping").await.unwrap();
+        tls.read_exact(&mut answer).await.unwrap();
+        let first = started.elapsed();
+        assert_eq!(&answer, b"ping");
+        // TCP's handshake, TLS's, then the exchange itself.
+        assert!(first >= rtt * 3, "the first exchange took {first:?}");
+
+        let again = Instant::now();
+        tls.write_all(b"pong").await.unwrap();
+        tls.read_exact(&mut answer).await.unwrap();
+        let second = again.elapsed();
+        assert_eq!(&answer, b"pong");
+        assert!(second >= rtt, "a later exchange took {second:?}");
+    }
+}
