@@ -14,7 +14,7 @@ pub(crate) fn ms(d: Duration) -> String {
 /// The patterns section's tables: times, RSS and the Python peer; instructions under callgrind.
 pub(crate) fn print_pattern_rows(o: &Options, rows: &[Row]) {
     println!(
-        "\n## store-bench: {} cold starts and {} warm invocations per function, one engine",
+        "\n## store-bench: {} cold starts and {} warm invocations per function, one engine, a whole core each, plain HTTP",
         o.runs,
         o.runs * o.warm
     );
