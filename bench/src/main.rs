@@ -1,9 +1,10 @@
 //! `make bench`: the release Lambdas measured beside the source design's boto3 code, on one embedded
 //! engine, in one run. Prints one table per section; the method is in docs/performance.md.
 //!
-//! Usage: store-bench --bin-dir DIR [--python PATH] [--runs N] [--warm N] [--callgrind]
-//!                    [--size-dir-arm64 DIR] [--size-dir-x86-64 DIR]
-//!                    [--only patterns,init,capacity,shards,memory]
+//! Usage: store-bench --bin-dir DIR [--python PATH] [--node PATH] [--runs N] [--warm N]
+//!                    [--callgrind] [--size-dir-arm64 DIR] [--size-dir-x86-64 DIR]
+//!                    [--memory-sizes MB,MB,...] [--memory-runs N] [--memory-warm N]
+//!                    [--calibration-rtt-ms MS] [--only patterns,init,capacity,shards,memory]
 
 mod callgrind;
 mod capacity;
