@@ -40,11 +40,7 @@ impl Pattern {
     /// The Python peer's command line: the source design's handler under AWS's runtime
     /// interface client.
     pub(crate) fn python_args(&self) -> Vec<String> {
-        vec![
-            "-m".to_owned(),
-            "awslambdaric".to_owned(),
-            format!("boto3_handlers.{}", self.python),
-        ]
+        awslambdaric(&format!("boto3_handlers.{}", self.python))
     }
 
     /// Its sample event, from `events/`.
@@ -52,6 +48,10 @@ impl Pattern {
         let events = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../events");
         Ok(std::fs::read(events.join(self.event))?.into())
     }
+}
+/// Python's command line for `handler` (module.function) under AWS's runtime interface client.
+pub(crate) fn awslambdaric(handler: &str) -> Vec<String> {
+    ["-m", "awslambdaric", handler].map(str::to_owned).to_vec()
 }
 /// The memory sizes measured, MB: the template's floor, a middle size, one full vCPU.
 pub(crate) const DEFAULT_SIZES: [u32; 3] = [128, 512, 1769];

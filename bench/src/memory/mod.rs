@@ -195,19 +195,19 @@ impl<'a> Peers<'a> {
             .find(|(r, _)| *r == runtime)
             .map(|(_, p)| p.clone())
             .unwrap_or_default();
+        let handler = |module: &str, export: &str| match hello {
+            true => "hello.handler".to_owned(),
+            false => format!("{module}.{export}"),
+        };
         let (program, args, name) = match runtime {
             Runtime::Rust | Runtime::RustCold => {
                 (o.bin_dir.join(pattern.binary), vec![], pattern.binary)
             }
-            Runtime::Python => {
-                let handler = if hello {
-                    "hello.handler".to_owned()
-                } else {
-                    format!("boto3_handlers.{}", pattern.python)
-                };
-                let args = vec!["-m".to_owned(), "awslambdaric".to_owned(), handler];
-                (program, args, pattern.python)
-            }
+            Runtime::Python => (
+                program,
+                crate::cli::awslambdaric(&handler("boto3_handlers", pattern.python)),
+                pattern.python,
+            ),
             Runtime::Node => (
                 program,
                 vec![bench.join("node/runtime.mjs").display().to_string()],
@@ -216,17 +216,12 @@ impl<'a> Peers<'a> {
         };
         let mut c = launch.command(&program, &args);
         local_engine::runtime_api::lambda_environment(&mut c, name, self.endpoint, home);
-        let node_handler = if hello {
-            "hello.handler".to_owned()
-        } else {
-            format!("handlers.{}", pattern.node)
-        };
         c.env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", memory_mb.to_string())
             .env("PYTHONPATH", bench.join("python"))
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .env("AWS_CA_BUNDLE", &self.root)
             .env("NODE_EXTRA_CA_CERTS", &self.root)
-            .env("_HANDLER", node_handler);
+            .env("_HANDLER", handler("handlers", pattern.node));
         if runtime == Runtime::RustCold {
             c.env("STORE_BENCH_NO_WARMUP", "1");
         }

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -16,7 +16,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use tokio::process::{Child, Command};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 
 pub use shared::domain::error::BoxError as Error;
 
@@ -37,7 +37,7 @@ struct Shared {
     queue: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Invocation>>>,
     waiting: Arc<Mutex<HashMap<String, oneshot::Sender<Reply>>>>,
     /// When the process first asked for an event: the end of its init.
-    first_next: Arc<OnceLock<Instant>>,
+    first_next: Arc<watch::Sender<Option<Instant>>>,
     next_id: Arc<Mutex<u64>>,
 }
 
@@ -45,20 +45,20 @@ struct Shared {
 pub struct RuntimeApi {
     pub addr: SocketAddr,
     sender: Option<mpsc::UnboundedSender<Invocation>>,
-    first_next: Arc<OnceLock<Instant>>,
+    first_next: watch::Receiver<Option<Instant>>,
     server: tokio::task::JoinHandle<()>,
 }
 
 impl RuntimeApi {
     pub async fn start() -> Result<Self, Error> {
         let (sender, receiver) = mpsc::unbounded_channel();
+        let (first_next_sender, first_next) = watch::channel(None);
         let shared = Shared {
             queue: Arc::new(tokio::sync::Mutex::new(receiver)),
             waiting: Arc::default(),
-            first_next: Arc::default(),
+            first_next: Arc::new(first_next_sender),
             next_id: Arc::default(),
         };
-        let first_next = shared.first_next.clone();
         let app = Router::new()
             .route("/2018-06-01/runtime/invocation/next", get(next))
             .route(
@@ -98,7 +98,14 @@ impl RuntimeApi {
 
     /// When the process first asked for an event.
     pub fn ready_at(&self) -> Option<Instant> {
-        self.first_next.get().copied()
+        *self.first_next.borrow()
+    }
+
+    /// Waits for the process's first `GET /next` (the end of its init), and says when it came;
+    /// `None` if the API stopped first.
+    pub async fn ready(&self) -> Option<Instant> {
+        let mut first_next = self.first_next.clone();
+        *first_next.wait_for(Option::is_some).await.ok()?
     }
 
     /// Starts `command` as the function process this API serves: its output discarded, and
@@ -151,7 +158,13 @@ impl Drop for RuntimeApi {
 }
 
 async fn next(State(shared): State<Shared>) -> impl IntoResponse {
-    let _ = shared.first_next.set(Instant::now());
+    shared.first_next.send_if_modified(|first| {
+        let unset = first.is_none();
+        if unset {
+            *first = Some(Instant::now());
+        }
+        unset
+    });
     let Some(invocation) = shared.queue.lock().await.recv().await else {
         return (StatusCode::GONE, HeaderMap::new(), Bytes::new());
     };
