@@ -14,17 +14,20 @@
 //! Beginners: Design Your Tables Around Access Patterns", AWS Builder Center), extended; the
 //! README numbers the access patterns, and `dynamo::keys` says which key serves which.
 //!
-//! Beside them: [`retry`], the one retry helper, and [`bootstrap`], what every Lambda's `main`
-//! calls.
+//! Beside them: [`retry`], the one retry helper, [`bootstrap`], what every Lambda's `main`
+//! calls, and [`permissions`], what each Lambda may send (template.yaml's grants are held to it).
 
 // A reference crate: every public item says what it is for.
 #![warn(missing_docs)]
 
+pub mod access_patterns;
 pub mod bootstrap;
 pub mod domain;
 pub mod dynamo;
 pub mod http;
+pub mod listed;
 pub mod metrics;
+pub mod permissions;
 pub mod retry;
 
 pub use domain::error::AppError;

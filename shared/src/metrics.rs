@@ -25,44 +25,46 @@ use crate::dynamo::errors::THROTTLING_CODES;
 /// The CloudWatch namespace of every metric the store emits.
 pub const NAMESPACE: &str = "OnlineStore";
 
-/// What the store counts and measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Metric {
-    /// Orders placed (not replays).
-    OrdersPlaced,
-    /// The total of each order placed, in the store's currency.
-    OrderValue,
-    /// Orders moved to another status (dimension `Status`: the new one).
-    StatusChanges,
-    /// POSTs answered with an earlier request's answer (`Idempotent-Replayed: true`).
-    IdempotentReplays,
-    /// DynamoDB transaction attempts cancelled by a concurrent transaction.
-    TransactionConflicts,
-    /// DynamoDB request attempts throttled.
-    Throttles,
-    /// Stream records whose change was written.
-    RecordsApplied,
-    /// Stream records found applied already (a redelivery).
-    RecordsSkipped,
-    /// Stream records reported failed (Lambda delivers them again).
-    RecordsFailed,
-    /// Invocations that began with the process's init.
-    ColdStarts,
-    /// Carts checked out: orders made PENDING_PAYMENT, their stock held.
-    HoldsMade,
-    /// Holds paid: orders moved PENDING_PAYMENT → PLACED by a signed payment.
-    HoldsPaid,
-    /// Holds ended unpaid by the expiry: orders moved PENDING_PAYMENT → EXPIRED, stock back.
-    HoldsExpired,
-    /// Webhook calls refused: a missing or bad signature, or a timestamp out of tolerance.
-    WebhookRejected,
-    /// Signed payments that match no hold (an unknown order, the wrong amount or currency):
-    /// recorded for refund.
-    PaymentsUnmatched,
-    /// Signed payments for a hold that had ended (or was settled already): recorded for refund.
-    PaymentsLate,
-    /// Stream records of items DynamoDB's TTL deleted (never a customer's action).
-    TtlDeletions,
+crate::listed! {
+    /// What the store counts and measures.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    pub enum Metric {
+        /// Orders placed (not replays).
+        OrdersPlaced,
+        /// The total of each order placed, in the store's currency.
+        OrderValue,
+        /// Orders moved to another status (dimension `Status`: the new one).
+        StatusChanges,
+        /// POSTs answered with an earlier request's answer (`Idempotent-Replayed: true`).
+        IdempotentReplays,
+        /// DynamoDB transaction attempts cancelled by a concurrent transaction.
+        TransactionConflicts,
+        /// DynamoDB request attempts throttled.
+        Throttles,
+        /// Stream records whose change was written.
+        RecordsApplied,
+        /// Stream records found applied already (a redelivery).
+        RecordsSkipped,
+        /// Stream records reported failed (Lambda delivers them again).
+        RecordsFailed,
+        /// Invocations that began with the process's init.
+        ColdStarts,
+        /// Carts checked out: orders made PENDING_PAYMENT, their stock held.
+        HoldsMade,
+        /// Holds paid: orders moved PENDING_PAYMENT → PLACED by a signed payment.
+        HoldsPaid,
+        /// Holds ended unpaid by the expiry: orders moved PENDING_PAYMENT → EXPIRED, stock back.
+        HoldsExpired,
+        /// Webhook calls refused: a missing or bad signature, or a timestamp out of tolerance.
+        WebhookRejected,
+        /// Signed payments that match no hold (an unknown order, the wrong amount or currency):
+        /// recorded for refund.
+        PaymentsUnmatched,
+        /// Signed payments for a hold that had ended (or was settled already): recorded for refund.
+        PaymentsLate,
+        /// Stream records of items DynamoDB's TTL deleted (never a customer's action).
+        TtlDeletions,
+    }
 }
 
 impl Metric {

@@ -7,6 +7,7 @@ use lambda_http::http::{HeaderMap, Method};
 use lambda_http::{Body, Request, Response};
 use serde_json::{Map, Value, json};
 use shared::Store;
+use shared::domain::access::{Caller, STAFF_GROUP};
 use shared::domain::ids::{OrderId, Sku};
 use shared::domain::product;
 use shared::http::gateway::StaffClients;
@@ -75,8 +76,9 @@ impl TestApp {
     /// The status `order`'s header holds (the order must exist).
     pub async fn status_of(&self, order: &str) -> String {
         let id = OrderId::parse(order).unwrap_or_else(|err| panic!("order {order}: {err}"));
-        match self.direct_store().read_header(&id).await {
-            Ok(Some(header)) => header.status.as_str().to_owned(),
+        let staff = Caller::new("checker", [STAFF_GROUP], [], false);
+        match self.direct_store().get_order(&id, &staff).await {
+            Ok(Some(details)) => details.order.status.as_str().to_owned(),
             other => panic!("order {order}: {other:?}"),
         }
     }

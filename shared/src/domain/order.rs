@@ -18,8 +18,6 @@ use crate::domain::time::Timestamp;
 pub const MAX_LINES: usize = 48;
 /// The most of one product one line may ask for.
 pub const MAX_QUANTITY: u32 = 10_000;
-/// The largest unit price, 1,000,000.00: keeps every total far inside DynamoDB's 38 digits.
-pub const MAX_PRICE: Decimal = Decimal::from_parts(100_000_000, 0, 0, false, 2);
 
 /// An order as its listing item in the customer's partition (and in GSI1) describes it, and as
 /// its header in the order's own partition does.

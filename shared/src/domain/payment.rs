@@ -108,32 +108,25 @@ impl Payment {
     }
 }
 
-/// Why a signed payment placed nothing and is recorded to be given back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RefundReason {
-    /// It names no order the store has.
-    UnknownOrder,
-    /// Its amount is not the order's total.
-    WrongAmount,
-    /// Its currency is not the store's.
-    WrongCurrency,
-    /// The order's hold had ended (or was ending) when it arrived.
-    HoldEnded,
-    /// The order was not waiting for payment: paid already, or never a hold.
-    NotPending,
+crate::listed! {
+    /// Why a signed payment placed nothing and is recorded to be given back.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum RefundReason {
+        /// It names no order the store has.
+        UnknownOrder,
+        /// Its amount is not the order's total.
+        WrongAmount,
+        /// Its currency is not the store's.
+        WrongCurrency,
+        /// The order's hold had ended (or was ending) when it arrived.
+        HoldEnded,
+        /// The order was not waiting for payment: paid already, or never a hold.
+        NotPending,
+    }
 }
 
 impl RefundReason {
-    /// Every reason.
-    pub const ALL: [RefundReason; 5] = [
-        RefundReason::UnknownOrder,
-        RefundReason::WrongAmount,
-        RefundReason::WrongCurrency,
-        RefundReason::HoldEnded,
-        RefundReason::NotPending,
-    ];
-
     /// As stored and shown: `unknown-order`, `wrong-amount`, ….
     pub fn as_str(self) -> &'static str {
         match self {

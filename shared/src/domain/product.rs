@@ -5,7 +5,9 @@ use serde::Serialize;
 use crate::AppError;
 use crate::domain::ids::Sku;
 use crate::domain::money::{Decimal, Money};
-use crate::domain::order::MAX_PRICE;
+
+/// The largest unit price, 1,000,000.00: keeps every total far inside DynamoDB's 38 digits.
+pub const MAX_PRICE: Decimal = Decimal::from_parts(100_000_000, 0, 0, false, 2);
 
 /// The longest product name accepted.
 pub const MAX_NAME_CHARS: usize = crate::domain::text::MAX_NAME_CHARS;

@@ -7,35 +7,27 @@ use serde::{Deserialize, Serialize};
 
 use crate::AppError;
 
-/// Where an order is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum OrderStatus {
-    /// Checked out and waiting for its payment: its stock held until the hold ends.
-    PendingPayment,
-    /// Placed: its stock taken, waiting to ship.
-    Placed,
-    /// On its way.
-    Shipped,
-    /// Arrived: the end of its life.
-    Delivered,
-    /// Cancelled while PLACED: its stock given back.
-    Cancelled,
-    /// Its hold ended unpaid: its stock given back.
-    Expired,
+crate::listed! {
+    /// Where an order is in its life.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+    pub enum OrderStatus {
+        /// Checked out and waiting for its payment: its stock held until the hold ends.
+        PendingPayment,
+        /// Placed: its stock taken, waiting to ship.
+        Placed,
+        /// On its way.
+        Shipped,
+        /// Arrived: the end of its life.
+        Delivered,
+        /// Cancelled while PLACED: its stock given back.
+        Cancelled,
+        /// Its hold ended unpaid: its stock given back.
+        Expired,
+    }
 }
 
 impl OrderStatus {
-    /// Every status, in the order of an order's life.
-    pub const ALL: [OrderStatus; 6] = [
-        OrderStatus::PendingPayment,
-        OrderStatus::Placed,
-        OrderStatus::Shipped,
-        OrderStatus::Delivered,
-        OrderStatus::Cancelled,
-        OrderStatus::Expired,
-    ];
-
     /// The status as stored and sent: `PENDING_PAYMENT`, `PLACED`, `SHIPPED`, `DELIVERED`,
     /// `CANCELLED`, `EXPIRED`.
     pub fn as_str(self) -> &'static str {

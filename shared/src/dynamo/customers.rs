@@ -30,16 +30,11 @@ impl Store {
     /// (its order statistics, which may predate the customer). One UpdateItem; `true` when the
     /// customer is new, i.e. had no name.
     pub async fn put_customer(&self, customer: &Customer) -> Result<bool, AppError> {
-        let out = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(customer::key(&customer.customer_id)))
-            .update_expression("SET #name = :name, #email = :email")
-            .expression_attribute_names("#name", customer::NAME.name)
-            .expression_attribute_names("#email", customer::EMAIL.name)
-            .expression_attribute_values(":name", customer::NAME.value(&customer.name))
-            .expression_attribute_values(":email", customer::EMAIL.value(&customer.email))
+        let out = customer::PROFILE_UPDATE
+            .on(&self.table, customer::key(&customer.customer_id))
+            .set(&customer::NAME, &customer.name)
+            .set(&customer::EMAIL, &customer.email)
+            .request(&self.client)?
             .return_values(ReturnValue::UpdatedOld)
             .send()
             .await?;

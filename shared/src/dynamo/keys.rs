@@ -280,55 +280,40 @@ impl Partition {
     }
 }
 
-/// Every kind of item the store writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Entity {
-    /// A customer's profile.
-    Customer,
-    /// An order's listing in its customer's partition.
-    OrderListing,
-    /// An order's line item.
-    LineItem,
-    /// An order's header.
-    OrderHeader,
-    /// An order as the statistics counted it.
-    CountedOrder,
-    /// A customer's count of PLACED orders.
-    OpenOrderCount,
-    /// A product.
-    Product,
-    /// A product's entry in the catalog.
-    CatalogEntry,
-    /// What an `Idempotency-Key` remembers.
-    IdempotencyRecord,
-    /// A data migration's state.
-    MigrationState,
-    /// A line of a customer's cart.
-    CartLine,
-    /// A provider event the webhook applied.
-    PaymentEvent,
-    /// A payment to give back.
-    RefundDue,
+crate::listed! {
+    /// Every kind of item the store writes.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Entity {
+        /// A customer's profile.
+        Customer,
+        /// An order's listing in its customer's partition.
+        OrderListing,
+        /// An order's line item.
+        LineItem,
+        /// An order's header.
+        OrderHeader,
+        /// An order as the statistics counted it.
+        CountedOrder,
+        /// A customer's count of PLACED orders.
+        OpenOrderCount,
+        /// A product.
+        Product,
+        /// A product's entry in the catalog.
+        CatalogEntry,
+        /// What an `Idempotency-Key` remembers.
+        IdempotencyRecord,
+        /// A data migration's state.
+        MigrationState,
+        /// A line of a customer's cart.
+        CartLine,
+        /// A provider event the webhook applied.
+        PaymentEvent,
+        /// A payment to give back.
+        RefundDue,
+    }
 }
 
 impl Entity {
-    /// Every entity, the source design's three first.
-    pub const ALL: [Entity; 13] = [
-        Entity::Customer,
-        Entity::OrderListing,
-        Entity::LineItem,
-        Entity::OrderHeader,
-        Entity::CountedOrder,
-        Entity::OpenOrderCount,
-        Entity::Product,
-        Entity::CatalogEntry,
-        Entity::IdempotencyRecord,
-        Entity::MigrationState,
-        Entity::CartLine,
-        Entity::PaymentEvent,
-        Entity::RefundDue,
-    ];
-
     /// The entity's name, as the explorer's legend shows it.
     pub fn name(self) -> &'static str {
         match self {

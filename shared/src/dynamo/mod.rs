@@ -22,3 +22,4 @@ pub mod reshard;
 pub mod stats;
 pub mod store;
 pub mod transaction;
+pub mod update;

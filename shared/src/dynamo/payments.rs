@@ -26,7 +26,7 @@ use crate::dynamo::keys::{GSI1PK, GSI1SK, PK, SK};
 use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::epoch_seconds;
 use crate::dynamo::transaction::{Outcome, Transaction};
-use crate::retry::Backoff;
+use crate::retry::{Backoff, retry};
 use crate::{AppError, Store};
 
 /// What a signed payment came to.
@@ -46,6 +46,14 @@ enum PaymentAction {
     Listing,
     Event,
     Refund,
+}
+
+/// Why an attempt did not apply the payment.
+enum Failed {
+    /// It collided with a concurrent transaction: worth another try.
+    Contended,
+    /// Anything else: what the provider is told.
+    Error(AppError),
 }
 
 /// What one attempt came to.
@@ -97,16 +105,24 @@ impl Store {
         payment: &Payment,
         currency: &Currency,
     ) -> Result<PaymentOutcome, AppError> {
-        let backoff = Backoff::TRANSACTION;
-        for attempt in 0..backoff.attempts {
-            match self.payment_attempt(event, payment, currency).await? {
-                Attempt::Done(outcome) => return Ok(outcome),
-                Attempt::Contended => tokio::time::sleep(backoff.delay(attempt)).await,
+        let applied = retry(
+            &Backoff::TRANSACTION,
+            |failed: &Failed| matches!(failed, Failed::Contended),
+            |_| async {
+                match self.payment_attempt(event, payment, currency).await {
+                    Ok(Attempt::Done(outcome)) => Ok(outcome),
+                    Ok(Attempt::Contended) => Err(Failed::Contended),
+                    Err(err) => Err(Failed::Error(err)),
+                }
+            },
+        )
+        .await;
+        applied.map_err(|failed| match failed {
+            Failed::Contended => {
+                AppError::unavailable("the payment kept colliding with concurrent transactions")
             }
-        }
-        Err(AppError::unavailable(
-            "the payment kept colliding with concurrent transactions",
-        ))
+            Failed::Error(err) => err,
+        })
     }
 
     async fn payment_attempt(
@@ -168,14 +184,15 @@ impl Store {
         payment: &Payment,
         order: &Order,
     ) -> Result<Result<Attempt, RefundReason>, AppError> {
+        // The status change's own update, with the payment: whatever a status change writes,
+        // a payment writes too.
         let (header, listing) = self.status_updates(order, OrderStatus::Placed);
         let header = header
-            .update_expression("SET #status = :next, #payment = :payment")
-            .expression_attribute_names("#payment", order_header::PAYMENT_ID.name)
-            .expression_attribute_values(":payment", order_header::PAYMENT_ID.value(&payment.id));
+            .and(&order_header::PAYMENT)
+            .set(&order_header::PAYMENT_ID, &payment.id);
         let mut transaction = Transaction::with_capacity(3);
-        transaction.update(PaymentAction::Header, header)?;
-        transaction.update(PaymentAction::Listing, listing)?;
+        transaction.update(PaymentAction::Header, header.build()?)?;
+        transaction.update(PaymentAction::Listing, listing.build()?)?;
         transaction.put(
             PaymentAction::Event,
             self.event_record(event, payment_event::PLACED, Some(&order.order_id)),

@@ -8,7 +8,6 @@ use std::sync::{Mutex, PoisonError};
 use aws_sdk_dynamodb::types::builders::UpdateBuilder;
 use aws_sdk_dynamodb::types::{
     AttributeValue, ConsumedCapacity, KeysAndAttributes, Put, ReturnConsumedCapacity,
-    ReturnValuesOnConditionCheckFailure, Update,
 };
 
 use crate::AppError;
@@ -151,7 +150,7 @@ impl Store {
                 let mut transaction = Transaction::with_capacity(2);
                 transaction.update(
                     ProductAction::Product,
-                    self.replace_product(&replacement, current.is_some().then_some(version)),
+                    self.replace_product(&replacement, current.is_some().then_some(version))?,
                 )?;
                 transaction.put(
                     ProductAction::CatalogEntry,
@@ -173,28 +172,27 @@ impl Store {
 
     /// `replacement`'s name and price written over the product at `version` (`None`: over no
     /// product), its version moved on and its stock kept (0 for a new product).
-    fn replace_product(&self, replacement: &Product, version: Option<u64>) -> UpdateBuilder {
+    fn replace_product(
+        &self,
+        replacement: &Product,
+        version: Option<u64>,
+    ) -> Result<UpdateBuilder, AppError> {
         let next = version.map_or(1, |version| version + 1);
-        let update = Update::builder()
-            .table_name(&self.table)
-            .set_key(Some(product::key(&replacement.sku)))
-            .update_expression(
-                "SET #name = :name, #price = :price, #version = :next, #stock = if_not_exists(#stock, :zero)",
-            )
-            .expression_attribute_names("#name", product::NAME.name)
-            .expression_attribute_names("#price", product::PRICE.name)
-            .expression_attribute_names("#version", product::VERSION.name)
-            .expression_attribute_names("#stock", product::STOCK.name)
-            .expression_attribute_values(":name", product::NAME.value(&replacement.name))
-            .expression_attribute_values(":price", product::PRICE.value(&replacement.price))
-            .expression_attribute_values(":next", product::VERSION.value(&next))
-            .expression_attribute_values(":zero", product::STOCK.value(&0));
+        let update = product::REPLACE
+            .on(&self.table, product::key(&replacement.sku))
+            .set(&product::NAME, &replacement.name)
+            .set(&product::PRICE, &replacement.price)
+            .set(&product::VERSION, &next)
+            .set_if_absent(&product::STOCK, &0);
         match version {
-            Some(version) => update
-                .condition_expression("#version = :version")
-                .expression_attribute_values(":version", product::VERSION.value(&version)),
-            None => update.condition_expression("attribute_not_exists(PK)"),
+            Some(version) => update.condition("#version = :current").value(
+                ":current",
+                &product::VERSION,
+                &version,
+            ),
+            None => update.condition("attribute_not_exists(PK)"),
         }
+        .build()
     }
 
     /// Adds `delta` (negative: takes) to a product's stock, atomically, so racing changes are
@@ -205,15 +203,13 @@ impl Store {
     /// product is then read back (strongly consistent) for the answer.
     pub async fn adjust_stock(&self, sku: &Sku, delta: i64) -> Result<Product, AppError> {
         let needed = delta.min(0).unsigned_abs();
-        let update = Update::builder()
-            .table_name(&self.table)
-            .set_key(Some(product::key(sku)))
-            .update_expression("ADD #stock :delta")
-            .condition_expression("attribute_exists(PK) AND #stock >= :needed")
-            .expression_attribute_names("#stock", product::STOCK.name)
-            .expression_attribute_values(":delta", product::STOCK_CHANGE.value(&delta))
-            .expression_attribute_values(":needed", product::STOCK.value(&needed))
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        let update = product::STOCK_UPDATE
+            .on(&self.table, product::key(sku))
+            .add(&product::STOCK_CHANGE, &delta)
+            .condition("attribute_exists(PK) AND #stock >= :needed")
+            .value(":needed", &product::STOCK, &needed)
+            .returning_old_on_failure()
+            .build()?;
         let mut transaction = Transaction::with_capacity(1);
         transaction.update(ProductAction::Product, update)?;
         let sent = retry(

@@ -54,22 +54,15 @@ impl Store {
                         if target == k {
                             continue;
                         }
-                        let moved = self
-                            .client
-                            .update_item()
-                            .table_name(&self.table)
-                            .set_key(Some(codec::primary_key(pk.to_owned(), sk)))
-                            .update_expression("SET #gsi1pk = :to")
-                            .condition_expression("#gsi1pk = :from")
-                            .expression_attribute_names("#gsi1pk", order_listing::GSI1PK.name)
-                            .expression_attribute_values(
-                                ":to",
-                                order_listing::GSI1PK.value(&order_listing::gsi1pk(status, target)),
+                        let moved = order_listing::STATUS_CHANGE
+                            .on(&self.table, codec::primary_key(pk.to_owned(), sk))
+                            .set(
+                                &order_listing::GSI1PK,
+                                &order_listing::gsi1pk(status, target),
                             )
-                            .expression_attribute_values(
-                                ":from",
-                                order_listing::GSI1PK.value(&gsi1pk),
-                            )
+                            .condition("#GSI1PK = :from")
+                            .value(":from", &order_listing::GSI1PK, &gsi1pk)
+                            .request(&self.client)?
                             .send()
                             .await;
                         match moved {

@@ -9,12 +9,29 @@ use crate::domain::cart::CartLine;
 use crate::domain::ids::{CustomerId, Sku};
 use crate::dynamo::codec::{Attr, BadItem, Item, SK, primary_key};
 use crate::dynamo::entities::customer;
-use crate::dynamo::keys::{self, CART_PREFIX, MalformedKey, malformed};
+use crate::dynamo::keys::{self, CART_PREFIX, Entity, MalformedKey, malformed};
+use crate::dynamo::update::{DeleteSpec, PutSpec};
 
 /// How many.
 pub const QUANTITY: Attr<u32> = Attr::new("quantity");
 /// When the line expires (seconds since the epoch): the table's TTL attribute.
 pub const EXPIRES_AT: Attr<u64> = Attr::new("expiresAt");
+
+/// What changing a line writes: the line whole.
+pub const PUT: PutSpec = PutSpec {
+    entity: Entity::CartLine,
+    attributes: &[keys::PK, keys::SK, QUANTITY.name, EXPIRES_AT.name],
+};
+/// A line removed by its customer, whatever it holds.
+pub const REMOVE: DeleteSpec = DeleteSpec {
+    entity: Entity::CartLine,
+    checks: &[],
+};
+/// A line taken by a checkout, only while it is as the checkout read it.
+pub const TAKE: DeleteSpec = DeleteSpec {
+    entity: Entity::CartLine,
+    checks: &[QUANTITY.name, EXPIRES_AT.name],
+};
 
 /// Every cart line's sort key starts with this.
 pub const SK_PREFIX: &str = CART_PREFIX;

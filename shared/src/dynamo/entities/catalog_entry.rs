@@ -6,12 +6,21 @@
 use crate::domain::ids::Sku;
 use crate::domain::product::CatalogEntry;
 use crate::dynamo::codec::{BadItem, Item, SK, primary_key};
-use crate::dynamo::keys::{self, CATALOG_PREFIX, MalformedKey, PRODUCT_PREFIX, fnv1a, malformed};
+use crate::dynamo::keys::{
+    self, CATALOG_PREFIX, Entity, MalformedKey, PRODUCT_PREFIX, fnv1a, malformed,
+};
+use crate::dynamo::update::PutSpec;
 
 pub use crate::dynamo::entities::product::{NAME, PRICE};
 
 /// How many catalog partitions the products are spread over.
 pub const SHARDS: u32 = 4;
+
+/// What writing an entry puts: the entry whole.
+pub const PUT: PutSpec = PutSpec {
+    entity: Entity::CatalogEntry,
+    attributes: &[keys::PK, keys::SK, NAME.name, PRICE.name],
+};
 
 /// The shard of `sku`: FNV-1a of its bytes, stable across releases and machines.
 pub fn shard(sku: &Sku) -> u32 {

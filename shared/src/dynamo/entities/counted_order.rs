@@ -14,11 +14,18 @@ use crate::dynamo::entities::customer;
 use crate::dynamo::keys::{
     self, COUNTED_PREFIX, CUSTOMER_PARTITION, Entity, MalformedKey, malformed,
 };
+use crate::dynamo::update::PutSpec;
 
 /// What the order adds to `totalSpent`; absent once it no longer counts.
 pub const SPENT: Attr<Decimal> = Attr::new("countedSpent");
 /// The version of the change that wrote this share.
 pub const VERSION: Attr<ShareVersion> = Attr::new("countedVersion");
+
+/// What counting an order puts: its share (none once it is removed) and its version.
+pub const PUT: PutSpec = PutSpec {
+    entity: Entity::CountedOrder,
+    attributes: &[keys::PK, keys::SK, SPENT.name, VERSION.name],
+};
 
 /// The customer's partition.
 pub fn pk(customer: &CustomerId) -> String {

@@ -10,7 +10,8 @@ use crate::domain::ids::CustomerId;
 use crate::domain::money::{Decimal, Money};
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
-use crate::dynamo::keys::{self, CUSTOMER_PREFIX, MalformedKey, malformed};
+use crate::dynamo::keys::{self, CUSTOMER_PREFIX, Entity, MalformedKey, malformed};
+use crate::dynamo::update::UpdateSpec;
 
 /// The profile's sort key.
 pub const SORT_KEY: &str = keys::PROFILE_SK;
@@ -33,15 +34,18 @@ pub const ORDER_COUNT_CHANGE: Attr<i64> = Attr::new("orderCount");
 /// What an update adds to (or takes from) `totalSpent`.
 pub const TOTAL_SPENT_CHANGE: Attr<Decimal> = Attr::new("totalSpent");
 
-/// What replacing a profile writes (`put-customer`'s UpdateItem).
-pub const PROFILE_WRITES: &[&str] = &[NAME.name, EMAIL.name];
-/// What the statistics write on the profile (`order-stats`' UpdateItem).
-pub const STATS_WRITES: &[&str] = &[
-    ORDER_COUNT.name,
-    TOTAL_SPENT.name,
-    LAST_ORDER_AT.name,
-    STATS_COMPLETE.name,
-];
+/// Replacing a profile's name and email, keeping its statistics (`put-customer`).
+pub const PROFILE_UPDATE: UpdateSpec = UpdateSpec {
+    set: &[NAME.name, EMAIL.name],
+    ..UpdateSpec::of(Entity::Customer)
+};
+/// The statistics' part of a statistics transaction (`order-stats`): the counts added to, the
+/// latest order's time moved forward, and completeness set (or required, in its condition).
+pub const STATS_UPDATE: UpdateSpec = UpdateSpec {
+    add: &[ORDER_COUNT.name, TOTAL_SPENT.name],
+    set: &[LAST_ORDER_AT.name, STATS_COMPLETE.name],
+    ..UpdateSpec::of(Entity::Customer)
+};
 
 /// The customer's partition key: their profile's, and that of everything else they own.
 pub fn pk(id: &CustomerId) -> String {

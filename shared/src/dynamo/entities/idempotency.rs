@@ -5,7 +5,8 @@
 use crate::domain::idempotency::IdempotencyRecord;
 use crate::domain::ids::{CustomerId, IdempotencyKey, OrderId};
 use crate::dynamo::codec::{Attr, BadItem, Item, primary_key};
-use crate::dynamo::keys::{self, IDEMPOTENCY_PREFIX};
+use crate::dynamo::keys::{self, Entity, IDEMPOTENCY_PREFIX};
+use crate::dynamo::update::PutSpec;
 
 /// The record's sort key.
 pub const SORT_KEY: &str = keys::RESPONSE_SK;
@@ -18,6 +19,19 @@ pub const ORDER_ID: Attr<OrderId> = Attr::new("orderId");
 pub const RESPONSE: Attr<String> = Attr::new("response");
 /// When the record expires (seconds since the epoch): the table's TTL attribute.
 pub const EXPIRES_AT: Attr<u64> = Attr::new("expiresAt");
+
+/// What claiming a key puts: the record whole.
+pub const PUT: PutSpec = PutSpec {
+    entity: Entity::IdempotencyRecord,
+    attributes: &[
+        keys::PK,
+        keys::SK,
+        FINGERPRINT.name,
+        ORDER_ID.name,
+        RESPONSE.name,
+        EXPIRES_AT.name,
+    ],
+};
 
 /// The record's partition key: the key, scoped to the customer the order is for.
 pub fn pk(customer: &CustomerId, key: &IdempotencyKey) -> String {

@@ -11,7 +11,8 @@ use crate::domain::order::{LineItem, Order, ProductOrderLine};
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, SK, primary_key};
 use crate::dynamo::entities::product;
-use crate::dynamo::keys::{self, ITEM_PREFIX, MalformedKey, ORDER_PREFIX, malformed};
+use crate::dynamo::keys::{self, Entity, ITEM_PREFIX, MalformedKey, ORDER_PREFIX, malformed};
+use crate::dynamo::update::{PutSpec, UpdateSpec};
 
 /// How many.
 pub const QUANTITY: Attr<u32> = Attr::new("quantity");
@@ -25,7 +26,23 @@ pub const GSI2PK: Attr<String> = Attr::new(keys::GSI2PK);
 pub const GSI2SK: Attr<String> = Attr::new(keys::GSI2SK);
 
 /// What the GSI2 backfill adds to a line written before GSI2 (`store-migrate`'s UpdateItem).
-pub const GSI2_BACKFILL_WRITES: &[&str] = &[CUSTOMER_ID.name, GSI2PK.name, GSI2SK.name];
+pub const GSI2_BACKFILL: UpdateSpec = UpdateSpec {
+    set: &[CUSTOMER_ID.name, GSI2PK.name, GSI2SK.name],
+    ..UpdateSpec::of(Entity::LineItem)
+};
+/// What placing an order writes of each line.
+pub const PUT: PutSpec = PutSpec {
+    entity: Entity::LineItem,
+    attributes: &[
+        keys::PK,
+        keys::SK,
+        QUANTITY.name,
+        PRICE.name,
+        CUSTOMER_ID.name,
+        GSI2PK.name,
+        GSI2SK.name,
+    ],
+};
 
 /// The order's partition key: its header's and its lines'.
 pub fn pk(order: &OrderId) -> String {

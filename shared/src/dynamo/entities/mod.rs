@@ -25,43 +25,46 @@ pub mod refund_due;
 #[cfg(test)]
 mod test_support;
 
-use crate::dynamo::keys::Entity;
+use crate::dynamo::update::{DeleteSpec, PutSpec, UpdateSpec};
 
-/// The attributes each UpdateItem of `entity` may touch beyond its keys, one list per kind of
-/// update, as its file declares them; an entity written whole (PutItem, through its codec) has
-/// none. template-tests holds what the code sends to these lists and to template.yaml's grants.
-pub fn updates(entity: Entity) -> &'static [&'static [&'static str]] {
-    match entity {
-        Entity::Customer => &[customer::PROFILE_WRITES, customer::STATS_WRITES],
-        Entity::OrderListing => &[order_listing::STATUS_CHANGE_WRITES],
-        Entity::OrderHeader => &[
-            order_header::STATUS_CHANGE_WRITES,
-            order_header::PAYMENT_WRITES,
-            order_header::HOLD_END_WRITES,
-        ],
-        Entity::LineItem => &[line_item::GSI2_BACKFILL_WRITES],
-        Entity::OpenOrderCount => &[open_order_count::WRITES],
-        Entity::Product => &[
-            product::CATALOG_WRITES,
-            product::ORDER_TAKE_WRITES,
-            product::STOCK_WRITES,
-        ],
-        // Migration state is written by `store-migrate`, under the operator's own policy.
-        Entity::CountedOrder
-        | Entity::CartLine
-        | Entity::CatalogEntry
-        | Entity::IdempotencyRecord
-        | Entity::PaymentEvent
-        | Entity::RefundDue
-        | Entity::MigrationState => &[],
-    }
-}
+/// Every kind of UpdateItem the store sends, as the entity files declare them.
+pub const UPDATES: &[&UpdateSpec] = &[
+    &customer::PROFILE_UPDATE,
+    &customer::STATS_UPDATE,
+    &order_listing::STATUS_CHANGE,
+    &order_header::STATUS_CHANGE,
+    &order_header::ON_TIME,
+    &order_header::PAYMENT,
+    &line_item::GSI2_BACKFILL,
+    &open_order_count::COUNT_UPDATE,
+    &product::REPLACE,
+    &product::STOCK_UPDATE,
+    &product::TAKE_STOCK,
+];
+
+/// Every kind of PutItem the store sends.
+pub const PUTS: &[&PutSpec] = &[
+    &order_listing::PUT,
+    &order_listing::PUT_HOLD,
+    &order_header::PUT,
+    &order_header::PUT_HOLD,
+    &line_item::PUT,
+    &cart_line::PUT,
+    &catalog_entry::PUT,
+    &counted_order::PUT,
+    &idempotency::PUT,
+    &payment_event::PUT,
+    &refund_due::PUT,
+];
+
+/// Every kind of DeleteItem the store sends.
+pub const DELETES: &[&DeleteSpec] = &[&cart_line::REMOVE, &cart_line::TAKE];
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::domain::ids::{IdempotencyKey, PaymentEventId, PaymentId, Sku};
-    use crate::dynamo::codec::{PK, SK};
+    use crate::dynamo::codec::{Item, PK, SK};
     use crate::dynamo::keys::{
         CUSTOMER_PARTITION, Entity, ORDER_PARTITION, Partition, SortKeys, warm_up,
     };
@@ -193,6 +196,98 @@ mod tests {
         assert_eq!(inside(after_profile, &lo, &hi), Some(false));
         let straddling = SortKeys::Prefixed("ORDER$");
         assert_eq!(inside(straddling, "ORDER#", "ORDER$x"), None);
+    }
+
+    /// Each PutSpec names exactly what its entity's codec writes, so the grants derived from it
+    /// allow the put and nothing more.
+    #[test]
+    fn every_put_spec_names_exactly_what_its_codec_writes() {
+        use crate::domain::cart::CartLine;
+        use crate::domain::idempotency::IdempotencyRecord;
+        use crate::domain::money::{Decimal, Money};
+        use crate::domain::order::LineItem;
+        use crate::domain::payment::{RefundDue, RefundReason};
+        use crate::domain::product::CatalogEntry;
+        use crate::domain::stats::ShareVersion;
+        use crate::domain::status::OrderStatus;
+        use crate::dynamo::keys::StatusShards;
+
+        let sku = Sku::parse("sku-1").expect("sku");
+        let order = test_support::order(OrderStatus::Placed);
+        let mut hold = test_support::order(OrderStatus::PendingPayment);
+        hold.hold_until = Some(test_support::placed());
+        let line = LineItem {
+            sku: sku.clone(),
+            quantity: 2,
+            price: Money::parse_number("19.95").expect("money"),
+        };
+        let payment = PaymentId::parse("pi_1").expect("id");
+        let event = PaymentEventId::parse("evt_1").expect("id");
+        let record = IdempotencyRecord {
+            fingerprint: "f".into(),
+            order_id: o100(),
+            response: "{}".into(),
+        };
+        let refund = RefundDue {
+            payment_id: payment,
+            order_id: Some(o100()),
+            amount: 100,
+            currency: "usd".into(),
+            reason: RefundReason::HoldEnded,
+            event_id: event.clone(),
+            received_at: test_support::placed(),
+        };
+        let entry = CatalogEntry {
+            sku: sku.clone(),
+            name: "Mug".into(),
+            price: Money::parse_number("9").expect("money"),
+        };
+        let version = ShareVersion::parse("1").expect("version");
+        let spent = Decimal::new(399, 1);
+        let cart = CartLine {
+            sku: sku.clone(),
+            quantity: 1,
+        };
+        let written: Vec<(&PutSpec, Item)> = vec![
+            (
+                &order_listing::PUT,
+                order_listing::to_item(&order, StatusShards::ONE),
+            ),
+            (
+                &order_listing::PUT_HOLD,
+                order_listing::to_item(&hold, StatusShards::ONE),
+            ),
+            (&order_header::PUT, order_header::to_item(&order)),
+            (&order_header::PUT_HOLD, order_header::to_item(&hold)),
+            (&line_item::PUT, line_item::to_item(&order, &line)),
+            (&cart_line::PUT, cart_line::to_item(&c1(), &cart, 1)),
+            (&catalog_entry::PUT, catalog_entry::to_item(&entry)),
+            (
+                &counted_order::PUT,
+                counted_order::to_item(&c1(), &o100(), Some(&spent), &version),
+            ),
+            (
+                &idempotency::PUT,
+                idempotency::to_item(&c1(), &IdempotencyKey::parse("k").expect("key"), &record, 1),
+            ),
+            (
+                &payment_event::PUT,
+                payment_event::to_item(&event, payment_event::PLACED, Some(&o100()), 1),
+            ),
+            (&refund_due::PUT, refund_due::to_item(&refund)),
+        ];
+        assert_eq!(written.len(), PUTS.len(), "a put spec without an item here");
+        for (spec, item) in &written {
+            let pk = PK.get(item).expect("PK");
+            let sk = SK.get(item).expect("SK");
+            assert_eq!(Entity::of(&pk, &sk), Some(spec.entity), "{pk} {sk}");
+            let mut names: Vec<&str> = item.keys().map(String::as_str).collect();
+            let mut declared = spec.attributes.to_vec();
+            names.sort_unstable();
+            declared.sort_unstable();
+            assert_eq!(names, declared, "{:?}", spec.entity);
+            assert!(PUTS.contains(spec));
+        }
     }
 
     #[test]

@@ -8,7 +8,8 @@
 use crate::domain::ids::CustomerId;
 use crate::dynamo::codec::{Attr, Item, primary_key};
 use crate::dynamo::entities::customer;
-use crate::dynamo::keys;
+use crate::dynamo::keys::{self, Entity};
+use crate::dynamo::update::UpdateSpec;
 
 /// The count's sort key.
 pub const SORT_KEY: &str = keys::PLACED_ORDERS_SK;
@@ -19,7 +20,10 @@ pub const COUNT: Attr<u32> = Attr::new("placedCount");
 pub const COUNT_CHANGE: Attr<i64> = Attr::new("placedCount");
 
 /// What counting an order in or out writes.
-pub const WRITES: &[&str] = &[COUNT.name];
+pub const COUNT_UPDATE: UpdateSpec = UpdateSpec {
+    add: &[COUNT.name],
+    ..UpdateSpec::of(Entity::OpenOrderCount)
+};
 
 /// The customer's partition.
 pub fn pk(customer: &CustomerId) -> String {

@@ -7,7 +7,8 @@ use crate::domain::order::Order;
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
 use crate::dynamo::entities::line_item;
-use crate::dynamo::keys;
+use crate::dynamo::keys::{self, Entity};
+use crate::dynamo::update::{PutSpec, UpdateSpec};
 
 pub use crate::dynamo::entities::order_listing::{HOLD_UNTIL, STATUS, TOTAL};
 
@@ -22,14 +23,51 @@ pub const PLACED_AT: Attr<Timestamp> = Attr::new("placedAt");
 /// The payment that placed a checked-out order (set when it is paid).
 pub const PAYMENT_ID: Attr<PaymentId> = Attr::new("paymentId");
 
-/// What a status change writes on the header (`update-order-status`' UpdateItem, and a hold's
-/// end).
-pub const STATUS_CHANGE_WRITES: &[&str] = &[STATUS.name];
-/// What a payment touches on a hold's header: PLACED, the payment, and (in its condition) the
-/// hold's end.
-pub const PAYMENT_WRITES: &[&str] = &[STATUS.name, PAYMENT_ID.name, HOLD_UNTIL.name];
-/// What a hold's end touches on its header: EXPIRED, and (in its condition) the hold's end.
-pub const HOLD_END_WRITES: &[&str] = &[STATUS.name, HOLD_UNTIL.name];
+/// A status change of the header, on the condition that its status is still the one read.
+pub const STATUS_CHANGE: UpdateSpec = UpdateSpec {
+    set: &[STATUS.name],
+    ..UpdateSpec::of(Entity::OrderHeader)
+};
+/// A hold's status change decided by its time (paid while it lasts, ended once past): the
+/// status change's condition, and the hold's end.
+pub const ON_TIME: UpdateSpec = UpdateSpec {
+    checks: &[HOLD_UNTIL.name],
+    ..UpdateSpec::of(Entity::OrderHeader)
+};
+/// The payment that placed a hold, recorded with its status change.
+pub const PAYMENT: UpdateSpec = UpdateSpec {
+    set: &[PAYMENT_ID.name],
+    ..UpdateSpec::of(Entity::OrderHeader)
+};
+/// A hold paid: its status change, on time, with the payment.
+pub const PAID: &[&UpdateSpec] = &[&STATUS_CHANGE, &ON_TIME, &PAYMENT];
+/// A hold ended: its status change, once its time has passed.
+pub const ENDED: &[&UpdateSpec] = &[&STATUS_CHANGE, &ON_TIME];
+/// What placing an order writes of its header.
+pub const PUT: PutSpec = PutSpec {
+    entity: Entity::OrderHeader,
+    attributes: &[
+        keys::PK,
+        keys::SK,
+        CUSTOMER_ID.name,
+        PLACED_AT.name,
+        STATUS.name,
+        TOTAL.name,
+    ],
+};
+/// What a checkout writes of its hold's header: an order's, and when the hold ends.
+pub const PUT_HOLD: PutSpec = PutSpec {
+    entity: Entity::OrderHeader,
+    attributes: &[
+        keys::PK,
+        keys::SK,
+        CUSTOMER_ID.name,
+        PLACED_AT.name,
+        STATUS.name,
+        TOTAL.name,
+        HOLD_UNTIL.name,
+    ],
+};
 
 /// The order's partition: its header's and its line items'.
 pub fn pk(order: &OrderId) -> String {

@@ -14,6 +14,7 @@ use crate::dynamo::keys::{
     self, CUSTOMER_PARTITION, Entity, MalformedKey, ORDER_PREFIX, STATUS_PREFIX, StatusShards,
     malformed,
 };
+use crate::dynamo::update::{PutSpec, UpdateSpec};
 
 /// The order's ID, as the source design writes it (the sort key holds it too).
 pub const ORDER_ID: Attr<OrderId> = Attr::new("orderId");
@@ -29,7 +30,37 @@ pub const GSI1PK: Attr<String> = Attr::new(keys::GSI1PK);
 pub const GSI1SK: Attr<String> = Attr::new(keys::GSI1SK);
 
 /// What a status change writes on the listing (`update-order-status`' UpdateItem).
-pub const STATUS_CHANGE_WRITES: &[&str] = &[STATUS.name, GSI1PK.name];
+pub const STATUS_CHANGE: UpdateSpec = UpdateSpec {
+    set: &[STATUS.name, GSI1PK.name],
+    ..UpdateSpec::of(Entity::OrderListing)
+};
+/// What placing an order writes of its listing.
+pub const PUT: PutSpec = PutSpec {
+    entity: Entity::OrderListing,
+    attributes: &[
+        keys::PK,
+        keys::SK,
+        ORDER_ID.name,
+        STATUS.name,
+        TOTAL.name,
+        GSI1PK.name,
+        GSI1SK.name,
+    ],
+};
+/// What a checkout writes of its hold's listing: an order's, and when the hold ends.
+pub const PUT_HOLD: PutSpec = PutSpec {
+    entity: Entity::OrderListing,
+    attributes: &[
+        keys::PK,
+        keys::SK,
+        ORDER_ID.name,
+        STATUS.name,
+        TOTAL.name,
+        GSI1PK.name,
+        GSI1SK.name,
+        HOLD_UNTIL.name,
+    ],
+};
 
 /// The customer's partition.
 pub fn pk(customer: &crate::domain::ids::CustomerId) -> String {

@@ -6,7 +6,8 @@
 
 use crate::domain::ids::{OrderId, PaymentEventId};
 use crate::dynamo::codec::{Attr, Item, primary_key};
-use crate::dynamo::keys::{self, PAYMENT_EVENT_PREFIX};
+use crate::dynamo::keys::{self, Entity, PAYMENT_EVENT_PREFIX};
+use crate::dynamo::update::PutSpec;
 
 /// The record's sort key.
 pub const SORT_KEY: &str = keys::APPLIED_SK;
@@ -17,6 +18,18 @@ pub const OUTCOME: Attr<String> = Attr::new("outcome");
 pub const ORDER_ID: Attr<OrderId> = Attr::new("orderId");
 /// When the record expires (seconds since the epoch): the table's TTL attribute.
 pub const EXPIRES_AT: Attr<u64> = Attr::new("expiresAt");
+
+/// What applying an event puts: the record whole.
+pub const PUT: PutSpec = PutSpec {
+    entity: Entity::PaymentEvent,
+    attributes: &[
+        keys::PK,
+        keys::SK,
+        OUTCOME.name,
+        ORDER_ID.name,
+        EXPIRES_AT.name,
+    ],
+};
 
 /// The outcome of an event that placed its order.
 pub const PLACED: &str = "placed";

@@ -6,7 +6,8 @@ use crate::domain::ids::Sku;
 use crate::domain::money::Money;
 use crate::domain::product::Product;
 use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
-use crate::dynamo::keys::{self, MalformedKey, PRODUCT_PREFIX, malformed};
+use crate::dynamo::keys::{self, Entity, MalformedKey, PRODUCT_PREFIX, malformed};
+use crate::dynamo::update::UpdateSpec;
 
 /// The product's sort key.
 pub const SORT_KEY: &str = keys::PRODUCT_SK;
@@ -24,11 +25,22 @@ pub const STOCK_CHANGE: Attr<i64> = Attr::new("stock");
 
 /// What replacing a product's name and price writes (`put-product`'s UpdateItem: its version
 /// moves on, its stock is kept or started at 0).
-pub const CATALOG_WRITES: &[&str] = &[NAME.name, PRICE.name, VERSION.name, STOCK.name];
+pub const REPLACE: UpdateSpec = UpdateSpec {
+    set: &[NAME.name, PRICE.name, VERSION.name],
+    set_if_absent: &[STOCK.name],
+    ..UpdateSpec::of(Entity::Product)
+};
 /// What a stock change writes (an adjustment, a cancellation's return).
-pub const STOCK_WRITES: &[&str] = &[STOCK.name];
+pub const STOCK_UPDATE: UpdateSpec = UpdateSpec {
+    add: &[STOCK.name],
+    ..UpdateSpec::of(Entity::Product)
+};
 /// What an order's take of stock names: the stock, and the price its condition checks.
-pub const ORDER_TAKE_WRITES: &[&str] = &[STOCK.name, PRICE.name];
+pub const TAKE_STOCK: UpdateSpec = UpdateSpec {
+    add: &[STOCK.name],
+    checks: &[PRICE.name],
+    ..UpdateSpec::of(Entity::Product)
+};
 
 /// The product's partition key.
 pub fn pk(sku: &Sku) -> String {

@@ -7,7 +7,8 @@ use crate::domain::ids::{OrderId, PaymentEventId, PaymentId};
 use crate::domain::payment::{RefundDue, RefundReason};
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, primary_key};
-use crate::dynamo::keys::{self, REFUND_PREFIX};
+use crate::dynamo::keys::{self, Entity, REFUND_PREFIX};
+use crate::dynamo::update::PutSpec;
 
 /// The record's sort key.
 pub const SORT_KEY: &str = keys::REFUND_SK;
@@ -32,6 +33,24 @@ pub const RECEIVED_AT: Attr<Timestamp> = Attr::new("receivedAt");
 pub const GSI1PK: Attr<String> = Attr::new(keys::GSI1PK);
 /// GSI1's sort key: when it was recorded.
 pub const GSI1SK: Attr<String> = Attr::new(keys::GSI1SK);
+
+/// What recording a refund due puts: the record whole.
+pub const PUT: PutSpec = PutSpec {
+    entity: Entity::RefundDue,
+    attributes: &[
+        keys::PK,
+        keys::SK,
+        PAYMENT_ID.name,
+        ORDER_ID.name,
+        AMOUNT.name,
+        CURRENCY.name,
+        REASON.name,
+        EVENT_ID.name,
+        RECEIVED_AT.name,
+        GSI1PK.name,
+        GSI1SK.name,
+    ],
+};
 
 /// The record's partition key.
 pub fn pk(payment: &PaymentId) -> String {

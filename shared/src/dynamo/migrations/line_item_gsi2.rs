@@ -301,31 +301,13 @@ impl Store {
             return Ok(());
         }
         let sent = patiently(|_| async {
-            let sent = self
-                .client
-                .update_item()
-                .table_name(&self.table)
-                .set_key(Some(line_item::key(order, sku)))
-                .update_expression(
-                    "SET #customer = :customer, #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk",
-                )
-                .condition_expression("attribute_exists(#pk) AND attribute_not_exists(#gsi2pk)")
-                .expression_attribute_names("#pk", PK)
-                .expression_attribute_names("#customer", line_item::CUSTOMER_ID.name)
-                .expression_attribute_names("#gsi2pk", line_item::GSI2PK.name)
-                .expression_attribute_names("#gsi2sk", line_item::GSI2SK.name)
-                .expression_attribute_values(
-                    ":customer",
-                    line_item::CUSTOMER_ID.value(&placed.customer),
-                )
-                .expression_attribute_values(
-                    ":gsi2pk",
-                    line_item::GSI2PK.value(&line_item::gsi2pk(sku)),
-                )
-                .expression_attribute_values(
-                    ":gsi2sk",
-                    line_item::GSI2SK.value(&line_item::gsi2sk(placed.at, order)),
-                )
+            let sent = line_item::GSI2_BACKFILL
+                .on(&self.table, line_item::key(order, sku))
+                .set(&line_item::CUSTOMER_ID, &placed.customer)
+                .set(&line_item::GSI2PK, &line_item::gsi2pk(sku))
+                .set(&line_item::GSI2SK, &line_item::gsi2sk(placed.at, order))
+                .condition("attribute_exists(PK) AND attribute_not_exists(#GSI2PK)")
+                .request(&self.client)?
                 .return_consumed_capacity(ReturnConsumedCapacity::Total)
                 .send()
                 .await;

@@ -8,7 +8,7 @@ pub use status::StatusChangeError;
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::builders::{DeleteBuilder, PutBuilder, UpdateBuilder};
-use aws_sdk_dynamodb::types::{Delete, Put, ReturnValuesOnConditionCheckFailure, Update};
+use aws_sdk_dynamodb::types::{Delete, Put};
 
 use crate::domain::access::Caller;
 use crate::domain::idempotency::{IDEMPOTENCY_TTL_SECONDS, IdempotencyRecord};
@@ -271,7 +271,7 @@ impl Store {
         let (order, lines) = (&placed.order, &placed.items);
         let mut transaction = Transaction::with_capacity(2 * lines.len() + 4 + cart.len());
         for line in lines {
-            transaction.update(OrderAction::TakeStock(line), self.take_stock(line))?;
+            transaction.update(OrderAction::TakeStock(line), self.take_stock(line)?)?;
         }
         let mut new_items = vec![
             order_listing::to_item(order, self.status_shards),
@@ -294,7 +294,7 @@ impl Store {
         if let Some(max) = self.max_open_orders {
             transaction.update(
                 OrderAction::TakePlace,
-                self.take_place(&order.customer_id, max),
+                self.take_place(&order.customer_id, max)?,
             )?;
         }
         if let Some(item) = record_item {
@@ -321,45 +321,36 @@ impl Store {
 
     /// A line's stock taken, if its product still has the line's price and enough stock; the
     /// product as it is when not.
-    fn take_stock(&self, line: &LineItem) -> UpdateBuilder {
-        Update::builder()
-            .table_name(&self.table)
-            .set_key(Some(product::key(&line.sku)))
-            .update_expression("SET #stock = #stock - :quantity")
-            .condition_expression("#price = :price AND #stock >= :quantity")
-            .expression_attribute_names("#stock", product::STOCK.name)
-            .expression_attribute_names("#price", product::PRICE.name)
-            .expression_attribute_values(
-                ":quantity",
-                product::STOCK.value(&u64::from(line.quantity)),
-            )
-            .expression_attribute_values(":price", product::PRICE.value(&line.price))
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+    fn take_stock(&self, line: &LineItem) -> Result<UpdateBuilder, AppError> {
+        product::TAKE_STOCK
+            .on(&self.table, product::key(&line.sku))
+            .add(&product::STOCK_CHANGE, &-i64::from(line.quantity))
+            .condition("#price = :price AND #stock >= :needed")
+            .value(":price", &product::PRICE, &line.price)
+            .value(":needed", &product::STOCK, &u64::from(line.quantity))
+            .returning_old_on_failure()
+            .build()
     }
 
     /// One more PLACED order for `customer`, only while they hold fewer than `max`: decided
     /// inside the order's transaction, so racing orders cannot pass the cap together.
-    fn take_place(&self, customer: &CustomerId, max: u32) -> UpdateBuilder {
-        Update::builder()
-            .table_name(&self.table)
-            .set_key(Some(open_order_count::key(customer)))
-            .update_expression("ADD #count :one")
-            .condition_expression("attribute_not_exists(#count) OR #count < :max")
-            .expression_attribute_names("#count", open_order_count::COUNT.name)
-            .expression_attribute_values(":one", open_order_count::COUNT_CHANGE.value(&1))
-            .expression_attribute_values(":max", open_order_count::COUNT.value(&max))
+    fn take_place(&self, customer: &CustomerId, max: u32) -> Result<UpdateBuilder, AppError> {
+        open_order_count::COUNT_UPDATE
+            .on(&self.table, open_order_count::key(customer))
+            .add(&open_order_count::COUNT_CHANGE, &1)
+            .condition("attribute_not_exists(#placedCount) OR #placedCount < :max")
+            .value(":max", &open_order_count::COUNT, &max)
+            .build()
     }
 
     /// One PLACED order fewer for `customer`, never below zero.
-    pub(super) fn release_place(&self, customer: &CustomerId) -> UpdateBuilder {
-        Update::builder()
-            .table_name(&self.table)
-            .set_key(Some(open_order_count::key(customer)))
-            .update_expression("ADD #count :minus_one")
-            .condition_expression("#count > :zero")
-            .expression_attribute_names("#count", open_order_count::COUNT.name)
-            .expression_attribute_values(":minus_one", open_order_count::COUNT_CHANGE.value(&-1))
-            .expression_attribute_values(":zero", open_order_count::COUNT.value(&0))
+    pub(super) fn release_place(&self, customer: &CustomerId) -> Result<UpdateBuilder, AppError> {
+        open_order_count::COUNT_UPDATE
+            .on(&self.table, open_order_count::key(customer))
+            .add(&open_order_count::COUNT_CHANGE, &-1)
+            .condition("#placedCount > :zero")
+            .value(":zero", &open_order_count::COUNT, &0)
+            .build()
     }
 
     /// A cart line deleted, only if it is still as the checkout read it: its quantity and its
@@ -388,7 +379,19 @@ impl Store {
 
     /// The order's header and line items, for a caller who may see the order (`None`
     /// otherwise, as for a missing order: the route admits its owner and staff,
-    /// `Admits::OrderOwner`): ONE Query on the order's partition.
+    /// `Admits::OrderOwner`): ONE Query on the order's partition. The only way to read an order
+    /// from outside the store: there is no read that does not take the caller.
+    ///
+    /// ```compile_fail
+    /// # async fn unchecked(store: &shared::Store, id: &shared::domain::ids::OrderId) {
+    /// let _ = store.read_order(id).await; // private: an order is read for a caller
+    /// # }
+    /// ```
+    /// ```compile_fail
+    /// # async fn unchecked(store: &shared::Store, id: &shared::domain::ids::OrderId) {
+    /// let _ = store.read_header(id).await; // private too
+    /// # }
+    /// ```
     pub async fn get_order(
         &self,
         order: &OrderId,
@@ -402,7 +405,10 @@ impl Store {
 
     /// The order's header and line items, whoever asks (the store's own work: a hold's end):
     /// ONE strongly consistent Query on the order's partition.
-    pub async fn read_order(&self, order: &OrderId) -> Result<Option<OrderDetails>, AppError> {
+    pub(crate) async fn read_order(
+        &self,
+        order: &OrderId,
+    ) -> Result<Option<OrderDetails>, AppError> {
         let out = KeyQuery::on(Index::Table, order_header::pk(order))
             .request(self)
             .consistent_read(true)
@@ -426,7 +432,7 @@ impl Store {
 
     /// The order's header alone (one strongly consistent GetItem): what a payment is judged
     /// against.
-    pub async fn read_header(&self, order: &OrderId) -> Result<Option<Order>, AppError> {
+    pub(crate) async fn read_header(&self, order: &OrderId) -> Result<Option<Order>, AppError> {
         let out = self
             .client
             .get_item()

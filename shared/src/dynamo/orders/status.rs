@@ -2,16 +2,13 @@
 //! each only if its status is still the one read, with a cancellation's stock given back and the
 //! customer's place under the cap released when the order leaves PLACED.
 
-use aws_sdk_dynamodb::types::builders::UpdateBuilder;
-use aws_sdk_dynamodb::types::{ReturnValuesOnConditionCheckFailure, Update};
-
 use crate::domain::ids::{OrderId, Sku};
 use crate::domain::order::{LineItem, Order};
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
-use crate::dynamo::codec::Item;
 use crate::dynamo::entities::{order_header, order_listing, product};
 use crate::dynamo::transaction::{Outcome, Transaction};
+use crate::dynamo::update::Change;
 use crate::{AppError, Store};
 
 /// Why a status change did not happen.
@@ -143,47 +140,33 @@ impl Store {
     /// shard). A hold's header moves only on its time: paid while it lasts (`holdUntil >= now`),
     /// ended once it has passed (`holdUntil < now`), so of a payment and an expiry racing on
     /// one hold exactly one commits. The header returns what it holds when its condition fails.
-    pub(crate) fn status_updates(
-        &self,
-        current: &Order,
-        next: OrderStatus,
-    ) -> (UpdateBuilder, UpdateBuilder) {
-        let update = |key_item: Item, set: &str| {
-            Update::builder()
-                .table_name(&self.table)
-                .set_key(Some(key_item))
-                .update_expression(set)
-                .condition_expression("#status = :current")
-                .expression_attribute_names("#status", order_listing::STATUS.name)
-                .expression_attribute_values(
-                    ":current",
-                    order_listing::STATUS.value(&current.status),
-                )
-                .expression_attribute_values(":next", order_listing::STATUS.value(&next))
+    pub(crate) fn status_updates(&self, current: &Order, next: OrderStatus) -> (Change, Change) {
+        let still = |change: Change| {
+            change
+                .set(&order_listing::STATUS, &next)
+                .condition("#status = :current")
+                .value(":current", &order_listing::STATUS, &current.status)
         };
-        let mut header = update(order_header::key(&current.order_id), "SET #status = :next")
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        let mut header = still(
+            order_header::STATUS_CHANGE.on(&self.table, order_header::key(&current.order_id)),
+        )
+        .returning_old_on_failure();
         if current.status.can_settle_as(next) {
             let on_time = if next == OrderStatus::Placed {
-                "#status = :current AND #hold >= :now"
+                "#holdUntil >= :now"
             } else {
-                "#status = :current AND #hold < :now"
+                "#holdUntil < :now"
             };
-            header = header
-                .condition_expression(on_time)
-                .expression_attribute_names("#hold", order_header::HOLD_UNTIL.name)
-                .expression_attribute_values(
-                    ":now",
-                    order_header::HOLD_UNTIL.value(&Timestamp::now()),
-                );
+            header = header.and(&order_header::ON_TIME).condition(on_time).value(
+                ":now",
+                &order_header::HOLD_UNTIL,
+                &Timestamp::now(),
+            );
         }
         let gsi1pk = order_listing::gsi1pk(next, self.status_shards.of(&current.order_id));
-        let listing = update(
-            order_listing::key(current),
-            "SET #status = :next, #gsi1pk = :gsi1pk",
-        )
-        .expression_attribute_names("#gsi1pk", order_listing::GSI1PK.name)
-        .expression_attribute_values(":gsi1pk", order_listing::GSI1PK.value(&gsi1pk));
+        let listing =
+            still(order_listing::STATUS_CHANGE.on(&self.table, order_listing::key(current)))
+                .set(&order_listing::GSI1PK, &gsi1pk);
         (header, listing)
     }
 
@@ -198,25 +181,19 @@ impl Store {
     ) -> Result<Transaction<StatusAction<'a>>, AppError> {
         let (header, listing) = self.status_updates(current, next);
         let mut transaction = Transaction::with_capacity(3 + restock.len());
-        transaction.update(StatusAction::Header, header)?;
-        transaction.update(StatusAction::Listing, listing)?;
+        transaction.update(StatusAction::Header, header.build()?)?;
+        transaction.update(StatusAction::Listing, listing.build()?)?;
         for line in restock {
-            let give_back = Update::builder()
-                .table_name(&self.table)
-                .set_key(Some(product::key(&line.sku)))
-                .update_expression("ADD #stock :quantity")
-                .condition_expression("attribute_exists(PK)")
-                .expression_attribute_names("#stock", product::STOCK.name)
-                .expression_attribute_values(
-                    ":quantity",
-                    product::STOCK_CHANGE.value(&i64::from(line.quantity)),
-                );
-            transaction.update(StatusAction::Restock(line), give_back)?;
+            let give_back = product::STOCK_UPDATE
+                .on(&self.table, product::key(&line.sku))
+                .add(&product::STOCK_CHANGE, &i64::from(line.quantity))
+                .condition("attribute_exists(PK)");
+            transaction.update(StatusAction::Restock(line), give_back.build()?)?;
         }
         if release {
             transaction.update(
                 StatusAction::ReleasePlace,
-                self.release_place(&current.customer_id),
+                self.release_place(&current.customer_id)?,
             )?;
         }
         Ok(transaction)

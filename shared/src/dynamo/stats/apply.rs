@@ -233,7 +233,7 @@ impl Store {
             }
             transaction.update(
                 StatsAction::Profile(group.customer.clone()),
-                self.profile_update(group),
+                self.profile_update(group)?,
             )?;
             for change in &group.changes {
                 transaction.put(

@@ -2,62 +2,42 @@
 //! share, each conditioned so that the statistics stay the sum of the shares.
 
 use aws_sdk_dynamodb::types::builders::{PutBuilder, UpdateBuilder};
-use aws_sdk_dynamodb::types::{Put, ReturnValuesOnConditionCheckFailure, Update};
+use aws_sdk_dynamodb::types::{Put, ReturnValuesOnConditionCheckFailure};
 
-use crate::Store;
 use crate::domain::ids::CustomerId;
 use crate::domain::stats::{ShareChange, StatsDelta};
 use crate::dynamo::entities::{counted_order, customer};
 use crate::dynamo::stats::apply::{Completion, Group};
+use crate::{AppError, Store};
 
 impl Store {
     /// The profile's part: every change's delta, onto statistics that must be complete (the
     /// stream's changes) or while counting a partition. lastOrderAt only moves forward.
-    pub(super) fn profile_update(&self, group: &Group) -> UpdateBuilder {
+    pub(super) fn profile_update(&self, group: &Group) -> Result<UpdateBuilder, AppError> {
         let mut delta = StatsDelta::NONE;
         for change in &group.changes {
             delta.merge(&change.delta());
         }
-        let mut set = Vec::new();
-        let mut conditions = Vec::new();
-        let mut update = Update::builder()
-            .table_name(&self.table)
-            .set_key(Some(customer::key(&group.customer)))
-            .expression_attribute_names("#count", customer::ORDER_COUNT_CHANGE.name)
-            .expression_attribute_names("#spent", customer::TOTAL_SPENT_CHANGE.name)
-            .expression_attribute_values(
-                ":orders",
-                customer::ORDER_COUNT_CHANGE.value(&delta.orders),
-            )
-            .expression_attribute_values(":spent", customer::TOTAL_SPENT_CHANGE.value(&delta.spent))
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        let mut update = customer::STATS_UPDATE
+            .on(&self.table, customer::key(&group.customer))
+            .add(&customer::ORDER_COUNT_CHANGE, &delta.orders)
+            .add(&customer::TOTAL_SPENT_CHANGE, &delta.spent)
+            .returning_old_on_failure();
         if let Some(at) = delta.last_order_at.filter(|_| group.set_last) {
-            set.push("#last = :at");
-            conditions.push("(attribute_not_exists(#last) OR #last <= :at)");
             update = update
-                .expression_attribute_names("#last", customer::LAST_ORDER_AT.name)
-                .expression_attribute_values(":at", customer::LAST_ORDER_AT.value(&at));
+                .set(&customer::LAST_ORDER_AT, &at)
+                .condition("attribute_not_exists(#lastOrderAt) OR #lastOrderAt <= :lastOrderAt");
         }
-        match group.completion {
-            Completion::Required => conditions.push("#complete = :yes"),
-            Completion::Partial => {}
-            Completion::Completes => set.push("#complete = :yes"),
-        }
-        if group.completion != Completion::Partial {
-            update = update
-                .expression_attribute_names("#complete", customer::STATS_COMPLETE.name)
-                .expression_attribute_values(":yes", customer::STATS_COMPLETE.value(&true));
-        }
-        let mut expression = "ADD #count :orders, #spent :spent".to_owned();
-        if !set.is_empty() {
-            expression.push_str(" SET ");
-            expression.push_str(&set.join(", "));
-        }
-        update = update.update_expression(expression);
-        if !conditions.is_empty() {
-            update = update.condition_expression(conditions.join(" AND "));
-        }
-        update
+        update = match group.completion {
+            Completion::Required => update.condition("#statsComplete = :yes").value(
+                ":yes",
+                &customer::STATS_COMPLETE,
+                &true,
+            ),
+            Completion::Partial => update,
+            Completion::Completes => update.set(&customer::STATS_COMPLETE, &true),
+        };
+        update.build()
     }
 
     /// One order's part: its share (or, once removed, just its version) put on the condition

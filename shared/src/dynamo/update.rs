@@ -1,0 +1,528 @@
+//! Each kind of write declared as data, in its entity's file: an [`UpdateSpec`] says what an
+//! UpdateItem may set, add or remove and which attributes its conditions may read; a
+//! [`PutSpec`] what a PutItem writes; a [`DeleteSpec`] what a DeleteItem's condition reads.
+//! The UpdateItem's expression and placeholders are rendered from the spec ([`Change`]), never
+//! written by hand, and the same specs are what each function declares it sends
+//! (`crate::permissions`), which template-tests holds template.yaml's grants to.
+//!
+//! Placeholders are the attribute's own name: `#status` names `status`, `:status` is the value
+//! it is set to; a condition's values take names of their own (`:current`).
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
+use aws_sdk_dynamodb::types::builders::UpdateBuilder;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValuesOnConditionCheckFailure, Update};
+
+use crate::AppError;
+use crate::dynamo::codec::{Attr, Item, Stored};
+use crate::dynamo::keys::{self, Entity};
+
+/// One kind of UpdateItem on an entity: the attributes it may set, set only where absent, add
+/// to and remove, and those its conditions may read beyond them. An update sent may do less
+/// (a clause left out), never more.
+#[derive(Debug, PartialEq, Eq)]
+pub struct UpdateSpec {
+    /// The entity it updates.
+    pub entity: Entity,
+    /// `SET #a = :a`.
+    pub set: &'static [&'static str],
+    /// `SET #a = if_not_exists(#a, :a)`.
+    pub set_if_absent: &'static [&'static str],
+    /// `ADD #a :a` (a number: negative takes away).
+    pub add: &'static [&'static str],
+    /// `REMOVE #a`.
+    pub remove: &'static [&'static str],
+    /// Attributes its conditions read and it does not write.
+    pub checks: &'static [&'static str],
+}
+
+impl UpdateSpec {
+    /// An update of `entity` that touches nothing yet (fill the lists in with struct update
+    /// syntax: `UpdateSpec { set: &[..], ..UpdateSpec::of(Entity::Customer) }`).
+    pub const fn of(entity: Entity) -> Self {
+        Self {
+            entity,
+            set: &[],
+            set_if_absent: &[],
+            add: &[],
+            remove: &[],
+            checks: &[],
+        }
+    }
+
+    /// Every attribute an update of this kind may name, keys included: what IAM's
+    /// `dynamodb:Attributes` must allow.
+    pub fn attributes(&self) -> Vec<&'static str> {
+        let mut all = vec![keys::PK, keys::SK];
+        for list in [
+            self.set,
+            self.set_if_absent,
+            self.add,
+            self.remove,
+            self.checks,
+        ] {
+            all.extend_from_slice(list);
+        }
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+
+    /// An update of this kind of the item at `key`, in `table`.
+    pub fn on(&'static self, table: &str, key: Item) -> Change {
+        Change {
+            specs: vec![self],
+            table: table.to_owned(),
+            key,
+            clauses: Vec::new(),
+            conditions: Vec::new(),
+            values: Vec::new(),
+            return_old_on_failure: false,
+        }
+    }
+}
+
+/// What a PutItem of an entity writes: its attributes, keys included (its codec's `to_item`,
+/// tested to write no other).
+#[derive(Debug, PartialEq, Eq)]
+pub struct PutSpec {
+    /// The entity it writes.
+    pub entity: Entity,
+    /// Every attribute it may write, keys included.
+    pub attributes: &'static [&'static str],
+}
+
+/// A DeleteItem of an entity, and what its condition reads.
+#[derive(Debug, PartialEq, Eq)]
+pub struct DeleteSpec {
+    /// The entity it deletes.
+    pub entity: Entity,
+    /// The attributes its condition reads.
+    pub checks: &'static [&'static str],
+}
+
+impl DeleteSpec {
+    /// Every attribute it names, keys included.
+    pub fn attributes(&self) -> Vec<&'static str> {
+        let mut all = vec![keys::PK, keys::SK];
+        all.extend_from_slice(self.checks);
+        all
+    }
+}
+
+/// How an attribute is changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Clause {
+    Set,
+    SetIfAbsent,
+    Add,
+    Remove,
+}
+
+/// An UpdateItem being built from its specs: the values it sets, its conditions, and their
+/// values. [`Change::build`] renders the expression and refuses anything its specs do not
+/// declare.
+#[derive(Debug, Clone)]
+pub struct Change {
+    specs: Vec<&'static UpdateSpec>,
+    table: String,
+    key: Item,
+    clauses: Vec<(Clause, &'static str, Option<AttributeValue>)>,
+    conditions: Vec<String>,
+    values: Vec<(&'static str, AttributeValue)>,
+    return_old_on_failure: bool,
+}
+
+impl Change {
+    /// The same update, doing what `spec` declares as well (a payment's header update is the
+    /// status change's, and the payment).
+    pub fn and(mut self, spec: &'static UpdateSpec) -> Self {
+        self.specs.push(spec);
+        self
+    }
+
+    /// `SET #a = :a`.
+    pub fn set<T: Stored>(self, attr: &Attr<T>, value: &T) -> Self {
+        self.clause(Clause::Set, attr.name, Some(attr.value(value)))
+    }
+
+    /// `SET #a = if_not_exists(#a, :a)`.
+    pub fn set_if_absent<T: Stored>(self, attr: &Attr<T>, value: &T) -> Self {
+        self.clause(Clause::SetIfAbsent, attr.name, Some(attr.value(value)))
+    }
+
+    /// `ADD #a :a`.
+    pub fn add<T: Stored>(self, attr: &Attr<T>, value: &T) -> Self {
+        self.clause(Clause::Add, attr.name, Some(attr.value(value)))
+    }
+
+    /// `REMOVE #a`.
+    pub fn remove<T: Stored>(self, attr: &Attr<T>) -> Self {
+        self.clause(Clause::Remove, attr.name, None)
+    }
+
+    fn clause(mut self, clause: Clause, name: &'static str, value: Option<AttributeValue>) -> Self {
+        self.clauses.push((clause, name, value));
+        self
+    }
+
+    /// A condition, ANDed with the others: `#name` placeholders name attributes, `:name` ones
+    /// values (bound with [`Change::value`], or those the update sets).
+    pub fn condition(mut self, condition: impl Into<String>) -> Self {
+        self.conditions.push(condition.into());
+        self
+    }
+
+    /// The value of a condition's placeholder `:name`, typed as `attr` stores it.
+    pub fn value<T: Stored>(
+        mut self,
+        placeholder: &'static str,
+        attr: &Attr<T>,
+        value: &T,
+    ) -> Self {
+        self.values.push((placeholder, attr.value(value)));
+        self
+    }
+
+    /// The item as it stands comes back when a condition fails.
+    pub fn returning_old_on_failure(mut self) -> Self {
+        self.return_old_on_failure = true;
+        self
+    }
+
+    /// Whether a spec declares `name` under `clause`.
+    fn declares(&self, clause: Clause, name: &str) -> bool {
+        self.specs.iter().any(|spec| {
+            let list = match clause {
+                Clause::Set => spec.set,
+                Clause::SetIfAbsent => spec.set_if_absent,
+                Clause::Add => spec.add,
+                Clause::Remove => spec.remove,
+            };
+            list.contains(&name)
+        })
+    }
+
+    fn refuse(&self, what: String) -> AppError {
+        AppError::internal(format!(
+            "an update of {:?} that its spec does not declare: {what}",
+            self.specs.first().map(|spec| spec.entity)
+        ))
+    }
+
+    /// The update expression, rendered clause by clause in the order SET, ADD, REMOVE.
+    fn expression(&self) -> String {
+        let mut sets = Vec::new();
+        let mut adds = Vec::new();
+        let mut removes = Vec::new();
+        for (clause, name, _) in &self.clauses {
+            match clause {
+                Clause::Set => sets.push(format!("#{name} = :{name}")),
+                Clause::SetIfAbsent => {
+                    sets.push(format!("#{name} = if_not_exists(#{name}, :{name})"))
+                }
+                Clause::Add => adds.push(format!("#{name} :{name}")),
+                Clause::Remove => removes.push(format!("#{name}")),
+            }
+        }
+        let mut parts = Vec::new();
+        for (word, list) in [("SET", sets), ("ADD", adds), ("REMOVE", removes)] {
+            if !list.is_empty() {
+                parts.push(format!("{word} {}", list.join(", ")));
+            }
+        }
+        parts.join(" ")
+    }
+
+    /// The update rendered: refused when it names an attribute or a value its specs do not
+    /// declare, leaves a placeholder unbound, or is for an item of another entity.
+    fn render(self) -> Result<Rendered, AppError> {
+        let entity = self.specs.first().map(|spec| spec.entity);
+        let keyed = key_text(&self.key, keys::PK).zip(key_text(&self.key, keys::SK));
+        if keyed.and_then(|(pk, sk)| Entity::of(pk, sk)) != entity {
+            return Err(self.refuse(format!("the key {:?}", self.key)));
+        }
+        if self.specs.iter().any(|spec| Some(spec.entity) != entity) {
+            return Err(self.refuse("specs of two entities".to_owned()));
+        }
+        if let Some((clause, name, _)) = self
+            .clauses
+            .iter()
+            .find(|(clause, name, _)| !self.declares(*clause, name))
+        {
+            return Err(self.refuse(format!("{clause:?} {name}")));
+        }
+        let expression = self.expression();
+        let condition = match self.conditions.as_slice() {
+            [] => None,
+            [one] => Some(one.clone()),
+            many => Some(
+                many.iter()
+                    .map(|c| format!("({c})"))
+                    .collect::<Vec<_>>()
+                    .join(" AND "),
+            ),
+        };
+        let condition_text = condition.as_deref().unwrap_or("");
+        let mut names: Vec<String> = placeholders(&expression, '#');
+        for name in placeholders(condition_text, '#') {
+            if !self
+                .specs
+                .iter()
+                .any(|spec| spec.attributes().contains(&name.as_str()))
+            {
+                return Err(self.refuse(format!("a condition on #{name}")));
+            }
+            names.push(name);
+        }
+        names.sort_unstable();
+        names.dedup();
+        let mut values: Vec<(String, AttributeValue)> = self
+            .clauses
+            .iter()
+            .filter_map(|(_, name, value)| Some((format!(":{name}"), value.clone()?)))
+            .collect();
+        values.extend(
+            self.values
+                .iter()
+                .map(|(p, v)| ((*p).to_owned(), v.clone())),
+        );
+        let mut used = placeholders(&expression, ':');
+        used.extend(placeholders(condition_text, ':'));
+        used.sort_unstable();
+        used.dedup();
+        let mut bound: Vec<&str> = values.iter().map(|(p, _)| &p[1..]).collect();
+        bound.sort_unstable();
+        if bound.windows(2).any(|pair| pair[0] == pair[1]) || bound != used {
+            return Err(self.refuse(format!("values {bound:?} for placeholders {used:?}")));
+        }
+        Ok(Rendered {
+            table: self.table,
+            key: self.key,
+            expression,
+            condition,
+            names,
+            values,
+            return_old_on_failure: self.return_old_on_failure,
+        })
+    }
+
+    /// The UpdateItem as an action of a transaction ([`Change::render`]'s refusals aside).
+    pub fn build(self) -> Result<UpdateBuilder, AppError> {
+        let r = self.render()?;
+        let mut update = Update::builder()
+            .table_name(r.table)
+            .set_key(Some(r.key))
+            .update_expression(r.expression)
+            .set_condition_expression(r.condition);
+        for name in r.names {
+            update = update.expression_attribute_names(format!("#{name}"), name);
+        }
+        for (placeholder, value) in r.values {
+            update = update.expression_attribute_values(placeholder, value);
+        }
+        if r.return_old_on_failure {
+            update = update.return_values_on_condition_check_failure(
+                ReturnValuesOnConditionCheckFailure::AllOld,
+            );
+        }
+        Ok(update)
+    }
+
+    /// The UpdateItem as a request of its own, ready to send on `client`.
+    pub fn request(self, client: &Client) -> Result<UpdateItemFluentBuilder, AppError> {
+        let r = self.render()?;
+        let mut update = client
+            .update_item()
+            .table_name(r.table)
+            .set_key(Some(r.key))
+            .update_expression(r.expression)
+            .set_condition_expression(r.condition);
+        for name in r.names {
+            update = update.expression_attribute_names(format!("#{name}"), name);
+        }
+        for (placeholder, value) in r.values {
+            update = update.expression_attribute_values(placeholder, value);
+        }
+        if r.return_old_on_failure {
+            update = update.return_values_on_condition_check_failure(
+                ReturnValuesOnConditionCheckFailure::AllOld,
+            );
+        }
+        Ok(update)
+    }
+}
+
+/// An update rendered, for either way of sending it.
+struct Rendered {
+    table: String,
+    key: Item,
+    expression: String,
+    condition: Option<String>,
+    names: Vec<String>,
+    values: Vec<(String, AttributeValue)>,
+    return_old_on_failure: bool,
+}
+
+fn key_text<'a>(key: &'a Item, name: &str) -> Option<&'a str> {
+    key.get(name)
+        .and_then(|v| v.as_s().ok())
+        .map(String::as_str)
+}
+
+/// The names after each `sigil` in `text` (`#status` → `status`), in order of appearance.
+fn placeholders(text: &str, sigil: char) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(sigil) {
+        let after = &rest[at + 1..];
+        let end = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        if end > 0 {
+            out.push(after[..end].to_owned());
+        }
+        rest = &after[end..];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dynamo::codec::primary_key;
+
+    const COUNT: Attr<i64> = Attr::new("placedCount");
+    const NAME: Attr<String> = Attr::new("name");
+    const SPEC: UpdateSpec = UpdateSpec {
+        add: &["placedCount"],
+        set: &["name"],
+        ..UpdateSpec::of(Entity::Customer)
+    };
+    const CHECKED: UpdateSpec = UpdateSpec {
+        checks: &["email"],
+        ..UpdateSpec::of(Entity::Customer)
+    };
+
+    fn key() -> Item {
+        primary_key("CUSTOMER#c1".to_owned(), "PROFILE")
+    }
+
+    fn rendered(update: UpdateBuilder) -> (String, Option<String>, Vec<String>, Vec<String>) {
+        let update = update.build().expect("built");
+        let mut names: Vec<String> = update
+            .expression_attribute_names()
+            .into_iter()
+            .flatten()
+            .map(|(p, n)| format!("{p}={n}"))
+            .collect();
+        names.sort();
+        let mut values: Vec<String> = update
+            .expression_attribute_values()
+            .into_iter()
+            .flatten()
+            .map(|(p, _)| p.clone())
+            .collect();
+        values.sort();
+        (
+            update.update_expression().to_owned(),
+            update.condition_expression().map(str::to_owned),
+            names,
+            values,
+        )
+    }
+
+    #[test]
+    fn an_update_is_rendered_from_its_spec_with_every_placeholder_bound() {
+        let update = SPEC
+            .on("t", key())
+            .set(&NAME, &"Ana".to_owned())
+            .add(&COUNT, &1)
+            .condition("attribute_not_exists(#placedCount) OR #placedCount < :max")
+            .value(":max", &COUNT, &10)
+            .build()
+            .expect("declared");
+        assert_eq!(
+            rendered(update),
+            (
+                "SET #name = :name ADD #placedCount :placedCount".to_owned(),
+                Some("attribute_not_exists(#placedCount) OR #placedCount < :max".to_owned()),
+                vec![
+                    "#name=name".to_owned(),
+                    "#placedCount=placedCount".to_owned()
+                ],
+                vec![
+                    ":max".to_owned(),
+                    ":name".to_owned(),
+                    ":placedCount".to_owned()
+                ],
+            )
+        );
+        assert_eq!(SPEC.attributes(), ["PK", "SK", "name", "placedCount"]);
+    }
+
+    #[test]
+    fn composed_specs_render_together_and_conditions_are_anded() {
+        let update = SPEC
+            .on("t", key())
+            .and(&CHECKED)
+            .set(&NAME, &"Ana".to_owned())
+            .condition("#email = :email")
+            .value(":email", &NAME, &"a@x".to_owned())
+            .condition("attribute_exists(PK)")
+            .build()
+            .expect("declared");
+        let (expression, condition, ..) = rendered(update);
+        assert_eq!(expression, "SET #name = :name");
+        assert_eq!(
+            condition.as_deref(),
+            Some("(#email = :email) AND (attribute_exists(PK))")
+        );
+    }
+
+    #[test]
+    fn what_the_spec_does_not_declare_is_refused() {
+        let other: Attr<String> = Attr::new("email");
+        let refused = |change: Change| format!("{:?}", change.build().expect_err("refused"));
+        assert!(refused(SPEC.on("t", key()).set(&other, &"x".to_owned())).contains("Set email"));
+        assert!(
+            refused(
+                SPEC.on("t", key())
+                    .add(&COUNT, &1)
+                    .condition("#email = :e")
+                    .value(":e", &other, &"x".to_owned())
+            )
+            .contains("#email")
+        );
+        // A value nothing uses, or a placeholder nothing binds.
+        assert!(
+            SPEC.on("t", key())
+                .add(&COUNT, &1)
+                .value(":unused", &COUNT, &1)
+                .build()
+                .is_err()
+        );
+        assert!(
+            SPEC.on("t", key())
+                .add(&COUNT, &1)
+                .condition("#placedCount < :max")
+                .build()
+                .is_err()
+        );
+        // The key of another entity.
+        let order = primary_key("ORDER#o1".to_owned(), "HEADER");
+        assert!(SPEC.on("t", order).add(&COUNT, &1).build().is_err());
+    }
+
+    #[test]
+    fn placeholders_are_read_as_dynamodb_reads_them() {
+        assert_eq!(
+            placeholders("#a = :a AND (#b_1 < :max) OR attribute_not_exists(PK)", '#'),
+            ["a", "b_1"]
+        );
+        assert_eq!(
+            placeholders("#a = :a, #c = if_not_exists(#c, :zero)", ':'),
+            ["a", "zero"]
+        );
+    }
+}

@@ -1,0 +1,348 @@
+//! What each Lambda may send, declared once: every request a binary makes of the table (which
+//! operation, on which entity or index partition, and for a write the spec that renders it),
+//! of its stream, and of other services. template-tests derives each function's IAM grants from
+//! this table and holds template.yaml's policies to them in both directions without running
+//! anything (a grant missing, too broad or unused fails), and its runtime backstop holds every
+//! request a handler sends on the embedded engine to its binary's line here.
+//!
+//! Key prefixes come from the entities' own key shapes ([`Entity::keys`]), attributes from the
+//! specs in the entity files: nothing here spells a key or an attribute.
+
+use crate::domain::status::OrderStatus;
+use crate::dynamo::entities::{
+    cart_line, catalog_entry, counted_order, customer, idempotency, line_item, open_order_count,
+    order_header, order_listing, payment_event, product, refund_due,
+};
+use crate::dynamo::keys::{Entity, PRODUCT_PREFIX, REFUNDS_DUE_GSI1PK, STATUS_PREFIX};
+use crate::dynamo::query::Index;
+use crate::dynamo::update::{DeleteSpec, PutSpec, UpdateSpec};
+
+/// Which partitions of an index a Query reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexPartitions {
+    /// GSI1: every status's orders, in every shard.
+    AnyStatus,
+    /// GSI1: one status's orders, in every shard.
+    Status(OrderStatus),
+    /// GSI1: the refunds due.
+    RefundsDue,
+    /// GSI2: every product's order lines.
+    AnyProduct,
+}
+
+impl IndexPartitions {
+    /// The index partition keys it reads, as IAM's `dynamodb:LeadingKeys` matches them (`*`:
+    /// any text).
+    pub fn leading_keys(self) -> String {
+        match self {
+            IndexPartitions::AnyStatus => format!("{STATUS_PREFIX}*"),
+            IndexPartitions::Status(status) => format!("{STATUS_PREFIX}{status}*"),
+            IndexPartitions::RefundsDue => REFUNDS_DUE_GSI1PK.to_owned(),
+            IndexPartitions::AnyProduct => format!("{PRODUCT_PREFIX}*"),
+        }
+    }
+}
+
+/// One kind of request a function sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sends {
+    /// GetItem of an entity.
+    GetItem(Entity),
+    /// BatchGetItem reading an entity (one line per entity it reads).
+    BatchGetItem(Entity),
+    /// Query of the table, in an entity's partitions.
+    Query(Entity),
+    /// Query of an index, in these partitions.
+    QueryIndex(Index, IndexPartitions),
+    /// PutItem (alone or in a transaction).
+    PutItem(&'static PutSpec),
+    /// UpdateItem (alone or in a transaction), rendered from these specs together.
+    UpdateItem(&'static [&'static UpdateSpec]),
+    /// DeleteItem (alone or in a transaction).
+    DeleteItem(&'static DeleteSpec),
+    /// The table's stream, read by the event source mapping on the function's behalf.
+    ReadStream,
+    /// A Secrets Manager secret's value, by the template's logical ID.
+    GetSecret(&'static str),
+    /// Messages to an SQS queue, by the template's logical ID.
+    SendMessage(&'static str),
+    /// Log events to a log group, by the template's logical ID.
+    WriteLogs(&'static str),
+}
+
+impl Sends {
+    /// The entity a table request reads or writes (`None`: an index, the stream, another
+    /// service).
+    pub fn entity(self) -> Option<Entity> {
+        match self {
+            Sends::GetItem(entity) | Sends::BatchGetItem(entity) | Sends::Query(entity) => {
+                Some(entity)
+            }
+            Sends::PutItem(spec) => Some(spec.entity),
+            Sends::UpdateItem(specs) => specs.first().map(|spec| spec.entity),
+            Sends::DeleteItem(spec) => Some(spec.entity),
+            Sends::QueryIndex(..)
+            | Sends::ReadStream
+            | Sends::GetSecret(_)
+            | Sends::SendMessage(_)
+            | Sends::WriteLogs(_) => None,
+        }
+    }
+
+    /// The attributes a write may name, keys included (`None` for a read).
+    pub fn attributes(self) -> Option<Vec<&'static str>> {
+        let mut names = match self {
+            Sends::PutItem(spec) => spec.attributes.to_vec(),
+            Sends::UpdateItem(specs) => specs.iter().flat_map(|s| s.attributes()).collect(),
+            Sends::DeleteItem(spec) => spec.attributes(),
+            _ => return None,
+        };
+        names.sort_unstable();
+        names.dedup();
+        Some(names)
+    }
+}
+
+/// The partition keys of `entity`'s items as IAM's `dynamodb:LeadingKeys` matches them: its
+/// key shape up to its first variable part, then `*` (`CUSTOMER#<customerId>` → `CUSTOMER#*`).
+pub fn leading_keys(entity: Entity) -> String {
+    let shape = entity.keys().0;
+    match shape.find('<') {
+        Some(at) => format!("{}*", &shape[..at]),
+        None => shape.to_owned(),
+    }
+}
+
+/// One Lambda: its Cargo binary and every kind of request it sends.
+#[derive(Debug)]
+pub struct Function {
+    /// The Cargo binary (template.yaml's `Metadata.BuildProperties.Binary`).
+    pub binary: &'static str,
+    /// What it sends, beyond the warm-up read every function makes at init.
+    pub sends: &'static [Sends],
+}
+
+const fn function(binary: &'static str, sends: &'static [Sends]) -> Function {
+    Function { binary, sends }
+}
+
+use Sends::{
+    BatchGetItem, DeleteItem, GetItem, GetSecret, PutItem, Query, QueryIndex, ReadStream,
+    SendMessage, UpdateItem, WriteLogs,
+};
+
+/// What placing an order (or a checkout) reads first, in one BatchGetItem.
+const ORDER_INPUTS: [Sends; 3] = [
+    BatchGetItem(Entity::Customer),
+    BatchGetItem(Entity::Product),
+    BatchGetItem(Entity::IdempotencyRecord),
+];
+
+/// A status change: header and listing, the stock given back, the place released.
+const STATUS_CHANGE: [Sends; 4] = [
+    UpdateItem(&[&order_header::STATUS_CHANGE]),
+    UpdateItem(&[&order_listing::STATUS_CHANGE]),
+    UpdateItem(&[&product::STOCK_UPDATE]),
+    UpdateItem(&[&open_order_count::COUNT_UPDATE]),
+];
+
+/// Every Lambda of the template, and what it sends.
+pub const FUNCTIONS: &[Function] = &[
+    function("get-customer", &[GetItem(Entity::Customer)]),
+    function("put-customer", &[UpdateItem(&[&customer::PROFILE_UPDATE])]),
+    function("list-customer-orders", &[Query(Entity::OrderListing)]),
+    function(
+        "place-order",
+        &[
+            ORDER_INPUTS[0],
+            ORDER_INPUTS[1],
+            ORDER_INPUTS[2],
+            UpdateItem(&[&product::TAKE_STOCK]),
+            PutItem(&order_listing::PUT),
+            PutItem(&order_header::PUT),
+            PutItem(&line_item::PUT),
+            UpdateItem(&[&open_order_count::COUNT_UPDATE]),
+            PutItem(&idempotency::PUT),
+        ],
+    ),
+    function("get-cart", &[Query(Entity::CartLine)]),
+    function(
+        "edit-cart",
+        &[
+            Query(Entity::CartLine),
+            GetItem(Entity::Product),
+            PutItem(&cart_line::PUT),
+            DeleteItem(&cart_line::REMOVE),
+        ],
+    ),
+    function(
+        "checkout",
+        &[
+            Query(Entity::CartLine),
+            ORDER_INPUTS[0],
+            ORDER_INPUTS[1],
+            ORDER_INPUTS[2],
+            UpdateItem(&[&product::TAKE_STOCK]),
+            PutItem(&order_listing::PUT_HOLD),
+            PutItem(&order_header::PUT_HOLD),
+            PutItem(&line_item::PUT),
+            UpdateItem(&[&open_order_count::COUNT_UPDATE]),
+            DeleteItem(&cart_line::TAKE),
+            PutItem(&idempotency::PUT),
+        ],
+    ),
+    function(
+        "payment-webhook",
+        &[
+            GetItem(Entity::OrderHeader),
+            UpdateItem(order_header::PAID),
+            UpdateItem(&[&order_listing::STATUS_CHANGE]),
+            PutItem(&payment_event::PUT),
+            PutItem(&refund_due::PUT),
+            GetSecret("PaymentWebhookSecret"),
+        ],
+    ),
+    function(
+        "expire-holds",
+        &[
+            QueryIndex(
+                Index::Gsi1,
+                IndexPartitions::Status(OrderStatus::PendingPayment),
+            ),
+            Query(Entity::OrderHeader),
+            UpdateItem(order_header::ENDED),
+            STATUS_CHANGE[1],
+            STATUS_CHANGE[2],
+            STATUS_CHANGE[3],
+        ],
+    ),
+    function(
+        "list-refunds",
+        &[QueryIndex(Index::Gsi1, IndexPartitions::RefundsDue)],
+    ),
+    function("get-order", &[Query(Entity::OrderHeader)]),
+    function(
+        "update-order-status",
+        &[
+            Query(Entity::OrderHeader),
+            STATUS_CHANGE[0],
+            STATUS_CHANGE[1],
+            STATUS_CHANGE[2],
+            STATUS_CHANGE[3],
+        ],
+    ),
+    function("get-order-items", &[Query(Entity::LineItem)]),
+    function(
+        "list-orders-by-status",
+        &[QueryIndex(Index::Gsi1, IndexPartitions::AnyStatus)],
+    ),
+    function(
+        "order-stats",
+        &[
+            ReadStream,
+            UpdateItem(&[&customer::STATS_UPDATE]),
+            PutItem(&counted_order::PUT),
+            Query(Entity::CountedOrder),
+            SendMessage("OrderStatsFailureQueue"),
+            WriteLogs("OrderStatsLogGroup"),
+        ],
+    ),
+    function("get-product", &[GetItem(Entity::Product)]),
+    function("list-products", &[Query(Entity::CatalogEntry)]),
+    function(
+        "put-product",
+        &[
+            GetItem(Entity::Product),
+            UpdateItem(&[&product::REPLACE]),
+            PutItem(&catalog_entry::PUT),
+        ],
+    ),
+    function(
+        "adjust-stock",
+        &[
+            UpdateItem(&[&product::STOCK_UPDATE]),
+            GetItem(Entity::Product),
+        ],
+    ),
+    function(
+        "list-product-orders",
+        &[QueryIndex(Index::Gsi2, IndexPartitions::AnyProduct)],
+    ),
+];
+
+/// The declaration of `binary`.
+pub fn of(binary: &str) -> Option<&'static Function> {
+    FUNCTIONS.iter().find(|function| function.binary == binary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dynamo::entities;
+
+    #[test]
+    fn leading_keys_come_from_the_entities_key_shapes() {
+        assert_eq!(leading_keys(Entity::Customer), "CUSTOMER#*");
+        assert_eq!(leading_keys(Entity::IdempotencyRecord), "IDEMPOTENCY#*");
+        assert_eq!(leading_keys(Entity::RefundDue), "REFUND#*");
+        assert_eq!(
+            IndexPartitions::Status(OrderStatus::PendingPayment).leading_keys(),
+            "STATUS#PENDING_PAYMENT*"
+        );
+        assert_eq!(IndexPartitions::RefundsDue.leading_keys(), "REFUNDS_DUE");
+    }
+
+    #[test]
+    fn each_binary_is_declared_once_and_every_route_binary_is_declared() {
+        let mut binaries: Vec<&str> = FUNCTIONS.iter().map(|f| f.binary).collect();
+        binaries.sort_unstable();
+        binaries.dedup();
+        assert_eq!(binaries.len(), FUNCTIONS.len());
+        for route in crate::http::routes::ROUTES {
+            assert!(of(route.binary).is_some(), "{route:?}");
+        }
+    }
+
+    /// Every write spec an entity file declares is sent by some function (the migration's
+    /// backfill, by the operator's `store-migrate`, aside), and every spec a function sends is
+    /// one of the entity files' lists.
+    #[test]
+    fn every_declared_write_is_sent_and_every_sent_write_is_declared() {
+        let sent: Vec<Sends> = FUNCTIONS
+            .iter()
+            .flat_map(|f| f.sends.iter().copied())
+            .collect();
+        for spec in entities::UPDATES {
+            let used = sent.iter().any(|s| match s {
+                Sends::UpdateItem(specs) => specs.iter().any(|x| *x == *spec),
+                _ => false,
+            });
+            assert!(
+                used || **spec == line_item::GSI2_BACKFILL,
+                "{spec:?} is sent by no function"
+            );
+        }
+        for spec in entities::PUTS {
+            assert!(
+                sent.iter()
+                    .any(|s| matches!(s, Sends::PutItem(p) if *p == *spec)),
+                "{spec:?} is sent by no function"
+            );
+        }
+        for spec in entities::DELETES {
+            assert!(
+                sent.iter()
+                    .any(|s| matches!(s, Sends::DeleteItem(d) if *d == *spec)),
+                "{spec:?} is sent by no function"
+            );
+        }
+        for s in &sent {
+            if let Sends::UpdateItem(specs) = s {
+                for spec in *specs {
+                    assert!(entities::UPDATES.contains(spec));
+                    assert_eq!(Some(spec.entity), s.entity(), "one entity per update");
+                }
+            }
+        }
+    }
+}
