@@ -125,3 +125,20 @@ pub(crate) fn options() -> Result<Options, Error> {
     }
     Ok(o)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bench times the source design's four access patterns: its rows are the registry's
+    /// first four, by the binaries that serve them.
+    #[test]
+    fn the_benchs_patterns_are_the_registrys_first_four() {
+        let served: Vec<&str> = shared::access_patterns::ACCESS_PATTERNS[..4]
+            .iter()
+            .map(|p| shared::http::routes::find(p.route).expect("a route").binary)
+            .collect();
+        let timed: Vec<&str> = PATTERNS.iter().map(|p| p.binary).collect();
+        assert_eq!(timed, served);
+    }
+}

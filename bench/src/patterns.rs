@@ -74,7 +74,7 @@ pub(crate) async fn raw_request(store: &Store, binary: &str) -> Result<(), AppEr
                 .send()
                 .await?;
         }
-        _ => {
+        "list-orders-by-status" => {
             client
                 .query()
                 .table_name(store.table())
@@ -89,6 +89,11 @@ pub(crate) async fn raw_request(store: &Store, binary: &str) -> Result<(), AppEr
                 .send()
                 .await?;
         }
+        other => {
+            return Err(AppError::internal(format!(
+                "the bench has no bare request for {other}: add its arm"
+            )));
+        }
     }
     Ok(())
 }
@@ -97,7 +102,8 @@ pub(crate) async fn handler(store: &Store, binary: &str, req: Request) -> Respon
         "get-customer" => dispatch(store, req, get_customer::handle).await,
         "list-customer-orders" => dispatch(store, req, list_customer_orders::handle).await,
         "get-order-items" => dispatch(store, req, get_order_items::handle).await,
-        _ => dispatch(store, req, list_orders_by_status::handle).await,
+        "list-orders-by-status" => dispatch(store, req, list_orders_by_status::handle).await,
+        other => panic!("the bench has no handler for {other}: add its arm"),
     }
 }
 /// What one function's measurements came to.

@@ -397,7 +397,9 @@ fn print_banner(
         println!("  stream consumer  {consumer}");
     }
     println!("  authorizer       JWT (RS256), issuer {LOCAL_ISSUER}, audience {LOCAL_AUDIENCE}");
-    println!("Try (every route needs a token; `make -s token` prints one):");
+    println!(
+        "Try (every API route needs a token, `make -s token` prints one; the webhook, /openapi.json and /_explorer need none):"
+    );
     println!("  C1=$(make -s token CUSTOMER=c1); STAFF=$(make -s token STAFF=1)");
     println!("  curl -s http://{api}/customers/c1 -H \"authorization: Bearer $C1\"");
     println!(
@@ -414,7 +416,7 @@ fn print_banner(
         "  curl -s -X PATCH http://{api}/orders/o100 -H \"authorization: Bearer $STAFF\" \\\n      -H 'content-type: application/json' -d '{{\"status\":\"SHIPPED\"}}'"
     );
     println!(
-        "  aws dynamodb scan --table-name {LOCAL_TABLE} --endpoint-url {dynamodb} --max-items 3"
+        "  AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1 \\\n      aws dynamodb scan --table-name {LOCAL_TABLE} --endpoint-url {dynamodb} --max-items 3"
     );
     println!("Ctrl-C stops everything.");
 }

@@ -168,12 +168,64 @@ fn json_response(status: StatusCode, body: Value) -> Response {
 async fn legend() -> Response {
     let entities: Vec<Value> = Entity::ALL
         .iter()
-        .map(|entity| {
+        .enumerate()
+        .map(|(i, entity)| {
             let (pk, sk) = entity.keys();
-            json!({"name": entity.name(), "pk": pk, "sk": sk, "sourceDesign": entity.from_source_design()})
+            let (background, text) = badge_colours(i);
+            json!({"name": entity.name(), "pk": pk, "sk": sk, "sourceDesign": entity.from_source_design(),
+                "background": background, "text": text})
         })
         .collect();
     json_response(StatusCode::OK, json!({"entities": entities}))
+}
+
+/// The badge of the `i`th entity: a background whose hue is `i` golden angles round the wheel
+/// (so any number of entities stay apart), and white or ink text, whichever contrasts with it
+/// more.
+pub fn badge_colours(i: usize) -> (String, &'static str) {
+    const INK: (u8, u8, u8) = (0x1d, 0x23, 0x30);
+    let hue = (i as f64 * 137.508) % 360.0;
+    let (r, g, b) = hsl_to_rgb(hue, 0.62, 0.28);
+    let background = luminance((r, g, b));
+    let on_white = 1.05 / (background + 0.05);
+    let on_ink = (background + 0.05) / (luminance(INK) + 0.05);
+    let text = if on_white >= on_ink {
+        "#ffffff"
+    } else {
+        "#1d2330"
+    };
+    (format!("#{r:02x}{g:02x}{b:02x}"), text)
+}
+
+/// An HSL colour (hue in degrees, saturation and lightness 0 to 1) as 8-bit RGB.
+fn hsl_to_rgb(hue: f64, saturation: f64, lightness: f64) -> (u8, u8, u8) {
+    let chroma = (1.0 - (2.0 * lightness - 1.0).abs()) * saturation;
+    let sector = hue / 60.0;
+    let x = chroma * (1.0 - (sector % 2.0 - 1.0).abs());
+    let (r, g, b) = match sector as u32 {
+        0 => (chroma, x, 0.0),
+        1 => (x, chroma, 0.0),
+        2 => (0.0, chroma, x),
+        3 => (0.0, x, chroma),
+        4 => (x, 0.0, chroma),
+        _ => (chroma, 0.0, x),
+    };
+    let m = lightness - chroma / 2.0;
+    let byte = |v: f64| ((v + m) * 255.0).round().clamp(0.0, 255.0) as u8;
+    (byte(r), byte(g), byte(b))
+}
+
+/// WCAG's relative luminance of an sRGB colour.
+fn luminance((r, g, b): (u8, u8, u8)) -> f64 {
+    let channel = |c: u8| {
+        let c = f64::from(c) / 255.0;
+        if c <= 0.039_28 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
 }
 
 /// A query string's parameters (the explorer's own: nothing of the API's goes through here).
@@ -189,4 +241,30 @@ async fn log_since(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Re
         .and_then(|a| a.parse().ok())
         .unwrap_or(0);
     json_response(StatusCode::OK, json!({"requests": app.log.since(after)}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rgb(hex: &str) -> (u8, u8, u8) {
+        let byte = |at: usize| u8::from_str_radix(&hex[at..at + 2], 16).expect("hex");
+        (byte(1), byte(3), byte(5))
+    }
+
+    /// However many entities there are, each badge's text is legible on its background
+    /// (WCAG's 4.5:1 for small text) and no two badges share a background.
+    #[test]
+    fn every_entity_badge_is_legible_and_its_own() {
+        let badges: Vec<(String, &str)> = (0..Entity::ALL.len() * 2).map(badge_colours).collect();
+        for (background, text) in &badges {
+            let (b, t) = (luminance(rgb(background)), luminance(rgb(text)));
+            let contrast = (b.max(t) + 0.05) / (b.min(t) + 0.05);
+            assert!(contrast >= 4.5, "{background} / {text}: {contrast:.2}");
+        }
+        let mut backgrounds: Vec<&String> = badges.iter().map(|(b, _)| b).collect();
+        backgrounds.sort();
+        backgrounds.dedup();
+        assert_eq!(backgrounds.len(), badges.len());
+    }
 }

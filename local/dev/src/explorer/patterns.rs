@@ -13,16 +13,15 @@ use local_engine::testing::Who;
 use serde_json::{Value, json};
 
 use super::json_response;
+use shared::access_patterns::{self, AccessPattern};
+
 use crate::routes::Route;
 use crate::state::App;
 
-/// One access pattern: its route (template.yaml's), who calls it, and its parameters with
-/// make dev's sample values.
-struct Pattern {
-    number: &'static str,
-    question: &'static str,
-    method: &'static str,
-    path: &'static str,
+/// The sample call of an access pattern (`shared::access_patterns`, which gives its number,
+/// question and route): who calls it, and its parameters with make dev's sample values.
+struct Sample {
+    number: u8,
     /// A customer calls it as themselves (`customerId`), else staff.
     as_customer: bool,
     /// Path parameters, then query parameters: `(name, sample)`.
@@ -30,89 +29,102 @@ struct Pattern {
     query_params: &'static [(&'static str, &'static str)],
 }
 
-const PATTERNS: &[Pattern] = &[
-    Pattern {
-        number: "1",
-        question: "A customer's profile",
-        method: "GET",
-        path: "/customers/{customerId}",
+/// One form a pattern: every pattern of the registry has one (a test holds the two equal).
+const SAMPLES: &[Sample] = &[
+    Sample {
+        number: 1,
         as_customer: true,
         path_params: &[("customerId", "c1")],
         query_params: &[],
     },
-    Pattern {
-        number: "2",
-        question: "A customer's orders, newest first",
-        method: "GET",
-        path: "/customers/{customerId}/orders",
+    Sample {
+        number: 2,
         as_customer: true,
         path_params: &[("customerId", "c1")],
         query_params: &[("limit", "5"), ("from", ""), ("to", "")],
     },
-    Pattern {
-        number: "3",
-        question: "An order's line items",
-        method: "GET",
-        path: "/orders/{orderId}/items",
+    Sample {
+        number: 3,
         as_customer: false,
         path_params: &[("orderId", "o100")],
         query_params: &[("limit", "25")],
     },
-    Pattern {
-        number: "4",
-        question: "Orders with a status, oldest first",
-        method: "GET",
-        path: "/orders",
+    Sample {
+        number: 4,
         as_customer: false,
         path_params: &[],
         query_params: &[("status", "PLACED"), ("limit", "5")],
     },
-    Pattern {
-        number: "5",
-        question: "A product, its price and stock",
-        method: "GET",
-        path: "/products/{sku}",
+    Sample {
+        number: 5,
         as_customer: false,
         path_params: &[("sku", "sku-1")],
         query_params: &[],
     },
-    Pattern {
-        number: "6",
-        question: "The catalog",
-        method: "GET",
-        path: "/products",
+    Sample {
+        number: 6,
         as_customer: false,
         path_params: &[],
         query_params: &[("limit", "5")],
     },
-    Pattern {
-        number: "7",
-        question: "An order by ID, with its lines",
-        method: "GET",
-        path: "/orders/{orderId}",
+    Sample {
+        number: 7,
         as_customer: false,
         path_params: &[("orderId", "o100")],
         query_params: &[],
     },
-    Pattern {
-        number: "8",
-        question: "The orders that contain a product, newest first",
-        method: "GET",
-        path: "/products/{sku}/orders",
+    Sample {
+        number: 8,
         as_customer: false,
         path_params: &[("sku", "sku-1")],
         query_params: &[("limit", "5"), ("from", ""), ("to", "")],
     },
-    Pattern {
-        number: "9",
-        question: "A customer's cart",
-        method: "GET",
-        path: "/customers/{customerId}/cart",
+    Sample {
+        number: 9,
         as_customer: true,
         path_params: &[("customerId", "c1")],
         query_params: &[],
     },
+    Sample {
+        number: 10,
+        as_customer: false,
+        path_params: &[],
+        query_params: &[("limit", "5")],
+    },
 ];
+
+impl Sample {
+    fn pattern(&self) -> &'static AccessPattern {
+        access_patterns::find(self.number)
+            .unwrap_or_else(|| panic!("the explorer's form {} is no access pattern", self.number))
+    }
+
+    /// The route's method and path, from the registry's route key.
+    fn route(&self) -> (&'static str, &'static str) {
+        self.pattern()
+            .route
+            .split_once(' ')
+            .unwrap_or(("GET", self.pattern().route))
+    }
+
+    fn method(&self) -> &'static str {
+        self.route().0
+    }
+
+    fn path(&self) -> &'static str {
+        self.route().1
+    }
+
+    /// The registry's question, as a heading starts.
+    fn question(&self) -> String {
+        let question = self.pattern().question;
+        let mut chars = question.chars();
+        chars
+            .next()
+            .map(|first| first.to_uppercase().chain(chars).collect())
+            .unwrap_or_default()
+    }
+}
 
 fn fields(params: &[(&str, &str)]) -> Vec<Value> {
     params
@@ -123,18 +135,18 @@ fn fields(params: &[(&str, &str)]) -> Vec<Value> {
 
 /// The patterns the page offers: those whose route template.yaml has.
 pub(super) async fn list(State(app): State<Arc<App>>) -> Response {
-    let patterns: Vec<Value> = PATTERNS
+    let patterns: Vec<Value> = SAMPLES
         .iter()
         .filter(|p| {
             app.routes
                 .iter()
-                .any(|r| r.method == p.method && r.path == p.path)
+                .any(|r| r.method == p.method() && r.path == p.path())
         })
         .map(|p| {
             json!({
-                "number": p.number,
-                "question": p.question,
-                "route": format!("{} {}", p.method, p.path),
+                "number": p.number.to_string(),
+                "question": p.question(),
+                "route": p.pattern().route,
                 "caller": if p.as_customer { "the customer" } else { "staff" },
                 "pathParams": fields(p.path_params),
                 "queryParams": fields(p.query_params),
@@ -147,10 +159,10 @@ pub(super) async fn list(State(app): State<Arc<App>>) -> Response {
 /// The pattern's path with its parameters in place, those parameters, and its query string;
 /// the name of a path parameter left empty.
 fn filled(
-    pattern: &Pattern,
+    pattern: &Sample,
     value: &impl Fn(&str) -> String,
 ) -> Result<(String, BTreeMap<String, String>, String), &'static str> {
-    let mut path = pattern.path.to_owned();
+    let mut path = pattern.path().to_owned();
     let mut path_params = BTreeMap::new();
     for (name, _) in pattern.path_params {
         let given = value(name);
@@ -173,26 +185,21 @@ fn filled(
     Ok((path, path_params, query))
 }
 
-type Chosen<'a> = (&'static Pattern, &'a Route, HashMap<String, String>);
+type Chosen<'a> = (&'static Sample, &'a Route, HashMap<String, String>);
 
 /// `{"pattern": "2", "params": {"customerId": "c1", "limit": "5"}}` read: the pattern, its
 /// route, and the values given (trimmed).
 fn chosen<'a>(routes: &'a [Route], body: &[u8]) -> Result<Chosen<'a>, String> {
     let request = serde_json::from_slice::<Value>(body).map_err(|_| "the body is not JSON")?;
     let number = request["pattern"].as_str().unwrap_or_default();
-    let pattern = PATTERNS
+    let pattern = SAMPLES
         .iter()
-        .find(|p| p.number == number)
+        .find(|p| p.number.to_string() == number)
         .ok_or_else(|| format!("no access pattern {number:?}"))?;
     let route = routes
         .iter()
-        .find(|r| r.method == pattern.method && r.path == pattern.path)
-        .ok_or_else(|| {
-            format!(
-                "template.yaml has no route {} {}",
-                pattern.method, pattern.path
-            )
-        })?;
+        .find(|r| r.method == pattern.method() && r.path == pattern.path())
+        .ok_or_else(|| format!("template.yaml has no route {}", pattern.pattern().route))?;
     let given = request["params"]
         .as_object()
         .map(|o| {
@@ -246,12 +253,31 @@ pub(super) async fn run(State(app): State<Arc<App>>, body: Bytes) -> Response {
     json_response(
         StatusCode::OK,
         json!({
-            "pattern": pattern.number,
-            "request": format!("{} {}{}", pattern.method, path, if query.is_empty() { String::new() } else { format!("?{query}") }),
+            "pattern": pattern.number.to_string(),
+            "request": format!("{} {}{}", pattern.method(), path, if query.is_empty() { String::new() } else { format!("?{query}") }),
             "caller": record["caller"],
             "status": status,
             "answer": answer,
             "calls": record["calls"],
         }),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::access_patterns::ACCESS_PATTERNS;
+
+    /// The explorer offers a form for every access pattern, and for nothing else.
+    #[test]
+    fn every_access_pattern_has_its_form() {
+        let forms: Vec<u8> = SAMPLES.iter().map(|s| s.number).collect();
+        let patterns: Vec<u8> = ACCESS_PATTERNS.iter().map(|p| p.number).collect();
+        assert_eq!(forms, patterns);
+        for sample in SAMPLES {
+            for (name, _) in sample.path_params {
+                assert!(sample.path().contains(&format!("{{{name}}}")), "{name}");
+            }
+        }
+    }
 }

@@ -238,6 +238,25 @@ fn the_explorer_draws_the_table_runs_a_pattern_and_logs_requests() {
             && page.contains("◆ Order listing")
             && page.contains("◆ Line item")
     );
+    // Every entity has a legend badge whose text stands out from its background.
+    for entity in shared::dynamo::keys::Entity::ALL {
+        let badge = tags(&page, "span")
+            .into_iter()
+            .find(|tag| attribute(tag, "data-entity").as_deref() == Some(entity.name()))
+            .unwrap_or_else(|| panic!("no badge for {entity:?}"));
+        let style = attribute(badge, "style").unwrap_or_default();
+        let colour = |property: &str| {
+            style
+                .split(';')
+                .find_map(|decl| decl.trim().strip_prefix(property))
+                .map(|value| value.trim().to_owned())
+        };
+        let (background, text) = (colour("background-color:"), colour("color:"));
+        assert!(
+            background.is_some() && text.is_some() && background != text,
+            "{entity:?}'s badge: {style:?}"
+        );
+    }
 
     // Access pattern 2 marks exactly the items the API returns for it.
     let c1_token = token(&dev, "c1");

@@ -28,8 +28,9 @@ async function api(path, options) {
 
 function badge(entity, sourceDesign) {
   if (!entity) return el("span", { class: "badge unknown", text: "not an entity of the store" });
-  const colour = state.colours.get(entity) ?? 9;
-  return el("span", { class: `badge e${colour}` + (sourceDesign ? " source" : ""), "data-entity": entity },
+  const colour = state.colours.get(entity) ?? { background: "#475569", text: "#ffffff" };
+  return el("span", { class: "badge" + (sourceDesign ? " source" : ""), "data-entity": entity,
+    style: `background-color: ${colour.background}; color: ${colour.text}` },
     (sourceDesign ? "◆ " : "") + entity);
 }
 
@@ -37,8 +38,8 @@ async function loadLegend() {
   const { entities } = await api("/_explorer/api/legend");
   const list = $("legend");
   list.replaceChildren();
-  entities.forEach((entity, i) => {
-    state.colours.set(entity.name, i);
+  entities.forEach((entity) => {
+    state.colours.set(entity.name, { background: entity.background, text: entity.text });
     list.append(el("li", {}, badge(entity.name, entity.sourceDesign), " ",
       el("code", { text: `${entity.pk} · ${entity.sk}` })));
   });
