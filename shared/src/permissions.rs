@@ -314,7 +314,7 @@ mod tests {
             .collect();
         for spec in entities::UPDATES {
             let used = sent.iter().any(|s| match s {
-                Sends::UpdateItem(specs) => specs.iter().any(|x| *x == *spec),
+                Sends::UpdateItem(specs) => specs.contains(spec),
                 _ => false,
             });
             assert!(
