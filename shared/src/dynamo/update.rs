@@ -16,6 +16,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnValuesOnConditionCheckFailur
 use crate::AppError;
 use crate::dynamo::codec::{Attr, Item, Stored};
 use crate::dynamo::keys::{self, Entity};
+use crate::dynamo::store::built;
 
 /// One kind of UpdateItem on an entity: the attributes it may set, set only where absent, add
 /// to and remove, and those its conditions may read beyond them. An update sent may do less
@@ -329,27 +330,21 @@ impl Change {
         Ok(update)
     }
 
-    /// The UpdateItem as a request of its own, ready to send on `client`.
+    /// The UpdateItem as a request of its own, ready to send on `client`: the transaction's
+    /// action, its fields handed over.
     pub fn request(self, client: &Client) -> Result<UpdateItemFluentBuilder, AppError> {
-        let r = self.render()?;
-        let mut update = client
+        let update = built(self.build()?.build())?;
+        Ok(client
             .update_item()
-            .table_name(r.table)
-            .set_key(Some(r.key))
-            .update_expression(r.expression)
-            .set_condition_expression(r.condition);
-        for name in r.names {
-            update = update.expression_attribute_names(format!("#{name}"), name);
-        }
-        for (placeholder, value) in r.values {
-            update = update.expression_attribute_values(placeholder, value);
-        }
-        if r.return_old_on_failure {
-            update = update.return_values_on_condition_check_failure(
-                ReturnValuesOnConditionCheckFailure::AllOld,
-            );
-        }
-        Ok(update)
+            .table_name(update.table_name)
+            .set_key(Some(update.key))
+            .set_update_expression(Some(update.update_expression))
+            .set_condition_expression(update.condition_expression)
+            .set_expression_attribute_names(update.expression_attribute_names)
+            .set_expression_attribute_values(update.expression_attribute_values)
+            .set_return_values_on_condition_check_failure(
+                update.return_values_on_condition_check_failure,
+            ))
     }
 }
 
