@@ -308,7 +308,7 @@ impl Change {
         })
     }
 
-    /// The UpdateItem as an action of a transaction ([`Change::render`]'s refusals aside).
+    /// The UpdateItem as an action of a transaction, or refused as its rendering says.
     pub fn build(self) -> Result<UpdateBuilder, AppError> {
         let r = self.render()?;
         let mut update = Update::builder()
