@@ -69,6 +69,22 @@ impl UpdateSpec {
         all
     }
 
+    /// Whether an update of this kind may name `name` (what [`UpdateSpec::attributes`] lists,
+    /// without building the list: a write's hot path asks this).
+    fn names(&self, name: &str) -> bool {
+        name == keys::PK
+            || name == keys::SK
+            || [
+                self.set,
+                self.set_if_absent,
+                self.add,
+                self.remove,
+                self.checks,
+            ]
+            .iter()
+            .any(|list| list.contains(&name))
+    }
+
     /// An update of this kind of the item at `key`, in `table`.
     pub fn on(&'static self, table: &str, key: Item) -> Change {
         Change {
@@ -235,9 +251,10 @@ impl Change {
         parts.join(" ")
     }
 
-    /// The update rendered: refused when it names an attribute or a value its specs do not
-    /// declare, leaves a placeholder unbound, or is for an item of another entity.
-    fn render(self) -> Result<Rendered, AppError> {
+    /// The UpdateItem as an action of a transaction (sent alone: [`Change::request`]), its
+    /// expression rendered from the specs: refused when it names an attribute or a value its
+    /// specs do not declare, leaves a placeholder unbound, or is for an item of another entity.
+    pub fn build(self) -> Result<UpdateBuilder, AppError> {
         let entity = self.specs.first().map(|spec| spec.entity);
         let keyed = key_text(&self.key, keys::PK).zip(key_text(&self.key, keys::SK));
         if keyed.and_then(|(pk, sk)| Entity::of(pk, sk)) != entity {
@@ -267,11 +284,7 @@ impl Change {
         let condition_text = condition.as_deref().unwrap_or("");
         let mut names: Vec<String> = placeholders(&expression, '#');
         for name in placeholders(condition_text, '#') {
-            if !self
-                .specs
-                .iter()
-                .any(|spec| spec.attributes().contains(&name.as_str()))
-            {
+            if !self.specs.iter().any(|spec| spec.names(&name)) {
                 return Err(self.refuse(format!("a condition on #{name}")));
             }
             names.push(name);
@@ -297,32 +310,18 @@ impl Change {
         if bound.windows(2).any(|pair| pair[0] == pair[1]) || bound != used {
             return Err(self.refuse(format!("values {bound:?} for placeholders {used:?}")));
         }
-        Ok(Rendered {
-            table: self.table,
-            key: self.key,
-            expression,
-            condition,
-            names,
-            values,
-            return_old_on_failure: self.return_old_on_failure,
-        })
-    }
-
-    /// The UpdateItem as an action of a transaction, or refused as its rendering says.
-    pub fn build(self) -> Result<UpdateBuilder, AppError> {
-        let r = self.render()?;
         let mut update = Update::builder()
-            .table_name(r.table)
-            .set_key(Some(r.key))
-            .update_expression(r.expression)
-            .set_condition_expression(r.condition);
-        for name in r.names {
+            .table_name(self.table)
+            .set_key(Some(self.key))
+            .update_expression(expression)
+            .set_condition_expression(condition);
+        for name in names {
             update = update.expression_attribute_names(format!("#{name}"), name);
         }
-        for (placeholder, value) in r.values {
+        for (placeholder, value) in values {
             update = update.expression_attribute_values(placeholder, value);
         }
-        if r.return_old_on_failure {
+        if self.return_old_on_failure {
             update = update.return_values_on_condition_check_failure(
                 ReturnValuesOnConditionCheckFailure::AllOld,
             );
@@ -346,17 +345,6 @@ impl Change {
                 update.return_values_on_condition_check_failure,
             ))
     }
-}
-
-/// An update rendered, for either way of sending it.
-struct Rendered {
-    table: String,
-    key: Item,
-    expression: String,
-    condition: Option<String>,
-    names: Vec<String>,
-    values: Vec<(String, AttributeValue)>,
-    return_old_on_failure: bool,
 }
 
 fn key_text<'a>(key: &'a Item, name: &str) -> Option<&'a str> {
