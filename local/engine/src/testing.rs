@@ -210,6 +210,48 @@ pub fn from_event_file(path: &str) -> Result<Request, Error> {
     )?)
 }
 
+/// A sample event of an error path: `events/cases/<binary>.<status>.<what>.json`, which the
+/// function behind `binary` answers with `status`.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// The binary that serves the event's route.
+    pub binary: String,
+    /// The status it answers.
+    pub status: u16,
+    /// What the case is (`unknown-order`, ...).
+    pub what: String,
+    /// The event file.
+    pub path: std::path::PathBuf,
+}
+
+/// Every error-path sample event in `events/cases/`, sorted by file name; a file named otherwise
+/// is an error, so that a case is never skipped unseen.
+pub fn cases() -> Result<Vec<Case>, Error> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../events/cases");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(&dir)? {
+        let path = entry?.path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        let parts: Vec<&str> = name.split('.').collect();
+        let [binary, status, what, "json"] = parts[..] else {
+            return Err(format!("{name}: not <binary>.<status>.<what>.json").into());
+        };
+        found.push(Case {
+            binary: binary.to_owned(),
+            status: status
+                .parse()
+                .map_err(|_| format!("{name}: {status} is no status"))?,
+            what: what.to_owned(),
+            path: path.clone(),
+        });
+    }
+    found.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(found)
+}
+
 /// `{name}` segments of `template` matched against `path`, as API Gateway does.
 pub fn path_params(template: &str, path: &str) -> BTreeMap<String, String> {
     template

@@ -1,6 +1,7 @@
 //! dev's tests, in one test binary: each binary links the SDK and the embedded engine, so
 //! fewer, larger ones build faster and take less disk.
 
+mod cases;
 mod explorer;
 mod faults;
 mod openapi;

@@ -1,0 +1,63 @@
+//! The error paths' sample events (`events/cases/`): each, invoked as API Gateway delivers it
+//! on the sample data, gets the status its name says and a problem document, and leaves the
+//! table as it was. (`template-tests`' `observed.rs` holds the requests they send to each
+//! binary's declaration too.)
+
+use local_engine::testing::{TestApp, all_items, cases, from_event_file};
+use serde_json::Value;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_error_case_answers_its_status_with_a_problem_and_writes_nothing() {
+    let cases = cases().expect("events/cases/");
+    assert!(cases.len() >= 10, "only {} cases", cases.len());
+    let mut wrong = Vec::new();
+    for case in &cases {
+        let app = TestApp::seeded().await.expect("app");
+        let before = all_items(&app).await;
+        let req = from_event_file(case.path.to_str().expect("path")).expect("event");
+        let response = local_dev::invoke(
+            &case.binary,
+            &app.store,
+            &local_engine::testing::webhook_secrets(),
+            req,
+        )
+        .await
+        .unwrap_or_else(|| panic!("{}: no such binary", case.binary));
+        let body: Value = match response.body() {
+            lambda_http::Body::Text(text) => serde_json::from_str(text).expect("json"),
+            other => panic!("{}: {other:?}", case.what),
+        };
+        if response.status().as_u16() != case.status {
+            wrong.push(format!(
+                "{} {}: {} {body}",
+                case.binary,
+                case.what,
+                response.status()
+            ));
+            continue;
+        }
+        assert_eq!(
+            response.headers()["content-type"],
+            "application/problem+json",
+            "{} {}",
+            case.binary,
+            case.what
+        );
+        assert!(
+            body["type"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("/problems/")),
+            "{} {}: {body}",
+            case.binary,
+            case.what
+        );
+        assert_eq!(
+            all_items(&app).await,
+            before,
+            "{} {}: the table changed",
+            case.binary,
+            case.what
+        );
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
