@@ -55,6 +55,9 @@ crate::listed! {
         HoldsPaid,
         /// Holds ended unpaid by the expiry: orders moved PENDING_PAYMENT → EXPIRED, stock back.
         HoldsExpired,
+        /// Items (or a shard's page) the expiry could not get past: reported by key, the rest
+        /// ended all the same.
+        HoldsNotEnded,
         /// Webhook calls refused: a missing or bad signature, or a timestamp out of tolerance.
         WebhookRejected,
         /// Signed payments that match no hold (an unknown order, the wrong amount or currency):
@@ -64,6 +67,8 @@ crate::listed! {
         PaymentsLate,
         /// Stream records of items DynamoDB's TTL deleted (never a customer's action).
         TtlDeletions,
+        /// Signed provider events the store could not read: kept as signed, answered 200.
+        EventsUnreadable,
     }
 }
 
@@ -84,10 +89,12 @@ impl Metric {
             Metric::HoldsMade => "HoldsMade",
             Metric::HoldsPaid => "HoldsPaid",
             Metric::HoldsExpired => "HoldsExpired",
+            Metric::HoldsNotEnded => "HoldsNotEnded",
             Metric::WebhookRejected => "WebhookRejected",
             Metric::PaymentsUnmatched => "PaymentsUnmatched",
             Metric::PaymentsLate => "PaymentsLate",
             Metric::TtlDeletions => "TtlDeletions",
+            Metric::EventsUnreadable => "EventsUnreadable",
         }
     }
 

@@ -11,7 +11,7 @@
 use crate::domain::status::OrderStatus;
 use crate::dynamo::entities::{
     cart_line, catalog_entry, counted_order, customer, idempotency, line_item, open_order_count,
-    order_header, order_listing, payment_event, product, refund_due,
+    order_header, order_listing, payment_event, product, refund_due, unread_event,
 };
 use crate::dynamo::keys::{Entity, PRODUCT_PREFIX, REFUNDS_DUE_GSI1PK, STATUS_PREFIX};
 use crate::dynamo::query::Index;
@@ -189,6 +189,8 @@ pub const FUNCTIONS: &[Function] = &[
             UpdateItem(&[&open_order_count::COUNT_UPDATE]),
             DeleteItem(&cart_line::TAKE),
             PutItem(&idempotency::PUT),
+            // A replay answers the first checkout's order as it is now.
+            Query(Entity::OrderHeader),
         ],
     ),
     function(
@@ -199,6 +201,7 @@ pub const FUNCTIONS: &[Function] = &[
             UpdateItem(&[&order_listing::STATUS_CHANGE]),
             PutItem(&payment_event::PUT),
             PutItem(&refund_due::PUT),
+            PutItem(&unread_event::PUT),
             GetSecret("PaymentWebhookSecret"),
         ],
     ),

@@ -4,7 +4,9 @@
 //! every shard), a page at a time, within the invocation's time. What it did is its result; a
 //! run cut short by its deadline says so, and the next run carries on. Idempotent: each hold's
 //! transaction is conditional on the hold still pending, so a run that overlaps another, or a
-//! payment, ends nothing twice.
+//! payment, ends nothing twice. One item it cannot read, or a hold whose transaction fails, is
+//! reported by key (`failures`, metric `HoldsNotEnded` with its alarm), never a stop: every other
+//! hold ends on time.
 
 use std::time::Duration;
 
@@ -15,6 +17,10 @@ use shared::{AppError, Store};
 pub async fn handle(store: &Store, budget: Duration) -> Result<ExpiryRun, AppError> {
     let run = store.end_expired_holds(budget).await?;
     metrics::count(Metric::HoldsExpired, run.expired as u64);
+    metrics::count(Metric::HoldsNotEnded, run.failures.len() as u64);
+    if !run.failures.is_empty() {
+        tracing::error!(failures = ?run.failures, "the expiry went past what it could not end");
+    }
     if run.unfinished || run.contended > 0 {
         tracing::warn!(?run, "holds still to end: the next run goes on");
     } else if run.expired > 0 {

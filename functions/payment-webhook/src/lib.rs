@@ -4,15 +4,16 @@
 //! amount in the store's currency places the order (PENDING_PAYMENT → PLACED, one conditional
 //! transaction); any other signed payment is recorded to be given back. Either way the event's
 //! ID is recorded with it, so a redelivery changes nothing. Events of other types are
-//! acknowledged and ignored. Every signed event gets a 200, so the provider stops retrying; a
-//! call that is not signed, or not fresh, gets a 400 and changes nothing.
+//! acknowledged and ignored; a signed event the store cannot read is kept as signed, for a
+//! person to look at. Every signed event gets a 200, so the provider stops retrying and nothing
+//! it signed is lost; a call that is not signed, or not fresh, gets a 400 and changes nothing.
 
 pub mod secret;
 
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
 use serde::Serialize;
-use shared::domain::payment::{ProviderEvent, RefundReason};
+use shared::domain::payment::{EventOutcome, ProviderEvent, RefundReason};
 use shared::dynamo::payments::PaymentOutcome;
 use shared::http::HttpResult;
 use shared::http::request::{header_value, raw_body};
@@ -38,15 +39,14 @@ pub struct Webhook {
 #[serde(rename_all = "camelCase")]
 struct Received {
     received: bool,
-    /// `placed`, `refund-due`, `replayed` or `ignored`.
-    outcome: &'static str,
+    outcome: EventOutcome,
     #[serde(skip_serializing_if = "Option::is_none")]
     order_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<RefundReason>,
 }
 
-fn received(outcome: &'static str) -> Received {
+fn received(outcome: EventOutcome) -> Received {
     Received {
         received: true,
         outcome,
@@ -61,6 +61,19 @@ fn now() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
+/// A signed event the store cannot read: a 400 would have the provider retry it for three days
+/// and then drop it. It is kept as signed, for a person to look at, and answered 200.
+async fn keep_unread(store: &Store, body: &[u8], unreadable: &AppError) -> HttpResult {
+    let reason = unreadable.to_string();
+    store.keep_unread_event(body, &reason).await?;
+    metrics::count(Metric::EventsUnreadable, 1);
+    tracing::error!(%reason, "a signed provider event could not be read: kept under GSI1 UNREAD_EVENTS");
+    Ok(json_response(
+        StatusCode::OK,
+        &received(EventOutcome::Unreadable),
+    ))
+}
+
 pub async fn handle(webhook: &Webhook, req: Request) -> HttpResult {
     // The signature covers the bytes exactly as sent: they are checked before they are read.
     let body = raw_body(&req, MAX_BODY_BYTES)?;
@@ -69,10 +82,20 @@ pub async fn handle(webhook: &Webhook, req: Request) -> HttpResult {
         metrics::count(Metric::WebhookRejected, 1);
         return Err(AppError::invalid(refused.to_string()));
     }
-    let event = ProviderEvent::parse(body)?;
-    let Some(payment) = event.succeeded_payment()? else {
+    let read = ProviderEvent::parse(body).and_then(|event| {
+        let payment = event.succeeded_payment()?;
+        Ok((event, payment))
+    });
+    let (event, payment) = match read {
+        Ok(read) => read,
+        Err(unreadable) => return keep_unread(&webhook.store, body, &unreadable).await,
+    };
+    let Some(payment) = payment else {
         tracing::info!(event = %event.id, kind = %event.kind, "event acknowledged and ignored");
-        return Ok(json_response(StatusCode::OK, &received("ignored")));
+        return Ok(json_response(
+            StatusCode::OK,
+            &received(EventOutcome::Ignored),
+        ));
     };
     let store = &webhook.store;
     let answer = match store
@@ -83,7 +106,7 @@ pub async fn handle(webhook: &Webhook, req: Request) -> HttpResult {
             metrics::count(Metric::HoldsPaid, 1);
             Received {
                 order_id: Some(order.to_string()),
-                ..received("placed")
+                ..received(EventOutcome::Placed)
             }
         }
         PaymentOutcome::RefundDue(refund) => {
@@ -97,12 +120,12 @@ pub async fn handle(webhook: &Webhook, req: Request) -> HttpResult {
             Received {
                 order_id: refund.order_id.map(|o| o.to_string()),
                 reason: Some(refund.reason),
-                ..received("refund-due")
+                ..received(EventOutcome::RefundDue)
             }
         }
         PaymentOutcome::Replayed => {
             metrics::count(Metric::IdempotentReplays, 1);
-            received("replayed")
+            received(EventOutcome::Replayed)
         }
     };
     Ok(json_response(StatusCode::OK, &answer))

@@ -532,3 +532,21 @@ fn respacing_never_changes_the_decision_and_a_comment_anywhere_is_refused() {
         );
     }
 }
+
+/// docs/checkout.md's `make query` of the unread provider events, as the docs print it.
+#[test]
+fn the_docs_listing_of_unread_events_is_a_read_of_one_gsi1_partition() {
+    let doc = include_str!("../../../docs/checkout.md");
+    let line = doc
+        .lines()
+        .find(|l| l.starts_with("$ make query Q=") && l.contains("UNREAD_EVENTS"))
+        .expect("the command in docs/checkout.md");
+    let quoted = line
+        .strip_prefix("$ make query Q=\"")
+        .and_then(|rest| rest.strip_suffix('"'))
+        .expect("Q=\"...\"");
+    // As the shell hands it to make: the escaped quotes are quotes.
+    let statement = quoted.replace("\\\"", "\"");
+    assert_eq!(partitions(&statement), ["UNREAD_EVENTS"]);
+    assert_eq!(accepted(&statement).target, Target::Index("GSI1"));
+}

@@ -58,6 +58,10 @@ const ZERO_DECIMAL: &[&str] = &[
     "bif", "clp", "djf", "gnf", "jpy", "kmf", "krw", "mga", "pyg", "rwf", "ugx", "vnd", "vuv",
     "xaf", "xof", "xpf",
 ];
+/// The most one card payment can be, in the smallest unit: the provider's amounts have at most
+/// eight digits (its "Supported currencies" page: 99999999 for a USD charge of 999,999.99).
+pub const MAX_CHARGE_MINOR_UNITS: i64 = 99_999_999;
+
 /// Currencies the provider counts in thousandths.
 const THREE_DECIMAL: &[&str] = &["bhd", "jod", "kwd", "omr", "tnd"];
 
@@ -86,6 +90,20 @@ impl Currency {
     /// The code, as the provider writes it.
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// `total` in the smallest unit, when one card payment can be that much: the provider
+    /// takes at most eight digits of the smallest unit ([`MAX_CHARGE_MINOR_UNITS`], 999,999.99
+    /// in a two-decimal currency), else a 422 that says so.
+    pub fn chargeable(&self, total: Money) -> Result<i64, AppError> {
+        let units = self.minor_units(total)?;
+        if units > MAX_CHARGE_MINOR_UNITS {
+            return Err(AppError::TotalTooLarge {
+                total,
+                max: Money::new(Decimal::new(MAX_CHARGE_MINOR_UNITS, 2)),
+            });
+        }
+        Ok(units)
     }
 
     /// `amount` in the currency's smallest unit (cents): exact, as the provider takes it.
@@ -161,6 +179,13 @@ mod tests {
             48_000_000_000
         );
         assert!(usd.minor_units(money("0.001")).is_err());
+        assert_eq!(
+            usd.chargeable(money("999999.99")).expect("cents"),
+            99_999_999
+        );
+        let err = usd.chargeable(money("1000000.00")).expect_err("too large");
+        assert_eq!(err.status(), 422);
+        assert!(err.to_string().contains("at most 999999.99"), "{err}");
         for bad in ["USD", "us", "usdd", "jpy", "kwd", "u$d"] {
             assert!(Currency::parse(bad).is_err(), "{bad}");
         }

@@ -65,6 +65,17 @@ pub enum AppError {
     /// A checkout of a cart with no live lines.
     #[error("the cart is empty: there is nothing to check out")]
     CartEmpty,
+    /// A checkout whose total is more than the payment provider can charge in one payment.
+    #[error(
+        "the total, {total}, is more than one card payment can be: at most {max}; check out \
+         fewer items at once"
+    )]
+    TotalTooLarge {
+        /// The cart's total.
+        total: crate::domain::money::Money,
+        /// The most the provider charges in one payment.
+        max: crate::domain::money::Money,
+    },
     /// An Idempotency-Key already used for a request with another body.
     #[error("this Idempotency-Key was used for a different request")]
     IdempotencyKeyReused,

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use sha2::{Digest, Sha256};
 
-use crate::domain::ids::{CustomerId, OrderId};
+use crate::domain::ids::{CustomerId, OrderId, Sku};
 use crate::domain::order::RequestedLine;
 
 /// How long an Idempotency-Key is remembered.
@@ -37,11 +37,21 @@ pub fn fingerprint(customer: &CustomerId, lines: &[RequestedLine]) -> String {
     hex_digest(&canonical)
 }
 
-/// What identifies a checkout for idempotency: the customer, and that it is a checkout (its
-/// body is the cart, which the first checkout emptied: a retry answers with the first one's
-/// order).
-pub fn checkout_fingerprint(customer: &CustomerId) -> String {
-    hex_digest(&format!("checkout\n{customer}\n"))
+/// What identifies a checkout for idempotency: the customer, that it is a checkout, and the
+/// cart it checked out (`lines`: SKU and quantity, in any order), its body. The first checkout
+/// empties the cart, so a retry finds it empty; a cart that holds other lines under the same key
+/// is another request (`checkout::handle`).
+pub fn checkout_fingerprint(customer: &CustomerId, lines: &[(Sku, u32)]) -> String {
+    let mut sorted: Vec<&(Sku, u32)> = lines.iter().collect();
+    sorted.sort();
+    let canonical = sorted.iter().fold(
+        format!("checkout\n{customer}\n"),
+        |mut text, (sku, quantity)| {
+            let _ = writeln!(text, "{sku} {quantity}");
+            text
+        },
+    );
+    hex_digest(&canonical)
 }
 
 fn hex_digest(canonical: &str) -> String {
@@ -56,7 +66,6 @@ fn hex_digest(canonical: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::ids::Sku;
     use crate::domain::money::Money;
 
     fn lines(quantity: u32, price: &str) -> Vec<RequestedLine> {
@@ -81,6 +90,26 @@ mod tests {
         assert_ne!(
             fingerprint(&c1, &lines(1, "1.5")),
             fingerprint(&CustomerId::parse("c2").expect("id"), &lines(1, "1.5"))
+        );
+    }
+
+    #[test]
+    fn a_checkouts_fingerprint_is_its_cart_in_any_order() {
+        let c1 = CustomerId::parse("c1").expect("id");
+        let line = |sku: &str, quantity| (Sku::parse(sku).expect("sku"), quantity);
+        let cart = [line("a", 1), line("b", 2)];
+        let same = [line("b", 2), line("a", 1)];
+        assert_eq!(
+            checkout_fingerprint(&c1, &cart),
+            checkout_fingerprint(&c1, &same)
+        );
+        assert_ne!(
+            checkout_fingerprint(&c1, &cart),
+            checkout_fingerprint(&c1, &[line("a", 1), line("b", 3)])
+        );
+        assert_ne!(
+            checkout_fingerprint(&c1, &cart),
+            checkout_fingerprint(&c1, &[])
         );
     }
 }

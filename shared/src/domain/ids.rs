@@ -7,12 +7,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::AppError;
 
+/// The longest ID the store makes or takes from a client.
 const MAX_ID_LEN: usize = 64;
+/// The longest ID the payment provider makes: its documentation promises object IDs never
+/// exceed 255 characters.
+const MAX_PROVIDER_ID_LEN: usize = 255;
 
-/// An ID is 1–64 characters of `[A-Za-z0-9_-]`, so `#` (the key separator) and control
+/// An ID is 1 to `max` characters of `[A-Za-z0-9_-]`, so `#` (the key separator) and control
 /// characters can never reach a key.
-fn validate_id(kind: &'static str, raw: &str) -> Result<(), AppError> {
-    let ok = (1..=MAX_ID_LEN).contains(&raw.len())
+fn validate_id(kind: &'static str, raw: &str, max: usize) -> Result<(), AppError> {
+    let ok = (1..=max).contains(&raw.len())
         && raw
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
@@ -20,22 +24,26 @@ fn validate_id(kind: &'static str, raw: &str) -> Result<(), AppError> {
         Ok(())
     } else {
         Err(AppError::invalid(format!(
-            "{kind} must be 1-{MAX_ID_LEN} characters of letters, digits, '_' or '-'"
+            "{kind} must be 1-{max} characters of letters, digits, '_' or '-'"
         )))
     }
 }
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident, $kind:literal) => {
+        id_type!($(#[$doc])* $name, $kind, MAX_ID_LEN);
+    };
+    ($(#[$doc:meta])* $name:ident, $kind:literal, $max:expr) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
         #[serde(transparent)]
         pub struct $name(String);
 
         impl $name {
-            /// The ID, if `raw` is 1-64 characters of `[A-Za-z0-9_-]`; a 400 otherwise.
+            /// The ID, if `raw` is 1 to its kind's most characters (64; the provider's, 255)
+            /// of `[A-Za-z0-9_-]`; a 400 otherwise.
             pub fn parse(raw: &str) -> Result<Self, AppError> {
-                validate_id($kind, raw)?;
+                validate_id($kind, raw, $max)?;
                 Ok(Self(raw.to_owned()))
             }
 
@@ -79,12 +87,14 @@ id_type!(
 id_type!(
     /// A payment provider's event ID (`evt_…`): each event is applied at most once.
     PaymentEventId,
-    "event id"
+    "event id",
+    MAX_PROVIDER_ID_LEN
 );
 id_type!(
     /// A payment provider's payment ID (`pi_…`): one customer payment.
     PaymentId,
-    "payment id"
+    "payment id",
+    MAX_PROVIDER_ID_LEN
 );
 
 impl OrderId {
@@ -157,6 +167,20 @@ mod tests {
             assert!(OrderId::parse(bad).is_err(), "{bad:?} was accepted");
             assert!(Sku::parse(bad).is_err(), "{bad:?} was accepted");
         }
+    }
+
+    #[test]
+    fn the_providers_ids_may_be_as_long_as_it_documents() {
+        let longest = format!("evt_{}", "x".repeat(251));
+        assert_eq!(
+            PaymentEventId::parse(&longest).expect("255").as_str(),
+            longest
+        );
+        assert!(PaymentId::parse(&format!("pi_{}", "x".repeat(252))).is_ok());
+        assert!(PaymentEventId::parse(&"x".repeat(256)).is_err());
+        assert!(PaymentId::parse("pi#1").is_err());
+        // The store's own stay at 64.
+        assert!(OrderId::parse(&"x".repeat(65)).is_err());
     }
 
     #[test]

@@ -6,8 +6,74 @@ use serde::{Deserialize, Serialize};
 use crate::AppError;
 use crate::domain::ids::{OrderId, PaymentEventId, PaymentId};
 
-/// The one event type that pays for a hold; every other is acknowledged and ignored.
-pub const PAYMENT_SUCCEEDED: &str = "payment_intent.succeeded";
+crate::listed! {
+    /// The provider event types the store acts on; an event of any other type is acknowledged
+    /// and ignored ([`EventOutcome::Ignored`]).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum EventType {
+        /// `payment_intent.succeeded`: a payment collected, which pays for its hold.
+        PaymentSucceeded,
+    }
+}
+
+impl EventType {
+    /// As the provider spells it in the event's `type`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::PaymentSucceeded => "payment_intent.succeeded",
+        }
+    }
+
+    /// The type the provider spelled `raw`, if the store acts on it.
+    pub fn of(raw: &str) -> Option<Self> {
+        EventType::ALL.into_iter().find(|kind| kind.as_str() == raw)
+    }
+}
+
+impl std::fmt::Display for EventType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+crate::listed! {
+    /// What a signed provider event came to: the webhook's answer, and (for the two that change
+    /// the table) what the event's record keeps.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum EventOutcome {
+        /// The payment placed the order it paid for.
+        Placed,
+        /// The payment placed nothing and is recorded to be given back.
+        RefundDue,
+        /// The event was applied already: nothing changed.
+        Replayed,
+        /// The store does not act on the event's type.
+        Ignored,
+        /// The event is signed but the store could not read it: kept as signed for a person to
+        /// look at, so that it is not lost.
+        Unreadable,
+    }
+}
+
+impl EventOutcome {
+    /// As answered and stored: `placed`, `refund-due`, `replayed`, `ignored`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventOutcome::Placed => "placed",
+            EventOutcome::RefundDue => "refund-due",
+            EventOutcome::Replayed => "replayed",
+            EventOutcome::Ignored => "ignored",
+            EventOutcome::Unreadable => "unreadable",
+        }
+    }
+}
+
+impl std::fmt::Display for EventOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// How long an event's ID is remembered, so that a redelivery changes nothing: a week, longer
 /// than the provider's three days of retries.
@@ -18,7 +84,8 @@ pub const EVENT_TTL_SECONDS: u64 = 7 * 24 * 60 * 60;
 pub struct ProviderEvent {
     /// The event's ID: applied at most once.
     pub id: PaymentEventId,
-    /// What happened: `payment_intent.succeeded`, or another type the store ignores.
+    /// What happened, as the provider spells it: one of the [`EventType`]s, or another type the
+    /// store ignores ([`ProviderEvent::event_type`]).
     #[serde(rename = "type")]
     pub kind: String,
     /// The object the event is about.
@@ -61,9 +128,14 @@ impl ProviderEvent {
             .map_err(|err| AppError::invalid(format!("the body is not a provider event: {err}")))
     }
 
+    /// The event's type, if the store acts on it.
+    pub fn event_type(&self) -> Option<EventType> {
+        EventType::of(&self.kind)
+    }
+
     /// The payment, when the event is a succeeded one; a 400 when its object is not a payment.
     pub fn succeeded_payment(&self) -> Result<Option<Payment>, AppError> {
-        if self.kind != PAYMENT_SUCCEEDED {
+        if self.event_type() != Some(EventType::PaymentSucceeded) {
             return Ok(None);
         }
         serde_json::from_value(self.data.object.clone())
@@ -84,7 +156,7 @@ pub fn succeeded_event_body(
     serde_json::json!({
         "id": event,
         "object": "event",
-        "type": PAYMENT_SUCCEEDED,
+        "type": EventType::PaymentSucceeded.as_str(),
         "data": {"object": {
             "id": payment,
             "object": "payment_intent",
@@ -235,6 +307,20 @@ mod tests {
                 .succeeded_payment()
                 .is_err()
         );
+    }
+
+    #[test]
+    fn event_types_are_read_as_the_provider_spells_them_and_outcomes_as_answered() {
+        for kind in EventType::ALL {
+            assert_eq!(EventType::of(kind.as_str()), Some(kind));
+        }
+        assert_eq!(EventType::of("charge.refunded"), None);
+        for outcome in EventOutcome::ALL {
+            assert_eq!(
+                serde_json::to_value(outcome).expect("serializes"),
+                serde_json::Value::from(outcome.as_str())
+            );
+        }
     }
 
     #[test]

@@ -4,6 +4,10 @@
 //! order still being PENDING_PAYMENT: the order becomes EXPIRED, its stock goes back, its place
 //! under the cap is released. A payment that got there first wins, and the hold is left alone.
 //! TTL plays no part: it deletes up to 48 hours late.
+//!
+//! One bad item never stops a run: an item the expiry cannot read, a hold whose transaction
+//! fails, or a shard's page that DynamoDB refuses is reported by key with its reason
+//! ([`ExpiryRun::failures`], metric `HoldsNotEnded`), and every other hold still ends on time.
 
 use std::time::{Duration, Instant};
 
@@ -36,6 +40,20 @@ pub struct ExpiryRun {
     pub contended: usize,
     /// The run stopped at its deadline with ended holds still to read: the next run goes on.
     pub unfinished: bool,
+    /// What the run could not end, each by its key, with why: the rest were ended all the same.
+    /// The next run tries each again.
+    pub failures: Vec<NotEnded>,
+}
+
+/// An item or a shard the expiry could not get past, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotEnded {
+    /// The item's `PK` and `SK` in the table (a hold), or the GSI1 partition whose page could
+    /// not be read.
+    pub key: String,
+    /// Why, in the error's own words (logged in full as well).
+    pub reason: String,
 }
 
 impl ExpiryRun {
@@ -44,7 +62,35 @@ impl ExpiryRun {
         self.settled_meanwhile += other.settled_meanwhile;
         self.contended += other.contended;
         self.unfinished |= other.unfinished;
+        self.failures.extend(other.failures);
     }
+
+    fn failed(&mut self, key: String, err: &AppError) {
+        // The whole chain: an internal error's own words are in its sources. (An operator reads
+        // this, never a client.)
+        let mut reason = err.to_string();
+        let mut source = std::error::Error::source(err);
+        while let Some(cause) = source {
+            reason = format!("{reason}: {cause}");
+            source = cause.source();
+        }
+        tracing::error!(%key, %reason, "the expiry could not end this; it goes on with the rest");
+        self.failures.push(NotEnded { key, reason });
+    }
+}
+
+/// An item's table key, as a report names it: `PK / SK` (or what of it there is).
+fn key_text(item: &Item) -> String {
+    let text = |name| {
+        crate::dynamo::cursor::text(item, name)
+            .unwrap_or("?")
+            .to_owned()
+    };
+    format!(
+        "{} / {}",
+        text(crate::dynamo::keys::PK),
+        text(crate::dynamo::keys::SK)
+    )
 }
 
 /// What ending one hold came to.
@@ -63,7 +109,7 @@ impl Store {
         let now = Timestamp::now();
         let mut run = ExpiryRun::default();
         for shard in 0..self.status_shards.count() {
-            run.merge(self.end_shards_holds(shard, now, deadline).await?);
+            run.merge(self.end_shards_holds(shard, now, deadline).await);
         }
         Ok(run)
     }
@@ -72,49 +118,54 @@ impl Store {
     /// listed by when they were made, and a hold made under a longer `HoldMinutes` may end after
     /// one made later under a shorter one, so no hold still running is taken to mean that none
     /// after it has ended. The cost is the live holds' size in read units, once a minute.
-    async fn end_shards_holds(
-        &self,
-        shard: u32,
-        now: Timestamp,
-        deadline: Instant,
-    ) -> Result<ExpiryRun, AppError> {
-        let query = KeyQuery::on(
-            Index::Gsi1,
-            order_listing::gsi1pk(OrderStatus::PendingPayment, shard),
-        );
+    async fn end_shards_holds(&self, shard: u32, now: Timestamp, deadline: Instant) -> ExpiryRun {
+        let partition = order_listing::gsi1pk(OrderStatus::PendingPayment, shard);
+        let query = KeyQuery::on(Index::Gsi1, partition.clone());
         let mut run = ExpiryRun::default();
         let mut start: Option<Item> = None;
         loop {
             if Instant::now() >= deadline {
                 run.unfinished = true;
-                return Ok(run);
+                return run;
             }
-            let out = query
+            let out = match query
                 .request(self)
                 .limit(EXPIRY_PAGE)
                 .set_exclusive_start_key(start)
                 .send()
-                .await?;
-            let holds: Vec<Order> = out
-                .items
-                .unwrap_or_default()
-                .into_iter()
-                .map(order_listing::from_item)
-                .collect::<Result<_, _>>()?;
-            let ended: Vec<&Order> = holds
+                .await
+            {
+                Ok(out) => out,
+                Err(err) => {
+                    // The shard's next page cannot be read: the other shards still are.
+                    run.failed(format!("GSI1 {partition}"), &AppError::from(err));
+                    return run;
+                }
+            };
+            let mut holds = Vec::new();
+            for item in out.items.unwrap_or_default() {
+                let key = key_text(&item);
+                match order_listing::from_item(item) {
+                    Ok(hold) => holds.push((key, hold)),
+                    Err(err) => run.failed(key, &AppError::from(err)),
+                }
+            }
+            let ended: Vec<&(String, Order)> = holds
                 .iter()
-                .filter(|hold| hold.hold_until.is_none_or(|until| until < now))
+                .filter(|(_, hold)| hold.hold_until.is_none_or(|until| until < now))
                 .collect();
-            for outcome in join_all(ended.into_iter().map(|hold| self.end_hold(hold))).await {
-                match outcome? {
-                    Ended::Expired => run.expired += 1,
-                    Ended::SettledMeanwhile => run.settled_meanwhile += 1,
-                    Ended::Contended => run.contended += 1,
+            let outcomes = join_all(ended.iter().map(|(_, hold)| self.end_hold(hold))).await;
+            for ((key, _), outcome) in ended.into_iter().zip(outcomes) {
+                match outcome {
+                    Ok(Ended::Expired) => run.expired += 1,
+                    Ok(Ended::SettledMeanwhile) => run.settled_meanwhile += 1,
+                    Ok(Ended::Contended) => run.contended += 1,
+                    Err(err) => run.failed(key.clone(), &err),
                 }
             }
             start = out.last_evaluated_key.filter(|key| !key.is_empty());
             if start.is_none() {
-                return Ok(run);
+                return run;
             }
         }
     }

@@ -18,6 +18,7 @@
 //! | Cart line | `CUSTOMER#<customerId>` | `CART#<sku>` | 9 |
 //! | Applied payment event | `PAYMENT_EVENT#<eventId>` | `APPLIED` | the webhook, at most once |
 //! | Refund due | `REFUND#<paymentId>` | `REFUND` | 10 (GSI1: `REFUNDS_DUE` / `<receivedAt>`) |
+//! | Unread provider event | `UNREAD_EVENT#<sha256>` | `RAW` | a person's look (GSI1: `UNREAD_EVENTS` / `<receivedAt>`) |
 //!
 //! The table above is tested against [`Entity::keys`] (and so is the README's), and the order
 //! of sort keys within a shared partition against [`CUSTOMER_PARTITION`] and
@@ -70,6 +71,10 @@ pub const PAYMENT_EVENT_PREFIX: &str = "PAYMENT_EVENT#";
 pub const REFUND_PREFIX: &str = "REFUND#";
 /// GSI1's partition of refunds due (no status's: those start with `STATUS#`).
 pub const REFUNDS_DUE_GSI1PK: &str = "REFUNDS_DUE";
+/// Signed provider events the store could not read: their partitions.
+pub const UNREAD_EVENT_PREFIX: &str = "UNREAD_EVENT#";
+/// GSI1's partition of unread provider events.
+pub const UNREAD_EVENTS_GSI1PK: &str = "UNREAD_EVENTS";
 
 /// The fixed sort keys of entities that share a partition with others (their entity files name
 /// them `SORT_KEY`).
@@ -86,6 +91,8 @@ pub const RESPONSE_SK: &str = "RESPONSE";
 pub const APPLIED_SK: &str = "APPLIED";
 /// The refund's sort key.
 pub const REFUND_SK: &str = "REFUND";
+/// An unread provider event's sort key.
+pub const RAW_SK: &str = "RAW";
 
 /// FNV-1a of `text`'s bytes: stable across releases and machines, so a shard chosen with it
 /// never moves unless its count does.
@@ -310,6 +317,8 @@ crate::listed! {
         PaymentEvent,
         /// A payment to give back.
         RefundDue,
+        /// A signed provider event the store could not read, kept for a person to look at.
+        UnreadEvent,
     }
 }
 
@@ -330,6 +339,7 @@ impl Entity {
             Entity::CartLine => "Cart line",
             Entity::PaymentEvent => "Applied payment event",
             Entity::RefundDue => "Refund due",
+            Entity::UnreadEvent => "Unread provider event",
         }
     }
 
@@ -349,6 +359,7 @@ impl Entity {
             Entity::CartLine => ("CUSTOMER#<customerId>", "CART#<sku>"),
             Entity::PaymentEvent => ("PAYMENT_EVENT#<eventId>", APPLIED_SK),
             Entity::RefundDue => ("REFUND#<paymentId>", REFUND_SK),
+            Entity::UnreadEvent => ("UNREAD_EVENT#<sha256>", RAW_SK),
             Entity::MigrationState => (
                 "MIGRATION#<name>",
                 "STATUS, SEGMENT#<total>#<i>, DEFERRED#<orderId>#<sku>, UNPLACEABLE#<PK>#<SK>",
@@ -381,6 +392,8 @@ impl Entity {
             Some(Entity::PaymentEvent)
         } else if under(REFUND_PREFIX) && sk == REFUND_SK {
             Some(Entity::RefundDue)
+        } else if under(UNREAD_EVENT_PREFIX) && sk == RAW_SK {
+            Some(Entity::UnreadEvent)
         } else if under(MIGRATION_PREFIX) {
             Some(Entity::MigrationState)
         } else {

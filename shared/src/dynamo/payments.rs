@@ -8,6 +8,7 @@
 //! finds it moved, and a payment that lost is recorded for refund. The event's record is put
 //! only where none is, so a redelivery (even a concurrent one) changes nothing.
 
+use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::types::Put;
 use aws_sdk_dynamodb::types::builders::PutBuilder;
 
@@ -16,12 +17,12 @@ use crate::domain::checkout::Currency;
 use crate::domain::ids::{OrderId, PaymentEventId};
 use crate::domain::order::Order;
 use crate::domain::page::{Page, PageRequest};
-use crate::domain::payment::{EVENT_TTL_SECONDS, Payment, RefundDue, RefundReason};
+use crate::domain::payment::{EVENT_TTL_SECONDS, EventOutcome, Payment, RefundDue, RefundReason};
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::Item;
 use crate::dynamo::cursor::text;
-use crate::dynamo::entities::{order_header, payment_event, refund_due};
+use crate::dynamo::entities::{order_header, payment_event, refund_due, unread_event};
 use crate::dynamo::keys::{GSI1PK, GSI1SK, PK, SK};
 use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::epoch_seconds;
@@ -162,7 +163,7 @@ impl Store {
     fn event_record(
         &self,
         event: &PaymentEventId,
-        outcome: &str,
+        outcome: EventOutcome,
         order: Option<&OrderId>,
     ) -> PutBuilder {
         let now = epoch_seconds();
@@ -195,7 +196,7 @@ impl Store {
         transaction.update(PaymentAction::Listing, listing.build()?)?;
         transaction.put(
             PaymentAction::Event,
-            self.event_record(event, payment_event::PLACED, Some(&order.order_id)),
+            self.event_record(event, EventOutcome::Placed, Some(&order.order_id)),
         )?;
         let cancelled = match self.send(transaction).await? {
             Outcome::Committed => {
@@ -241,7 +242,7 @@ impl Store {
             PaymentAction::Event,
             self.event_record(
                 &refund.event_id,
-                payment_event::REFUND_DUE,
+                EventOutcome::RefundDue,
                 refund.order_id.as_ref(),
             ),
         )?;
@@ -252,6 +253,32 @@ impl Store {
             }
             Outcome::Cancelled(c) if c.conflicted() => Ok(Attempt::Contended),
             Outcome::Cancelled(c) => Err(c.unexplained("refund")),
+        }
+    }
+
+    /// Keeps `body`, a signed provider event the store could not read (for `reason`), for a
+    /// person to look at ([`unread_event`]): put once per body, so a redelivery finds it kept
+    /// and the first `receivedAt` stands.
+    pub async fn keep_unread_event(&self, body: &[u8], reason: &str) -> Result<(), AppError> {
+        let sent = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(unread_event::to_item(body, reason, Timestamp::now())))
+            .condition_expression("attribute_not_exists(PK)")
+            .send()
+            .await;
+        match sent {
+            Ok(_) => Ok(()),
+            Err(err)
+                if matches!(
+                    err.as_service_error(),
+                    Some(PutItemError::ConditionalCheckFailedException(_))
+                ) =>
+            {
+                Ok(())
+            }
+            Err(err) => Err(err.into()),
         }
     }
 

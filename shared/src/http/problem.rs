@@ -89,6 +89,11 @@ fn classify(err: &AppError) -> (StatusCode, &'static str, &'static str) {
         ),
         AppError::CartFull(_) => (StatusCode::CONFLICT, "/problems/cart-full", "Cart full"),
         AppError::CartEmpty => (StatusCode::CONFLICT, "/problems/cart-empty", "Cart empty"),
+        AppError::TotalTooLarge { .. } => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "/problems/total-too-large",
+            "Total too large",
+        ),
         AppError::IdempotencyKeyReused => (
             StatusCode::UNPROCESSABLE_ENTITY,
             "/problems/idempotency-key-reused",
@@ -194,6 +199,10 @@ pub fn one_of_each_kind() -> Vec<AppError> {
         AppError::UnknownProducts(sku()),
         AppError::CartFull(32),
         AppError::CartEmpty,
+        AppError::TotalTooLarge {
+            total: crate::domain::money::Money::default(),
+            max: crate::domain::money::Money::default(),
+        },
         AppError::IdempotencyKeyReused,
         AppError::PayloadTooLarge("x".into()),
         AppError::UnsupportedMediaType("x".into()),
@@ -214,6 +223,7 @@ pub fn one_of_each_kind() -> Vec<AppError> {
             | AppError::UnknownProducts(_)
             | AppError::CartFull(_)
             | AppError::CartEmpty
+            | AppError::TotalTooLarge { .. }
             | AppError::IdempotencyKeyReused
             | AppError::PayloadTooLarge(_)
             | AppError::UnsupportedMediaType(_)

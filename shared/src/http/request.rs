@@ -106,7 +106,8 @@ pub fn raw_body(req: &Request, max_bytes: usize) -> Result<&[u8], AppError> {
     Ok(bytes)
 }
 
-/// The JSON body as `T`: at most `max_bytes`, JSON by content type if one is given, and
+/// The JSON body as `T`: at most `max_bytes`, JSON by content type if one is given, a JSON
+/// object (serde would build a struct from an array too: `[2]` for `{"quantity": 2}`), and
 /// nothing `T` does not name (`T` should deny unknown fields).
 pub fn json_body<T: DeserializeOwned>(req: &Request, max_bytes: usize) -> Result<T, AppError> {
     let bytes = raw_body(req, max_bytes)?;
@@ -123,6 +124,13 @@ pub fn json_body<T: DeserializeOwned>(req: &Request, max_bytes: usize) -> Result
     if bytes.is_empty() {
         return Err(AppError::invalid("a JSON body is required"));
     }
+    // JSON's whitespace is these four; after it, an object starts with its brace.
+    let first = bytes
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    if first != Some(&b'{') {
+        return Err(AppError::invalid("the body must be a JSON object"));
+    }
     serde_json::from_slice(bytes).map_err(|err| AppError::invalid(format!("invalid body: {err}")))
 }
 
@@ -132,4 +140,33 @@ pub fn caller(req: &Request) -> Result<&Caller, AppError> {
     req.extensions()
         .get::<Caller>()
         .ok_or_else(|| AppError::Unauthorized("a valid bearer token is required".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Quantity {
+        #[allow(dead_code)]
+        quantity: u32,
+    }
+
+    fn read(body: &str) -> Result<Quantity, AppError> {
+        json_body::<Quantity>(&Request::new(Body::Text(body.to_owned())), 1024)
+    }
+
+    #[test]
+    fn a_body_is_read_only_when_it_is_a_json_object() {
+        assert!(read(r#"{"quantity":2}"#).is_ok());
+        assert!(read(" \n\t{\"quantity\":2}").is_ok());
+        // serde alone builds the struct from a sequence of its fields.
+        assert!(serde_json::from_str::<Quantity>("[2]").is_ok());
+        for body in ["[2]", " [2]", "2", "\"x\"", "null", "true"] {
+            let err = read(body).expect_err(body);
+            assert_eq!(err.status(), 400, "{body}");
+            assert!(err.to_string().contains("JSON object"), "{body}: {err}");
+        }
+    }
 }

@@ -63,14 +63,24 @@ pub fn replayed(record: &IdempotencyRecord, fingerprint: &str) -> HttpResult {
     }
     let mut response = Response::new(Body::Text(record.response.clone()));
     *response.status_mut() = StatusCode::CREATED;
-    let headers = response.headers_mut();
-    headers.insert(
+    response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
+    Ok(marked_replayed(response, record))
+}
+
+/// A replay's 201 whose body is `body`, what the first request made as it is now (a checkout's
+/// order, paid since or not), with `Idempotent-Replayed: true` and the order's `Location`.
+pub fn replayed_as_now<T: Serialize>(record: &IdempotencyRecord, body: &T) -> Response<Body> {
+    marked_replayed(json_response(StatusCode::CREATED, body), record)
+}
+
+fn marked_replayed(mut response: Response<Body>, record: &IdempotencyRecord) -> Response<Body> {
+    let headers = response.headers_mut();
     if let Ok(value) = HeaderValue::from_str(&format!("/orders/{}", record.order_id)) {
         headers.insert(header::LOCATION, value);
     }
     headers.insert("idempotent-replayed", HeaderValue::from_static("true"));
-    Ok(response)
+    response
 }

@@ -12,7 +12,18 @@ use sha2::Sha256;
 pub const SIGNATURE_HEADER: &str = "stripe-signature";
 
 /// How far the signed timestamp may be from the store's clock, either way.
-pub const TOLERANCE_SECONDS: i64 = 300;
+pub const TOLERANCE_SECONDS: u64 = 300;
+
+/// The most `v1` values a header may carry: the provider signs with one secret, two while it
+/// rolls; more is no delivery of its, and is refused before any hashing.
+pub const MAX_SIGNATURES: usize = 4;
+
+/// The longest header accepted, checked before it is parsed: `t=`, ten digits and
+/// [`MAX_SIGNATURES`] `v1` values of 64 hex digits, with room for a `v0` and spaces.
+pub const MAX_HEADER_BYTES: usize = 512;
+
+/// The most digits a timestamp may have: Unix seconds until the year 33658.
+const MAX_TIMESTAMP_DIGITS: usize = 12;
 
 /// The endpoint secrets the store accepts signatures under (one, or two while rolling).
 #[derive(Clone)]
@@ -33,6 +44,14 @@ pub enum SignatureError {
     /// The header is not `t=…,v1=…`.
     #[error("the Stripe-Signature header is malformed")]
     Malformed,
+    /// The header is longer than [`MAX_HEADER_BYTES`], or carries more than [`MAX_SIGNATURES`]
+    /// `v1` values.
+    #[error(
+        "the Stripe-Signature header is too long: at most {} bytes and {} signatures",
+        MAX_HEADER_BYTES,
+        MAX_SIGNATURES
+    )]
+    TooLong,
     /// The timestamp is more than five minutes from now.
     #[error("the signature's timestamp is outside the 300-second tolerance")]
     OutOfTolerance,
@@ -54,7 +73,8 @@ impl WebhookSecrets {
     }
 
     /// Whether `header` signs `body` under one of the secrets, at a time within the tolerance
-    /// of `now` (Unix seconds).
+    /// of `now` (Unix seconds). The body is hashed once per secret, whatever the header holds:
+    /// its length and its count of `v1` values are bounded before anything is hashed.
     pub fn verify(
         &self,
         header: Option<&str>,
@@ -63,17 +83,22 @@ impl WebhookSecrets {
     ) -> Result<(), SignatureError> {
         let header = header.ok_or(SignatureError::Missing)?;
         let (timestamp, signatures) = parse_header(header)?;
-        if (now - timestamp).abs() > TOLERANCE_SECONDS {
+        if now.abs_diff(timestamp) > TOLERANCE_SECONDS {
             return Err(SignatureError::OutOfTolerance);
         }
+        let signatures: Vec<Vec<u8>> = signatures
+            .iter()
+            .filter_map(|signature| hex::decode(signature).ok())
+            .collect();
         for secret in &self.0 {
-            for signature in &signatures {
-                // Constant time: `verify_slice` compares every byte.
-                if hex::decode(signature)
-                    .is_ok_and(|raw| mac(secret, timestamp, body).verify_slice(&raw).is_ok())
-                {
-                    return Ok(());
-                }
+            let hashed = mac(secret, timestamp, body);
+            // Constant time: `verify_slice` compares every byte. Each comparison finalizes a
+            // copy of the one hashed state; the body is not hashed again.
+            if signatures
+                .iter()
+                .any(|raw| hashed.clone().verify_slice(raw).is_ok())
+            {
+                return Ok(());
             }
         }
         Err(SignatureError::NoMatch)
@@ -105,8 +130,11 @@ fn mac(secret: &[u8], timestamp: i64, body: &[u8]) -> Hmac<Sha256> {
 }
 
 /// `t` and every `v1` of a header; other schemes (`v0`) are ignored, as the provider's own
-/// libraries ignore them.
+/// libraries ignore them. `t` is read as the provider writes it: digits only (no sign).
 fn parse_header(header: &str) -> Result<(i64, Vec<&str>), SignatureError> {
+    if header.len() > MAX_HEADER_BYTES {
+        return Err(SignatureError::TooLong);
+    }
     let mut timestamp = None;
     let mut signatures = Vec::new();
     for part in header.split(',') {
@@ -115,13 +143,8 @@ fn parse_header(header: &str) -> Result<(i64, Vec<&str>), SignatureError> {
             .split_once('=')
             .ok_or(SignatureError::Malformed)?;
         match key {
-            "t" => {
-                timestamp = Some(
-                    value
-                        .parse::<i64>()
-                        .map_err(|_| SignatureError::Malformed)?,
-                )
-            }
+            "t" => timestamp = Some(parse_timestamp(value)?),
+            "v1" if signatures.len() == MAX_SIGNATURES => return Err(SignatureError::TooLong),
             "v1" => signatures.push(value),
             _ => {}
         }
@@ -130,6 +153,17 @@ fn parse_header(header: &str) -> Result<(i64, Vec<&str>), SignatureError> {
         (Some(t), false) => Ok((t, signatures)),
         _ => Err(SignatureError::Malformed),
     }
+}
+
+/// A header's `t`: one to [`MAX_TIMESTAMP_DIGITS`] ASCII digits.
+fn parse_timestamp(value: &str) -> Result<i64, SignatureError> {
+    if value.is_empty()
+        || value.len() > MAX_TIMESTAMP_DIGITS
+        || !value.bytes().all(|b| b.is_ascii_digit())
+    {
+        return Err(SignatureError::Malformed);
+    }
+    value.parse().map_err(|_| SignatureError::Malformed)
 }
 
 /// The `Stripe-Signature` header the provider would send for `body` at `timestamp` under the
@@ -190,6 +224,61 @@ mod tests {
         assert_eq!(
             s.verify(Some(&not_hex), BODY, NOW),
             Err(SignatureError::NoMatch)
+        );
+    }
+
+    #[test]
+    fn a_timestamp_is_digits_as_the_provider_writes_it_and_never_overflows() {
+        let s = secrets("whsec_test");
+        for t in [
+            "-9223372036854775808",
+            "+123",
+            "-1",
+            " 1",
+            "1e9",
+            "9223372036854775807",
+        ] {
+            let header = format!("t={t},v1={}", "00".repeat(32));
+            assert_eq!(
+                s.verify(Some(&header), BODY, NOW),
+                Err(SignatureError::Malformed),
+                "{t}"
+            );
+        }
+        // The largest timestamp read, against the earliest and the latest clocks: refused for
+        // its age, never by an overflow.
+        let far = format!("t=999999999999,v1={}", "00".repeat(32));
+        for now in [i64::MIN, 0, i64::MAX] {
+            assert_eq!(
+                s.verify(Some(&far), BODY, now),
+                Err(SignatureError::OutOfTolerance)
+            );
+        }
+    }
+
+    #[test]
+    fn a_header_too_long_or_with_too_many_signatures_is_refused_before_hashing() {
+        let s = secrets("whsec_test");
+        let good = sign("whsec_test", NOW, BODY);
+        let v1 = good.split("v1=").nth(1).expect("v1").to_owned();
+        // The provider's own roll: the match is found among several.
+        let rolled = format!("t={NOW},v1={},v1={v1}", "00".repeat(32));
+        assert_eq!(s.verify(Some(&rolled), BODY, NOW), Ok(()));
+        let many = format!("t={NOW}{}", ",v1=00".repeat(MAX_SIGNATURES + 1));
+        assert_eq!(
+            s.verify(Some(&many), BODY, NOW),
+            Err(SignatureError::TooLong)
+        );
+        let long = format!("{good},v0={}", "a".repeat(MAX_HEADER_BYTES));
+        assert_eq!(
+            s.verify(Some(&long), BODY, NOW),
+            Err(SignatureError::TooLong)
+        );
+        // The review's header: 1,600 `v1=00`.
+        let flood = format!("t={NOW}{}", ",v1=00".repeat(1_600));
+        assert_eq!(
+            s.verify(Some(&flood), BODY, NOW),
+            Err(SignatureError::TooLong)
         );
     }
 

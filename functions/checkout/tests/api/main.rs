@@ -214,3 +214,25 @@ async fn holds_count_toward_the_cap_on_open_orders() {
         "{body}"
     );
 }
+
+/// The same `Idempotency-Key` for a cart of other lines is another request: a 422, and the new
+/// cart is left as it is for a checkout under a new key.
+#[tokio::test]
+async fn a_key_used_again_for_another_cart_is_a_422_and_holds_nothing() {
+    let app = TestApp::seeded().await.expect("app");
+    let (status, first) = check_out(&app.store, "c2", Some("k-cart")).await;
+    assert_eq!(status, 201, "{first}");
+    let (status, _, body) =
+        parts(dispatch(&app.store, hold_line("c2", "sku-2", 1), edit_cart::handle).await);
+    assert_eq!(status, 200, "{body}");
+    let before = app.stock("sku-2").await;
+    let (status, body) = check_out(&app.store, "c2", Some("k-cart")).await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["type"], "/problems/idempotency-key-reused");
+    assert_eq!(cart_len(&app, "c2").await, 1, "the new cart untouched");
+    assert_eq!(app.stock("sku-2").await, before);
+    // Under a new key, the new cart is checked out.
+    let (status, second) = check_out(&app.store, "c2", Some("k-cart-2")).await;
+    assert_eq!(status, 201, "{second}");
+    assert_ne!(second["orderId"], first["orderId"]);
+}

@@ -94,3 +94,44 @@ async fn a_payment_racing_the_expiry_either_places_the_order_or_is_recorded_for_
     }
     assert_eq!(app.stock("sku-7").await, before - placed);
 }
+
+/// The review's case: one item under `STATUS#PENDING_PAYMENT` with its `total` stored as a
+/// string. The run reports it by key, and ends the real hold beside it all the same.
+#[tokio::test]
+async fn an_item_the_expiry_cannot_read_is_reported_and_every_other_hold_still_ends() {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    let app = TestApp::seeded().await.expect("app");
+    let store = briefly_held(&app.store);
+    let before = app.stock("sku-5").await;
+    let (ended, _) = hold_one(&store, "c3", "sku-5").await;
+    let s = |v: &str| AttributeValue::S(v.to_owned());
+    app.engine
+        .client()
+        .put_item()
+        .table_name(local_engine::LOCAL_TABLE)
+        .item("PK", s("CUSTOMER#c9"))
+        .item("SK", s("ORDER#2026-01-01T00:00:00Z#obad"))
+        .item("GSI1PK", s("STATUS#PENDING_PAYMENT"))
+        .item("GSI1SK", s("2026-01-01T00:00:00Z"))
+        .item("orderId", s("obad"))
+        .item("customerId", s("c9"))
+        .item("status", s("PENDING_PAYMENT"))
+        .item("total", s("12.00"))
+        .send()
+        .await
+        .expect("put");
+    tokio::time::sleep(Duration::from_millis(3_100)).await;
+    let run = expire_holds::handle(&store, BUDGET).await.expect("run");
+    assert_eq!(run.expired, 1, "{run:?}");
+    assert_eq!(app.status_of(&ended).await, "EXPIRED");
+    assert_eq!(app.stock("sku-5").await, before);
+    assert_eq!(run.failures.len(), 1, "{run:?}");
+    assert_eq!(
+        run.failures[0].key,
+        "CUSTOMER#c9 / ORDER#2026-01-01T00:00:00Z#obad"
+    );
+    assert!(run.failures[0].reason.contains("total"), "{run:?}");
+    // The next run reports it again, and nothing else.
+    let run = expire_holds::handle(&store, BUDGET).await.expect("run");
+    assert_eq!((run.expired, run.failures.len()), (0, 1), "{run:?}");
+}

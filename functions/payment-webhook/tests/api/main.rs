@@ -226,3 +226,96 @@ async fn a_payment_after_the_hold_ended_is_recorded_for_refund_and_stock_goes_ba
     assert_eq!(app.status_of(&order).await, "EXPIRED");
     assert_eq!(app.stock("sku-1").await, before, "the hold's stock is back");
 }
+
+/// A checkout retried with its `Idempotency-Key` after its payment: the order as it is now,
+/// PLACED, never the stale hold that would invite a second payment.
+#[tokio::test]
+async fn a_checkout_replayed_after_its_payment_answers_the_order_placed() {
+    let app = TestApp::seeded().await.expect("app");
+    let hook = hooked(&app);
+    let (status, _, first) =
+        parts(dispatch(&app.store, checkout("c2", Some("k-paid")), checkout::handle).await);
+    assert_eq!(status, 201, "{first}");
+    let order = first["orderId"].as_str().expect("id").to_owned();
+    let amount = first["payment"]["amount"].as_i64().expect("amount");
+    let (status, answer) = post(
+        &hook,
+        webhook(&succeeded("evt_paid", amount, "usd", &order)),
+    )
+    .await;
+    assert_eq!((status, answer["outcome"].as_str()), (200, Some("placed")));
+    let response = dispatch(&app.store, checkout("c2", Some("k-paid")), checkout::handle).await;
+    let replayed = local_engine::testing::header(&response, "idempotent-replayed");
+    let (status, _, again) = parts(response);
+    assert_eq!(
+        (status, replayed.as_deref()),
+        (201, Some("true")),
+        "{again}"
+    );
+    assert_eq!(again["orderId"], first["orderId"]);
+    assert_eq!(again["status"], "PLACED");
+    assert_eq!(again["payment"], first["payment"]);
+    assert_eq!(again["items"], first["items"]);
+}
+
+/// A signed body the store cannot read (the review's cases: not an event, an ID past the
+/// provider's 255 characters, a payment whose amount is text) is kept as signed and answered
+/// 200, so the provider does not retry it for three days and drop it; kept once per body.
+#[tokio::test]
+async fn a_signed_event_the_store_cannot_read_is_kept_as_signed_and_acknowledged() {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    let app = TestApp::seeded().await.expect("app");
+    let hook = hooked(&app);
+    let long_id = format!(
+        r#"{{"id":"evt_{}","type":"charge.refunded","data":{{"object":{{}}}}}}"#,
+        "x".repeat(252)
+    );
+    let bodies = [
+        "not json at all".to_owned(),
+        long_id,
+        r#"{"id":"evt_text","type":"payment_intent.succeeded","data":{"object":{"id":"pi_1","amount":"5","currency":"usd"}}}"#.to_owned(),
+    ];
+    for body in &bodies {
+        let (status, answer) = post(&hook, webhook(body)).await;
+        assert_eq!(
+            (status, answer["outcome"].as_str()),
+            (200, Some("unreadable")),
+            "{body}"
+        );
+        // Delivered again: kept once.
+        let (status, _) = post(&hook, webhook(body)).await;
+        assert_eq!(status, 200);
+    }
+    let out = app
+        .engine
+        .client()
+        .query()
+        .table_name(local_engine::LOCAL_TABLE)
+        .index_name("GSI1")
+        .key_condition_expression("GSI1PK = :pk")
+        .expression_attribute_values(":pk", AttributeValue::S("UNREAD_EVENTS".into()))
+        .send()
+        .await
+        .expect("query");
+    let kept: Vec<String> = out
+        .items()
+        .iter()
+        .map(|item| item["body"].as_s().expect("body").clone())
+        .collect();
+    assert_eq!(kept.len(), bodies.len(), "{kept:?}");
+    for body in &bodies {
+        assert!(kept.contains(body), "{body} was not kept");
+    }
+    assert!(
+        out.items()
+            .iter()
+            .all(|item| item["reason"].as_s().is_ok_and(|r| !r.is_empty()))
+    );
+    // An ID of 255 characters is the provider's own: read, and acknowledged as an event.
+    let longest = format!(
+        r#"{{"id":"evt_{}","type":"charge.refunded","data":{{"object":{{}}}}}}"#,
+        "x".repeat(251)
+    );
+    let (status, answer) = post(&hook, webhook(&longest)).await;
+    assert_eq!((status, answer["outcome"].as_str()), (200, Some("ignored")));
+}

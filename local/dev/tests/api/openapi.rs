@@ -130,3 +130,35 @@ fn the_contract_names_every_problem_the_error_type_produces_and_no_other() {
     }
     assert_eq!(produced, documented);
 }
+
+/// The values of the contract's schema `name`'s enum (or of its property `property`'s).
+fn contract_enum(document: &Value, name: &str, property: Option<&str>) -> Vec<String> {
+    let schema = &document["components"]["schemas"][name];
+    let schema = property.map_or(schema, |p| &schema["properties"][p]);
+    schema["enum"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{name} has an enum"))
+        .iter()
+        .map(|v| v.as_str().expect("a text").to_owned())
+        .collect()
+}
+
+#[test]
+fn the_contracts_enumerations_are_the_codes_lists() {
+    use shared::domain::payment::{EventOutcome, RefundReason};
+    use shared::domain::status::OrderStatus;
+    let document = document();
+    let spelled = |all: &[&str]| all.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    assert_eq!(
+        contract_enum(&document, "WebhookReceived", Some("outcome")),
+        spelled(&EventOutcome::ALL.map(EventOutcome::as_str))
+    );
+    assert_eq!(
+        contract_enum(&document, "RefundReason", None),
+        spelled(&RefundReason::ALL.map(RefundReason::as_str))
+    );
+    assert_eq!(
+        contract_enum(&document, "Status", None),
+        spelled(&OrderStatus::ALL.map(OrderStatus::as_str))
+    );
+}

@@ -21,6 +21,7 @@ pub mod order_listing;
 pub mod payment_event;
 pub mod product;
 pub mod refund_due;
+pub mod unread_event;
 
 #[cfg(test)]
 mod test_support;
@@ -55,6 +56,7 @@ pub const PUTS: &[&PutSpec] = &[
     &idempotency::PUT,
     &payment_event::PUT,
     &refund_due::PUT,
+    &unread_event::PUT,
 ];
 
 /// Every kind of DeleteItem the store sends.
@@ -272,9 +274,18 @@ mod tests {
             ),
             (
                 &payment_event::PUT,
-                payment_event::to_item(&event, payment_event::PLACED, Some(&o100()), 1),
+                payment_event::to_item(
+                    &event,
+                    crate::domain::payment::EventOutcome::Placed,
+                    Some(&o100()),
+                    1,
+                ),
             ),
             (&refund_due::PUT, refund_due::to_item(&refund)),
+            (
+                &unread_event::PUT,
+                unread_event::to_item(b"{}", "unreadable", test_support::placed()),
+            ),
         ];
         assert_eq!(written.len(), PUTS.len(), "a put spec without an item here");
         for (spec, item) in &written {
@@ -328,6 +339,7 @@ mod tests {
                 refund_due::key(&PaymentId::parse("pi_1").expect("id")),
                 Entity::RefundDue,
             ),
+            (unread_event::key(b"{}"), Entity::UnreadEvent),
         ];
         for (item, entity) in &written {
             let pk = PK.get(item).expect("PK");

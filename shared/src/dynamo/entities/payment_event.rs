@@ -5,6 +5,7 @@
 //! written: a record is found by its put's condition, never read.
 
 use crate::domain::ids::{OrderId, PaymentEventId};
+use crate::domain::payment::EventOutcome;
 use crate::dynamo::codec::{Attr, Item, primary_key};
 use crate::dynamo::keys::{self, Entity, PAYMENT_EVENT_PREFIX};
 use crate::dynamo::update::PutSpec;
@@ -12,7 +13,8 @@ use crate::dynamo::update::PutSpec;
 /// The record's sort key.
 pub const SORT_KEY: &str = keys::APPLIED_SK;
 
-/// What the event did: `placed` (the order it paid for) or `refund-due`.
+/// What the event did: [`EventOutcome::Placed`] (the order it paid for) or
+/// [`EventOutcome::RefundDue`].
 pub const OUTCOME: Attr<String> = Attr::new("outcome");
 /// The order it placed or named, if any.
 pub const ORDER_ID: Attr<OrderId> = Attr::new("orderId");
@@ -31,11 +33,6 @@ pub const PUT: PutSpec = PutSpec {
     ],
 };
 
-/// The outcome of an event that placed its order.
-pub const PLACED: &str = "placed";
-/// The outcome of an event whose payment is to be given back.
-pub const REFUND_DUE: &str = "refund-due";
-
 /// The record's partition key.
 pub fn pk(event: &PaymentEventId) -> String {
     format!("{PAYMENT_EVENT_PREFIX}{event}")
@@ -49,12 +46,12 @@ pub fn key(event: &PaymentEventId) -> Item {
 /// The record of `event`, which came to `outcome` (for `order`), forgotten at `expires_at`.
 pub fn to_item(
     event: &PaymentEventId,
-    outcome: &str,
+    outcome: EventOutcome,
     order: Option<&OrderId>,
     expires_at: u64,
 ) -> Item {
     let mut item = key(event);
-    OUTCOME.put(&mut item, &outcome.to_owned());
+    OUTCOME.put(&mut item, &outcome.as_str().to_owned());
     ORDER_ID.put_optional(&mut item, order);
     EXPIRES_AT.put(&mut item, &expires_at);
     item
@@ -69,7 +66,7 @@ mod tests {
     fn an_applied_event_is_remembered_by_its_id_and_reads_back() {
         let event = PaymentEventId::parse("evt_1").expect("id");
         assert_eq!(pk(&event), "PAYMENT_EVENT#evt_1");
-        let item = to_item(&event, PLACED, Some(&o100()), 1_800_000_000);
+        let item = to_item(&event, EventOutcome::Placed, Some(&o100()), 1_800_000_000);
         assert_eq!(
             shape(&item),
             pairs(&[
