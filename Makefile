@@ -13,6 +13,9 @@ BENCH_NODE_BIN := bench/node/node_modules/node-linux-$(NODE_ARCH)/bin/node
 # checkov has a venv of its own: its pins must not move SAM CLI's or cfn-lint's.
 CHECKOV_VENV := .venv-checkov
 CHECKOV := $(CHECKOV_VENV)/.installed
+# localstripe (make dev's payment provider) has one too: its aiohttp pins are its own.
+PAYMENTS_VENV := .venv-payments
+PAYMENTS := $(PAYMENTS_VENV)/.installed
 READ_FUNCTIONS := get-customer list-customer-orders get-order-items list-orders-by-status
 FUNCTIONS := $(notdir $(wildcard functions/*))
 
@@ -21,7 +24,7 @@ FUNCTIONS := $(notdir $(wildcard functions/*))
 help:
 	@echo "make dev     run the store locally: DynamoDB engine on 127.0.0.1:8000, HTTP API on 127.0.0.1:3000"
 	@echo "make token   a bearer token make dev accepts: make token CUSTOMER=c1 | make token STAFF=1"
-	@echo "make pay     pay for a hold as the provider would: make -s pay ORDER=<orderId>"
+	@echo "make pay     pay for a hold at make dev's provider, localstripe: make -s pay ORDER=<orderId> [CARD=declined]"
 	@echo "make test    all tests: keys, handlers on an embedded engine, faults, events/, template checks, the API contract, the explorer in Chromium"
 	@echo "make checkov  the security scanner on template.yaml (part of make test)"
 	@echo "make contract  schemathesis against a fresh make dev, from api/openapi.yaml (part of make test)"
@@ -35,7 +38,7 @@ help:
 	@echo "make query   a read-only PartiQL SELECT that never scans by accident: make query Q=\"SELECT ...\""
 	@echo "make migrate every pending data migration, on make dev's engine (or TABLE_NAME's table); MIGRATE_ARGS=..."
 
-dev:
+dev: $(PAYMENTS)
 	cargo run --locked -p local-dev --bin store-local
 
 # A token from make dev's local issuer (its key beside STORE_DATA_FILE), valid for an hour. With
@@ -44,13 +47,16 @@ token:
 	@cargo run --quiet --locked -p local-dev --bin store-token -- \
 		$(if $(STAFF),--staff,) $(if $(CUSTOMER),--customer $(CUSTOMER),) $(if $(SUB),--sub $(SUB),)
 
-# Pays for a hold as the payment provider would: reads the order from make dev, signs its
-# payment_intent.succeeded with the endpoint secret beside STORE_DATA_FILE (or
-# PAYMENT_WEBHOOK_SECRET) and posts it to /payments/webhook. make -s pay ORDER=<id> [AMOUNT=<cents>]
+# Pays for a hold at make dev's payment provider (localstripe on PAYMENT_PORT) with a test card;
+# the provider itself signs and sends the webhook. make -s pay ORDER=<id> [CARD=declined]
+# SELF_SIGNED=1 signs payment_intent.succeeded here instead (with the endpoint secret beside
+# STORE_DATA_FILE, or PAYMENT_WEBHOOK_SECRET), for payments no provider would send:
+# make -s pay ORDER=<id> SELF_SIGNED=1 [AMOUNT=<cents>]
 pay:
-	@cargo run --quiet --locked -p local-dev --bin store-pay -- $(ORDER) $(if $(AMOUNT),--amount $(AMOUNT))
+	@cargo run --quiet --locked -p local-dev --bin store-pay -- $(ORDER) \
+		$(if $(CARD),--card $(CARD)) $(if $(SELF_SIGNED),--self-signed) $(if $(AMOUNT),--amount $(AMOUNT))
 
-test: $(TOOLS) $(CHECKOV) chromium
+test: $(TOOLS) $(CHECKOV) $(PAYMENTS) chromium
 	cargo test --workspace --locked
 	sam validate --lint
 	cfn-lint template.yaml
@@ -76,7 +82,7 @@ checkov: $(CHECKOV)
 
 # The HTTP API against its contract: schemathesis generates requests from api/openapi.yaml
 # (api/schemathesis.toml says how, and why each exception) against a fresh make dev.
-contract: $(TOOLS)
+contract: $(TOOLS) $(PAYMENTS)
 	cargo build --locked -p local-dev --bins
 	python3 local/contract_check.py
 
@@ -175,6 +181,12 @@ tools: $(TOOLS)
 $(TOOLS): local/tools-requirements.txt
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r local/tools-requirements.txt
+	touch $@
+
+# localstripe, make dev's payment provider (local/payment_provider.py runs it), in its own venv.
+$(PAYMENTS): local/payments-requirements.txt
+	python3 -m venv $(PAYMENTS_VENV)
+	$(PAYMENTS_VENV)/bin/pip install --quiet --disable-pip-version-check -r local/payments-requirements.txt
 	touch $@
 
 $(CHECKOV): local/checkov-requirements.txt

@@ -144,7 +144,9 @@ def main():
         fail("127.0.0.1:8000 is taken (make dev?): the check runs its own fresh engine there")
 
     data = tempfile.mkdtemp(prefix="sam-local-")
-    env = dict(os.environ, STORE_DATA_FILE=os.path.join(data, "store.db"), API_PORT="3056", DYNAMODB_PORT="8000")
+    env = dict(os.environ, STORE_DATA_FILE=os.path.join(data, "store.db"), API_PORT="3056", DYNAMODB_PORT="8000",
+               # The functions under test call no provider yet: make dev starts none.
+               PAYMENT_PORT="off")
     store = subprocess.Popen([STORE_LOCAL], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     api = None
     try:

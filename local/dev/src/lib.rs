@@ -5,6 +5,7 @@ pub mod auth;
 pub mod explorer;
 pub mod openapi;
 pub mod payments;
+pub mod provider;
 pub mod routes;
 pub mod server;
 mod state;

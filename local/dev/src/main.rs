@@ -4,7 +4,8 @@
 //! Environment: STORE_HOST (127.0.0.1), DYNAMODB_PORT (8000), API_PORT (3000),
 //! STORE_DATA_FILE (.local-data/store.db), STATUS_SHARDS (template.yaml's StatusShards default),
 //! MAX_OPEN_ORDERS (template.yaml's MaxOpenOrders default), STORE_EXPLORER (the explorer at
-//! /_explorer is served on a loopback STORE_HOST only, unless this is 1).
+//! /_explorer is served on a loopback STORE_HOST only, unless this is 1), PAYMENT_PORT (8420:
+//! the payment provider, localstripe, started here; `off` starts none).
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -12,6 +13,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use local_dev::auth::{Issuer, LOCAL_AUDIENCE, LOCAL_ISSUER};
+use local_dev::provider::LocalProvider;
 use local_dev::routes::{self, Route};
 use local_dev::server::Explorer;
 use local_engine::{Engine, LOCAL_TABLE, dynoxide, seed, streams, template};
@@ -173,7 +175,9 @@ async fn run() -> Result<(), Error> {
         .into());
     }
     let (store, status_shards, max_open) = configured_store(&template, engine.dev_client())?;
-    let webhook_secrets = local_dev::payments::secrets(&local_dev::data_dir(&config.data_file))?;
+    let data_dir = local_dev::data_dir(&config.data_file);
+    let webhook_secrets = local_dev::payments::secrets(&data_dir)?;
+    let provider = start_provider(&config, &data_dir).await?;
     let expiry_every = local_dev::payments::expiry_every()?;
     local_dev::payments::spawn_expiry(store.clone(), expiry_every);
     let consumers = spawn_stream_consumers(&template, &engine, &store, &config.data_file)?;
@@ -196,6 +200,7 @@ async fn run() -> Result<(), Error> {
         started,
         status_shards,
         max_open,
+        provider.as_ref(),
     );
     axum::serve(
         listener,
@@ -213,7 +218,40 @@ async fn run() -> Result<(), Error> {
         "store-local: stopping; data kept in {}",
         config.data_file.display()
     );
+    drop(provider);
     engine.stop().await
+}
+
+/// The payment provider (localstripe) on `PAYMENT_PORT`, its webhook sent to this API's
+/// `/payments/webhook` signed with the endpoint secret; none for `PAYMENT_PORT=off`.
+async fn start_provider(
+    config: &Config,
+    data_dir: &std::path::Path,
+) -> Result<Option<LocalProvider>, Error> {
+    let Some(port) = local_dev::provider::port_from_env()? else {
+        return Ok(None);
+    };
+    // The first secret, while the store holds two (a roll): the one the provider signs with.
+    let secret = local_dev::payments::secret_text(data_dir)?
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .find(|s| !s.is_empty())
+        .ok_or("the webhook secret is empty")?
+        .to_owned();
+    let host = if config.host.is_unspecified() {
+        IpAddr::from([127, 0, 0, 1])
+    } else {
+        config.host
+    };
+    let webhook = format!(
+        "http://{}/payments/webhook",
+        SocketAddr::new(host, config.api_port)
+    );
+    let log = data_dir.join("localstripe.log");
+    let provider =
+        tokio::task::spawn_blocking(move || LocalProvider::start(port, &log, &webhook, &secret))
+            .await
+            .map_err(|err| err.to_string())??;
+    Ok(Some(provider))
 }
 
 /// Drives template.yaml's stream consumers from the engine's stream, as Lambda's event source
@@ -357,6 +395,7 @@ fn print_banner(
     started: Instant,
     status_shards: StatusShards,
     max_open: Option<u32>,
+    provider: Option<&LocalProvider>,
 ) {
     let data = config.data_file.display();
     let table = match (created, seeded) {
@@ -395,6 +434,15 @@ fn print_banner(
     }
     for consumer in consumers {
         println!("  stream consumer  {consumer}");
+    }
+    match provider {
+        Some(provider) => println!(
+            "  payments         localstripe {} (PAYMENT_PORT), its webhooks to /payments/webhook; make -s pay ORDER=<id> [CARD=declined]",
+            provider.base
+        ),
+        None => println!(
+            "  payments         no provider (PAYMENT_PORT=off); make -s pay ORDER=<id> SELF_SIGNED=1 signs the event itself"
+        ),
     }
     println!("  authorizer       JWT (RS256), issuer {LOCAL_ISSUER}, audience {LOCAL_AUDIENCE}");
     println!(

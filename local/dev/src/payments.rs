@@ -18,7 +18,7 @@ pub const DEFAULT_EXPIRY_EVERY_SECONDS: u64 = 5;
 
 /// The endpoint secret as text: `PAYMENT_WEBHOOK_SECRET` when set, else the file in `dir`
 /// (made on first use: `whsec_` and 32 random bytes in hex, readable by its owner only).
-fn secret_text(dir: &Path) -> Result<String, Error> {
+pub fn secret_text(dir: &Path) -> Result<String, Error> {
     if let Some(set) = std::env::var("PAYMENT_WEBHOOK_SECRET")
         .ok()
         .filter(|v| !v.trim().is_empty())

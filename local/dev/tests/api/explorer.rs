@@ -5,69 +5,14 @@
 //! read what a user sees: the page marks each row with its keys, entity and whether the last
 //! pattern read it, and each log entry with its route, status and DynamoDB operations.
 
-use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use local_dev::auth::Issuer;
+use crate::dev::{Dev, free_port, http, start_dev, token};
 use shared::domain::ids::OrderId;
 use shared::domain::time::Timestamp;
 use shared::dynamo::entities::{customer, order_listing};
-
-/// `make dev` on free ports and its own data file; killed when dropped.
-struct Dev {
-    child: Child,
-    api: String,
-    dir: PathBuf,
-}
-
-impl Drop for Dev {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
-
-/// store-local on `host`, its banner read to the end.
-fn start_dev(name: &str, host: &str) -> (Dev, String) {
-    let dir = std::env::temp_dir().join(format!("explorer-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("data dir");
-    let api_port = free_port();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_store-local"))
-        .env("STORE_HOST", host)
-        .env("API_PORT", api_port.to_string())
-        .env("DYNAMODB_PORT", free_port().to_string())
-        .env("STORE_DATA_FILE", dir.join("store.db"))
-        .env("RUST_LOG", "warn")
-        .env_remove("STORE_EXPLORER")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("store-local starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut banner = String::new();
-    for line in BufReader::new(stdout).lines() {
-        let line = line.expect("banner");
-        banner.push_str(&line);
-        banner.push('\n');
-        if line.starts_with("Ctrl-C") {
-            break;
-        }
-    }
-    let api = format!("127.0.0.1:{api_port}");
-    (Dev { child, api, dir }, banner)
-}
 
 fn chromium() -> PathBuf {
     let found = std::env::var_os("CHROMIUM").map(PathBuf::from).or_else(|| {
@@ -165,43 +110,6 @@ fn rows(dom: &str) -> Vec<(String, String, String, bool)> {
             ))
         })
         .collect()
-}
-
-fn http(
-    dev: &Dev,
-    method: &str,
-    target: &str,
-    token: &str,
-    body: &str,
-) -> (u16, serde_json::Value) {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(&dev.api).expect("connect");
-    let request = format!(
-        "{method} {target} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nAuthorization: Bearer {token}\r\n\
-         Content-Type: application/json\r\nIdempotency-Key: explorer-test-1\r\nContent-Length: {}\r\n\r\n{body}",
-        dev.api,
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).expect("write");
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).expect("read");
-    let (head, body) = raw.split_once("\r\n\r\n").expect("a response");
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("status");
-    (
-        status,
-        serde_json::from_str(body).unwrap_or(serde_json::Value::Null),
-    )
-}
-
-fn token(dev: &Dev, customer: &str) -> String {
-    let issuer = Issuer::open(&dev.dir).expect("make dev's issuer");
-    issuer
-        .token(customer, false, chrono::Utc::now().timestamp())
-        .expect("token")
 }
 
 #[test]

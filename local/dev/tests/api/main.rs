@@ -2,8 +2,10 @@
 //! fewer, larger ones build faster and take less disk.
 
 mod cases;
+mod dev;
 mod explorer;
 mod faults;
 mod openapi;
+mod paying;
 mod routes;
 mod server;

@@ -1,0 +1,205 @@
+//! make dev's payment provider: localstripe (PyPI, a stateful fake of the provider's API that
+//! signs and sends its own webhooks; not written here), run by `local/payment_provider.py` from
+//! the repo's virtualenv (`.venv-payments`, which `make dev` and `make test` install) on
+//! 127.0.0.1:`PAYMENT_PORT`, its webhook registered to make dev's `/payments/webhook` with the
+//! endpoint secret. `make pay` talks to it with [`form_post`].
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+pub use shared::domain::error::BoxError as Error;
+
+/// Where make dev runs the provider unless `PAYMENT_PORT` says otherwise.
+pub const DEFAULT_PORT: u16 = 8420;
+
+/// The key make dev's functions and `make pay` use: localstripe takes any `sk_` key, and a test
+/// key is what the real provider's test mode would take.
+pub const LOCAL_API_KEY: &str = "sk_test_local";
+
+/// The ID localstripe registers make dev's webhook under.
+const WEBHOOK_ID: &str = "store-local";
+
+/// How long the provider may take to start listening.
+const START_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// `PAYMENT_PORT`: the provider's port, or `None` for `off` (make dev without a provider: the
+/// self-signed `make pay --self-signed` still works).
+pub fn port_from_env() -> Result<Option<u16>, Error> {
+    match std::env::var("PAYMENT_PORT").ok().filter(|v| !v.is_empty()) {
+        None => Ok(Some(DEFAULT_PORT)),
+        Some(off) if off == "off" => Ok(None),
+        Some(raw) => {
+            raw.trim().parse().map(Some).map_err(|_| {
+                format!("PAYMENT_PORT must be a port number or off, not {raw:?}").into()
+            })
+        }
+    }
+}
+
+/// The repository's root, where `.venv-payments` and `local/payment_provider.py` are.
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The provider make dev started; stopped when dropped.
+#[derive(Debug)]
+pub struct LocalProvider {
+    child: Child,
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+}
+
+impl Drop for LocalProvider {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl LocalProvider {
+    /// localstripe on 127.0.0.1:`port`, logging to `log`, its webhook sent to `webhook_url`
+    /// signed with `secret`. Fails, saying what to run, when the virtualenv is missing.
+    pub fn start(port: u16, log: &Path, webhook_url: &str, secret: &str) -> Result<Self, Error> {
+        let root = repo_root();
+        let python = root.join(".venv-payments/bin/python");
+        if !python.exists() {
+            return Err(format!(
+                "{} is missing: `make dev` installs localstripe into it (or set PAYMENT_PORT=off)",
+                python.display()
+            )
+            .into());
+        }
+        let log = std::fs::File::create(log)?;
+        let child = Command::new(&python)
+            .arg(root.join("local/payment_provider.py"))
+            .arg(port.to_string())
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log)
+            .spawn()
+            .map_err(|err| format!("cannot start {}: {err}", python.display()))?;
+        let provider = Self {
+            child,
+            base: format!("http://127.0.0.1:{port}"),
+        };
+        provider.wait_until_listening(port)?;
+        let (status, body) = form_post(
+            &provider.base,
+            &format!("/_config/webhooks/{WEBHOOK_ID}"),
+            None,
+            &[("url", webhook_url), ("secret", secret)],
+        )?;
+        if status != 200 {
+            return Err(format!("localstripe refused the webhook ({status}): {body}").into());
+        }
+        Ok(provider)
+    }
+
+    fn wait_until_listening(&self, port: u16) -> Result<(), Error> {
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let started = Instant::now();
+        while started.elapsed() < START_TIMEOUT {
+            if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Err(format!("localstripe did not listen on {addr} within {START_TIMEOUT:?}").into())
+    }
+}
+
+/// `fields` as `application/x-www-form-urlencoded`, the provider's request encoding (nested
+/// names such as `metadata[orderId]` are written as they are).
+pub fn form_encode(fields: &[(&str, &str)]) -> String {
+    let encode = |text: &str| {
+        text.bytes().fold(String::new(), |mut out, byte| {
+            match byte {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                    out.push(char::from(byte))
+                }
+                b' ' => out.push('+'),
+                _ => out.push_str(&format!("%{byte:02X}")),
+            }
+            out
+        })
+    };
+    fields
+        .iter()
+        .map(|(name, value)| format!("{}={}", encode(name), encode(value)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// One request to the provider at `base` (plain HTTP: localstripe on loopback): `POST` with a
+/// form body when `fields` is given, else `GET`. The status and the JSON answer.
+pub fn request(
+    base: &str,
+    method: &str,
+    path: &str,
+    key: Option<&str>,
+    fields: &[(&str, &str)],
+) -> Result<(u16, Value), Error> {
+    let authority = base
+        .strip_prefix("http://")
+        .ok_or("the local provider is plain http://")?;
+    let mut stream = TcpStream::connect(authority)
+        .map_err(|err| format!("is the payment provider running on {base}? {err}"))?;
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let body = form_encode(fields);
+    let mut head =
+        format!("{method} {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n");
+    if let Some(key) = key {
+        head.push_str(&format!("Authorization: Bearer {key}\r\n"));
+    }
+    if method == "POST" {
+        head.push_str(&format!(
+            "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n",
+            body.len()
+        ));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes())?;
+    if method == "POST" {
+        stream.write_all(body.as_bytes())?;
+    }
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw)?;
+    let raw = String::from_utf8_lossy(&raw);
+    let (head, body) = raw.split_once("\r\n\r\n").ok_or("no HTTP response")?;
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or("no HTTP status")?;
+    // localstripe answers Connection: close without chunking; an empty body is no JSON.
+    let json = serde_json::from_str(body.trim()).unwrap_or(Value::Null);
+    Ok((status, json))
+}
+
+/// A `POST` of `fields` to the provider.
+pub fn form_post(
+    base: &str,
+    path: &str,
+    key: Option<&str>,
+    fields: &[(&str, &str)],
+) -> Result<(u16, Value), Error> {
+    request(base, "POST", path, key, fields)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forms_are_encoded_as_the_provider_reads_them() {
+        assert_eq!(
+            form_encode(&[("amount", "4395"), ("metadata[orderId]", "o 1&x")]),
+            "amount=4395&metadata%5BorderId%5D=o+1%26x"
+        );
+    }
+}

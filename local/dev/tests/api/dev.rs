@@ -1,0 +1,112 @@
+//! `make dev` as its users run it: the store-local binary on free ports (the API, the engine,
+//! the payment provider) and its own data file, its banner read, and plain HTTP/1.1 requests.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+
+use local_dev::auth::Issuer;
+
+/// `make dev` on free ports and its own data file; killed when dropped.
+pub(crate) struct Dev {
+    child: Child,
+    /// `127.0.0.1:<port>` of its HTTP API.
+    pub(crate) api: String,
+    /// Its data directory (the token key, the webhook secret, the provider's log).
+    pub(crate) dir: PathBuf,
+    /// Its payment provider's port.
+    pub(crate) payment_port: u16,
+}
+
+impl Drop for Dev {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+pub(crate) fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// store-local on `host`, its banner read to the end.
+pub(crate) fn start_dev(name: &str, host: &str) -> (Dev, String) {
+    let dir = std::env::temp_dir().join(format!("dev-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("data dir");
+    let (api_port, payment_port) = (free_port(), free_port());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_store-local"))
+        .env("STORE_HOST", host)
+        .env("API_PORT", api_port.to_string())
+        .env("DYNAMODB_PORT", free_port().to_string())
+        .env("PAYMENT_PORT", payment_port.to_string())
+        .env("STORE_DATA_FILE", dir.join("store.db"))
+        .env("RUST_LOG", "warn")
+        .env_remove("STORE_EXPLORER")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("store-local starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut banner = String::new();
+    for line in BufReader::new(stdout).lines() {
+        let line = line.expect("banner");
+        banner.push_str(&line);
+        banner.push('\n');
+        if line.starts_with("Ctrl-C") {
+            break;
+        }
+    }
+    let api = format!("127.0.0.1:{api_port}");
+    (
+        Dev {
+            child,
+            api,
+            dir,
+            payment_port,
+        },
+        banner,
+    )
+}
+
+pub(crate) fn http(
+    dev: &Dev,
+    method: &str,
+    target: &str,
+    token: &str,
+    body: &str,
+) -> (u16, serde_json::Value) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(&dev.api).expect("connect");
+    let request = format!(
+        "{method} {target} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nIdempotency-Key: explorer-test-1\r\nContent-Length: {}\r\n\r\n{body}",
+        dev.api,
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).expect("write");
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).expect("read");
+    let (head, body) = raw.split_once("\r\n\r\n").expect("a response");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("status");
+    (
+        status,
+        serde_json::from_str(body).unwrap_or(serde_json::Value::Null),
+    )
+}
+
+pub(crate) fn token(dev: &Dev, customer: &str) -> String {
+    let issuer = Issuer::open(&dev.dir).expect("make dev's issuer");
+    issuer
+        .token(customer, false, chrono::Utc::now().timestamp())
+        .expect("token")
+}
