@@ -50,8 +50,9 @@ INVOKES = [
     ("GetCartFunction", "get-cart", 200, {"items.0.sku": "sku-2"}),
     ("EditCartFunction", "edit-cart-remove-line", 204, {}),
     ("EditCartFunction", "edit-cart-clear", 204, {}),
-    # c2's sample cart (sku-1, 2 x sku-3) checked out: a hold, and what to pay for it.
-    ("CheckoutFunction", "checkout", 201, {"status": "PENDING_PAYMENT", "total": "43.95", "payment.amount": 4395, "payment.currency": "usd", "holdUntil": ANY}),
+    # c2's sample cart (sku-1, 2 x sku-3) checked out: a hold, and the PaymentIntent the
+    # function in its container asked make dev's provider for (host.docker.internal:8420).
+    ("CheckoutFunction", "checkout", 201, {"status": "PENDING_PAYMENT", "total": "43.95", "payment.amount": 4395, "payment.currency": "usd", "payment.paymentIntentId": ANY, "payment.clientSecret": ANY, "paymentIntentId": ANY, "holdUntil": ANY}),
 ]
 
 # local/sam-env.json's PAYMENT_WEBHOOK_SECRET: the sample webhook event is signed again with it
@@ -140,13 +141,15 @@ def main():
         return
     if not os.path.isdir(os.path.join(ROOT, ".aws-sam", "build")):
         fail("no sam build artifacts: run `make build` first")
-    if wait_for(8000, 0):
-        fail("127.0.0.1:8000 is taken (make dev?): the check runs its own fresh engine there")
+    for port in (8000, 8420):
+        if wait_for(port, 0.01):
+            fail(f"127.0.0.1:{port} is taken (make dev?): the check runs its own fresh engine and provider there")
 
     data = tempfile.mkdtemp(prefix="sam-local-")
     env = dict(os.environ, STORE_DATA_FILE=os.path.join(data, "store.db"), API_PORT="3056", DYNAMODB_PORT="8000",
-               # The functions under test call no provider yet: make dev starts none.
-               PAYMENT_PORT="off")
+               # make dev's provider, which checkout in its container asks as
+               # host.docker.internal:8420 (local/sam-env.json).
+               PAYMENT_PORT="8420")
     store = subprocess.Popen([STORE_LOCAL], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     api = None
     try:

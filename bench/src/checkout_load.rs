@@ -84,6 +84,8 @@ struct Checkout {
     n: usize,
     customer: String,
     order: String,
+    /// The PaymentIntent checkout asked make dev's provider for: what pays for the order.
+    intent: String,
     /// The amount to pay, in cents.
     amount: i64,
     /// What was held: product index and quantity.
@@ -152,7 +154,7 @@ async fn pay(
 ) -> Result<(u16, String, Duration), Error> {
     let body = succeeded_event_body(
         event,
-        &format!("pi_load_{}", checkout.n),
+        &checkout.intent,
         checkout.amount,
         "usd",
         &checkout.order,
@@ -235,6 +237,10 @@ async fn one_checkout(
         n,
         customer: id.to_owned(),
         order: answer["orderId"].as_str().unwrap_or_default().to_owned(),
+        intent: answer["payment"]["paymentIntentId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
         amount,
         lines,
         hold_until: answer["holdUntil"].as_str().unwrap_or_default().to_owned(),
@@ -540,7 +546,7 @@ async fn pay_late(
             checkout.amount,
             "hold-ended".to_owned(),
         );
-        expected.insert(format!("pi_load_{}", checkout.n), due);
+        expected.insert(checkout.intent.clone(), due);
     }
     Ok(expected)
 }
@@ -703,6 +709,8 @@ async fn main() -> Result<(), Error> {
         ("EXPIRY_EVERY_SECONDS", "1".to_owned()),
         ("PAYMENT_WEBHOOK_SECRET", SECRET.to_owned()),
         ("CURRENCY", "usd".to_owned()),
+        // make dev's provider, which each checkout asks for its PaymentIntent.
+        ("PAYMENT_PORT", http::free_ports()?.0.to_string()),
     ];
     if per_customer > 10 {
         env.push(("MAX_OPEN_ORDERS", per_customer.to_string()));

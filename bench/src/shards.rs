@@ -96,6 +96,8 @@ pub(crate) async fn engine_with_orders(shards: StatusShards) -> Result<Engine, E
             status: OrderStatus::Placed,
             total: Money::parse_number("24.90").ok_or("a money amount")?,
             hold_until: None,
+            payment_intent_id: None,
+            payment_id: None,
         };
         items.push(order_listing::to_item(&order, shards));
     }

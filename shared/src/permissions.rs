@@ -191,6 +191,8 @@ pub const FUNCTIONS: &[Function] = &[
             PutItem(&idempotency::PUT),
             // A replay answers the first checkout's order as it is now.
             Query(Entity::OrderHeader),
+            UpdateItem(&[&order_header::PAYMENT_INTENT]),
+            GetSecret("PaymentApiKeySecret"),
         ],
     ),
     function(

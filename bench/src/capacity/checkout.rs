@@ -63,7 +63,10 @@ impl Bench {
     ) -> Result<Units, Error> {
         let amount = order["payment"]["amount"].as_i64().ok_or("no amount")?;
         let id = order["orderId"].as_str().ok_or("no orderId")?;
-        let body = payments::succeeded(&format!("evt_bench_{lines}"), amount, "usd", id);
+        let intent = order["payment"]["paymentIntentId"]
+            .as_str()
+            .ok_or("no PaymentIntent")?;
+        let body = payments::succeeded(&format!("evt_bench_{lines}"), intent, amount, "usd", id);
         let (paid, answer) = self
             .units_on(
                 webhook,
@@ -111,7 +114,11 @@ impl Bench {
             }
             let key = format!("bench-checkout-{lines}");
             let req = payments::checkout("c1", Some(&key));
-            let (checkout, order) = self.units(checkout::handle, req, 201).await?;
+            let service = checkout::Checkout {
+                store: self.store.clone(),
+                provider: local_engine::testing::provider(),
+            };
+            let (checkout, order) = self.units_on(&service, checkout::handle, req, 201).await?;
             self.row(
                 &format!(
                     "POST checkout, {lines} line{}",
@@ -119,7 +126,7 @@ impl Bench {
                 ),
                 checkout,
                 None,
-                "a consistent Query of the cart and BatchGetItem; one transaction: stock held, the order PENDING_PAYMENT, each cart line deleted (+2 W a line)",
+                "a consistent Query of the cart and BatchGetItem; one transaction: stock held, the order PENDING_PAYMENT, each cart line deleted (+2 W a line); then the PaymentIntent recorded on the header",
             );
             let (pending, _) = self.consumer_units().await?;
             let paid = self.pay_hold(&webhook, lines, &order).await?;
@@ -159,7 +166,10 @@ impl Bench {
             "one Query of GSI1 per status shard",
         );
         let (cart, _) = self.fill_cart(1).await?;
-        let short = payments::briefly_held(&self.store);
+        let short = checkout::Checkout {
+            store: payments::briefly_held(&self.store),
+            provider: local_engine::testing::provider(),
+        };
         let req = payments::checkout("c1", Some("bench-checkout-expires"));
         let (checkout, _) = self.units_on(&short, checkout::handle, req, 201).await?;
         self.consumer_units().await?;

@@ -2,30 +2,45 @@
 //! its stock while they pay. Reads the cart (one Query) and the customer, the products and any
 //! earlier answer under the same `Idempotency-Key` (one BatchGetItem), prices the lines from the
 //! catalog, then in ONE transaction takes the stock, writes the order as PENDING_PAYMENT with
-//! all its copies and empties the cart (each line deleted only if it is still as read). The
-//! answer says what to pay, in the currency's smallest unit, and when the hold ends. A retried
-//! request (same `Idempotency-Key`, the cart it emptied) gets the first one's order as it is
-//! now, paid since or not; the same key with a cart of other lines is a 422. The customer's own,
-//! or staff's (`shared::http::routes`).
+//! all its copies and empties the cart (each line deleted only if it is still as read). Then it
+//! asks the payment provider for a PaymentIntent of the amount it computed (an
+//! `Idempotency-Key` derived from the order) and records it on the order: only a payment of it
+//! places the order. The answer says what to pay and with what (`payment`), and when the hold
+//! ends; a provider that is down or slow is a 503, and the hold gets its PaymentIntent on the
+//! retry or ends at `holdUntil`. A retried request (same `Idempotency-Key`, the cart it
+//! emptied) gets the first one's order as it is now, paid since or not, with its PaymentIntent;
+//! the same key with a cart of other lines is a 422. The customer's own, or staff's
+//! (`shared::http::routes`).
 
 use lambda_http::Request;
+use payment_provider::Provider;
 use shared::domain::access::Caller;
 use shared::domain::cart::MAX_CART_LINES;
-use shared::domain::checkout::{AmountDue, CheckedOut};
+use shared::domain::checkout::{CheckedOut, PaymentDue};
 use shared::domain::idempotency::{IdempotencyRecord, checkout_fingerprint};
 use shared::domain::ids::{CustomerId, IdempotencyKey, Sku};
-use shared::domain::order::{OrderDetails, RequestedLine};
+use shared::domain::order::{Order, OrderDetails, RequestedLine};
 use shared::dynamo::orders::{Checked, PlaceOrderError};
 use shared::http::HttpResult;
 use shared::http::request::{caller, header_value, path_param};
-use shared::http::response::{created, replayed, replayed_as_now};
+use shared::http::response::{created, replayed_as_now};
 use shared::metrics::{self, Metric};
 use shared::retry::{Backoff, retry};
 use shared::{AppError, Store};
 
+/// What checkout needs: the store, and the payment provider it asks for each payment.
+#[derive(Debug, Clone)]
+pub struct Checkout {
+    /// The store.
+    pub store: Store,
+    /// The payment provider.
+    pub provider: Provider,
+}
+
 /// What an attempt came to.
 enum Outcome {
-    Held(Box<CheckedOut>),
+    /// The order holds its stock; its PaymentIntent is asked for next.
+    Held(Box<OrderDetails>),
     /// The key's first request got there first.
     Replayed {
         record: IdempotencyRecord,
@@ -84,26 +99,22 @@ async fn attempt(
         chrono::Utc::now(),
         store.hold().duration(),
     )?;
-    let payment = AmountDue {
-        amount: store.currency().chargeable(held.order.total)?,
-        currency: store.currency().clone(),
-    };
-    let checked_out = CheckedOut {
-        order: held,
-        payment,
-    };
+    // Refused before anything is held: a total no card payment can be.
+    store.currency().chargeable(held.order.total)?;
     let record = IdempotencyRecord {
         fingerprint,
-        order_id: checked_out.order.order.order_id.clone(),
-        response: serde_json::to_string(&checked_out).map_err(AppError::internal)?,
+        order_id: held.order.order_id.clone(),
+        // What was held; a replay answers the order as it is then, with its PaymentIntent.
+        response: serde_json::to_string(&held).map_err(AppError::internal)?,
     };
     store
-        .place_order(&checked_out.order, key.map(|key| (key, &record)), &cart)
+        .place_order(&held, key.map(|key| (key, &record)), &cart)
         .await?;
-    Ok(Outcome::Held(Box::new(checked_out)))
+    Ok(Outcome::Held(Box::new(held)))
 }
 
-pub async fn handle(store: &Store, req: Request) -> HttpResult {
+pub async fn handle(checkout: &Checkout, req: Request) -> HttpResult {
+    let store = &checkout.store;
     let customer = path_param(&req, "customerId", CustomerId::parse)?;
     let key = header_value(&req, "idempotency-key")?
         .map(IdempotencyKey::parse)
@@ -116,10 +127,13 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
     )
     .await;
     match outcome.map_err(AppError::from)? {
-        Outcome::Held(checked_out) => {
+        Outcome::Held(held) => {
             metrics::count(Metric::HoldsMade, 1);
-            let location = format!("/orders/{}", checked_out.order.order.order_id);
-            Ok(created(&location, &*checked_out))
+            let mut order = *held;
+            let payment = payment_for(checkout, &order.order).await?;
+            order.order.payment_intent_id = Some(payment.payment_intent_id.clone());
+            let location = format!("/orders/{}", order.order.order_id);
+            Ok(created(&location, &CheckedOut { order, payment }))
         }
         Outcome::Replayed {
             record,
@@ -131,27 +145,67 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
             if !cart_empty && record.fingerprint != fingerprint {
                 return Err(AppError::IdempotencyKeyReused);
             }
-            let response = replay(store, &record, caller(&req)?).await?;
+            let response = replay(checkout, &record, caller(&req)?).await?;
             metrics::count(Metric::IdempotentReplays, 1);
             Ok(response)
         }
     }
 }
 
-/// The first checkout's order as it is now: a retry after the payment sees it PLACED, never
-/// the hold it was (which would invite a second payment). The stored answer, should the order
-/// be gone.
+/// The PaymentIntent that pays for `order`: the one it stores, as the provider holds it now,
+/// or (the first time, or after the provider failed the first time) one made now, for the
+/// amount the store computed, and recorded on the order.
+async fn payment_for(checkout: &Checkout, order: &Order) -> Result<PaymentDue, AppError> {
+    let (store, provider) = (&checkout.store, &checkout.provider);
+    let amount = store.currency().chargeable(order.total)?;
+    let intent = match &order.payment_intent_id {
+        Some(id) => provider.retrieve_payment_intent(id).await?,
+        None => {
+            let intent = provider
+                .create_payment_intent(
+                    &order.order_id,
+                    &order.customer_id,
+                    amount,
+                    store.currency(),
+                )
+                .await?;
+            store
+                .record_payment_intent(&order.order_id, &intent.id)
+                .await?;
+            intent
+        }
+    };
+    if intent.amount != amount || intent.currency != store.currency().as_str() {
+        return Err(AppError::internal(format!(
+            "PaymentIntent {} is for {} {}, the order for {amount} {}",
+            intent.id,
+            intent.amount,
+            intent.currency,
+            store.currency()
+        )));
+    }
+    Ok(PaymentDue {
+        payment_intent_id: intent.id,
+        client_secret: intent.client_secret,
+        amount,
+        currency: store.currency().clone(),
+    })
+}
+
+/// The first checkout's order as it is now, with its PaymentIntent: a retry after the payment
+/// sees it PLACED, never the hold it was (which would invite a second payment).
 async fn replay(
-    store: &Store,
+    checkout: &Checkout,
     record: &IdempotencyRecord,
     caller: &Caller,
 ) -> Result<lambda_http::Response<lambda_http::Body>, AppError> {
-    let Some(order) = store.get_order(&record.order_id, caller).await? else {
-        return replayed(record, &record.fingerprint);
+    let Some(mut order) = checkout.store.get_order(&record.order_id, caller).await? else {
+        return Err(AppError::internal(format!(
+            "the order {} of a replayed checkout is gone",
+            record.order_id
+        )));
     };
-    let payment = AmountDue {
-        amount: store.currency().minor_units(order.order.total)?,
-        currency: store.currency().clone(),
-    };
+    let payment = payment_for(checkout, &order.order).await?;
+    order.order.payment_intent_id = Some(payment.payment_intent_id.clone());
     Ok(replayed_as_now(record, &CheckedOut { order, payment }))
 }

@@ -1,7 +1,9 @@
-//! Lambda entry point of checkout.
+//! Lambda entry point of checkout: the store, and the payment provider (its key read once).
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), shared::domain::error::BoxError> {
     let store = shared::bootstrap::init().await?;
-    shared::bootstrap::serve_http(&store, checkout::handle).await
+    let provider = payment_provider::Provider::from_env().await?;
+    let checkout = checkout::Checkout { store, provider };
+    shared::bootstrap::serve_http(&checkout, checkout::handle).await
 }

@@ -5,12 +5,12 @@ pub mod auth;
 pub mod explorer;
 pub mod openapi;
 pub mod payments;
-pub mod provider;
 pub mod routes;
 pub mod server;
 mod state;
 
 use lambda_http::{Body, Request, Response};
+use payment_provider::Provider;
 use shared::Store;
 use shared::http::serve::dispatch;
 use shared::http::signature::WebhookSecrets;
@@ -20,24 +20,32 @@ use shared::http::signature::WebhookSecrets;
 macro_rules! handlers {
     ($($binary:literal => $handler:path),* $(,)?) => {
         /// The binaries [`invoke`] can run.
-        pub const BINARIES: &[&str] = &[$($binary,)* WEBHOOK];
+        pub const BINARIES: &[&str] = &[$($binary,)* WEBHOOK, CHECKOUT];
 
         /// Calls the handler of the Lambda built from `binary`, as its `main` would: the
-        /// payment webhook with the endpoint `secrets`, every other with the store alone.
+        /// payment webhook with the endpoint secrets, checkout with the payment provider,
+        /// every other with the store alone.
         pub async fn invoke(
             binary: &str,
-            store: &Store,
-            secrets: &WebhookSecrets,
+            services: &Services,
             req: Request,
         ) -> Option<Response<Body>> {
+            let store = &services.store;
             Some(match binary {
                 $($binary => dispatch(store, req, $handler).await,)*
                 WEBHOOK => {
                     let webhook = payment_webhook::Webhook {
                         store: store.clone(),
-                        secrets: secrets.clone(),
+                        secrets: services.secrets.clone(),
                     };
                     dispatch(&webhook, req, payment_webhook::handle).await
+                }
+                CHECKOUT => {
+                    let checkout = checkout::Checkout {
+                        store: store.clone(),
+                        provider: services.provider.clone(),
+                    };
+                    dispatch(&checkout, req, checkout::handle).await
                 }
                 _ => return None,
             })
@@ -45,8 +53,32 @@ macro_rules! handlers {
     };
 }
 
-/// The one binary whose handler needs more than the store: the endpoint secrets.
+/// What the handlers need besides their request, as each Lambda's `main` builds it.
+#[derive(Debug, Clone)]
+pub struct Services {
+    /// The store.
+    pub store: Store,
+    /// The payment webhook's endpoint secrets.
+    pub secrets: WebhookSecrets,
+    /// The payment provider checkout asks for each payment.
+    pub provider: Provider,
+}
+
+impl Services {
+    /// `store` with the tests' endpoint secret and this process's payment provider (one
+    /// localstripe per test binary: `local_engine::testing::provider`).
+    pub fn for_test(store: &Store) -> Self {
+        Self {
+            store: store.clone(),
+            secrets: local_engine::testing::webhook_secrets(),
+            provider: local_engine::testing::provider(),
+        }
+    }
+}
+
+/// The binaries whose handlers need more than the store: the endpoint secrets, the provider.
 const WEBHOOK: &str = "payment-webhook";
+const CHECKOUT: &str = "checkout";
 
 handlers! {
     "get-customer" => get_customer::handle,
@@ -64,7 +96,6 @@ handlers! {
     "list-product-orders" => list_product_orders::handle,
     "get-cart" => get_cart::handle,
     "edit-cart" => edit_cart::handle,
-    "checkout" => checkout::handle,
     "list-refunds" => list_refunds::handle,
 }
 

@@ -13,9 +13,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use local_dev::auth::{Issuer, LOCAL_AUDIENCE, LOCAL_ISSUER};
-use local_dev::provider::LocalProvider;
 use local_dev::routes::{self, Route};
 use local_dev::server::Explorer;
+use local_engine::provider::LocalProvider;
 use local_engine::{Engine, LOCAL_TABLE, dynoxide, seed, streams, template};
 use shared::Store;
 use shared::domain::checkout::{Currency, HoldDuration};
@@ -206,9 +206,12 @@ async fn run() -> Result<(), Error> {
         listener,
         local_dev::server::router(
             &routes,
-            store,
+            local_dev::Services {
+                store,
+                secrets: webhook_secrets,
+                provider: provider_client(provider.as_ref()),
+            },
             issuer.verifier(),
-            webhook_secrets,
             config.explorer.clone(),
         ),
     )
@@ -222,13 +225,28 @@ async fn run() -> Result<(), Error> {
     engine.stop().await
 }
 
+/// The client checkout calls the provider with: make dev's localstripe, or (`PAYMENT_PORT=off`)
+/// `PAYMENT_API_BASE` with `PAYMENT_API_KEY`, as a deployed function has them (the provider's
+/// own test mode with an `sk_test_` key, say).
+fn provider_client(local: Option<&LocalProvider>) -> payment_provider::Provider {
+    match local {
+        Some(local) => {
+            payment_provider::Provider::new(&local.base, local_engine::provider::LOCAL_API_KEY)
+        }
+        None => payment_provider::Provider::new(
+            &env_or("PAYMENT_API_BASE", payment_provider::client::DEFAULT_BASE),
+            &env_or("PAYMENT_API_KEY", ""),
+        ),
+    }
+}
+
 /// The payment provider (localstripe) on `PAYMENT_PORT`, its webhook sent to this API's
 /// `/payments/webhook` signed with the endpoint secret; none for `PAYMENT_PORT=off`.
 async fn start_provider(
     config: &Config,
     data_dir: &std::path::Path,
 ) -> Result<Option<LocalProvider>, Error> {
-    let Some(port) = local_dev::provider::port_from_env()? else {
+    let Some(port) = local_engine::provider::port_from_env()? else {
         return Ok(None);
     };
     // The first secret, while the store holds two (a roll): the one the provider signs with.
@@ -247,10 +265,11 @@ async fn start_provider(
         SocketAddr::new(host, config.api_port)
     );
     let log = data_dir.join("localstripe.log");
-    let provider =
-        tokio::task::spawn_blocking(move || LocalProvider::start(port, &log, &webhook, &secret))
-            .await
-            .map_err(|err| err.to_string())??;
+    let provider = tokio::task::spawn_blocking(move || {
+        LocalProvider::start(port, &log, Some((&webhook, &secret)))
+    })
+    .await
+    .map_err(|err| err.to_string())??;
     Ok(Some(provider))
 }
 
@@ -441,7 +460,8 @@ fn print_banner(
             provider.base
         ),
         None => println!(
-            "  payments         no provider (PAYMENT_PORT=off); make -s pay ORDER=<id> SELF_SIGNED=1 signs the event itself"
+            "  payments         none started (PAYMENT_PORT=off): checkout asks PAYMENT_API_BASE ({}); make -s pay ORDER=<id> SELF_SIGNED=1 signs an event itself",
+            env_or("PAYMENT_API_BASE", payment_provider::client::DEFAULT_BASE)
         ),
     }
     println!("  authorizer       JWT (RS256), issuer {LOCAL_ISSUER}, audience {LOCAL_AUDIENCE}");

@@ -1,7 +1,8 @@
 //! `make -s pay ORDER=<id> [CARD=declined]`: pays for a hold at make dev's payment provider
 //! (localstripe, on `PAYMENT_PORT`). Reads the order from `make dev` (`GET /orders/{id}`, with
-//! a staff token), pays its total in the store's currency with a test card, and the provider
-//! itself signs and delivers the webhook; prints the payment's and the order's status.
+//! a staff token), confirms the PaymentIntent checkout asked the provider for with a test card,
+//! and the provider itself signs and delivers the webhook; prints the payment's and the
+//! order's status.
 //! `--self-signed` signs the event here instead, for payments no provider would send (another
 //! amount, currency or event ID).
 //!
@@ -148,22 +149,15 @@ fn run() -> Result<String, Error> {
             &store_currency,
         );
     }
-    let amount = store_currency.minor_units(total)?;
-    through_the_provider(&asked, &found, amount, &store_currency, &bearer)
+    through_the_provider(&asked, &found, &bearer)
 }
 
-/// The provider pays: a PaymentIntent for the order's total at localstripe, the test card set
-/// on it (its confirm takes no `payment_method`), confirmed; localstripe itself signs and
-/// sends the webhook. Waits for the order to move (or 5 s), and prints what happened.
-fn through_the_provider(
-    asked: &Asked,
-    found: &Value,
-    amount: i64,
-    currency: &Currency,
-    bearer: &str,
-) -> Result<String, Error> {
-    use local_dev::provider::{LOCAL_API_KEY, form_post};
-    let port = local_dev::provider::port_from_env()?
+/// The provider pays: the order's PaymentIntent at localstripe, the test card set on it (its
+/// confirm takes no `payment_method`), confirmed; localstripe itself signs and sends the
+/// webhook. Waits for the order to move (or 5 s), and prints what happened.
+fn through_the_provider(asked: &Asked, found: &Value, bearer: &str) -> Result<String, Error> {
+    use local_engine::provider::{LOCAL_API_KEY, form_post};
+    let port = local_engine::provider::port_from_env()?
         .ok_or("PAYMENT_PORT is off: make dev runs no provider (use --self-signed)")?;
     let base = format!("http://127.0.0.1:{port}");
     let card = match asked.card.as_str() {
@@ -172,26 +166,13 @@ fn through_the_provider(
         other => return Err(format!("CARD is visa or declined, not {other}").into()),
     };
     let key = Some(LOCAL_API_KEY);
-    let amount_text = amount.to_string();
-    let customer = found["customerId"].as_str().unwrap_or_default();
-    let (status, intent) = form_post(
-        &base,
-        "/v1/payment_intents",
-        key,
-        &[
-            ("amount", amount_text.as_str()),
-            ("currency", currency.as_str()),
-            ("capture_method", "automatic"),
-            ("metadata[orderId]", asked.order.as_str()),
-            ("metadata[customerId]", customer),
-        ],
-    )?;
-    let id = intent["id"]
-        .as_str()
-        .filter(|_| status == 200)
-        .ok_or_else(|| {
-            format!("the provider did not create the PaymentIntent ({status}): {intent}")
-        })?;
+    // The PaymentIntent checkout asked the provider for, as the order shows it.
+    let id = found["paymentIntentId"].as_str().ok_or_else(|| {
+        format!(
+            "order {} has no PaymentIntent: only a checked-out order is paid so (SELF_SIGNED=1 signs an event for any)",
+            asked.order
+        )
+    })?;
     let (status, set) = form_post(
         &base,
         &format!("/v1/payment_intents/{id}"),
@@ -227,8 +208,13 @@ fn through_the_provider(
             .unwrap_or_default()
             .to_owned();
     }
-    let (_, intent) =
-        local_dev::provider::request(&base, "GET", &format!("/v1/payment_intents/{id}"), key, &[])?;
+    let (_, intent) = local_engine::provider::request(
+        &base,
+        "GET",
+        &format!("/v1/payment_intents/{id}"),
+        key,
+        &[],
+    )?;
     Ok(serde_json::json!({
         "paymentIntent": id,
         "paymentStatus": intent["status"],

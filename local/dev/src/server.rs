@@ -14,10 +14,9 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodFilter, MethodRouter};
 use local_engine::gateway::Call;
-use shared::Store;
 use shared::http::gateway::StaffClients;
-use shared::http::signature::WebhookSecrets;
 
+use crate::Services;
 use crate::auth::Verifier;
 use crate::explorer::log::{ApiLog, Served};
 use crate::routes::Route;
@@ -53,9 +52,8 @@ impl Explorer {
 
 pub fn router(
     routes: &[Route],
-    store: Store,
+    services: Services,
     verifier: Verifier,
-    webhook_secrets: WebhookSecrets,
     explorer: Explorer,
 ) -> Router {
     // One MethodRouter per path, since a path may carry several methods.
@@ -85,12 +83,12 @@ pub fn router(
         Explorer::Refused(why) => router.merge(crate::explorer::refused(why)),
     };
     router.fallback(not_found).with_state(Arc::new(App {
-        store,
+        store: services.store.clone(),
+        services,
         verifier,
         staff_clients: StaffClients::from_env(),
         routes: routes.to_vec(),
         log: ApiLog::default(),
-        webhook_secrets,
     }))
 }
 

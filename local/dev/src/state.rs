@@ -14,13 +14,16 @@ use local_engine::journal::Calls;
 use serde_json::Value;
 use shared::Store;
 use shared::http::gateway::StaffClients;
-use shared::http::signature::WebhookSecrets;
 
+use crate::Services;
 use crate::auth::Verifier;
 use crate::explorer::log::{ApiLog, Served};
 use crate::routes::Route;
 
 pub(crate) struct App {
+    /// The store, the webhook's endpoint secrets (`PAYMENT_WEBHOOK_SECRET`, or the file beside
+    /// the data) and the payment provider: what the handlers are called with.
+    pub(crate) services: Services,
     pub(crate) store: Store,
     pub(crate) verifier: Verifier,
     /// `STAFF_CLIENT_IDS`, read once when the server starts, as a Lambda reads it at init.
@@ -28,9 +31,6 @@ pub(crate) struct App {
     pub(crate) routes: Vec<Route>,
     /// Every request served, with the DynamoDB requests it made (the explorer's live log).
     pub(crate) log: ApiLog,
-    /// The payment webhook's endpoint secrets (`PAYMENT_WEBHOOK_SECRET`, or the file beside
-    /// the data).
-    pub(crate) webhook_secrets: WebhookSecrets,
 }
 
 impl App {
@@ -49,12 +49,7 @@ impl App {
         let response = match gateway::request(&event, &self.staff_clients) {
             Ok(req) => {
                 calls
-                    .record(crate::invoke(
-                        &route.binary,
-                        &self.store,
-                        &self.webhook_secrets,
-                        req,
-                    ))
+                    .record(crate::invoke(&route.binary, &self.services, req))
                     .await
             }
             // As the Lambda answers an event it cannot read as a request.

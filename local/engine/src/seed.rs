@@ -173,6 +173,8 @@ fn order(sample: &SampleOrder) -> Result<Order, Error> {
         status: sample.status,
         total: sample.total()?,
         hold_until: None,
+        payment_intent_id: None,
+        payment_id: None,
     })
 }
 

@@ -515,9 +515,16 @@ pub mod payments {
             .map_or(0, |d| d.as_secs() as i64)
     }
 
-    /// The provider's `payment_intent.succeeded` for `order`, as its body.
-    pub fn succeeded(event: &str, amount: i64, currency: &str, order: &str) -> String {
-        succeeded_event_body(event, &format!("pi_{event}"), amount, currency, order)
+    /// The provider's `payment_intent.succeeded` of PaymentIntent `intent` for `order`, as
+    /// its body.
+    pub fn succeeded(
+        event: &str,
+        intent: &str,
+        amount: i64,
+        currency: &str,
+        order: &str,
+    ) -> String {
+        succeeded_event_body(event, intent, amount, currency, order)
     }
 
     /// `POST /payments/webhook` with `body` and the `Stripe-Signature` header `signature`.
@@ -539,4 +546,21 @@ pub mod payments {
     pub fn webhook(body: &str) -> Request {
         webhook_with(body, &super::webhook_secrets().sign(now(), body.as_bytes()))
     }
+}
+
+/// The payment provider this test binary's checkouts ask: one localstripe per process, started
+/// on first use (`LocalProvider::for_test`), shared by its tests (each PaymentIntent is the
+/// test's own), ending with the process.
+pub fn provider() -> payment_provider::Provider {
+    static PROVIDER: std::sync::OnceLock<(
+        crate::provider::LocalProvider,
+        payment_provider::Provider,
+    )> = std::sync::OnceLock::new();
+    PROVIDER
+        .get_or_init(|| {
+            crate::provider::LocalProvider::for_test()
+                .unwrap_or_else(|err| panic!("the test's payment provider: {err}"))
+        })
+        .1
+        .clone()
 }

@@ -47,6 +47,8 @@ fn order(id: &str, customer: &str, at: &str) -> Order {
         status: OrderStatus::Placed,
         total: Money::parse_number("2.00").expect("money"),
         hold_until: None,
+        payment_intent_id: None,
+        payment_id: None,
     }
 }
 

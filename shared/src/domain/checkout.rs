@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::AppError;
+use crate::domain::ids::PaymentId;
 use crate::domain::money::{Decimal, Money};
 use crate::domain::order::OrderDetails;
 
@@ -130,25 +131,31 @@ impl std::fmt::Display for Currency {
     }
 }
 
-/// What to ask the payment provider for: the amount in the currency's smallest unit.
+/// What the customer pays for a hold, and with what: the PaymentIntent checkout asked the
+/// provider for, for the amount it computed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct AmountDue {
+#[serde(rename_all = "camelCase")]
+pub struct PaymentDue {
+    /// The PaymentIntent: the order stores it, and only a payment of it places the order.
+    pub payment_intent_id: PaymentId,
+    /// What the customer's browser confirms the PaymentIntent with.
+    pub client_secret: String,
     /// In the smallest unit: 1995 is 19.95.
     pub amount: i64,
     /// The store's currency.
     pub currency: Currency,
 }
 
-/// A checkout's answer: the order as priced (PENDING_PAYMENT, with `holdUntil`), and what to
-/// pay for it.
+/// A checkout's answer: the order as priced (PENDING_PAYMENT, with `holdUntil`; a replay
+/// answers it as it is now), and what to pay for it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CheckedOut {
     /// The order, its lines priced from the catalog.
     #[serde(flatten)]
     pub order: OrderDetails,
-    /// What the payment must be for the order to be placed.
-    pub payment: AmountDue,
+    /// The payment that places it.
+    pub payment: PaymentDue,
 }
 
 #[cfg(test)]

@@ -85,9 +85,9 @@ pub enum AppError {
     /// The body is not JSON.
     #[error("{0}")]
     UnsupportedMediaType(String),
-    /// DynamoDB throttled, failed or did not answer, or concurrent transactions kept colliding,
-    /// after every retry: nothing was written; worth retrying later.
-    #[error("DynamoDB unavailable: {0}")]
+    /// DynamoDB (or the payment provider) throttled, failed or did not answer, or concurrent
+    /// transactions kept colliding, after every retry: worth retrying later.
+    #[error("unavailable: {0}")]
     Unavailable(#[source] BoxError),
     /// Anything else. Its details go to the log only.
     #[error("internal error")]

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::AppError;
-use crate::domain::ids::{CustomerId, OrderId, Sku};
+use crate::domain::ids::{CustomerId, OrderId, PaymentId, Sku};
 use crate::domain::money::{Decimal, Money};
 use crate::domain::product::Product;
 use crate::domain::status::OrderStatus;
@@ -39,6 +39,13 @@ pub struct Order {
     /// (`POST /customers/{customerId}/orders`) has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hold_until: Option<Timestamp>,
+    /// The PaymentIntent checkout asked the provider for (a checked-out order's header only):
+    /// only a payment of it places the order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payment_intent_id: Option<PaymentId>,
+    /// The payment that placed it, once paid (the header only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payment_id: Option<PaymentId>,
 }
 
 /// One product line of an order.
@@ -150,6 +157,8 @@ impl OrderDetails {
                 status,
                 total: Money::new(total),
                 hold_until,
+                payment_intent_id: None,
+                payment_id: None,
             },
             items: lines,
         })

@@ -187,6 +187,8 @@ crate::listed! {
     pub enum RefundReason {
         /// It names no order the store has.
         UnknownOrder,
+        /// It is not of the PaymentIntent the store made for the order it names.
+        UnknownPayment,
         /// Its amount is not the order's total.
         WrongAmount,
         /// Its currency is not the store's.
@@ -203,6 +205,7 @@ impl RefundReason {
     pub fn as_str(self) -> &'static str {
         match self {
             RefundReason::UnknownOrder => "unknown-order",
+            RefundReason::UnknownPayment => "unknown-payment",
             RefundReason::WrongAmount => "wrong-amount",
             RefundReason::WrongCurrency => "wrong-currency",
             RefundReason::HoldEnded => "hold-ended",

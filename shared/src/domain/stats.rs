@@ -213,6 +213,8 @@ mod tests {
             status,
             total: Money::parse_number(total).expect("money"),
             hold_until: None,
+            payment_intent_id: None,
+            payment_id: None,
         }
     }
 

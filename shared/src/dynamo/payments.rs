@@ -14,7 +14,7 @@ use aws_sdk_dynamodb::types::builders::PutBuilder;
 
 use crate::domain::access::Caller;
 use crate::domain::checkout::Currency;
-use crate::domain::ids::{OrderId, PaymentEventId};
+use crate::domain::ids::{OrderId, PaymentEventId, PaymentId};
 use crate::domain::order::Order;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::payment::{EVENT_TTL_SECONDS, EventOutcome, Payment, RefundDue, RefundReason};
@@ -78,6 +78,10 @@ fn judge(
         Some(RefundReason::WrongCurrency)
     } else if payment.amount != currency.minor_units(order.total)? {
         Some(RefundReason::WrongAmount)
+    } else if order.payment_intent_id.as_ref() != Some(&payment.id) {
+        // Matched by the PaymentIntent the order stores, never by metadata alone: one
+        // PaymentIntent naming another hold of the same amount places nothing.
+        Some(RefundReason::UnknownPayment)
     } else {
         hold_refusal(order, now)
     };
@@ -229,14 +233,17 @@ impl Store {
         Err(cancelled.unexplained("payment"))
     }
 
-    /// `refund` recorded, with the event's record.
+    /// `refund` recorded, with the event's record; a payment already due for refund (the same
+    /// payment reported again, under another event) keeps its first record, so that it is
+    /// neither overwritten nor moved in the oldest-first list, and is given back once.
     async fn record_refund(&self, refund: RefundDue) -> Result<Attempt, AppError> {
         let mut transaction = Transaction::with_capacity(2);
         transaction.put(
             PaymentAction::Refund,
             Put::builder()
                 .table_name(&self.table)
-                .set_item(Some(refund_due::to_item(&refund))),
+                .set_item(Some(refund_due::to_item(&refund)))
+                .condition_expression("attribute_not_exists(PK)"),
         )?;
         transaction.put(
             PaymentAction::Event,
@@ -248,12 +255,33 @@ impl Store {
         )?;
         match self.send(transaction).await? {
             Outcome::Committed => Ok(Attempt::Done(PaymentOutcome::RefundDue(refund))),
-            Outcome::Cancelled(c) if c.condition_failed(|a| matches!(a, PaymentAction::Event)) => {
+            Outcome::Cancelled(c)
+                if c.condition_failed(|a| {
+                    matches!(a, PaymentAction::Event | PaymentAction::Refund)
+                }) =>
+            {
                 Ok(Attempt::Done(PaymentOutcome::Replayed))
             }
             Outcome::Cancelled(c) if c.conflicted() => Ok(Attempt::Contended),
             Outcome::Cancelled(c) => Err(c.unexplained("refund")),
         }
+    }
+
+    /// Records on `order`'s header the PaymentIntent the provider made for it (one UpdateItem,
+    /// only on a header that exists): from then on, only a payment of it places the order.
+    pub async fn record_payment_intent(
+        &self,
+        order: &OrderId,
+        intent: &PaymentId,
+    ) -> Result<(), AppError> {
+        order_header::PAYMENT_INTENT
+            .on(&self.table, order_header::key(order))
+            .set(&order_header::PAYMENT_INTENT_ID, intent)
+            .condition("attribute_exists(#PK)")
+            .request(&self.client)?
+            .send()
+            .await?;
+        Ok(())
     }
 
     /// Keeps `body`, a signed provider event the store could not read (for `reason`), for a

@@ -287,8 +287,8 @@ const PAY_THE_HOLD: &str = "pay the hold";
 /// A checkout step's body: the sample's checkout, its hold one second long.
 const SHORT_HOLD: &str = "a one-second hold";
 
-/// The one hold in the table: its order and its amount in cents.
-async fn the_hold(store: &Store) -> (String, i64) {
+/// The one hold in the table: its order, its amount in cents and its PaymentIntent.
+async fn the_hold(store: &Store) -> (String, i64, String) {
     use aws_sdk_dynamodb::types::AttributeValue;
     let out = store
         .client()
@@ -309,7 +309,21 @@ async fn the_hold(store: &Store) -> (String, i64) {
     let cents = shared::domain::checkout::Currency::default()
         .minor_units(total)
         .expect("cents");
-    (item["orderId"].as_s().expect("id").clone(), cents)
+    let order = item["orderId"].as_s().expect("id").clone();
+    let header = store
+        .client()
+        .get_item()
+        .table_name(LOCAL_TABLE)
+        .key("PK", AttributeValue::S(format!("ORDER#{order}")))
+        .key("SK", AttributeValue::S("HEADER".into()))
+        .send()
+        .await
+        .expect("header");
+    let intent = header.item().expect("the hold's header")["paymentIntentId"]
+        .as_s()
+        .expect("its PaymentIntent")
+        .clone();
+    (order, cents, intent)
 }
 
 /// A route's request, built before the step runs (`None` for the schedule and the stream).
@@ -337,14 +351,10 @@ async fn run(store: &Store, step: &Step, prepared: Option<(Store, lambda_http::R
         }
         _ => {
             let (store, req) = prepared.expect("a route's request");
-            let response = local_dev::invoke(
-                step.binary,
-                &store,
-                &local_engine::testing::webhook_secrets(),
-                req,
-            )
-            .await
-            .expect("known binary");
+            let response =
+                local_dev::invoke(step.binary, &local_dev::Services::for_test(&store), req)
+                    .await
+                    .expect("known binary");
             let answered = match &step.case {
                 Some(case) => response.status().as_u16() == case.status,
                 None => response.status().is_success(),
@@ -372,8 +382,14 @@ async fn request(store: &Store, step: &Step) -> (Store, lambda_http::Request) {
     if step.event == "payment-webhook" {
         let body = match step.body {
             Some(PAY_THE_HOLD) => {
-                let (order, amount) = the_hold(store).await;
-                local_engine::testing::payments::succeeded("evt_observed", amount, "usd", &order)
+                let (order, amount, intent) = the_hold(store).await;
+                local_engine::testing::payments::succeeded(
+                    "evt_observed",
+                    &intent,
+                    amount,
+                    "usd",
+                    &order,
+                )
             }
             _ => String::from_utf8_lossy(req.body()).into_owned(),
         };

@@ -16,8 +16,17 @@ async fn cart_len(app: &TestApp, customer: &str) -> usize {
     cart.items.len()
 }
 
+/// Checkout on `store`, asking this test binary's payment provider (localstripe).
+fn service(store: &Store) -> checkout::Checkout {
+    checkout::Checkout {
+        store: store.clone(),
+        provider: local_engine::testing::provider(),
+    }
+}
+
 async fn check_out(store: &Store, customer: &str, key: Option<&str>) -> (u16, Value) {
-    let (status, _, body) = parts(dispatch(store, checkout(customer, key), checkout::handle).await);
+    let (status, _, body) =
+        parts(dispatch(&service(store), checkout(customer, key), checkout::handle).await);
     (status, body)
 }
 
@@ -26,7 +35,7 @@ async fn the_sample_event_holds_the_carts_stock_in_one_order_and_empties_the_car
     let app = TestApp::seeded().await.expect("app");
     let (sku1, sku3) = (app.stock("sku-1").await, app.stock("sku-3").await);
     let req = from_event_file("../../events/checkout.json").expect("event");
-    let response = dispatch(&app.store, req, checkout::handle).await;
+    let response = dispatch(&service(&app.store), req, checkout::handle).await;
     let location = header(&response, "location");
     let (status, _, body) = parts(response);
     assert_eq!(status, 201, "{body}");
@@ -34,10 +43,44 @@ async fn the_sample_event_holds_the_carts_stock_in_one_order_and_empties_the_car
     assert_eq!(body["customerId"], "c2");
     // sku-1 at 19.95 and two of sku-3 at 12.00, from the catalog.
     assert_eq!(body["total"], "43.95");
+    // What to pay, and with what: a PaymentIntent the store asked the provider for, for the
+    // amount it computed, naming the order and the customer.
     assert_eq!(
-        body["payment"],
-        serde_json::json!({"amount": 4395, "currency": "usd"})
+        (&body["payment"]["amount"], &body["payment"]["currency"]),
+        (&Value::from(4395), &Value::from("usd"))
     );
+    let intent = body["payment"]["paymentIntentId"].as_str().expect("intent");
+    assert!(
+        body["payment"]["clientSecret"]
+            .as_str()
+            .is_some_and(|s| s.starts_with(&format!("{intent}_secret_")))
+    );
+    let (status, at_provider) = local_engine::provider::request(
+        local_engine::testing::provider().base(),
+        "GET",
+        &format!("/v1/payment_intents/{intent}"),
+        Some(local_engine::provider::LOCAL_API_KEY),
+        &[],
+    )
+    .expect("the provider answers");
+    assert_eq!(status, 200);
+    assert_eq!(
+        (
+            &at_provider["amount"],
+            &at_provider["currency"],
+            &at_provider["metadata"]["orderId"],
+            &at_provider["metadata"]["customerId"],
+            &at_provider["status"],
+        ),
+        (
+            &Value::from(4395),
+            &Value::from("usd"),
+            &body["orderId"],
+            &Value::from("c2"),
+            &Value::from("requires_payment_method"),
+        )
+    );
+    assert_eq!(body["paymentIntentId"], intent, "the order records it");
     assert!(
         body["holdUntil"]
             .as_str()
@@ -51,7 +94,7 @@ async fn the_sample_event_holds_the_carts_stock_in_one_order_and_empties_the_car
     assert_eq!(app.status_of(order).await, "PENDING_PAYMENT");
     // The same key again: the first answer, and nothing taken twice.
     let req = from_event_file("../../events/checkout.json").expect("event");
-    let (status, _, again) = parts(dispatch(&app.store, req, checkout::handle).await);
+    let (status, _, again) = parts(dispatch(&service(&app.store), req, checkout::handle).await);
     assert_eq!((status, &again), (201, &body));
     assert_eq!(app.stock("sku-1").await, sku1 - 1);
 }

@@ -12,17 +12,31 @@ use shared::http::serve::dispatch;
 
 const BUDGET: Duration = Duration::from_secs(5);
 
-/// `customer` holds one `sku` and checks it out through `store`: the order and its amount.
-async fn hold_one(store: &Store, customer: &str, sku: &str) -> (String, i64) {
+/// `customer` holds one `sku` and checks it out through `store`: the order, its amount and its
+/// PaymentIntent.
+async fn hold_one(store: &Store, customer: &str, sku: &str) -> (String, i64, String) {
     let (status, _, body) =
         parts(dispatch(store, hold_line(customer, sku, 1), edit_cart::handle).await);
     assert_eq!(status, 200, "{body}");
-    let (status, _, body) =
-        parts(dispatch(store, checkout(customer, None), checkout::handle).await);
+    let (status, _, body) = parts(
+        dispatch(
+            &checkout::Checkout {
+                store: store.clone(),
+                provider: local_engine::testing::provider(),
+            },
+            checkout(customer, None),
+            checkout::handle,
+        )
+        .await,
+    );
     assert_eq!(status, 201, "{body}");
     (
         body["orderId"].as_str().expect("id").to_owned(),
         body["payment"]["amount"].as_i64().expect("amount"),
+        body["payment"]["paymentIntentId"]
+            .as_str()
+            .expect("intent")
+            .to_owned(),
     )
 }
 
@@ -31,8 +45,8 @@ async fn holds_past_their_time_end_with_their_stock_back_and_running_ones_stay()
     let app = TestApp::seeded().await.expect("app");
     let store = briefly_held(&app.store).with_max_open_orders(Some(1));
     let before = app.stock("sku-5").await;
-    let (ended, _) = hold_one(&store, "c3", "sku-5").await;
-    let (running, _) = hold_one(&app.store, "c4", "sku-5").await;
+    let (ended, ..) = hold_one(&store, "c3", "sku-5").await;
+    let (running, ..) = hold_one(&app.store, "c4", "sku-5").await;
     assert_eq!(app.stock("sku-5").await, before - 2);
     let run = expire_holds::handle(&store, BUDGET).await.expect("run");
     assert_eq!(run.expired, 0, "nothing due yet: {run:?}");
@@ -66,10 +80,10 @@ async fn a_payment_racing_the_expiry_either_places_the_order_or_is_recorded_for_
     // At the end of the holds, the payments and the expiry at once, at staggered moments.
     tokio::time::sleep(Duration::from_millis(900)).await;
     let mut placed = 0;
-    for (i, (order, amount)) in orders.iter().enumerate() {
+    for (i, (order, amount, intent)) in orders.iter().enumerate() {
         tokio::time::sleep(Duration::from_millis(150 * i as u64)).await;
         let pay = async {
-            let body = succeeded(&format!("evt_race_{i}"), *amount, "usd", order);
+            let body = succeeded(&format!("evt_race_{i}"), intent, *amount, "usd", order);
             parts(dispatch(&hook, webhook(&body), payment_webhook::handle).await)
         };
         let ((status, _, answer), run) =
@@ -103,7 +117,7 @@ async fn an_item_the_expiry_cannot_read_is_reported_and_every_other_hold_still_e
     let app = TestApp::seeded().await.expect("app");
     let store = briefly_held(&app.store);
     let before = app.stock("sku-5").await;
-    let (ended, _) = hold_one(&store, "c3", "sku-5").await;
+    let (ended, ..) = hold_one(&store, "c3", "sku-5").await;
     let s = |v: &str| AttributeValue::S(v.to_owned());
     app.engine
         .client()

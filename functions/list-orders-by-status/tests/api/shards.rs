@@ -44,6 +44,8 @@ async fn write_orders(
             status,
             total: Money::parse_number("12.50").expect("money"),
             hold_until: None,
+            payment_intent_id: None,
+            payment_id: None,
         };
         let mut item = order_listing::to_item(&order, n);
         if padding > 0 {

@@ -16,6 +16,7 @@ async fn staff_see_the_payments_to_give_back_oldest_first_a_page_at_a_time() {
     for i in 0..3 {
         let body = succeeded(
             &format!("evt_{i}"),
+            &format!("pi_evt_{i}"),
             100 + i,
             "usd",
             &format!("o-missing-{i}"),

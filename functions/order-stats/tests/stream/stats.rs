@@ -64,6 +64,8 @@ async fn write_listing(
         status: status.parse::<OrderStatus>().expect("status"),
         total: Money::parse_number(total).expect("money"),
         hold_until: None,
+        payment_intent_id: None,
+        payment_id: None,
     };
     app.store
         .client()

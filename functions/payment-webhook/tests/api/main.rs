@@ -27,14 +27,27 @@ async fn post(webhook: &Webhook, req: lambda_http::Request) -> (u16, Value) {
     (status, body)
 }
 
-/// c2's sample cart checked out: the order's ID and its amount in cents.
-async fn held(app: &TestApp) -> (String, i64) {
-    let (status, _, body) =
-        parts(dispatch(&app.store, checkout("c2", None), checkout::handle).await);
+/// c2's sample cart checked out: the order's ID, its amount in cents and its PaymentIntent.
+async fn held(app: &TestApp) -> (String, i64, String) {
+    let (status, _, body) = parts(
+        dispatch(
+            &checkout::Checkout {
+                store: app.store.clone(),
+                provider: local_engine::testing::provider(),
+            },
+            checkout("c2", None),
+            checkout::handle,
+        )
+        .await,
+    );
     assert_eq!(status, 201, "{body}");
     (
         body["orderId"].as_str().expect("id").to_owned(),
         body["payment"]["amount"].as_i64().expect("amount"),
+        body["payment"]["paymentIntentId"]
+            .as_str()
+            .expect("a PaymentIntent")
+            .to_owned(),
     )
 }
 
@@ -54,8 +67,8 @@ async fn refunds(app: &TestApp) -> Vec<Value> {
 async fn a_fresh_signed_payment_of_the_exact_amount_places_the_hold_once() {
     let app = TestApp::seeded().await.expect("app");
     let hook = hooked(&app);
-    let (order, amount) = held(&app).await;
-    let body = succeeded("evt_ok", amount, "usd", &order);
+    let (order, amount, intent) = held(&app).await;
+    let body = succeeded("evt_ok", &intent, amount, "usd", &order);
     let (status, answer) = post(&hook, webhook(&body)).await;
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["outcome"], "placed");
@@ -77,8 +90,8 @@ async fn a_fresh_signed_payment_of_the_exact_amount_places_the_hold_once() {
 async fn unsigned_forged_stale_or_wrongly_keyed_calls_are_400s_and_change_nothing() {
     let app = TestApp::seeded().await.expect("app");
     let hook = hooked(&app);
-    let (order, amount) = held(&app).await;
-    let body = succeeded("evt_1", amount, "usd", &order);
+    let (order, amount, intent) = held(&app).await;
+    let body = succeeded("evt_1", &intent, amount, "usd", &order);
     let t = now();
     let good = sign(TEST_WEBHOOK_SECRET, t, body.as_bytes());
     let forged = format!("t={t},v1={}", "0".repeat(64));
@@ -115,8 +128,8 @@ async fn unsigned_forged_stale_or_wrongly_keyed_calls_are_400s_and_change_nothin
 #[tokio::test]
 async fn a_rolled_secret_admits_either_signature_while_both_are_held() {
     let app = TestApp::seeded().await.expect("app");
-    let (order, amount) = held(&app).await;
-    let body = succeeded("evt_roll", amount, "usd", &order);
+    let (order, amount, intent) = held(&app).await;
+    let body = succeeded("evt_roll", &intent, amount, "usd", &order);
     let t = now();
     // The provider signs with the old and the new secret at once (two v1).
     let old = sign(TEST_WEBHOOK_SECRET, t, body.as_bytes());
@@ -138,10 +151,11 @@ async fn a_rolled_secret_admits_either_signature_while_both_are_held() {
 async fn payments_that_match_no_hold_are_recorded_for_refund_and_place_nothing() {
     let app = TestApp::seeded().await.expect("app");
     let hook = hooked(&app);
-    let (order, amount) = held(&app).await;
-    for (event, amount, currency, order_id, reason) in [
+    let (order, amount, intent) = held(&app).await;
+    for (event, payment, amount, currency, order_id, reason) in [
         (
             "evt_amount",
+            "pi_short",
             amount - 1,
             "usd",
             order.as_str(),
@@ -149,16 +163,33 @@ async fn payments_that_match_no_hold_are_recorded_for_refund_and_place_nothing()
         ),
         (
             "evt_currency",
+            "pi_euros",
             amount,
             "eur",
             order.as_str(),
             "wrong-currency",
         ),
-        ("evt_unknown", amount, "usd", "o-nope", "unknown-order"),
+        (
+            "evt_unknown",
+            "pi_unknown",
+            amount,
+            "usd",
+            "o-nope",
+            "unknown-order",
+        ),
+        // The order's own amount, naming the order, but not the PaymentIntent the store made.
+        (
+            "evt_other_intent",
+            "pi_not_the_orders",
+            amount,
+            "usd",
+            order.as_str(),
+            "unknown-payment",
+        ),
     ] {
         let (status, answer) = post(
             &hook,
-            webhook(&succeeded(event, amount, currency, order_id)),
+            webhook(&succeeded(event, payment, amount, currency, order_id)),
         )
         .await;
         assert_eq!(status, 200, "{answer}");
@@ -167,12 +198,38 @@ async fn payments_that_match_no_hold_are_recorded_for_refund_and_place_nothing()
     }
     assert_eq!(app.status_of(&order).await, "PENDING_PAYMENT");
     let recorded = refunds(&app).await;
-    assert_eq!(recorded.len(), 3, "{recorded:?}");
+    assert_eq!(recorded.len(), 4, "{recorded:?}");
     assert!(
         recorded
             .iter()
-            .any(|r| r["paymentId"] == "pi_evt_amount" && r["amount"] == amount - 1)
+            .any(|r| r["paymentId"] == "pi_short" && r["amount"] == amount - 1)
     );
+    // The same payment reported again under another event: its refund is due once, as first
+    // recorded, never overwritten or moved in the list.
+    let (status, answer) = post(
+        &hook,
+        webhook(&succeeded(
+            "evt_again",
+            "pi_short",
+            amount,
+            "usd",
+            "o-other",
+        )),
+    )
+    .await;
+    assert_eq!(
+        (status, answer["outcome"].as_str()),
+        (200, Some("replayed"))
+    );
+    let again = refunds(&app).await;
+    assert_eq!(again, recorded, "the refunds due are as they were");
+    // The order's own PaymentIntent still places it.
+    let (status, answer) = post(
+        &hook,
+        webhook(&succeeded("evt_right", &intent, amount, "usd", &order)),
+    )
+    .await;
+    assert_eq!((status, answer["outcome"].as_str()), (200, Some("placed")));
     // The sample event names no order of the sample data, and is signed long ago.
     let req = from_event_file("../../events/payment-webhook.json").expect("event");
     assert_eq!(
@@ -186,8 +243,8 @@ async fn payments_that_match_no_hold_are_recorded_for_refund_and_place_nothing()
 async fn two_deliveries_of_one_event_at_once_place_the_order_once() {
     let app = TestApp::seeded().await.expect("app");
     let hook = hooked(&app);
-    let (order, amount) = held(&app).await;
-    let body = succeeded("evt_twice", amount, "usd", &order);
+    let (order, amount, intent) = held(&app).await;
+    let body = succeeded("evt_twice", &intent, amount, "usd", &order);
     let (a, b) = tokio::join!(post(&hook, webhook(&body)), post(&hook, webhook(&body)));
     let mut outcomes = [a.1["outcome"].clone(), b.1["outcome"].clone()];
     outcomes.sort_by_key(|o| o.to_string());
@@ -201,15 +258,26 @@ async fn a_payment_after_the_hold_ended_is_recorded_for_refund_and_stock_goes_ba
     let app = TestApp::seeded().await.expect("app");
     let short = briefly_held(&app.store);
     let before = app.stock("sku-1").await;
-    let (status, _, body) = parts(dispatch(&short, checkout("c2", None), checkout::handle).await);
+    let (status, _, body) = parts(
+        dispatch(
+            &checkout::Checkout {
+                store: short.clone(),
+                provider: local_engine::testing::provider(),
+            },
+            checkout("c2", None),
+            checkout::handle,
+        )
+        .await,
+    );
     assert_eq!(status, 201, "{body}");
     let order = body["orderId"].as_str().expect("id").to_owned();
     let amount = body["payment"]["amount"].as_i64().expect("amount");
+    let intent = body["payment"]["paymentIntentId"].as_str().expect("intent");
     tokio::time::sleep(Duration::from_millis(3_100)).await;
     let hook = hooked(&app);
     let (status, answer) = post(
         &hook,
-        webhook(&succeeded("evt_late", amount, "usd", &order)),
+        webhook(&succeeded("evt_late", intent, amount, "usd", &order)),
     )
     .await;
     assert_eq!(status, 200, "{answer}");
@@ -233,18 +301,38 @@ async fn a_payment_after_the_hold_ended_is_recorded_for_refund_and_stock_goes_ba
 async fn a_checkout_replayed_after_its_payment_answers_the_order_placed() {
     let app = TestApp::seeded().await.expect("app");
     let hook = hooked(&app);
-    let (status, _, first) =
-        parts(dispatch(&app.store, checkout("c2", Some("k-paid")), checkout::handle).await);
+    let (status, _, first) = parts(
+        dispatch(
+            &checkout::Checkout {
+                store: app.store.clone(),
+                provider: local_engine::testing::provider(),
+            },
+            checkout("c2", Some("k-paid")),
+            checkout::handle,
+        )
+        .await,
+    );
     assert_eq!(status, 201, "{first}");
     let order = first["orderId"].as_str().expect("id").to_owned();
     let amount = first["payment"]["amount"].as_i64().expect("amount");
+    let intent = first["payment"]["paymentIntentId"]
+        .as_str()
+        .expect("intent");
     let (status, answer) = post(
         &hook,
-        webhook(&succeeded("evt_paid", amount, "usd", &order)),
+        webhook(&succeeded("evt_paid", intent, amount, "usd", &order)),
     )
     .await;
     assert_eq!((status, answer["outcome"].as_str()), (200, Some("placed")));
-    let response = dispatch(&app.store, checkout("c2", Some("k-paid")), checkout::handle).await;
+    let response = dispatch(
+        &checkout::Checkout {
+            store: app.store.clone(),
+            provider: local_engine::testing::provider(),
+        },
+        checkout("c2", Some("k-paid")),
+        checkout::handle,
+    )
+    .await;
     let replayed = local_engine::testing::header(&response, "idempotent-replayed");
     let (status, _, again) = parts(response);
     assert_eq!(

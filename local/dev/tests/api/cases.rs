@@ -17,8 +17,7 @@ async fn every_error_case_answers_its_status_with_a_problem_and_writes_nothing()
         let req = from_event_file(case.path.to_str().expect("path")).expect("event");
         let response = local_dev::invoke(
             &case.binary,
-            &app.store,
-            &local_engine::testing::webhook_secrets(),
+            &local_dev::Services::for_test(&app.store),
             req,
         )
         .await

@@ -17,14 +17,9 @@ struct Answer {
 }
 
 async fn run(app: &TestApp, binary: &str, req: lambda_http::Request) -> Answer {
-    let response = local_dev::invoke(
-        binary,
-        &app.store,
-        &local_engine::testing::webhook_secrets(),
-        req,
-    )
-    .await
-    .expect("known binary");
+    let response = local_dev::invoke(binary, &local_dev::Services::for_test(&app.store), req)
+        .await
+        .expect("known binary");
     let retry_after = header(&response, "retry-after");
     let (status, _, body) = parts(response);
     Answer {

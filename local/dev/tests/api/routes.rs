@@ -233,8 +233,7 @@ async fn a_function_refuses_a_request_without_a_caller_whatever_its_route() {
         let before = app.requests.total();
         let response = local_dev::invoke(
             &route.binary,
-            &app.store,
-            &local_engine::testing::webhook_secrets(),
+            &local_dev::Services::for_test(&app.store),
             req,
         )
         .await
@@ -262,8 +261,7 @@ async fn a_function_refuses_a_request_without_a_caller_whatever_its_route() {
     let req = from_event_file(&file).expect("event");
     let response = local_dev::invoke(
         "get-customer",
-        &app.store,
-        &local_engine::testing::webhook_secrets(),
+        &local_dev::Services::for_test(&app.store),
         req,
     )
     .await

@@ -40,9 +40,8 @@ pub(crate) async fn serve(app: &TestApp) -> String {
     let addr = listener.local_addr().expect("addr");
     let router = router(
         &routes,
-        app.store.clone(),
+        local_dev::Services::for_test(&app.store),
         issuer().verifier(),
-        local_engine::testing::webhook_secrets(),
         local_dev::server::Explorer::served(addr.ip(), addr.port()),
     );
     tokio::spawn(async move { axum::serve(listener, router).await });

@@ -36,6 +36,7 @@ pub const UPDATES: &[&UpdateSpec] = &[
     &order_header::STATUS_CHANGE,
     &order_header::ON_TIME,
     &order_header::PAYMENT,
+    &order_header::PAYMENT_INTENT,
     &line_item::GSI2_BACKFILL,
     &open_order_count::COUNT_UPDATE,
     &product::REPLACE,

@@ -22,6 +22,9 @@ pub const PLACED_AT: Attr<Timestamp> = Attr::new("placedAt");
 
 /// The payment that placed a checked-out order (set when it is paid).
 pub const PAYMENT_ID: Attr<PaymentId> = Attr::new("paymentId");
+/// The PaymentIntent checkout asked the provider for (set once it answers): only a payment of
+/// it places the order.
+pub const PAYMENT_INTENT_ID: Attr<PaymentId> = Attr::new("paymentIntentId");
 
 /// A status change of the header, on the condition that its status is still the one read.
 pub const STATUS_CHANGE: UpdateSpec = UpdateSpec {
@@ -37,6 +40,11 @@ pub const ON_TIME: UpdateSpec = UpdateSpec {
 /// The payment that placed a hold, recorded with its status change.
 pub const PAYMENT: UpdateSpec = UpdateSpec {
     set: &[PAYMENT_ID.name],
+    ..UpdateSpec::of(Entity::OrderHeader)
+};
+/// The PaymentIntent of a hold, recorded once the provider made it.
+pub const PAYMENT_INTENT: UpdateSpec = UpdateSpec {
+    set: &[PAYMENT_INTENT_ID.name],
     ..UpdateSpec::of(Entity::OrderHeader)
 };
 /// A hold paid: its status change, on time, with the payment.
@@ -99,6 +107,8 @@ pub fn from_item(mut item: Item) -> Result<Order, BadItem> {
         status: STATUS.take(&mut item)?,
         total: TOTAL.take(&mut item)?,
         hold_until: HOLD_UNTIL.take_optional(&mut item)?,
+        payment_intent_id: PAYMENT_INTENT_ID.take_optional(&mut item)?,
+        payment_id: PAYMENT_ID.take_optional(&mut item)?,
     })
 }
 

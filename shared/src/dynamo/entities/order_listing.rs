@@ -165,6 +165,8 @@ pub fn from_item(mut item: Item) -> Result<Order, BadItem> {
         status: STATUS.take(&mut item)?,
         total: TOTAL.take(&mut item)?,
         hold_until: HOLD_UNTIL.take_optional(&mut item)?,
+        payment_intent_id: None,
+        payment_id: None,
     })
 }
 

@@ -37,6 +37,8 @@ pub(crate) fn order(status: OrderStatus) -> Order {
         status,
         total: Money::parse_number("39.9").expect("money"),
         hold_until: None,
+        payment_intent_id: None,
+        payment_id: None,
     }
 }
 

@@ -1,8 +1,9 @@
-//! make dev's payment provider: localstripe (PyPI, a stateful fake of the provider's API that
-//! signs and sends its own webhooks; not written here), run by `local/payment_provider.py` from
-//! the repo's virtualenv (`.venv-payments`, which `make dev` and `make test` install) on
-//! 127.0.0.1:`PAYMENT_PORT`, its webhook registered to make dev's `/payments/webhook` with the
-//! endpoint secret. `make pay` talks to it with [`form_post`].
+//! The payment provider of make dev and the tests: localstripe (PyPI, a stateful fake of the
+//! provider's API that signs and sends its own webhooks; not written here), run by
+//! `local/payment_provider.py` from the repo's virtualenv (`.venv-payments`, which `make dev`
+//! and `make test` install) on 127.0.0.1, its webhook registered to make dev's
+//! `/payments/webhook` with the endpoint secret. `make pay` talks to it with [`form_post`]; the
+//! functions, with `payment_provider::Provider`.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -62,9 +63,10 @@ impl Drop for LocalProvider {
 }
 
 impl LocalProvider {
-    /// localstripe on 127.0.0.1:`port`, logging to `log`, its webhook sent to `webhook_url`
-    /// signed with `secret`. Fails, saying what to run, when the virtualenv is missing.
-    pub fn start(port: u16, log: &Path, webhook_url: &str, secret: &str) -> Result<Self, Error> {
+    /// localstripe on 127.0.0.1:`port`, logging to `log`, its webhooks sent to `webhook`'s URL
+    /// signed with its secret (none: the events go nowhere, as for a handler's test). Fails,
+    /// saying what to run, when the virtualenv is missing.
+    pub fn start(port: u16, log: &Path, webhook: Option<(&str, &str)>) -> Result<Self, Error> {
         let root = repo_root();
         let python = root.join(".venv-payments/bin/python");
         if !python.exists() {
@@ -88,16 +90,30 @@ impl LocalProvider {
             base: format!("http://127.0.0.1:{port}"),
         };
         provider.wait_until_listening(port)?;
-        let (status, body) = form_post(
-            &provider.base,
-            &format!("/_config/webhooks/{WEBHOOK_ID}"),
-            None,
-            &[("url", webhook_url), ("secret", secret)],
-        )?;
-        if status != 200 {
-            return Err(format!("localstripe refused the webhook ({status}): {body}").into());
+        if let Some((url, secret)) = webhook {
+            let (status, body) = form_post(
+                &provider.base,
+                &format!("/_config/webhooks/{WEBHOOK_ID}"),
+                None,
+                &[("url", url), ("secret", secret)],
+            )?;
+            if status != 200 {
+                return Err(format!("localstripe refused the webhook ({status}): {body}").into());
+            }
         }
         Ok(provider)
+    }
+
+    /// A fresh localstripe on a free port, its log in the system's temporary folder, sending
+    /// no webhooks; and the client the functions call it with. Each test owns its own.
+    pub fn for_test() -> Result<(Self, payment_provider::Provider), Error> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")?
+            .local_addr()?
+            .port();
+        let log = std::env::temp_dir().join(format!("localstripe-{port}.log"));
+        let provider = Self::start(port, &log, None)?;
+        let client = payment_provider::Provider::new(&provider.base, LOCAL_API_KEY);
+        Ok((provider, client))
     }
 
     fn wait_until_listening(&self, port: u16) -> Result<(), Error> {
@@ -113,26 +129,11 @@ impl LocalProvider {
     }
 }
 
-/// `fields` as `application/x-www-form-urlencoded`, the provider's request encoding (nested
-/// names such as `metadata[orderId]` are written as they are).
+/// `fields` as `application/x-www-form-urlencoded`, the provider's request encoding.
 pub fn form_encode(fields: &[(&str, &str)]) -> String {
-    let encode = |text: &str| {
-        text.bytes().fold(String::new(), |mut out, byte| {
-            match byte {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                    out.push(char::from(byte))
-                }
-                b' ' => out.push('+'),
-                _ => out.push_str(&format!("%{byte:02X}")),
-            }
-            out
-        })
-    };
-    fields
-        .iter()
-        .map(|(name, value)| format!("{}={}", encode(name), encode(value)))
-        .collect::<Vec<_>>()
-        .join("&")
+    form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(fields)
+        .finish()
 }
 
 /// One request to the provider at `base` (plain HTTP: localstripe on loopback): `POST` with a
