@@ -478,7 +478,7 @@ fn print_banner(
         "  curl -s 'http://{api}/orders?status=PLACED&limit=3' -H \"authorization: Bearer $STAFF\""
     );
     println!(
-        "  curl -s -X POST http://{api}/customers/c1/orders -H \"authorization: Bearer $C1\" \\\n      -H 'content-type: application/json' -d '{{\"items\":[{{\"sku\":\"sku-1\",\"quantity\":2}}]}}'    # priced from the catalog"
+        "  curl -s -X POST http://{api}/customers/c1/orders -H \"authorization: Bearer $STAFF\" \\\n      -H 'content-type: application/json' -d '{{\"items\":[{{\"sku\":\"sku-1\",\"quantity\":2}}]}}'    # staff's; customers check out"
     );
     println!(
         "  curl -s -X PATCH http://{api}/orders/o100 -H \"authorization: Bearer $STAFF\" \\\n      -H 'content-type: application/json' -d '{{\"status\":\"SHIPPED\"}}'"

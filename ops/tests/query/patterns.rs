@@ -283,6 +283,8 @@ async fn each_access_pattern_in_partiql_reads_what_the_api_reads() {
             id: PaymentId::parse(&format!("pi_{n}")).expect("id"),
             amount: 100 * n,
             currency: "usd".to_owned(),
+            amount_received: Some(100 * n),
+            charges: None,
             metadata: PaymentMetadata::default(),
         };
         store

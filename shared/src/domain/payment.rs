@@ -108,9 +108,36 @@ pub struct Payment {
     pub amount: i64,
     /// Lowercase ISO 4217.
     pub currency: String,
+    /// What it collected, in the smallest unit, as the provider's API versions since 2019 say
+    /// it ([`Payment::received`]).
+    #[serde(default)]
+    pub amount_received: Option<i64>,
+    /// Its charges, as older API versions (localstripe's 2017-08-15) list them instead.
+    #[serde(default)]
+    pub charges: Option<Charges>,
     /// What the store put on the payment when it asked for it.
     #[serde(default)]
     pub metadata: PaymentMetadata,
+}
+
+/// A PaymentIntent's charges, in the older API versions' list.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Charges {
+    /// The charges.
+    #[serde(default)]
+    pub data: Vec<Charge>,
+}
+
+/// One charge of a PaymentIntent, as far as what it collected.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Charge {
+    /// In the smallest unit.
+    pub amount: i64,
+    /// Whether the money was taken (not only authorized).
+    #[serde(default)]
+    pub captured: bool,
+    /// `succeeded`, `pending` or `failed`.
+    pub status: String,
 }
 
 /// The metadata the store puts on a payment: which order it pays for.
@@ -171,6 +198,23 @@ pub fn succeeded_event_body(
 }
 
 impl Payment {
+    /// What the payment collected: `amount_received`, or where the provider's API version has
+    /// none, the sum of its captured, succeeded charges. `None` when the event says neither: no
+    /// collection is proven, and nothing is placed on it.
+    pub fn received(&self) -> Option<i64> {
+        if let Some(received) = self.amount_received {
+            return Some(received);
+        }
+        self.charges.as_ref().map(|charges| {
+            charges
+                .data
+                .iter()
+                .filter(|charge| charge.captured && charge.status == "succeeded")
+                .map(|charge| charge.amount)
+                .sum()
+        })
+    }
+
     /// The order the payment names, if it names a valid order ID.
     pub fn order_id(&self) -> Option<OrderId> {
         self.metadata
@@ -310,6 +354,29 @@ mod tests {
                 .succeeded_payment()
                 .is_err()
         );
+    }
+
+    #[test]
+    fn what_a_payment_collected_is_its_amount_received_or_its_captured_charges() {
+        let read = |object: &str| {
+            let body = format!(
+                r#"{{"id":"evt_1","type":"payment_intent.succeeded","data":{{"object":{object}}}}}"#
+            );
+            ProviderEvent::parse(body.as_bytes())
+                .expect("event")
+                .succeeded_payment()
+                .expect("reads")
+                .expect("a payment")
+                .received()
+        };
+        let current = r#"{"id":"pi_1","amount":25000,"amount_received":1,"currency":"usd"}"#;
+        assert_eq!(read(current), Some(1));
+        let older = r#"{"id":"pi_1","amount":4395,"currency":"usd","charges":{"data":[
+            {"amount":4395,"captured":true,"status":"succeeded"},
+            {"amount":4395,"captured":false,"status":"succeeded"},
+            {"amount":4395,"captured":true,"status":"failed"}]}}"#;
+        assert_eq!(read(older), Some(4395));
+        assert_eq!(read(r#"{"id":"pi_1","amount":5,"currency":"usd"}"#), None);
     }
 
     #[test]

@@ -76,7 +76,11 @@ fn judge(
     };
     let reason = if payment.currency != currency.as_str() {
         Some(RefundReason::WrongCurrency)
-    } else if payment.amount != currency.minor_units(order.total)? {
+    } else if payment.amount != currency.minor_units(order.total)?
+        || payment.received() != Some(payment.amount)
+    {
+        // Its amount, and what it collected: a payment for the total that collected a cent
+        // places nothing.
         Some(RefundReason::WrongAmount)
     } else if order.payment_intent_id.as_ref() != Some(&payment.id) {
         // Matched by the PaymentIntent the order stores, never by metadata alone: one
@@ -154,7 +158,8 @@ impl Store {
         let refund = RefundDue {
             payment_id: payment.id.clone(),
             order_id,
-            amount: payment.amount,
+            // What it collected is what goes back.
+            amount: payment.received().unwrap_or(payment.amount),
             currency: payment.currency.clone(),
             reason,
             event_id: event.clone(),

@@ -401,7 +401,7 @@ mod tests {
             ("get-order.json", "c1", false),
             ("list-customer-orders.json", "c1", false),
             ("list-orders-by-status.json", "staff-1", true),
-            ("place-order.json", "c1", false),
+            ("place-order.json", "staff-1", true),
             ("put-customer.json", "c7", false),
             ("update-order-status.json", "staff-1", true),
             ("get-product.json", "c1", false),

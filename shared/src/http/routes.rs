@@ -9,26 +9,28 @@ use crate::AppError;
 use crate::domain::access::Caller;
 use crate::domain::ids::CustomerId;
 
-/// Which callers a route admits, beyond being signed in (API Gateway's JWT authorizer, or
-/// `make dev`'s, admits no request without a valid token; the function refuses one without
-/// claims all the same).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Admits {
-    /// Any signed-in caller: the catalog.
-    AnyCaller,
-    /// The customer the path's `customerId` names, and staff; anyone else is a 403.
-    PathCustomer,
-    /// The owner of the order the path's `orderId` names, and staff. Only the order says who
-    /// owns it, so the store's read takes the caller and answers "no such order" to anyone
-    /// else (a 404: an order's existence is not told to other customers).
-    OrderOwner,
-    /// Staff: the `staff` group, or a known machine client with the admin scope; anyone else is
-    /// a 403.
-    Staff,
-    /// No signed-in caller: the payment provider, whose signature over the body is its
-    /// authentication (the route has no JWT authorizer; its handler checks the signature before
-    /// it reads anything, `shared::http::signature`).
-    ProviderSignature,
+crate::listed! {
+    /// Which callers a route admits, beyond being signed in (API Gateway's JWT authorizer, or
+    /// `make dev`'s, admits no request without a valid token; the function refuses one without
+    /// claims all the same).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Admits {
+        /// Any signed-in caller: the catalog.
+        AnyCaller,
+        /// The customer the path's `customerId` names, and staff; anyone else is a 403.
+        PathCustomer,
+        /// The owner of the order the path's `orderId` names, and staff. Only the order says
+        /// who owns it, so the store's read takes the caller and answers "no such order" to
+        /// anyone else (a 404: an order's existence is not told to other customers).
+        OrderOwner,
+        /// Staff: the `staff` group, or a known machine client with the admin scope; anyone
+        /// else is a 403.
+        Staff,
+        /// No signed-in caller: the payment provider, whose signature over the body is its
+        /// authentication (the route has no JWT authorizer; its handler checks the signature
+        /// before it reads anything, `shared::http::signature`).
+        ProviderSignature,
+    }
 }
 
 /// One route: API Gateway's route key, the Cargo binary that serves it, and who may call it.
@@ -70,7 +72,7 @@ pub const ROUTES: &[Route] = &[
     route(
         "POST /customers/{customerId}/orders",
         "place-order",
-        Admits::PathCustomer,
+        Admits::Staff,
     ),
     route(
         "GET /customers/{customerId}/cart",
@@ -176,6 +178,36 @@ impl Admits {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/authorization.md's table: each kind of caller's row names exactly its routes.
+    #[test]
+    fn the_docs_table_of_who_may_call_what_is_this_table() {
+        let doc = include_str!("../../../docs/authorization.md");
+        let rows: Vec<&str> = doc
+            .lines()
+            .skip_while(|line| !line.starts_with("| admits | routes |"))
+            .skip(2)
+            .take_while(|line| line.starts_with('|'))
+            .collect();
+        assert_eq!(rows.len(), Admits::ALL.len(), "one row per kind of caller");
+        for admits in Admits::ALL {
+            let name = format!("`{admits:?}`");
+            let row = rows
+                .iter()
+                .find(|row| row.trim_start_matches("| ").starts_with(&name))
+                .unwrap_or_else(|| panic!("no row for {name}"));
+            let cells: Vec<&str> = row.split('|').collect();
+            let mut documented: Vec<&str> = cells[2].split('`').skip(1).step_by(2).collect();
+            let mut routes: Vec<&str> = ROUTES
+                .iter()
+                .filter(|r| r.admits == admits)
+                .map(|r| r.key)
+                .collect();
+            documented.sort_unstable();
+            routes.sort_unstable();
+            assert_eq!(documented, routes, "{name}");
+        }
+    }
 
     /// A request with claims on a route the table does not name is refused, and one without
     /// claims is a 401 wherever it came in (sam local start-api runs no authorizer).

@@ -407,3 +407,36 @@ async fn a_signed_event_the_store_cannot_read_is_kept_as_signed_and_acknowledged
     let (status, answer) = post(&hook, webhook(&longest)).await;
     assert_eq!((status, answer["outcome"].as_str()), (200, Some("ignored")));
 }
+
+/// The review's case: a payment whose `amount` is the order's total but that collected one
+/// cent places nothing, and what goes back is the cent it collected.
+#[tokio::test]
+async fn a_payment_that_collected_less_than_its_amount_places_nothing() {
+    let app = TestApp::seeded().await.expect("app");
+    let hook = hooked(&app);
+    let (order, amount, intent) = held(&app).await;
+    let body = serde_json::json!({
+        "id": "evt_cent",
+        "type": "payment_intent.succeeded",
+        "data": {"object": {
+            "id": intent,
+            "object": "payment_intent",
+            "amount": amount,
+            "amount_received": 1,
+            "currency": "usd",
+            "status": "succeeded",
+            "metadata": {"orderId": order},
+        }},
+    })
+    .to_string();
+    let (status, answer) = post(&hook, webhook(&body)).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        (answer["outcome"].as_str(), answer["reason"].as_str()),
+        (Some("refund-due"), Some("wrong-amount"))
+    );
+    assert_eq!(app.status_of(&order).await, "PENDING_PAYMENT");
+    let due = refunds(&app).await;
+    assert_eq!(due.len(), 1);
+    assert_eq!(due[0]["amount"], 1, "{due:?}");
+}

@@ -8,7 +8,7 @@ use shared::http::serve::dispatch;
 
 async fn place(store: &Store, customer: &str) -> (u16, Value) {
     let req = send_json(
-        Who::Customer(customer),
+        Who::Staff,
         "POST /customers/{customerId}/orders",
         &format!("/customers/{customer}/orders"),
         &[],

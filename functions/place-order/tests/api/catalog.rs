@@ -21,12 +21,10 @@ use shared::http::serve::dispatch;
 
 const ROUTE: &str = "POST /customers/{customerId}/orders";
 
-async fn order(store: &Store, who: Option<&str>, customer: &str, body: &str) -> (u16, Value) {
+/// `customer`'s order of `body`, placed directly by staff (a customer checks out instead).
+async fn order(store: &Store, customer: &str, body: &str) -> (u16, Value) {
     let path = format!("/customers/{customer}/orders");
-    let req = match who {
-        Some(id) => send_json(Who::Customer(id), ROUTE, &path, &[], body),
-        None => send_json(Who::Staff, ROUTE, &path, &[], body),
-    };
+    let req = send_json(Who::Staff, ROUTE, &path, &[], body);
     let (status, _, body) = parts(dispatch(store, req, place_order::handle).await);
     (status, body)
 }
@@ -57,7 +55,6 @@ async fn orders_are_priced_from_the_catalog_and_take_its_stock() {
     let app = TestApp::seeded().await.expect("app");
     let (status, body) = order(
         &app.store,
-        Some("c1"),
         "c1",
         r#"{"items":[{"sku":"sku-1","quantity":3},{"sku":"sku-4","quantity":1}]}"#,
     )
@@ -94,7 +91,7 @@ async fn unknown_products_missing_stock_and_stale_prices_are_named_and_take_noth
             json!(["sku-2"]),
         ),
     ] {
-        let (got, problem) = order(&app.store, Some("c1"), "c1", body).await;
+        let (got, problem) = order(&app.store, "c1", body).await;
         assert_eq!(got, status, "{body}: {problem}");
         assert_eq!(problem["type"], kind, "{problem}");
         assert_eq!(problem["skus"], skus, "{problem}");
@@ -114,7 +111,6 @@ async fn clients_racing_for_the_last_units_get_exactly_that_many() {
             let customer = format!("c{}", 1 + n % 6);
             order(
                 &store,
-                Some(&customer),
                 &customer,
                 r#"{"items":[{"sku":"last-3","quantity":1}]}"#,
             )
@@ -194,13 +190,7 @@ fn repricing_store(app: &TestApp, sku: &'static str, to: &'static str) -> (Store
 async fn a_price_changed_between_read_and_write_is_read_again() {
     let app = TestApp::seeded().await.expect("app");
     let (store, requests) = repricing_store(&app, "sku-3", "13.50");
-    let (status, body) = order(
-        &store,
-        Some("c2"),
-        "c2",
-        r#"{"items":[{"sku":"sku-3","quantity":2}]}"#,
-    )
-    .await;
+    let (status, body) = order(&store, "c2", r#"{"items":[{"sku":"sku-3","quantity":2}]}"#).await;
     assert_eq!(status, 201, "{body}");
     assert_eq!(
         body["items"][0]["price"], "13.50",
@@ -222,7 +212,6 @@ async fn a_price_changed_between_read_and_write_is_read_again() {
     let (store, _) = repricing_store(&app, "sku-3", "14.00");
     let (status, body) = order(
         &store,
-        Some("c2"),
         "c2",
         r#"{"items":[{"sku":"sku-3","quantity":1,"price":"13.50"}]}"#,
     )
@@ -235,8 +224,8 @@ async fn a_price_changed_between_read_and_write_is_read_again() {
 async fn cancelling_gives_the_stock_back_and_shipping_does_not() {
     let app = TestApp::seeded().await.expect("app");
     let place = r#"{"items":[{"sku":"sku-6","quantity":4},{"sku":"sku-7","quantity":2}]}"#;
-    let (_, first) = order(&app.store, Some("c3"), "c3", place).await;
-    let (_, second) = order(&app.store, Some("c3"), "c3", place).await;
+    let (_, first) = order(&app.store, "c3", place).await;
+    let (_, second) = order(&app.store, "c3", place).await;
     assert_eq!(
         (stock_of(&app, "sku-6").await, stock_of(&app, "sku-7").await),
         (92, 96)
@@ -272,7 +261,7 @@ async fn a_retried_post_with_its_key_takes_the_stock_once_and_answers_the_same()
     let key = [("idempotency-key", "retry-me-1")];
     let body = r#"{"items":[{"sku":"sku-8","quantity":5}]}"#;
     let path = "/customers/c4/orders";
-    let post = || send_json(Who::Customer("c4"), ROUTE, path, &key, body);
+    let post = || send_json(Who::Staff, ROUTE, path, &key, body);
     let (first_status, _, first) = parts(dispatch(&app.store, post(), place_order::handle).await);
     // Meanwhile the price changes: the replay still answers with the first order.
     app.store

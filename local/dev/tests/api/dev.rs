@@ -110,3 +110,11 @@ pub(crate) fn token(dev: &Dev, customer: &str) -> String {
         .token(customer, false, chrono::Utc::now().timestamp())
         .expect("token")
 }
+
+/// A staff member's token from `dev`'s issuer.
+pub(crate) fn staff_token(dev: &Dev) -> String {
+    Issuer::open(&dev.dir)
+        .expect("make dev's issuer")
+        .token("staff-1", true, chrono::Utc::now().timestamp())
+        .expect("token")
+}

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::dev::{Dev, free_port, http, start_dev, token};
+use crate::dev::{Dev, free_port, http, staff_token, start_dev, token};
 use shared::domain::ids::OrderId;
 use shared::domain::time::Timestamp;
 use shared::dynamo::entities::{customer, order_listing};
@@ -224,12 +224,13 @@ fn the_explorer_draws_the_table_runs_a_pattern_and_logs_requests() {
         "{body}"
     );
 
-    // An order through the API: the live log shows it, with its two requests and their cost.
+    // An order through the API (placed by staff: a customer checks out): the live log shows
+    // it, with its two requests and their cost.
     let (status, _) = http(
         &dev,
         "POST",
         "/customers/c1/orders",
-        &c1_token,
+        &staff_token(&dev),
         r#"{"items":[{"sku":"sku-1","quantity":1}]}"#,
     );
     assert_eq!(status, 201);

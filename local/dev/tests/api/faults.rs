@@ -35,7 +35,7 @@ fn writes() -> Vec<(&'static str, lambda_http::Request)> {
         (
             "place-order",
             send_json(
-                Who::Customer("c1"),
+                Who::Staff,
                 "POST /customers/{customerId}/orders",
                 "/customers/c1/orders",
                 &[("idempotency-key", "fault-test-1")],

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::dev::{Dev, http, start_dev, token};
+use crate::dev::{Dev, http, staff_token, start_dev, token};
 
 /// `make -s pay ORDER=<order>` with `args`, against `dev`: its printed answer.
 fn pay(dev: &Dev, order: &str, args: &[&str]) -> Value {
@@ -25,13 +25,6 @@ fn pay(dev: &Dev, order: &str, args: &[&str]) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_str(stdout.trim()).expect("one JSON line")
-}
-
-fn staff(dev: &Dev) -> String {
-    local_dev::auth::Issuer::open(&dev.dir)
-        .expect("make dev's issuer")
-        .token("staff-1", true, chrono::Utc::now().timestamp())
-        .expect("token")
 }
 
 #[test]
@@ -57,7 +50,13 @@ fn the_providers_own_webhook_places_a_paid_hold_and_a_declined_card_places_nothi
     let paid = pay(&dev, order, &[]);
     assert_eq!(paid["paymentStatus"], "succeeded", "{paid}");
     assert_eq!(paid["orderStatus"], "PLACED", "{paid}");
-    let (_, now) = http(&dev, "GET", &format!("/orders/{order}"), &staff(&dev), "");
+    let (_, now) = http(
+        &dev,
+        "GET",
+        &format!("/orders/{order}"),
+        &staff_token(&dev),
+        "",
+    );
     assert_eq!(now["status"], "PLACED");
 
     // c1 holds one mug and pays with a card that is declined: the order waits for payment.
@@ -81,6 +80,12 @@ fn the_providers_own_webhook_places_a_paid_hold_and_a_declined_card_places_nothi
     assert_eq!(declined["paymentStatus"], "requires_payment_method");
     // The provider reports the failure a second later; it places nothing.
     std::thread::sleep(std::time::Duration::from_millis(1_500));
-    let (_, now) = http(&dev, "GET", &format!("/orders/{order}"), &staff(&dev), "");
+    let (_, now) = http(
+        &dev,
+        "GET",
+        &format!("/orders/{order}"),
+        &staff_token(&dev),
+        "",
+    );
     assert_eq!(now["status"], "PENDING_PAYMENT");
 }

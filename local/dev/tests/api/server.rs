@@ -368,7 +368,6 @@ async fn a_customer_reaches_only_their_own_data_and_staff_reach_everything() {
             ("GET", "/customers/c1", "", 200),
             ("PUT", "/customers/c1", profile, 200),
             ("GET", "/customers/c1/orders", "", 200),
-            ("POST", "/customers/c1/orders", order, 201),
             ("GET", "/orders/o100", "", 200),
             ("GET", "/orders/o100/items", "", 200),
         ] {
@@ -376,6 +375,15 @@ async fn a_customer_reaches_only_their_own_data_and_staff_reach_everything() {
             assert_eq!(reply.status, expected, "{method} {target}");
         }
     }
+    // An order placed directly, without a payment, is staff's (and machine clients') to place:
+    // a customer's own orders go through checkout, which the provider's payment places.
+    let own = http(&addr, "POST", "/customers/c1/orders", Some(&c1), order).await;
+    assert_eq!(
+        (own.status, own.body["type"].as_str()),
+        (403, Some("/problems/forbidden"))
+    );
+    let by_staff = http(&addr, "POST", "/customers/c1/orders", Some(&staff), order).await;
+    assert_eq!(by_staff.status, 201);
     assert_eq!(
         get(&addr, "/orders?status=PLACED", &staff).await.status,
         200
@@ -407,11 +415,12 @@ async fn a_customer_may_cancel_their_placed_order_but_not_ship_it() {
     let app = TestApp::seeded().await.expect("app");
     let addr = serve(&app).await;
     let c1 = customer("c1");
+    // Placed for c1 by staff: customers check out.
     let placed = http(
         &addr,
         "POST",
         "/customers/c1/orders",
-        Some(&c1),
+        Some(&staff()),
         r#"{"items":[{"sku":"sku-2","quantity":2,"price":"4.50"}]}"#,
     )
     .await;
