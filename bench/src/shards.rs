@@ -98,6 +98,7 @@ pub(crate) async fn engine_with_orders(shards: StatusShards) -> Result<Engine, E
             hold_until: None,
             payment_intent_id: None,
             payment_id: None,
+            payment_error: None,
         };
         items.push(order_listing::to_item(&order, shards));
     }

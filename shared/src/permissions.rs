@@ -204,6 +204,7 @@ pub const FUNCTIONS: &[Function] = &[
             PutItem(&payment_event::PUT),
             PutItem(&refund_due::PUT),
             PutItem(&unread_event::PUT),
+            UpdateItem(&[&order_header::PAYMENT_FAILED]),
             GetSecret("PaymentWebhookSecret"),
         ],
     ),

@@ -13,7 +13,7 @@ pub mod secret;
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
 use serde::Serialize;
-use shared::domain::payment::{EventOutcome, ProviderEvent, RefundReason};
+use shared::domain::payment::{EventOutcome, ProviderEvent, RefundReason, Reported};
 use shared::dynamo::payments::PaymentOutcome;
 use shared::http::HttpResult;
 use shared::http::request::{header_value, raw_body};
@@ -83,21 +83,33 @@ pub async fn handle(webhook: &Webhook, req: Request) -> HttpResult {
         return Err(AppError::invalid(refused.to_string()));
     }
     let read = ProviderEvent::parse(body).and_then(|event| {
-        let payment = event.succeeded_payment()?;
-        Ok((event, payment))
+        let reported = event.reported()?;
+        Ok((event, reported))
     });
-    let (event, payment) = match read {
+    let (event, reported) = match read {
         Ok(read) => read,
         Err(unreadable) => return keep_unread(&webhook.store, body, &unreadable).await,
     };
-    let Some(payment) = payment else {
-        tracing::info!(event = %event.id, kind = %event.kind, "event acknowledged and ignored");
-        return Ok(json_response(
-            StatusCode::OK,
-            &received(EventOutcome::Ignored),
-        ));
-    };
     let store = &webhook.store;
+    let payment = match reported {
+        Some(Reported::Succeeded(payment)) => payment,
+        Some(Reported::Failed(payment)) => {
+            let outcome = if store.record_payment_failure(&payment).await? {
+                tracing::info!(payment = %payment.id, event = %event.id, "a payment failed; the hold waits for another");
+                EventOutcome::PaymentFailed
+            } else {
+                EventOutcome::Ignored
+            };
+            return Ok(json_response(StatusCode::OK, &received(outcome)));
+        }
+        None => {
+            tracing::info!(event = %event.id, kind = %event.kind, "event acknowledged and ignored");
+            return Ok(json_response(
+                StatusCode::OK,
+                &received(EventOutcome::Ignored),
+            ));
+        }
+    };
     let answer = match store
         .apply_payment(&event.id, &payment, store.currency())
         .await?

@@ -175,6 +175,7 @@ fn order(sample: &SampleOrder) -> Result<Order, Error> {
         hold_until: None,
         payment_intent_id: None,
         payment_id: None,
+        payment_error: None,
     })
 }
 

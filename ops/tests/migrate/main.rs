@@ -49,6 +49,7 @@ fn order(id: &str, customer: &str, at: &str) -> Order {
         hold_until: None,
         payment_intent_id: None,
         payment_id: None,
+        payment_error: None,
     }
 }
 

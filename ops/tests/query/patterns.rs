@@ -286,6 +286,7 @@ async fn each_access_pattern_in_partiql_reads_what_the_api_reads() {
             amount_received: Some(100 * n),
             charges: None,
             metadata: PaymentMetadata::default(),
+            last_payment_error: None,
         };
         store
             .apply_payment(&event, &payment, store.currency())

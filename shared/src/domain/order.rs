@@ -46,6 +46,10 @@ pub struct Order {
     /// The payment that placed it, once paid (the header only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payment_id: Option<PaymentId>,
+    /// Why the last attempt to pay the hold failed, in the provider's words, until it is paid
+    /// (the header only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payment_error: Option<String>,
 }
 
 /// One product line of an order.
@@ -159,6 +163,7 @@ impl OrderDetails {
                 hold_until,
                 payment_intent_id: None,
                 payment_id: None,
+                payment_error: None,
             },
             items: lines,
         })

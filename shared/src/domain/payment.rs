@@ -13,6 +13,9 @@ crate::listed! {
     pub enum EventType {
         /// `payment_intent.succeeded`: a payment collected, which pays for its hold.
         PaymentSucceeded,
+        /// `payment_intent.payment_failed`: an attempt to pay declined; the hold stays, and the
+        /// provider's reason is shown on the order.
+        PaymentFailed,
     }
 }
 
@@ -21,6 +24,7 @@ impl EventType {
     pub fn as_str(self) -> &'static str {
         match self {
             EventType::PaymentSucceeded => "payment_intent.succeeded",
+            EventType::PaymentFailed => "payment_intent.payment_failed",
         }
     }
 
@@ -46,6 +50,9 @@ crate::listed! {
         Placed,
         /// The payment placed nothing and is recorded to be given back.
         RefundDue,
+        /// An attempt to pay a hold failed: the provider's reason is on the order, which still
+        /// waits for payment.
+        PaymentFailed,
         /// The event was applied already: nothing changed.
         Replayed,
         /// The store does not act on the event's type.
@@ -62,6 +69,7 @@ impl EventOutcome {
         match self {
             EventOutcome::Placed => "placed",
             EventOutcome::RefundDue => "refund-due",
+            EventOutcome::PaymentFailed => "payment-failed",
             EventOutcome::Replayed => "replayed",
             EventOutcome::Ignored => "ignored",
             EventOutcome::Unreadable => "unreadable",
@@ -118,6 +126,26 @@ pub struct Payment {
     /// What the store put on the payment when it asked for it.
     #[serde(default)]
     pub metadata: PaymentMetadata,
+    /// Why the last attempt to pay failed, when one did.
+    #[serde(default)]
+    pub last_payment_error: Option<PaymentError>,
+}
+
+/// Why an attempt to pay failed, in the provider's words.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct PaymentError {
+    /// The provider's message for the customer (`Your card was declined.`).
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// What an event the store acts on reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reported {
+    /// A payment collected.
+    Succeeded(Payment),
+    /// An attempt to pay failed.
+    Failed(Payment),
 }
 
 /// A PaymentIntent's charges, in the older API versions' list.
@@ -160,14 +188,27 @@ impl ProviderEvent {
         EventType::of(&self.kind)
     }
 
-    /// The payment, when the event is a succeeded one; a 400 when its object is not a payment.
-    pub fn succeeded_payment(&self) -> Result<Option<Payment>, AppError> {
-        if self.event_type() != Some(EventType::PaymentSucceeded) {
+    /// What the event reports, when the store acts on its type (`None`: acknowledged and
+    /// ignored); an error when its object is not a payment.
+    pub fn reported(&self) -> Result<Option<Reported>, AppError> {
+        let Some(kind) = self.event_type() else {
             return Ok(None);
-        }
-        serde_json::from_value(self.data.object.clone())
-            .map(Some)
-            .map_err(|err| AppError::invalid(format!("data.object is not a payment: {err}")))
+        };
+        let payment = serde_json::from_value(self.data.object.clone())
+            .map_err(|err| AppError::invalid(format!("data.object is not a payment: {err}")))?;
+        Ok(Some(match kind {
+            EventType::PaymentSucceeded => Reported::Succeeded(payment),
+            EventType::PaymentFailed => Reported::Failed(payment),
+        }))
+    }
+
+    /// The payment, when the event is a succeeded one; an error when its object is not a
+    /// payment.
+    pub fn succeeded_payment(&self) -> Result<Option<Payment>, AppError> {
+        Ok(match self.reported()? {
+            Some(Reported::Succeeded(payment)) => Some(payment),
+            _ => None,
+        })
     }
 }
 
@@ -197,7 +238,22 @@ pub fn succeeded_event_body(
     .to_string()
 }
 
+/// The longest reason of a failed payment kept on an order.
+pub const MAX_PAYMENT_ERROR_CHARS: usize = 500;
+
 impl Payment {
+    /// Why its last attempt failed, as the order shows it: the provider's message (at most
+    /// [`MAX_PAYMENT_ERROR_CHARS`]), or that it was declined.
+    pub fn failure(&self) -> String {
+        self.last_payment_error
+            .as_ref()
+            .and_then(|error| error.message.as_deref())
+            .unwrap_or("the payment was declined")
+            .chars()
+            .take(MAX_PAYMENT_ERROR_CHARS)
+            .collect()
+    }
+
     /// What the payment collected: `amount_received`, or where the provider's API version has
     /// none, the sum of its captured, succeeded charges. `None` when the event says neither: no
     /// collection is proven, and nothing is placed on it.

@@ -215,6 +215,7 @@ mod tests {
             hold_until: None,
             payment_intent_id: None,
             payment_id: None,
+            payment_error: None,
         }
     }
 

@@ -39,3 +39,24 @@ where
         }
     }
 }
+
+/// A conditional write's answer: its output, or `None` when its condition failed (which a
+/// caller expects: the item was there already, or had moved on); any other error as
+/// [`AppError`].
+pub fn unless_condition_failed<T, E>(
+    sent: Result<T, SdkError<E, HttpResponse>>,
+) -> Result<Option<T>, AppError>
+where
+    E: ProvideErrorMetadata + StdError + Send + Sync + 'static,
+{
+    match sent {
+        Ok(out) => Ok(Some(out)),
+        Err(err)
+            if err.as_service_error().and_then(ProvideErrorMetadata::code)
+                == Some("ConditionalCheckFailedException") =>
+        {
+            Ok(None)
+        }
+        Err(err) => Err(err.into()),
+    }
+}

@@ -8,7 +8,6 @@
 //! finds it moved, and a payment that lost is recorded for refund. The event's record is put
 //! only where none is, so a redelivery (even a concurrent one) changes nothing.
 
-use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::types::Put;
 use aws_sdk_dynamodb::types::builders::PutBuilder;
 
@@ -23,6 +22,7 @@ use crate::domain::time::Timestamp;
 use crate::dynamo::codec::Item;
 use crate::dynamo::cursor::text;
 use crate::dynamo::entities::{order_header, payment_event, refund_due, unread_event};
+use crate::dynamo::errors::unless_condition_failed;
 use crate::dynamo::keys::{GSI1PK, GSI1SK, PK, SK};
 use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::epoch_seconds;
@@ -199,7 +199,8 @@ impl Store {
         let (header, listing) = self.status_updates(order, OrderStatus::Placed);
         let header = header
             .and(&order_header::PAYMENT)
-            .set(&order_header::PAYMENT_ID, &payment.id);
+            .set(&order_header::PAYMENT_ID, &payment.id)
+            .remove(&order_header::PAYMENT_ERROR);
         let mut transaction = Transaction::with_capacity(3);
         transaction.update(PaymentAction::Header, header.build()?)?;
         transaction.update(PaymentAction::Listing, listing.build()?)?;
@@ -289,6 +290,30 @@ impl Store {
         Ok(())
     }
 
+    /// A failed attempt to pay: the provider's reason recorded on the order the payment names
+    /// (`paymentError`), while that order still waits for payment by this PaymentIntent. The
+    /// hold stays, so the customer may try another card; a failure that arrives after the
+    /// order moved on, or for another PaymentIntent, changes nothing. Whether it was recorded.
+    pub async fn record_payment_failure(&self, payment: &Payment) -> Result<bool, AppError> {
+        let Some(order) = payment.order_id() else {
+            return Ok(false);
+        };
+        let sent = order_header::PAYMENT_FAILED
+            .on(&self.table, order_header::key(&order))
+            .set(&order_header::PAYMENT_ERROR, &payment.failure())
+            .condition("#status = :pending AND #paymentIntentId = :intent")
+            .value(
+                ":pending",
+                &order_header::STATUS,
+                &OrderStatus::PendingPayment,
+            )
+            .value(":intent", &order_header::PAYMENT_INTENT_ID, &payment.id)
+            .request(&self.client)?
+            .send()
+            .await;
+        Ok(unless_condition_failed(sent)?.is_some())
+    }
+
     /// Keeps `body`, a signed provider event the store could not read (for `reason`), for a
     /// person to look at ([`unread_event`]): put once per body, so a redelivery finds it kept
     /// and the first `receivedAt` stands.
@@ -301,18 +326,8 @@ impl Store {
             .condition_expression("attribute_not_exists(PK)")
             .send()
             .await;
-        match sent {
-            Ok(_) => Ok(()),
-            Err(err)
-                if matches!(
-                    err.as_service_error(),
-                    Some(PutItemError::ConditionalCheckFailedException(_))
-                ) =>
-            {
-                Ok(())
-            }
-            Err(err) => Err(err.into()),
-        }
+        unless_condition_failed(sent)?;
+        Ok(())
     }
 
     /// Access pattern 10: the payments to give back, oldest first (ONE Query on GSI1 per page).

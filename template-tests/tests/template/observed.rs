@@ -260,9 +260,11 @@ fn scenarios(binary: &str) -> Vec<Vec<Step>> {
             ]);
             all.push(vec![step("edit-cart", None), step("edit-cart-clear", None)]);
         }
-        // A hold paid: the sample's payment names no order (a refund); this one pays c2's.
+        // A hold paid: the sample's payment names no order (a refund); this one pays c2's,
+        // after a declined attempt.
         "payment-webhook" => all.push(vec![
             step("checkout", None),
+            step("payment-webhook", Some(FAIL_THE_HOLD)),
             step("payment-webhook", Some(PAY_THE_HOLD)),
         ]),
         // A hold that ended: a one-second hold, then the expiry.
@@ -284,6 +286,8 @@ fn scenarios(binary: &str) -> Vec<Vec<Step>> {
 
 /// A webhook step's body: the provider's payment for the hold the scenario made.
 const PAY_THE_HOLD: &str = "pay the hold";
+/// A webhook step's body: the provider's declined attempt to pay that hold.
+const FAIL_THE_HOLD: &str = "fail to pay the hold";
 /// A checkout step's body: the sample's checkout, its hold one second long.
 const SHORT_HOLD: &str = "a one-second hold";
 
@@ -390,6 +394,19 @@ async fn request(store: &Store, step: &Step) -> (Store, lambda_http::Request) {
                     "usd",
                     &order,
                 )
+            }
+            Some(FAIL_THE_HOLD) => {
+                let (order, amount, intent) = the_hold(store).await;
+                serde_json::json!({
+                    "id": "evt_observed_failed",
+                    "type": "payment_intent.payment_failed",
+                    "data": {"object": {
+                        "id": intent, "amount": amount, "currency": "usd",
+                        "last_payment_error": {"message": "Your card was declined."},
+                        "metadata": {"orderId": order},
+                    }},
+                })
+                .to_string()
             }
             _ => String::from_utf8_lossy(req.body()).into_owned(),
         };

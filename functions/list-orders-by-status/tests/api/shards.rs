@@ -46,6 +46,7 @@ async fn write_orders(
             hold_until: None,
             payment_intent_id: None,
             payment_id: None,
+            payment_error: None,
         };
         let mut item = order_listing::to_item(&order, n);
         if padding > 0 {

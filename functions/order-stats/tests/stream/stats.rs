@@ -66,6 +66,7 @@ async fn write_listing(
         hold_until: None,
         payment_intent_id: None,
         payment_id: None,
+        payment_error: None,
     };
     app.store
         .client()

@@ -440,3 +440,71 @@ async fn a_payment_that_collected_less_than_its_amount_places_nothing() {
     assert_eq!(due.len(), 1);
     assert_eq!(due[0]["amount"], 1, "{due:?}");
 }
+
+/// The provider's body for a declined attempt on PaymentIntent `intent` of `order`.
+fn failed(event: &str, intent: &str, amount: i64, order: &str) -> String {
+    serde_json::json!({
+        "id": event,
+        "type": "payment_intent.payment_failed",
+        "data": {"object": {
+            "id": intent,
+            "object": "payment_intent",
+            "amount": amount,
+            "currency": "usd",
+            "status": "requires_payment_method",
+            "last_payment_error": {"code": "card_declined", "message": "Your card was declined."},
+            "metadata": {"orderId": order},
+        }},
+    })
+    .to_string()
+}
+
+/// A declined attempt is shown on the order, which still waits: another payment places it and
+/// clears the reason. A failure for another PaymentIntent, or after the order moved on, changes
+/// nothing.
+#[tokio::test]
+async fn a_failed_payment_is_shown_on_the_hold_and_another_payment_still_places_it() {
+    let app = TestApp::seeded().await.expect("app");
+    let hook = hooked(&app);
+    let (order, amount, intent) = held(&app).await;
+    let read = |app: &TestApp, order: &str| {
+        let req = local_engine::testing::get(
+            local_engine::testing::Who::Staff,
+            "GET /orders/{orderId}",
+            &format!("/orders/{order}"),
+            "",
+        );
+        let store = app.store.clone();
+        async move { parts(dispatch(&store, req, get_order::handle).await).2 }
+    };
+    let (status, answer) = post(
+        &hook,
+        webhook(&failed("evt_f1", "pi_other", amount, &order)),
+    )
+    .await;
+    assert_eq!((status, answer["outcome"].as_str()), (200, Some("ignored")));
+    assert!(read(&app, &order).await["paymentError"].is_null());
+    let (status, answer) = post(&hook, webhook(&failed("evt_f2", &intent, amount, &order))).await;
+    assert_eq!(
+        (status, answer["outcome"].as_str()),
+        (200, Some("payment-failed"))
+    );
+    let shown = read(&app, &order).await;
+    assert_eq!(
+        (shown["status"].as_str(), shown["paymentError"].as_str()),
+        (Some("PENDING_PAYMENT"), Some("Your card was declined."))
+    );
+    let (status, answer) = post(
+        &hook,
+        webhook(&succeeded("evt_ok2", &intent, amount, "usd", &order)),
+    )
+    .await;
+    assert_eq!((status, answer["outcome"].as_str()), (200, Some("placed")));
+    let shown = read(&app, &order).await;
+    assert_eq!(shown["status"], "PLACED");
+    assert!(shown["paymentError"].is_null(), "{shown}");
+    // A failure reported late, after the order was paid: nothing changes.
+    let (status, answer) = post(&hook, webhook(&failed("evt_f3", &intent, amount, &order))).await;
+    assert_eq!((status, answer["outcome"].as_str()), (200, Some("ignored")));
+    assert!(read(&app, &order).await["paymentError"].is_null());
+}

@@ -37,6 +37,7 @@ pub const UPDATES: &[&UpdateSpec] = &[
     &order_header::ON_TIME,
     &order_header::PAYMENT,
     &order_header::PAYMENT_INTENT,
+    &order_header::PAYMENT_FAILED,
     &line_item::GSI2_BACKFILL,
     &open_order_count::COUNT_UPDATE,
     &product::REPLACE,

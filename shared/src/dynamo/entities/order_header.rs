@@ -22,6 +22,8 @@ pub const PLACED_AT: Attr<Timestamp> = Attr::new("placedAt");
 
 /// The payment that placed a checked-out order (set when it is paid).
 pub const PAYMENT_ID: Attr<PaymentId> = Attr::new("paymentId");
+/// Why the last attempt to pay the hold failed, in the provider's words (until it is paid).
+pub const PAYMENT_ERROR: Attr<String> = Attr::new("paymentError");
 /// The PaymentIntent checkout asked the provider for (set once it answers): only a payment of
 /// it places the order.
 pub const PAYMENT_INTENT_ID: Attr<PaymentId> = Attr::new("paymentIntentId");
@@ -37,9 +39,18 @@ pub const ON_TIME: UpdateSpec = UpdateSpec {
     checks: &[HOLD_UNTIL.name],
     ..UpdateSpec::of(Entity::OrderHeader)
 };
-/// The payment that placed a hold, recorded with its status change.
+/// The payment that placed a hold, recorded with its status change (an earlier attempt's
+/// failure cleared).
 pub const PAYMENT: UpdateSpec = UpdateSpec {
     set: &[PAYMENT_ID.name],
+    remove: &[PAYMENT_ERROR.name],
+    ..UpdateSpec::of(Entity::OrderHeader)
+};
+/// A failed attempt to pay a hold, recorded while it still waits for payment by its
+/// PaymentIntent.
+pub const PAYMENT_FAILED: UpdateSpec = UpdateSpec {
+    set: &[PAYMENT_ERROR.name],
+    checks: &[STATUS.name, PAYMENT_INTENT_ID.name],
     ..UpdateSpec::of(Entity::OrderHeader)
 };
 /// The PaymentIntent of a hold, recorded once the provider made it.
@@ -109,6 +120,7 @@ pub fn from_item(mut item: Item) -> Result<Order, BadItem> {
         hold_until: HOLD_UNTIL.take_optional(&mut item)?,
         payment_intent_id: PAYMENT_INTENT_ID.take_optional(&mut item)?,
         payment_id: PAYMENT_ID.take_optional(&mut item)?,
+        payment_error: PAYMENT_ERROR.take_optional(&mut item)?,
     })
 }
 

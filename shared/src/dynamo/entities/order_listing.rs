@@ -167,6 +167,7 @@ pub fn from_item(mut item: Item) -> Result<Order, BadItem> {
         hold_until: HOLD_UNTIL.take_optional(&mut item)?,
         payment_intent_id: None,
         payment_id: None,
+        payment_error: None,
     })
 }
 

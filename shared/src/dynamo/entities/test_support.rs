@@ -39,6 +39,7 @@ pub(crate) fn order(status: OrderStatus) -> Order {
         hold_until: None,
         payment_intent_id: None,
         payment_id: None,
+        payment_error: None,
     }
 }
 

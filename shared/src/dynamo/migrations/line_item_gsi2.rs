@@ -14,7 +14,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use crate::dynamo::errors::unless_condition_failed;
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 
 use crate::AppError;
@@ -311,18 +311,7 @@ impl Store {
                 .return_consumed_capacity(ReturnConsumedCapacity::Total)
                 .send()
                 .await;
-            match sent {
-                Ok(out) => Ok(Some(out.consumed_capacity)),
-                Err(err)
-                    if matches!(
-                        err.as_service_error(),
-                        Some(UpdateItemError::ConditionalCheckFailedException(_))
-                    ) =>
-                {
-                    Ok(None)
-                }
-                Err(err) => Err(AppError::from(err)),
-            }
+            Ok(unless_condition_failed(sent)?.map(|out| out.consumed_capacity))
         })
         .await?;
         match sent {
