@@ -57,6 +57,34 @@ impl Provider {
         .await
     }
 
+    /// `id` canceled, so that nobody can pay it any more (a hold that ended). One the provider
+    /// has canceled already is answered as it stands.
+    pub async fn cancel_payment_intent(
+        &self,
+        id: &PaymentId,
+    ) -> Result<PaymentIntent, ProviderError> {
+        let canceled = self
+            .send(
+                Method::POST,
+                &format!("/v1/payment_intents/{id}/cancel"),
+                Some(&format!("cancel-{id}")),
+                &[],
+            )
+            .await;
+        match canceled {
+            // Canceled already (a retried run, a cancel that was answered but lost): as it is.
+            Err(ProviderError::Refused { status: 400, .. }) => {
+                let now = self.retrieve_payment_intent(id).await?;
+                if now.status == "canceled" {
+                    Ok(now)
+                } else {
+                    canceled
+                }
+            }
+            other => other,
+        }
+    }
+
     /// The PaymentIntent `id`, as the provider holds it now.
     pub async fn retrieve_payment_intent(
         &self,

@@ -157,9 +157,12 @@ pub fn budget_until(deadline_ms: u64) -> Duration {
 /// Serves scheduled invocations (an EventBridge schedule) with `handler`, given the time it
 /// may spend, until the runtime stops. What the handler reports is the invocation's result; an
 /// error fails the invocation (logged, and counted by Lambda's `Errors`).
-pub async fn serve_scheduled<'a, F, Fut, T>(store: &'a Store, handler: F) -> Result<(), BoxError>
+pub async fn serve_scheduled<'a, D: Sync + ?Sized, F, Fut, T>(
+    deps: &'a D,
+    handler: F,
+) -> Result<(), BoxError>
 where
-    F: Fn(&'a Store, Duration) -> Fut + Copy + Send + 'a,
+    F: Fn(&'a D, Duration) -> Fut + Copy + Send + 'a,
     Fut: Future<Output = Result<T, crate::AppError>> + Send + 'a,
     T: serde::Serialize,
 {
@@ -167,7 +170,7 @@ where
         move |LambdaEvent { context, .. }: LambdaEvent<serde_json::Value>| async move {
             let cold_start = metrics::cold_start();
             let budget = budget_until(context.deadline);
-            let (result, recorded) = metrics::recorded(cold_start, handler(store, budget)).await;
+            let (result, recorded) = metrics::recorded(cold_start, handler(deps, budget)).await;
             metrics::emit(&recorded, &context);
             result.map_err(|err| {
                 tracing::error!(error = %err, "scheduled run failed");

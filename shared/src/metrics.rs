@@ -69,6 +69,9 @@ crate::listed! {
         TtlDeletions,
         /// Signed provider events the store could not read: kept as signed, answered 200.
         EventsUnreadable,
+        /// PaymentIntents of ended holds the provider did not cancel (down, or the run out of
+        /// time): a payment of one is recorded for refund.
+        IntentsNotCanceled,
     }
 }
 
@@ -95,6 +98,7 @@ impl Metric {
             Metric::PaymentsLate => "PaymentsLate",
             Metric::TtlDeletions => "TtlDeletions",
             Metric::EventsUnreadable => "EventsUnreadable",
+            Metric::IntentsNotCanceled => "IntentsNotCanceled",
         }
     }
 

@@ -220,6 +220,7 @@ pub const FUNCTIONS: &[Function] = &[
             STATUS_CHANGE[1],
             STATUS_CHANGE[2],
             STATUS_CHANGE[3],
+            GetSecret("PaymentApiKeySecret"),
         ],
     ),
     function(

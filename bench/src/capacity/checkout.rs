@@ -154,9 +154,13 @@ impl Bench {
     pub(super) async fn checkout_expired(&mut self) -> Result<(), Error> {
         let budget = std::time::Duration::from_secs(30);
         self.meter.take();
-        let idle = expire_holds::handle(&self.store, budget).await?;
+        let expiry = expire_holds::Expiry {
+            store: self.store.clone(),
+            provider: local_engine::testing::provider(),
+        };
+        let idle = expire_holds::handle(&expiry, budget).await?;
         let idle_run = self.meter.take_units()?;
-        if idle.expired != 0 {
+        if idle.holds.expired != 0 {
             return Err("an expiry run ended a hold nobody made".into());
         }
         self.row(
@@ -179,9 +183,9 @@ impl Bench {
         let expiry = loop {
             tokio::time::sleep(std::time::Duration::from_millis(250)).await;
             self.meter.take();
-            let run = expire_holds::handle(&self.store, budget).await?;
+            let run = expire_holds::handle(&expiry, budget).await?;
             let units = self.meter.take_units()?;
-            match run.expired {
+            match run.holds.expired {
                 1 => break units,
                 0 if started.elapsed() < std::time::Duration::from_secs(10) => {}
                 _ => return Err(format!("the expiry did not end the one hold: {run:?}").into()),

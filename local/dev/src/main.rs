@@ -179,7 +179,13 @@ async fn run() -> Result<(), Error> {
     let webhook_secrets = local_dev::payments::secrets(&data_dir)?;
     let provider = start_provider(&config, &data_dir).await?;
     let expiry_every = local_dev::payments::expiry_every()?;
-    local_dev::payments::spawn_expiry(store.clone(), expiry_every);
+    local_dev::payments::spawn_expiry(
+        expire_holds::Expiry {
+            store: store.clone(),
+            provider: provider_client(provider.as_ref()),
+        },
+        expiry_every,
+    );
     let consumers = spawn_stream_consumers(&template, &engine, &store, &config.data_file)?;
     // API Gateway's JWT authorizer, locally: tokens of the issuer whose key lives beside the
     // data (`make token`).

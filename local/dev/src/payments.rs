@@ -5,7 +5,6 @@
 use std::path::Path;
 use std::time::Duration;
 
-use shared::Store;
 use shared::http::signature::WebhookSecrets;
 
 pub use shared::domain::error::BoxError as Error;
@@ -59,14 +58,14 @@ pub fn expiry_every() -> Result<Duration, Error> {
 
 /// Runs the expiry every `every`, each run given a little less than `every` to spend, for as
 /// long as make dev runs.
-pub fn spawn_expiry(store: Store, every: Duration) {
+pub fn spawn_expiry(expiry: expire_holds::Expiry, every: Duration) {
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval(every);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             ticks.tick().await;
             let budget = every.mul_f64(0.8);
-            if let Err(err) = expire_holds::handle(&store, budget).await {
+            if let Err(err) = expire_holds::handle(&expiry, budget).await {
                 tracing::warn!(error = %err, "the holds' expiry failed; the next run tries again");
             }
         }

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use futures_util::future::join_all;
 use serde::Serialize;
 
+use crate::domain::ids::PaymentId;
 use crate::domain::order::{Order, OrderDetails};
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
@@ -43,6 +44,10 @@ pub struct ExpiryRun {
     /// What the run could not end, each by its key, with why: the rest were ended all the same.
     /// The next run tries each again.
     pub failures: Vec<NotEnded>,
+    /// The PaymentIntents of the holds this run ended: canceled at the provider next
+    /// (`expire-holds`), so that nobody can pay them any more.
+    #[serde(skip)]
+    pub ended_intents: Vec<PaymentId>,
 }
 
 /// An item or a shard the expiry could not get past, and why.
@@ -63,6 +68,7 @@ impl ExpiryRun {
         self.contended += other.contended;
         self.unfinished |= other.unfinished;
         self.failures.extend(other.failures);
+        self.ended_intents.extend(other.ended_intents);
     }
 
     fn failed(&mut self, key: String, err: &AppError) {
@@ -95,7 +101,8 @@ fn key_text(item: &Item) -> String {
 
 /// What ending one hold came to.
 enum Ended {
-    Expired,
+    /// Ended, with the PaymentIntent that can no longer pay for it, if it had one.
+    Expired(Option<PaymentId>),
     SettledMeanwhile,
     Contended,
 }
@@ -157,7 +164,10 @@ impl Store {
             let outcomes = join_all(ended.iter().map(|(_, hold)| self.end_hold(hold))).await;
             for ((key, _), outcome) in ended.into_iter().zip(outcomes) {
                 match outcome {
-                    Ok(Ended::Expired) => run.expired += 1,
+                    Ok(Ended::Expired(intent)) => {
+                        run.expired += 1;
+                        run.ended_intents.extend(intent);
+                    }
                     Ok(Ended::SettledMeanwhile) => run.settled_meanwhile += 1,
                     Ok(Ended::Contended) => run.contended += 1,
                     Err(err) => run.failed(key.clone(), &err),
@@ -185,7 +195,7 @@ impl Store {
         match ended {
             Ok(()) => {
                 tracing::info!(order = %hold.order_id, "hold ended unpaid; stock given back");
-                Ok(Ended::Expired)
+                Ok(Ended::Expired(order.payment_intent_id.clone()))
             }
             Err(StatusChangeError::Stale { .. }) => Ok(Ended::SettledMeanwhile),
             Err(StatusChangeError::Contended) => Ok(Ended::Contended),

@@ -343,7 +343,11 @@ async fn run(store: &Store, step: &Step, prepared: Option<(Store, lambda_http::R
         "expire-holds" => {
             // The sample's run alone finds nothing due; after a short hold, it ends it.
             tokio::time::sleep(std::time::Duration::from_millis(3_100)).await;
-            expire_holds::handle(store, std::time::Duration::from_secs(5))
+            let expiry = expire_holds::Expiry {
+                store: store.clone(),
+                provider: local_engine::testing::provider(),
+            };
+            expire_holds::handle(&expiry, std::time::Duration::from_secs(5))
                 .await
                 .expect("expiry");
         }

@@ -12,6 +12,28 @@ use shared::http::serve::dispatch;
 
 const BUDGET: Duration = Duration::from_secs(5);
 
+/// PaymentIntent `intent`'s status at the provider.
+fn intent_status(intent: &str) -> String {
+    let (status, body) = local_engine::provider::request(
+        local_engine::testing::provider().base(),
+        "GET",
+        &format!("/v1/payment_intents/{intent}"),
+        Some(local_engine::provider::LOCAL_API_KEY),
+        &[],
+    )
+    .expect("the provider answers");
+    assert_eq!(status, 200, "{body}");
+    body["status"].as_str().expect("a status").to_owned()
+}
+
+/// The expiry on `store`, canceling at this test binary's payment provider.
+fn expiry(store: &Store) -> expire_holds::Expiry {
+    expire_holds::Expiry {
+        store: store.clone(),
+        provider: local_engine::testing::provider(),
+    }
+}
+
 /// `customer` holds one `sku` and checks it out through `store`: the order, its amount and its
 /// PaymentIntent.
 async fn hold_one(store: &Store, customer: &str, sku: &str) -> (String, i64, String) {
@@ -45,20 +67,38 @@ async fn holds_past_their_time_end_with_their_stock_back_and_running_ones_stay()
     let app = TestApp::seeded().await.expect("app");
     let store = briefly_held(&app.store).with_max_open_orders(Some(1));
     let before = app.stock("sku-5").await;
-    let (ended, ..) = hold_one(&store, "c3", "sku-5").await;
-    let (running, ..) = hold_one(&app.store, "c4", "sku-5").await;
+    let (ended, _, ended_intent) = hold_one(&store, "c3", "sku-5").await;
+    let (running, _, running_intent) = hold_one(&app.store, "c4", "sku-5").await;
     assert_eq!(app.stock("sku-5").await, before - 2);
-    let run = expire_holds::handle(&store, BUDGET).await.expect("run");
-    assert_eq!(run.expired, 0, "nothing due yet: {run:?}");
+    let run = expire_holds::handle(&expiry(&store), BUDGET)
+        .await
+        .expect("run");
+    assert_eq!(run.holds.expired, 0, "nothing due yet: {run:?}");
     tokio::time::sleep(Duration::from_millis(3_100)).await;
-    let run = expire_holds::handle(&store, BUDGET).await.expect("run");
-    assert_eq!((run.expired, run.unfinished), (1, false), "{run:?}");
+    let run = expire_holds::handle(&expiry(&store), BUDGET)
+        .await
+        .expect("run");
+    assert_eq!(
+        (run.holds.expired, run.holds.unfinished),
+        (1, false),
+        "{run:?}"
+    );
     assert_eq!(app.status_of(&ended).await, "EXPIRED");
     assert_eq!(app.status_of(&running).await, "PENDING_PAYMENT");
     assert_eq!(app.stock("sku-5").await, before - 1);
+    // The ended hold's PaymentIntent is canceled at the provider: nobody can pay it any more.
+    assert_eq!(
+        (run.intents_canceled, run.intents_not_canceled.len()),
+        (1, 0),
+        "{run:?}"
+    );
+    assert_eq!(intent_status(&ended_intent), "canceled");
+    assert_eq!(intent_status(&running_intent), "requires_payment_method");
     // Run again: nothing twice.
-    let run = expire_holds::handle(&store, BUDGET).await.expect("run");
-    assert_eq!(run.expired, 0);
+    let run = expire_holds::handle(&expiry(&store), BUDGET)
+        .await
+        .expect("run");
+    assert_eq!(run.holds.expired, 0);
     // c3's place under the cap of one is free again.
     hold_one(&store, "c3", "sku-5").await;
 }
@@ -72,6 +112,7 @@ async fn a_payment_racing_the_expiry_either_places_the_order_or_is_recorded_for_
         secrets: webhook_secrets(),
     };
     let customers = ["c1", "c3", "c4", "c5", "c6"];
+    let ending = expiry(&app.store);
     let before = app.stock("sku-7").await;
     let mut orders = Vec::new();
     for customer in customers {
@@ -86,8 +127,7 @@ async fn a_payment_racing_the_expiry_either_places_the_order_or_is_recorded_for_
             let body = succeeded(&format!("evt_race_{i}"), intent, *amount, "usd", order);
             parts(dispatch(&hook, webhook(&body), payment_webhook::handle).await)
         };
-        let ((status, _, answer), run) =
-            tokio::join!(pay, expire_holds::handle(&app.store, BUDGET));
+        let ((status, _, answer), run) = tokio::join!(pay, expire_holds::handle(&ending, BUDGET));
         run.expect("expiry");
         assert_eq!(status, 200, "{answer}");
         let outcome = answer["outcome"].as_str().expect("outcome").to_owned();
@@ -97,7 +137,7 @@ async fn a_payment_racing_the_expiry_either_places_the_order_or_is_recorded_for_
             assert_eq!(outcome, "refund-due", "{answer}");
         }
         // The expiry may not have reached an ended hold in that run: the next one does.
-        expire_holds::handle(&app.store, BUDGET)
+        expire_holds::handle(&expiry(&app.store), BUDGET)
             .await
             .expect("expiry");
         let status = app.status_of(order).await;
@@ -135,17 +175,25 @@ async fn an_item_the_expiry_cannot_read_is_reported_and_every_other_hold_still_e
         .await
         .expect("put");
     tokio::time::sleep(Duration::from_millis(3_100)).await;
-    let run = expire_holds::handle(&store, BUDGET).await.expect("run");
-    assert_eq!(run.expired, 1, "{run:?}");
+    let run = expire_holds::handle(&expiry(&store), BUDGET)
+        .await
+        .expect("run");
+    assert_eq!(run.holds.expired, 1, "{run:?}");
     assert_eq!(app.status_of(&ended).await, "EXPIRED");
     assert_eq!(app.stock("sku-5").await, before);
-    assert_eq!(run.failures.len(), 1, "{run:?}");
+    assert_eq!(run.holds.failures.len(), 1, "{run:?}");
     assert_eq!(
-        run.failures[0].key,
+        run.holds.failures[0].key,
         "CUSTOMER#c9 / ORDER#2026-01-01T00:00:00Z#obad"
     );
-    assert!(run.failures[0].reason.contains("total"), "{run:?}");
+    assert!(run.holds.failures[0].reason.contains("total"), "{run:?}");
     // The next run reports it again, and nothing else.
-    let run = expire_holds::handle(&store, BUDGET).await.expect("run");
-    assert_eq!((run.expired, run.failures.len()), (0, 1), "{run:?}");
+    let run = expire_holds::handle(&expiry(&store), BUDGET)
+        .await
+        .expect("run");
+    assert_eq!(
+        (run.holds.expired, run.holds.failures.len()),
+        (0, 1),
+        "{run:?}"
+    );
 }
