@@ -460,16 +460,7 @@ fn print_banner(
     for consumer in consumers {
         println!("  stream consumer  {consumer}");
     }
-    match provider {
-        Some(provider) => println!(
-            "  payments         localstripe {} (PAYMENT_PORT), its webhooks to /payments/webhook; make -s pay ORDER=<id> [CARD=declined]",
-            provider.base
-        ),
-        None => println!(
-            "  payments         none started (PAYMENT_PORT=off): checkout asks PAYMENT_API_BASE ({}); make -s pay ORDER=<id> SELF_SIGNED=1 signs an event itself",
-            env_or("PAYMENT_API_BASE", payment_provider::client::DEFAULT_BASE)
-        ),
-    }
+    print_payments(provider);
     println!("  authorizer       JWT (RS256), issuer {LOCAL_ISSUER}, audience {LOCAL_AUDIENCE}");
     println!(
         "Try (every API route needs a token, `make -s token` prints one; the webhook, /openapi.json and /_explorer need none):"
@@ -493,4 +484,18 @@ fn print_banner(
         "  AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1 \\\n      aws dynamodb scan --table-name {LOCAL_TABLE} --endpoint-url {dynamodb} --max-items 3"
     );
     println!("Ctrl-C stops everything.");
+}
+
+/// The banner's line for the payment provider: where it runs, or where checkout asks instead.
+fn print_payments(provider: Option<&LocalProvider>) {
+    match provider {
+        Some(provider) => println!(
+            "  payments         localstripe {} (PAYMENT_PORT), its webhooks to /payments/webhook; make -s pay ORDER=<id> [CARD=declined]",
+            provider.base
+        ),
+        None => println!(
+            "  payments         none started (PAYMENT_PORT=off): checkout asks PAYMENT_API_BASE ({}); make -s pay ORDER=<id> SELF_SIGNED=1 signs an event itself",
+            env_or("PAYMENT_API_BASE", payment_provider::client::DEFAULT_BASE)
+        ),
+    }
 }

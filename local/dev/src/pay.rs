@@ -9,8 +9,6 @@
 //! Usage: store-pay ORDER_ID [--card visa|declined]
 //!        store-pay ORDER_ID --self-signed [--amount CENTS] [--currency CODE] [--event EVENT_ID]
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::process::ExitCode;
 
 use local_dev::auth::Issuer;
@@ -49,8 +47,6 @@ fn http(
         "127.0.0.1:{}",
         std::env::var("API_PORT").unwrap_or_else(|_| "3000".to_owned())
     );
-    let mut stream =
-        TcpStream::connect(&addr).map_err(|err| format!("is make dev running on {addr}? {err}"))?;
     let mut request =
         format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     for (name, value) in headers {
@@ -60,16 +56,7 @@ fn http(
         "Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     ));
-    stream.write_all(request.as_bytes())?;
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw)?;
-    let (head, body) = raw.split_once("\r\n\r\n").ok_or("no HTTP response")?;
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or("no HTTP status")?;
-    Ok((status, body.to_owned()))
+    local_engine::plain_http::exchange(&addr, request.as_bytes(), "make dev")
 }
 
 /// What `make pay` was asked.

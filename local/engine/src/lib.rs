@@ -8,6 +8,7 @@ pub mod counter;
 pub mod faults;
 pub mod gateway;
 pub mod journal;
+pub mod plain_http;
 pub mod provider;
 pub mod runtime_api;
 pub mod seed;

@@ -5,7 +5,6 @@
 //! `/payments/webhook` with the endpoint secret. `make pay` talks to it with [`form_post`]; the
 //! functions, with `payment_provider::Provider`.
 
-use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -148,36 +147,23 @@ pub fn request(
     let authority = base
         .strip_prefix("http://")
         .ok_or("the local provider is plain http://")?;
-    let mut stream = TcpStream::connect(authority)
-        .map_err(|err| format!("is the payment provider running on {base}? {err}"))?;
-    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
     let body = form_encode(fields);
-    let mut head =
+    let mut request =
         format!("{method} {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n");
     if let Some(key) = key {
-        head.push_str(&format!("Authorization: Bearer {key}\r\n"));
+        request.push_str(&format!("Authorization: Bearer {key}\r\n"));
     }
     if method == "POST" {
-        head.push_str(&format!(
-            "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n",
+        request.push_str(&format!(
+            "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
             body.len()
         ));
+    } else {
+        request.push_str("\r\n");
     }
-    head.push_str("\r\n");
-    stream.write_all(head.as_bytes())?;
-    if method == "POST" {
-        stream.write_all(body.as_bytes())?;
-    }
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw)?;
-    let raw = String::from_utf8_lossy(&raw);
-    let (head, body) = raw.split_once("\r\n\r\n").ok_or("no HTTP response")?;
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or("no HTTP status")?;
-    // localstripe answers Connection: close without chunking; an empty body is no JSON.
+    let (status, body) =
+        crate::plain_http::exchange(authority, request.as_bytes(), "the payment provider")?;
+    // An empty body is no JSON.
     let json = serde_json::from_str(body.trim()).unwrap_or(Value::Null);
     Ok((status, json))
 }

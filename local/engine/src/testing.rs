@@ -564,3 +564,18 @@ pub fn provider() -> payment_provider::Provider {
         .1
         .clone()
 }
+
+/// `GET path` at this test binary's payment provider (`/v1/payment_intents/pi_…`): the object,
+/// as the provider holds it now.
+pub fn at_provider(path: &str) -> Value {
+    let (status, body) = crate::provider::request(
+        provider().base(),
+        "GET",
+        path,
+        Some(crate::provider::LOCAL_API_KEY),
+        &[],
+    )
+    .unwrap_or_else(|err| panic!("the test's payment provider: {err}"));
+    assert_eq!(status, 200, "GET {path} at the provider: {body}");
+    body
+}

@@ -55,15 +55,7 @@ async fn the_sample_event_holds_the_carts_stock_in_one_order_and_empties_the_car
             .as_str()
             .is_some_and(|s| s.starts_with(&format!("{intent}_secret_")))
     );
-    let (status, at_provider) = local_engine::provider::request(
-        local_engine::testing::provider().base(),
-        "GET",
-        &format!("/v1/payment_intents/{intent}"),
-        Some(local_engine::provider::LOCAL_API_KEY),
-        &[],
-    )
-    .expect("the provider answers");
-    assert_eq!(status, 200);
+    let at_provider = local_engine::testing::at_provider(&format!("/v1/payment_intents/{intent}"));
     assert_eq!(
         (
             &at_provider["amount"],

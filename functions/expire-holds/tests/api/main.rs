@@ -14,16 +14,10 @@ const BUDGET: Duration = Duration::from_secs(5);
 
 /// PaymentIntent `intent`'s status at the provider.
 fn intent_status(intent: &str) -> String {
-    let (status, body) = local_engine::provider::request(
-        local_engine::testing::provider().base(),
-        "GET",
-        &format!("/v1/payment_intents/{intent}"),
-        Some(local_engine::provider::LOCAL_API_KEY),
-        &[],
-    )
-    .expect("the provider answers");
-    assert_eq!(status, 200, "{body}");
-    body["status"].as_str().expect("a status").to_owned()
+    local_engine::testing::at_provider(&format!("/v1/payment_intents/{intent}"))["status"]
+        .as_str()
+        .expect("a status")
+        .to_owned()
 }
 
 /// The expiry on `store`, canceling at this test binary's payment provider.
