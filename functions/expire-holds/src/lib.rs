@@ -59,9 +59,10 @@ const AT_ONCE: usize = 8;
 pub async fn handle(expiry: &Expiry, budget: Duration) -> Result<Run, AppError> {
     let deadline = Instant::now() + budget;
     // The holds first, with most of the time: ending them on time is what frees the stock.
-    let run = expiry.store.end_expired_holds(budget.mul_f64(0.7)).await?;
+    let mut run = expiry.store.end_expired_holds(budget.mul_f64(0.7)).await?;
+    let ended = std::mem::take(&mut run.ended_intents);
     let mut answer = Run::default();
-    for batch in run.ended_intents.chunks(AT_ONCE) {
+    for batch in ended.chunks(AT_ONCE) {
         if Instant::now() >= deadline {
             answer
                 .intents_not_canceled
@@ -90,10 +91,6 @@ pub async fn handle(expiry: &Expiry, budget: Duration) -> Result<Run, AppError> 
             }
         }
     }
-    let run = ExpiryRun {
-        ended_intents: Vec::new(),
-        ..run
-    };
     metrics::count(Metric::HoldsExpired, run.expired as u64);
     metrics::count(Metric::HoldsNotEnded, run.failures.len() as u64);
     metrics::count(

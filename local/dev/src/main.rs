@@ -178,11 +178,13 @@ async fn run() -> Result<(), Error> {
     let data_dir = local_dev::data_dir(&config.data_file);
     let webhook_secrets = local_dev::payments::secrets(&data_dir)?;
     let provider = start_provider(&config, &data_dir).await?;
+    // One client for checkout and the expiry, as each Lambda builds one at init.
+    let provider_api = provider_client(provider.as_ref());
     let expiry_every = local_dev::payments::expiry_every()?;
     local_dev::payments::spawn_expiry(
         expire_holds::Expiry {
             store: store.clone(),
-            provider: provider_client(provider.as_ref()),
+            provider: provider_api.clone(),
         },
         expiry_every,
     );
@@ -215,7 +217,7 @@ async fn run() -> Result<(), Error> {
             local_dev::Services {
                 store,
                 secrets: webhook_secrets,
-                provider: provider_client(provider.as_ref()),
+                provider: provider_api,
             },
             issuer.verifier(),
             config.explorer.clone(),

@@ -1,7 +1,7 @@
 //! Moving orders between status shards, for when the shard count goes down (going up needs
 //! nothing: see [`StatusShards`]). Safe while the store serves and safe to run again.
 
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use crate::dynamo::errors::unless_condition_failed;
 
 use crate::AppError;
 use crate::domain::status::OrderStatus;
@@ -65,17 +65,9 @@ impl Store {
                             .request(&self.client)?
                             .send()
                             .await;
-                        match moved {
-                            Ok(_) => done.moved += 1,
-                            Err(err)
-                                if matches!(
-                                    err.as_service_error(),
-                                    Some(UpdateItemError::ConditionalCheckFailedException(_))
-                                ) =>
-                            {
-                                done.changed_meanwhile += 1;
-                            }
-                            Err(err) => return Err(err.into()),
+                        match unless_condition_failed(moved)? {
+                            Some(_) => done.moved += 1,
+                            None => done.changed_meanwhile += 1,
                         }
                     }
                     start = out.last_evaluated_key.filter(|key| !key.is_empty());

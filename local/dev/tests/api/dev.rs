@@ -81,26 +81,23 @@ pub(crate) fn http(
     token: &str,
     body: &str,
 ) -> (u16, serde_json::Value) {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(&dev.api).expect("connect");
     let request = format!(
         "{method} {target} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nAuthorization: Bearer {token}\r\n\
          Content-Type: application/json\r\nIdempotency-Key: explorer-test-1\r\nContent-Length: {}\r\n\r\n{body}",
         dev.api,
         body.len()
     );
-    stream.write_all(request.as_bytes()).expect("write");
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).expect("read");
-    let (head, body) = raw.split_once("\r\n\r\n").expect("a response");
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("status");
+    exchange(dev, &request)
+}
+
+/// `request`, as written, sent to `dev`'s API; the status and the JSON body (null if none).
+pub(crate) fn exchange(dev: &Dev, request: &str) -> (u16, serde_json::Value) {
+    let (status, body) =
+        local_engine::plain_http::exchange(&dev.api, request.as_bytes(), "make dev")
+            .expect("an answer");
     (
         status,
-        serde_json::from_str(body).unwrap_or(serde_json::Value::Null),
+        serde_json::from_str(&body).unwrap_or(serde_json::Value::Null),
     )
 }
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::dev::{Dev, free_port, http, staff_token, start_dev, token};
+use crate::dev::{Dev, exchange, free_port, http, staff_token, start_dev, token};
 use shared::domain::ids::OrderId;
 use shared::domain::time::Timestamp;
 use shared::dynamo::entities::{customer, order_listing};
@@ -309,26 +309,12 @@ fn raw(
     headers: &[(&str, &str)],
     body: &str,
 ) -> (u16, serde_json::Value) {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(&dev.api).expect("connect");
     let mut request = format!("{method} {target} HTTP/1.1\r\nConnection: close\r\n");
     for (name, value) in headers {
         request.push_str(&format!("{name}: {value}\r\n"));
     }
     request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-    stream.write_all(request.as_bytes()).expect("write");
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).expect("read");
-    let (head, body) = answer.split_once("\r\n\r\n").expect("a response");
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("status");
-    (
-        status,
-        serde_json::from_str(body).unwrap_or(serde_json::Value::Null),
-    )
+    exchange(dev, &request)
 }
 
 #[test]
