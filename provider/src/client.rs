@@ -178,6 +178,24 @@ impl Provider {
         serde_json::from_slice(&answer).map_err(|err| ProviderError::Malformed(err.to_string()))
     }
 
+    /// `POST path` with `fields` once, never retried here: for a request that a provider
+    /// ignoring `Idempotency-Key` could act on twice. Its caller looks for what an unanswered
+    /// attempt made before it sends again.
+    pub(crate) async fn send_once<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        idempotency_key: &str,
+        fields: &[(&str, &str)],
+    ) -> Result<T, ProviderError> {
+        let body = form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(fields)
+            .finish();
+        let answer = self
+            .attempt(&Method::POST, path, Some(idempotency_key), &body)
+            .await?;
+        serde_json::from_slice(&answer).map_err(|err| ProviderError::Malformed(err.to_string()))
+    }
+
     async fn attempt(
         &self,
         method: &Method,

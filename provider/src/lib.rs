@@ -8,7 +8,9 @@
 
 pub mod client;
 pub mod intents;
+pub mod refunds;
 pub mod secret;
 
 pub use client::{Provider, ProviderError};
 pub use intents::PaymentIntent;
+pub use refunds::ProviderRefund;

@@ -92,9 +92,9 @@ pub const ACCESS_PATTERNS: &[AccessPattern] = &[
     ),
     pattern(
         10,
-        "payments to give back, oldest first (staff)",
+        "refunds in a status, oldest first (staff)",
         "GET /payments/refunds",
-        Sends::QueryIndex(Index::Gsi1, IndexPartitions::RefundsDue),
+        Sends::QueryIndex(Index::Gsi1, IndexPartitions::Refunds),
     ),
 ];
 

@@ -72,6 +72,19 @@ crate::listed! {
         /// PaymentIntents of ended holds the provider did not cancel (down, or the run out of
         /// time): a payment of one is recorded for refund.
         IntentsNotCanceled,
+        /// Refunds recorded to be paid back (staff's, cancellations', payments that placed
+        /// nothing are counted as PaymentsLate and PaymentsUnmatched).
+        RefundsRequested,
+        /// Refunds the provider paid back.
+        RefundsSucceeded,
+        /// Refunds the provider refused: FAILED, with its reason; the money is still the
+        /// store's, and a person must act.
+        RefundsFailed,
+        /// Refunds whose send went unanswered: the next run looks for each before it sends
+        /// again.
+        RefundsUnsettled,
+        /// Refunds PENDING for more than a day.
+        RefundsOverdue,
     }
 }
 
@@ -99,6 +112,11 @@ impl Metric {
             Metric::TtlDeletions => "TtlDeletions",
             Metric::EventsUnreadable => "EventsUnreadable",
             Metric::IntentsNotCanceled => "IntentsNotCanceled",
+            Metric::RefundsRequested => "RefundsRequested",
+            Metric::RefundsSucceeded => "RefundsSucceeded",
+            Metric::RefundsFailed => "RefundsFailed",
+            Metric::RefundsUnsettled => "RefundsUnsettled",
+            Metric::RefundsOverdue => "RefundsOverdue",
         }
     }
 

@@ -11,9 +11,9 @@
 use crate::domain::status::OrderStatus;
 use crate::dynamo::entities::{
     cart_line, catalog_entry, counted_order, customer, idempotency, line_item, open_order_count,
-    order_header, order_listing, payment_event, product, refund_due, unread_event,
+    order_header, order_listing, payment_event, product, refund, refund_due, unread_event,
 };
-use crate::dynamo::keys::{Entity, PRODUCT_PREFIX, REFUNDS_DUE_GSI1PK, STATUS_PREFIX};
+use crate::dynamo::keys::{Entity, PRODUCT_PREFIX, REFUNDS_GSI1_PREFIX, STATUS_PREFIX};
 use crate::dynamo::query::Index;
 use crate::dynamo::update::{DeleteSpec, PutSpec, UpdateSpec};
 
@@ -24,8 +24,8 @@ pub enum IndexPartitions {
     AnyStatus,
     /// GSI1: one status's orders, in every shard.
     Status(OrderStatus),
-    /// GSI1: the refunds due.
-    RefundsDue,
+    /// GSI1: the refunds, in every status.
+    Refunds,
     /// GSI2: every product's order lines.
     AnyProduct,
 }
@@ -37,7 +37,7 @@ impl IndexPartitions {
         match self {
             IndexPartitions::AnyStatus => format!("{STATUS_PREFIX}*"),
             IndexPartitions::Status(status) => format!("{STATUS_PREFIX}{status}*"),
-            IndexPartitions::RefundsDue => REFUNDS_DUE_GSI1PK.to_owned(),
+            IndexPartitions::Refunds => format!("{REFUNDS_GSI1_PREFIX}*"),
             IndexPartitions::AnyProduct => format!("{PRODUCT_PREFIX}*"),
         }
     }
@@ -202,9 +202,16 @@ pub const FUNCTIONS: &[Function] = &[
             UpdateItem(order_header::PAID),
             UpdateItem(&[&order_listing::STATUS_CHANGE]),
             PutItem(&payment_event::PUT),
+            PutItem(&refund::PUT),
             PutItem(&refund_due::PUT),
+            PutItem(&refund_due::POINTER),
             PutItem(&unread_event::PUT),
             UpdateItem(&[&order_header::PAYMENT_FAILED]),
+            GetItem(Entity::OrderRefund),
+            GetItem(Entity::RefundDue),
+            UpdateItem(&[&refund::SETTLE]),
+            UpdateItem(&[&refund_due::SETTLE]),
+            UpdateItem(&[&order_header::REFUND]),
             GetSecret("PaymentWebhookSecret"),
         ],
     ),
@@ -225,7 +232,29 @@ pub const FUNCTIONS: &[Function] = &[
     ),
     function(
         "list-refunds",
-        &[QueryIndex(Index::Gsi1, IndexPartitions::RefundsDue)],
+        &[QueryIndex(Index::Gsi1, IndexPartitions::Refunds)],
+    ),
+    function(
+        "pay-refunds",
+        &[
+            QueryIndex(Index::Gsi1, IndexPartitions::Refunds),
+            UpdateItem(&[&refund::CLAIM]),
+            UpdateItem(&[&refund_due::CLAIM]),
+            UpdateItem(&[&refund::SETTLE]),
+            UpdateItem(&[&refund_due::SETTLE]),
+            UpdateItem(&[&order_header::REFUND]),
+            GetSecret("PaymentApiKeySecret"),
+        ],
+    ),
+    function(
+        "refund-order",
+        &[
+            Query(Entity::OrderHeader),
+            UpdateItem(&[&order_header::REFUND]),
+            UpdateItem(&[&line_item::BACK]),
+            STATUS_CHANGE[2],
+            PutItem(&refund::PUT),
+        ],
     ),
     function("get-order", &[Query(Entity::OrderHeader)]),
     function(
@@ -236,6 +265,9 @@ pub const FUNCTIONS: &[Function] = &[
             STATUS_CHANGE[1],
             STATUS_CHANGE[2],
             STATUS_CHANGE[3],
+            UpdateItem(order_header::CANCELLED_PAID),
+            UpdateItem(&[&line_item::BACK]),
+            PutItem(&refund::PUT),
         ],
     ),
     function("get-order-items", &[Query(Entity::LineItem)]),
@@ -296,7 +328,7 @@ mod tests {
             IndexPartitions::Status(OrderStatus::PendingPayment).leading_keys(),
             "STATUS#PENDING_PAYMENT*"
         );
-        assert_eq!(IndexPartitions::RefundsDue.leading_keys(), "REFUNDS_DUE");
+        assert_eq!(IndexPartitions::Refunds.leading_keys(), "REFUNDS#*");
     }
 
     #[test]

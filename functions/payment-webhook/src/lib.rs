@@ -3,7 +3,8 @@
 //! checked before anything is read. A `payment_intent.succeeded` for a live hold of its exact
 //! amount in the store's currency places the order (PENDING_PAYMENT → PLACED, one conditional
 //! transaction); any other signed payment is recorded to be given back. Either way the event's
-//! ID is recorded with it, so a redelivery changes nothing. Events of other types are
+//! ID is recorded with it, so a redelivery changes nothing. `refund.updated` and
+//! `charge.refunded` record a refund's outcome, only forward. Events of other types are
 //! acknowledged and ignored; a signed event the store cannot read is kept as signed, for a
 //! person to look at. Every signed event gets a 200, so the provider stops retrying and nothing
 //! it signed is lost; a call that is not signed, or not fresh, gets a 400 and changes nothing.
@@ -93,6 +94,19 @@ pub async fn handle(webhook: &Webhook, req: Request) -> HttpResult {
     let store = &webhook.store;
     let payment = match reported {
         Some(Reported::Succeeded(payment)) => payment,
+        Some(Reported::Refunds(refunds)) => {
+            let mut moved = false;
+            for refund in &refunds {
+                moved |= store.settle_reported_refund(refund).await?;
+            }
+            let outcome = if moved {
+                tracing::info!(event = %event.id, "a refund's outcome recorded");
+                EventOutcome::RefundSettled
+            } else {
+                EventOutcome::Ignored
+            };
+            return Ok(json_response(StatusCode::OK, &received(outcome)));
+        }
         Some(Reported::Failed(payment)) => {
             let outcome = if store.record_payment_failure(&payment).await? {
                 tracing::info!(payment = %payment.id, event = %event.id, "a payment failed; the hold waits for another");
@@ -122,7 +136,8 @@ pub async fn handle(webhook: &Webhook, req: Request) -> HttpResult {
             }
         }
         PaymentOutcome::RefundDue(refund) => {
-            let metric = if refund.reason.is_late() {
+            let reason = refund.payment_reason();
+            let metric = if reason.is_some_and(RefundReason::is_late) {
                 Metric::PaymentsLate
             } else {
                 Metric::PaymentsUnmatched
@@ -131,7 +146,7 @@ pub async fn handle(webhook: &Webhook, req: Request) -> HttpResult {
             tracing::warn!(payment = %refund.payment_id, reason = %refund.reason, event = %event.id, "payment placed nothing; recorded for refund");
             Received {
                 order_id: refund.order_id.map(|o| o.to_string()),
-                reason: Some(refund.reason),
+                reason,
                 ..received(EventOutcome::RefundDue)
             }
         }

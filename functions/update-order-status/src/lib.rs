@@ -1,7 +1,8 @@
 //! `PATCH /orders/{orderId}` `{status}`: moves an order along PLACED→SHIPPED→DELIVERED or
 //! PLACED→CANCELLED, header and listing together, so that of racing changes only one wins.
 //! Staff move any order; its owner may cancel it while it is PLACED. Cancelling gives the lines'
-//! stock back in the same transaction.
+//! stock back in the same transaction, and a paid order's cancellation requests the refund of
+//! all that may still go back of it in that transaction too (the payer sends it).
 
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
@@ -45,9 +46,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                 .ok_or_else(|| AppError::not_found(format!("order {id} does not exist")))?;
             caller.check_status_change(next)?;
             details.order.status.check_move(next)?;
-            store
-                .change_status(&details.order, next, &details.items)
-                .await?;
+            store.change_status(&details, next).await?;
             Ok(Order {
                 status: next,
                 ..details.order

@@ -97,6 +97,7 @@ handlers! {
     "get-cart" => get_cart::handle,
     "edit-cart" => edit_cart::handle,
     "list-refunds" => list_refunds::handle,
+    "refund-order" => refund_order::handle,
 }
 
 /// Whether [`invoke`] knows the binary.

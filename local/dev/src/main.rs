@@ -178,7 +178,7 @@ async fn run() -> Result<(), Error> {
     let data_dir = local_dev::data_dir(&config.data_file);
     let webhook_secrets = local_dev::payments::secrets(&data_dir)?;
     let provider = start_provider(&config, &data_dir).await?;
-    // One client for checkout and the expiry, as each Lambda builds one at init.
+    // One client for checkout, the expiry and the refunds payer, as each Lambda builds one at init.
     let provider_api = provider_client(provider.as_ref());
     let expiry_every = local_dev::payments::expiry_every()?;
     local_dev::payments::spawn_expiry(
@@ -187,6 +187,13 @@ async fn run() -> Result<(), Error> {
             provider: provider_api.clone(),
         },
         expiry_every,
+    );
+    local_dev::payments::spawn_payer(
+        pay_refunds::Payer {
+            store: store.clone(),
+            provider: provider_api.clone(),
+        },
+        local_dev::payments::refunds_every()?,
     );
     let consumers = spawn_stream_consumers(&template, &engine, &store, &config.data_file)?;
     // API Gateway's JWT authorizer, locally: tokens of the issuer whose key lives beside the

@@ -1,6 +1,7 @@
 //! make dev's side of payments: the webhook's endpoint secret (`PAYMENT_WEBHOOK_SECRET`, or one
 //! made once beside the data file, as the token key is), and the holds' expiry run every
-//! `EXPIRY_EVERY_SECONDS` as the template's schedule runs it every minute.
+//! `EXPIRY_EVERY_SECONDS` and the refunds paid every `REFUNDS_EVERY_SECONDS`, as the
+//! template's schedules run them every minute.
 
 use std::path::Path;
 use std::time::Duration;
@@ -44,16 +45,47 @@ pub fn secrets(dir: &Path) -> Result<WebhookSecrets, Error> {
 
 /// `EXPIRY_EVERY_SECONDS` (1 to 3600), or the default.
 pub fn expiry_every() -> Result<Duration, Error> {
-    match std::env::var("EXPIRY_EVERY_SECONDS")
-        .ok()
-        .filter(|v| !v.is_empty())
-    {
-        None => Ok(Duration::from_secs(DEFAULT_EXPIRY_EVERY_SECONDS)),
+    every("EXPIRY_EVERY_SECONDS", DEFAULT_EXPIRY_EVERY_SECONDS)
+}
+
+/// The variable `name` (1 to 3600 seconds), or `default` seconds.
+fn every(name: &str, default: u64) -> Result<Duration, Error> {
+    match std::env::var(name).ok().filter(|v| !v.is_empty()) {
+        None => Ok(Duration::from_secs(default)),
         Some(raw) => match raw.trim().parse::<u64>() {
             Ok(seconds) if (1..=3600).contains(&seconds) => Ok(Duration::from_secs(seconds)),
-            _ => Err(format!("EXPIRY_EVERY_SECONDS must be 1 to 3600, not {raw:?}").into()),
+            _ => Err(format!("{name} must be 1 to 3600, not {raw:?}").into()),
         },
     }
+}
+
+/// How often make dev pays refunds when `REFUNDS_EVERY_SECONDS` is unset.
+pub const DEFAULT_REFUNDS_EVERY_SECONDS: u64 = 5;
+
+/// `REFUNDS_EVERY_SECONDS` (1 to 3600), or the default.
+pub fn refunds_every() -> Result<Duration, Error> {
+    every("REFUNDS_EVERY_SECONDS", DEFAULT_REFUNDS_EVERY_SECONDS)
+}
+
+/// Runs the refunds payer every `every`, as the template's schedule runs it every minute, for
+/// as long as make dev runs.
+pub fn spawn_payer(payer: pay_refunds::Payer, every: Duration) {
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(every);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            match pay_refunds::handle(&payer, every.mul_f64(0.8)).await {
+                Ok(run) if run.sent + run.found > 0 || !run.unsettled.is_empty() => {
+                    tracing::info!(?run, "refunds paid");
+                }
+                Ok(_) => {}
+                Err(err) => {
+                    tracing::warn!(error = %err, "the refunds payer failed; the next run tries again");
+                }
+            }
+        }
+    });
 }
 
 /// Runs the expiry every `every`, each run given a little less than `every` to spend, for as

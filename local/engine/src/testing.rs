@@ -203,9 +203,13 @@ pub async fn all_items(
 
 /// The request the Lambda makes of a saved event file's JSON.
 pub fn from_event_file(path: &str) -> Result<Request, Error> {
-    let text = std::fs::read_to_string(path)?;
+    from_event_text(&std::fs::read_to_string(path)?)
+}
+
+/// The request an API Gateway event's JSON `text` describes.
+pub fn from_event_text(text: &str) -> Result<Request, Error> {
     Ok(shared::http::gateway::request_from_json(
-        &text,
+        text,
         &StaffClients::from_env(),
     )?)
 }

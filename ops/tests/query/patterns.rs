@@ -14,6 +14,7 @@ use shared::domain::ids::{CustomerId, OrderId, Sku};
 use shared::domain::ids::{PaymentEventId, PaymentId};
 use shared::domain::page::{MAX_LIMIT, Page, PageRequest, PlacedWindow};
 use shared::domain::payment::{Payment, PaymentMetadata};
+use shared::domain::refund::RefundStatus;
 use shared::domain::status::OrderStatus;
 use shared::dynamo::entities::{
     cart_line, catalog_entry, customer, line_item, order_header, order_listing, product, refund_due,
@@ -296,7 +297,11 @@ async fn each_access_pattern_in_partiql_reads_what_the_api_reads() {
     }
     let refunds = every_page(|page| {
         let (store, caller) = (&store, &caller);
-        async move { store.list_refunds_due(&page, caller).await }
+        async move {
+            store
+                .list_refunds(RefundStatus::Requested, &page, caller)
+                .await
+        }
     })
     .await;
     assert_eq!(refunds.len(), 2);

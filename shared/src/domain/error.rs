@@ -76,6 +76,10 @@ pub enum AppError {
         /// The most the provider charges in one payment.
         max: crate::domain::money::Money,
     },
+    /// A refund the order's balance or lines do not allow (more than may still go back, an
+    /// order never paid, a line refunded past its quantity); the message says which.
+    #[error("{0}")]
+    RefundRefused(String),
     /// An Idempotency-Key already used for a request with another body.
     #[error("this Idempotency-Key was used for a different request")]
     IdempotencyKeyReused,

@@ -97,6 +97,42 @@ id_type!(
     MAX_PROVIDER_ID_LEN
 );
 
+id_type!(
+    /// A provider's refund ID (`re_…`): what the provider made of one of the store's refunds.
+    ProviderRefundId,
+    "provider refund id",
+    MAX_PROVIDER_ID_LEN
+);
+id_type!(
+    /// The store's ID of one refund (`ORDER#<orderId>` / `REFUND#<refundId>`): the
+    /// `Idempotency-Key` it is sent to the provider with, and its `metadata[refundId]` there, so
+    /// that an answer lost on the way back is looked for before the refund is sent again.
+    RefundId,
+    "refund id",
+    MAX_PROVIDER_ID_LEN + 8
+);
+
+impl RefundId {
+    /// The refund of payment `payment`, which placed nothing: one per payment, however often
+    /// it is reported.
+    pub fn of_payment(payment: &PaymentId) -> Self {
+        Self(format!("pay_{payment}"))
+    }
+
+    /// The refund a paid order's cancellation requests: one per order (CANCELLED is final).
+    pub fn of_cancellation(order: &OrderId) -> Self {
+        Self(format!("cancel_{order}"))
+    }
+
+    /// A staff refund of `order` asked for under the client's `key`: the same key names the
+    /// same refund, so a retried request refunds once.
+    pub fn of_request(order: &OrderId, key: &IdempotencyKey) -> Self {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(format!("{order}\n{key}").as_bytes());
+        Self(format!("rf_{}", hex::encode(&digest[..16])))
+    }
+}
+
 impl OrderId {
     /// A new, time-sortable ID (a ULID): 48 bits of milliseconds since the Unix epoch and 80
     /// random bits, in Crockford base32, so IDs made later sort after earlier ones.

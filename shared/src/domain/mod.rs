@@ -14,6 +14,7 @@ pub mod order;
 pub mod page;
 pub mod payment;
 pub mod product;
+pub mod refund;
 pub mod stats;
 pub mod status;
 pub mod text;

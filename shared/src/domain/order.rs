@@ -102,6 +102,44 @@ pub struct OrderDetails {
     pub order: Order,
     /// Its line items, in SKU order.
     pub items: Vec<LineItem>,
+    /// Its money: the balance its header keeps, what of each line went back, its refunds
+    /// (shown by its ledger, not with the order).
+    #[serde(skip)]
+    pub money: Box<OrderMoney>,
+}
+
+/// An order's money, as its partition keeps it beside the order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OrderMoney {
+    /// The header's balance.
+    pub balance: Balance,
+    /// What of each line went back, by SKU (lines with nothing back are absent).
+    pub lines: HashMap<Sku, LineBack>,
+    /// Its refunds, in ID order.
+    pub refunds: Vec<crate::domain::refund::Refund>,
+}
+
+/// A paid order's balance, in the currency's smallest unit, kept on its header.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Balance {
+    /// What the payment that placed it collected (`None`: never paid, placed directly).
+    pub paid: Option<i64>,
+    /// What may still go back of it.
+    pub refundable: i64,
+    /// What went back, or is going (every refund of it that has not failed).
+    pub refunded: i64,
+    /// How many refunds drew on it: every refund counts one more, so a refund, a cancellation
+    /// and a failed refund's return each condition on the count they read.
+    pub refund_count: u32,
+}
+
+/// What of one line went back.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LineBack {
+    /// How many were refunded.
+    pub refunded: u32,
+    /// How many went back into stock (by a refund with restock, or a cancellation).
+    pub restocked: u32,
 }
 
 impl OrderDetails {
@@ -166,6 +204,7 @@ impl OrderDetails {
                 payment_error: None,
             },
             items: lines,
+            money: Box::default(),
         })
     }
 }

@@ -16,6 +16,10 @@ crate::listed! {
         /// `payment_intent.payment_failed`: an attempt to pay declined; the hold stays, and the
         /// provider's reason is shown on the order.
         PaymentFailed,
+        /// `refund.updated`: a refund's outcome (succeeded, failed or canceled).
+        RefundUpdated,
+        /// `charge.refunded`: a charge refunded, with its refunds.
+        ChargeRefunded,
     }
 }
 
@@ -25,6 +29,8 @@ impl EventType {
         match self {
             EventType::PaymentSucceeded => "payment_intent.succeeded",
             EventType::PaymentFailed => "payment_intent.payment_failed",
+            EventType::RefundUpdated => "refund.updated",
+            EventType::ChargeRefunded => "charge.refunded",
         }
     }
 
@@ -55,7 +61,9 @@ crate::listed! {
         PaymentFailed,
         /// The event was applied already: nothing changed.
         Replayed,
-        /// The store does not act on the event's type.
+        /// A refund's outcome recorded (forward only).
+        RefundSettled,
+        /// The store does not act on the event's type, or the event moves nothing forward.
         Ignored,
         /// The event is signed but the store could not read it: kept as signed for a person to
         /// look at, so that it is not lost.
@@ -70,6 +78,7 @@ impl EventOutcome {
             EventOutcome::Placed => "placed",
             EventOutcome::RefundDue => "refund-due",
             EventOutcome::PaymentFailed => "payment-failed",
+            EventOutcome::RefundSettled => "refund-settled",
             EventOutcome::Replayed => "replayed",
             EventOutcome::Ignored => "ignored",
             EventOutcome::Unreadable => "unreadable",
@@ -146,6 +155,50 @@ pub enum Reported {
     Succeeded(Payment),
     /// An attempt to pay failed.
     Failed(Payment),
+    /// Refunds' outcomes (a `refund.updated`'s one, a `charge.refunded`'s list).
+    Refunds(Vec<ReportedRefund>),
+}
+
+/// A refund, as an event's object describes it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct ReportedRefund {
+    /// The provider's refund.
+    pub id: crate::domain::ids::ProviderRefundId,
+    /// `pending`, `succeeded`, `failed`, `canceled`, `requires_action`.
+    pub status: String,
+    /// Why it failed.
+    #[serde(default)]
+    pub failure_reason: Option<String>,
+    /// What the store put on it when it sent it.
+    #[serde(default)]
+    pub metadata: RefundMetadata,
+}
+
+/// The metadata the store puts on each refund it sends: where its record is.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct RefundMetadata {
+    /// The store's refund.
+    #[serde(rename = "refundId")]
+    pub refund_id: Option<String>,
+    /// Its order, for an order's refund.
+    #[serde(rename = "orderId")]
+    pub order_id: Option<String>,
+    /// Its payment.
+    #[serde(rename = "paymentId")]
+    pub payment_id: Option<String>,
+}
+
+/// A charge, as a `charge.refunded` event's object describes it: its refunds.
+#[derive(Debug, Clone, Deserialize)]
+struct RefundedCharge {
+    #[serde(default)]
+    refunds: Option<RefundList>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct RefundList {
+    #[serde(default)]
+    data: Vec<ReportedRefund>,
 }
 
 /// A PaymentIntent's charges, in the older API versions' list.
@@ -194,11 +247,24 @@ impl ProviderEvent {
         let Some(kind) = self.event_type() else {
             return Ok(None);
         };
-        let payment = serde_json::from_value(self.data.object.clone())
-            .map_err(|err| AppError::invalid(format!("data.object is not a payment: {err}")))?;
+        let object = || self.data.object.clone();
+        let unread = |what: &str, err: serde_json::Error| {
+            AppError::invalid(format!("data.object is not {what}: {err}"))
+        };
+        let payment = || -> Result<Payment, AppError> {
+            serde_json::from_value(object()).map_err(|err| unread("a payment", err))
+        };
         Ok(Some(match kind {
-            EventType::PaymentSucceeded => Reported::Succeeded(payment),
-            EventType::PaymentFailed => Reported::Failed(payment),
+            EventType::PaymentSucceeded => Reported::Succeeded(payment()?),
+            EventType::PaymentFailed => Reported::Failed(payment()?),
+            EventType::RefundUpdated => Reported::Refunds(vec![
+                serde_json::from_value(object()).map_err(|err| unread("a refund", err))?,
+            ]),
+            EventType::ChargeRefunded => {
+                let charge: RefundedCharge =
+                    serde_json::from_value(object()).map_err(|err| unread("a charge", err))?;
+                Reported::Refunds(charge.refunds.map(|list| list.data).unwrap_or_default())
+            }
         }))
     }
 
@@ -336,27 +402,6 @@ impl std::str::FromStr for RefundReason {
     }
 }
 
-/// A signed payment the store took no order for, kept until staff give it back.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RefundDue {
-    /// The payment to give back.
-    pub payment_id: PaymentId,
-    /// The order it named, if it named a valid order ID.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub order_id: Option<OrderId>,
-    /// As paid, in the smallest unit of `currency`.
-    pub amount: i64,
-    /// As paid.
-    pub currency: String,
-    /// Why it placed nothing.
-    pub reason: RefundReason,
-    /// The event that reported it.
-    pub event_id: PaymentEventId,
-    /// When the store recorded it.
-    pub received_at: crate::domain::time::Timestamp,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -440,7 +485,7 @@ mod tests {
         for kind in EventType::ALL {
             assert_eq!(EventType::of(kind.as_str()), Some(kind));
         }
-        assert_eq!(EventType::of("charge.refunded"), None);
+        assert_eq!(EventType::of("charge.dispute.created"), None);
         for outcome in EventOutcome::ALL {
             assert_eq!(
                 serde_json::to_value(outcome).expect("serializes"),

@@ -101,6 +101,15 @@ impl Timestamp {
 
     /// The time, for arithmetic.
     pub fn as_datetime(&self) -> DateTime<Utc> {
+        self.at()
+    }
+
+    /// How long ago it was, now (zero for a time still to come).
+    pub fn age(&self) -> std::time::Duration {
+        (Utc::now() - self.at()).to_std().unwrap_or_default()
+    }
+
+    fn at(&self) -> DateTime<Utc> {
         self.0
     }
 }

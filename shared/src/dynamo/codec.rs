@@ -32,9 +32,12 @@ use std::marker::PhantomData;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::AppError;
-use crate::domain::ids::{CustomerId, OrderId, PaymentEventId, PaymentId};
+use crate::domain::ids::{
+    CustomerId, OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId,
+};
 use crate::domain::money::{self, Decimal, Money};
 use crate::domain::payment::RefundReason;
+use crate::domain::refund::{RefundKind, RefundStatus};
 use crate::domain::stats::ShareVersion;
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
@@ -127,6 +130,13 @@ stored_as!(PaymentEventId, S, "an event id", |s: &str| {
     PaymentEventId::parse(s).ok()
 });
 stored_as!(RefundReason, S, "a refund reason", |s: &str| s.parse().ok());
+stored_as!(RefundStatus, S, "a refund status", |s: &str| s.parse().ok());
+stored_as!(RefundKind, S, "a refund kind", |s: &str| s.parse().ok());
+stored_as!(RefundId, S, "a refund id", |s: &str| RefundId::parse(s)
+    .ok());
+stored_as!(ProviderRefundId, S, "a provider refund id", |s: &str| {
+    ProviderRefundId::parse(s).ok()
+});
 stored_as!(Money, N, "a decimal number", Money::parse_number);
 stored_as!(u32, N, "a whole number", money::whole_number);
 stored_as!(u64, N, "a whole number", money::whole_number);

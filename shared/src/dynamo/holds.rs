@@ -15,7 +15,7 @@ use futures_util::future::join_all;
 use serde::Serialize;
 
 use crate::domain::ids::PaymentId;
-use crate::domain::order::{Order, OrderDetails};
+use crate::domain::order::Order;
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::Item;
@@ -183,19 +183,19 @@ impl Store {
     /// Ends one hold: EXPIRED, each line's stock given back, the place released; retried on
     /// collisions. The order is read whole first (its lines say what stock to give back).
     async fn end_hold(&self, hold: &Order) -> Result<Ended, AppError> {
-        let Some(OrderDetails { order, items }) = self.read_order(&hold.order_id).await? else {
+        let Some(details) = self.read_order(&hold.order_id).await? else {
             return Ok(Ended::SettledMeanwhile);
         };
         let ended = retry(
             &Backoff::TRANSACTION,
             |err| matches!(err, StatusChangeError::Contended),
-            |_| self.change_status(&order, OrderStatus::Expired, &items),
+            |_| self.change_status(&details, OrderStatus::Expired),
         )
         .await;
         match ended {
             Ok(()) => {
                 tracing::info!(order = %hold.order_id, "hold ended unpaid; stock given back");
-                Ok(Ended::Expired(order.payment_intent_id.clone()))
+                Ok(Ended::Expired(details.order.payment_intent_id.clone()))
             }
             Err(StatusChangeError::Stale { .. }) => Ok(Ended::SettledMeanwhile),
             Err(StatusChangeError::Contended) => Ok(Ended::Contended),

@@ -17,7 +17,8 @@
 //! | Migration state | `MIGRATION#<name>` | `STATUS`, `SEGMENT#<total>#<i>`, `DEFERRED#<orderId>#<sku>`, `UNPLACEABLE#<PK>#<SK>` | `store-migrate` |
 //! | Cart line | `CUSTOMER#<customerId>` | `CART#<sku>` | 9 |
 //! | Applied payment event | `PAYMENT_EVENT#<eventId>` | `APPLIED` | the webhook, at most once |
-//! | Refund due | `REFUND#<paymentId>` | `REFUND` | 10 (GSI1: `REFUNDS_DUE` / `<receivedAt>`) |
+//! | Refund due | `REFUND#<paymentId>` | `REFUND` | 10 (GSI1: `REFUNDS#<status>` / `<requestedAt>`) |
+//! | Order refund | `ORDER#<orderId>` | `REFUND#<refundId>` | 10, the ledger (GSI1: `REFUNDS#<status>` / `<requestedAt>`) |
 //! | Unread provider event | `UNREAD_EVENT#<sha256>` | `RAW` | a person's look (GSI1: `UNREAD_EVENTS` / `<receivedAt>`) |
 //!
 //! The table above is tested against [`Entity::keys`] (and so is the README's), and the order
@@ -67,10 +68,12 @@ pub const MIGRATION_PREFIX: &str = "MIGRATION#";
 pub const CART_PREFIX: &str = "CART#";
 /// Applied provider events' partitions.
 pub const PAYMENT_EVENT_PREFIX: &str = "PAYMENT_EVENT#";
-/// Refunds' partitions.
+/// Refunds: the partitions of those of payments that name no order, the sort keys of an
+/// order's.
 pub const REFUND_PREFIX: &str = "REFUND#";
-/// GSI1's partition of refunds due (no status's: those start with `STATUS#`).
-pub const REFUNDS_DUE_GSI1PK: &str = "REFUNDS_DUE";
+/// GSI1's partitions of refunds, one per status (`REFUNDS#REQUESTED`, ...): no order status's,
+/// which start with `STATUS#`.
+pub const REFUNDS_GSI1_PREFIX: &str = "REFUNDS#";
 /// Signed provider events the store could not read: their partitions.
 pub const UNREAD_EVENT_PREFIX: &str = "UNREAD_EVENT#";
 /// GSI1's partition of unread provider events.
@@ -252,12 +255,13 @@ pub const CUSTOMER_PARTITION: Partition = Partition {
     ],
 };
 
-/// `ORDER#<orderId>`: an order's header, then its line items.
+/// `ORDER#<orderId>`: an order's header, then its line items, then its refunds.
 pub const ORDER_PARTITION: Partition = Partition {
     pk: "ORDER#<orderId>",
     sort_keys: &[
         (Entity::OrderHeader, SortKeys::Exactly(HEADER_SK)),
         (Entity::LineItem, SortKeys::Prefixed(ITEM_PREFIX)),
+        (Entity::OrderRefund, SortKeys::Prefixed(REFUND_PREFIX)),
     ],
 };
 
@@ -315,8 +319,11 @@ crate::listed! {
         CartLine,
         /// A provider event the webhook applied.
         PaymentEvent,
-        /// A payment to give back.
+        /// A payment to give back that names no order the store has.
         RefundDue,
+        /// A refund of an order: staff's, a cancellation's, or of a payment for it that placed
+        /// nothing.
+        OrderRefund,
         /// A signed provider event the store could not read, kept for a person to look at.
         UnreadEvent,
     }
@@ -339,6 +346,7 @@ impl Entity {
             Entity::CartLine => "Cart line",
             Entity::PaymentEvent => "Applied payment event",
             Entity::RefundDue => "Refund due",
+            Entity::OrderRefund => "Order refund",
             Entity::UnreadEvent => "Unread provider event",
         }
     }
@@ -359,6 +367,7 @@ impl Entity {
             Entity::CartLine => ("CUSTOMER#<customerId>", "CART#<sku>"),
             Entity::PaymentEvent => ("PAYMENT_EVENT#<eventId>", APPLIED_SK),
             Entity::RefundDue => ("REFUND#<paymentId>", REFUND_SK),
+            Entity::OrderRefund => ("ORDER#<orderId>", "REFUND#<refundId>"),
             Entity::UnreadEvent => ("UNREAD_EVENT#<sha256>", RAW_SK),
             Entity::MigrationState => (
                 "MIGRATION#<name>",

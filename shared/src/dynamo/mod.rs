@@ -18,6 +18,7 @@ pub mod orders;
 pub mod payments;
 pub mod products;
 pub mod query;
+pub mod refunds;
 pub mod reshard;
 pub mod stats;
 pub mod store;

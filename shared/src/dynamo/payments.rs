@@ -13,17 +13,19 @@ use aws_sdk_dynamodb::types::builders::PutBuilder;
 
 use crate::domain::access::Caller;
 use crate::domain::checkout::Currency;
+use crate::domain::ids::RefundId;
 use crate::domain::ids::{OrderId, PaymentEventId, PaymentId};
 use crate::domain::order::Order;
 use crate::domain::page::{Page, PageRequest};
-use crate::domain::payment::{EVENT_TTL_SECONDS, EventOutcome, Payment, RefundDue, RefundReason};
+use crate::domain::payment::{EVENT_TTL_SECONDS, EventOutcome, Payment, RefundReason};
+use crate::domain::refund::{Refund, RefundKind, RefundStatus};
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::Item;
 use crate::dynamo::cursor::text;
-use crate::dynamo::entities::{order_header, payment_event, refund_due, unread_event};
+use crate::dynamo::entities::{order_header, payment_event, refund, refund_due, unread_event};
 use crate::dynamo::errors::unless_condition_failed;
-use crate::dynamo::keys::{GSI1PK, GSI1SK, PK, SK};
+use crate::dynamo::keys::{Entity, GSI1PK, GSI1SK, PK, SK};
 use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::epoch_seconds;
 use crate::dynamo::transaction::{Outcome, Transaction};
@@ -36,7 +38,7 @@ pub enum PaymentOutcome {
     /// It paid for its hold: the order is PLACED.
     Placed(OrderId),
     /// It placed nothing and is recorded to be given back.
-    RefundDue(RefundDue),
+    RefundDue(Box<Refund>),
     /// Its event was applied already: nothing changed.
     Replayed,
 }
@@ -140,11 +142,11 @@ impl Store {
         payment: &Payment,
         currency: &Currency,
     ) -> Result<Attempt, AppError> {
-        let order_id = payment.order_id();
-        let order = match &order_id {
-            Some(id) => self.read_header(id).await?,
+        let order = match payment.order_id() {
+            Some(id) => self.read_header(&id).await?,
             None => None,
         };
+        let known = order.as_ref().map(|order| order.order_id.clone());
         let reason = match judge(order.as_ref(), payment, currency, Timestamp::now())? {
             Some(reason) => reason,
             None => {
@@ -155,17 +157,22 @@ impl Store {
                 }
             }
         };
-        let refund = RefundDue {
-            payment_id: payment.id.clone(),
-            order_id,
-            // What it collected is what goes back.
-            amount: payment.received().unwrap_or(payment.amount),
-            currency: payment.currency.clone(),
-            reason,
-            event_id: event.clone(),
-            received_at: Timestamp::now(),
+        // Kept in the order's partition when the order exists (its ledger shows it), else
+        // under the payment. One refund per payment: its ID is the payment's.
+        let refund = Refund {
+            event_id: Some(event.clone()),
+            ..Refund::requested(
+                RefundId::of_payment(&payment.id),
+                known,
+                payment.id.clone(),
+                // What it collected is what goes back.
+                payment.received().unwrap_or(payment.amount),
+                &payment.currency,
+                RefundKind::Payment,
+                reason.to_string(),
+            )
         };
-        self.record_refund(refund).await
+        self.record_refund(event, refund).await
     }
 
     /// The event's record, put only where none is (or an expired one).
@@ -200,6 +207,8 @@ impl Store {
         let header = header
             .and(&order_header::PAYMENT)
             .set(&order_header::PAYMENT_ID, &payment.id)
+            .set(&order_header::PAID_AMOUNT, &payment.amount)
+            .set(&order_header::REFUNDABLE, &payment.amount)
             .remove(&order_header::PAYMENT_ERROR);
         let mut transaction = Transaction::with_capacity(3);
         transaction.update(PaymentAction::Header, header.build()?)?;
@@ -242,25 +251,35 @@ impl Store {
     /// `refund` recorded, with the event's record; a payment already due for refund (the same
     /// payment reported again, under another event) keeps its first record, so that it is
     /// neither overwritten nor moved in the oldest-first list, and is given back once.
-    async fn record_refund(&self, refund: RefundDue) -> Result<Attempt, AppError> {
-        let mut transaction = Transaction::with_capacity(2);
+    async fn record_refund(
+        &self,
+        event: &PaymentEventId,
+        refund: Refund,
+    ) -> Result<Attempt, AppError> {
+        let mut transaction = Transaction::with_capacity(3);
+        if let Some(pointer) = refund_due::pointer(&refund) {
+            // One refund per payment, whichever order its events name.
+            transaction.put(
+                PaymentAction::Refund,
+                Put::builder()
+                    .table_name(&self.table)
+                    .set_item(Some(pointer))
+                    .condition_expression("attribute_not_exists(PK)"),
+            )?;
+        }
         transaction.put(
             PaymentAction::Refund,
             Put::builder()
                 .table_name(&self.table)
-                .set_item(Some(refund_due::to_item(&refund)))
+                .set_item(Some(refund::to_item(&refund)))
                 .condition_expression("attribute_not_exists(PK)"),
         )?;
         transaction.put(
             PaymentAction::Event,
-            self.event_record(
-                &refund.event_id,
-                EventOutcome::RefundDue,
-                refund.order_id.as_ref(),
-            ),
+            self.event_record(event, EventOutcome::RefundDue, refund.order_id.as_ref()),
         )?;
         match self.send(transaction).await? {
-            Outcome::Committed => Ok(Attempt::Done(PaymentOutcome::RefundDue(refund))),
+            Outcome::Committed => Ok(Attempt::Done(PaymentOutcome::RefundDue(Box::new(refund)))),
             Outcome::Cancelled(c)
                 if c.condition_failed(|a| {
                     matches!(a, PaymentAction::Event | PaymentAction::Refund)
@@ -330,34 +349,41 @@ impl Store {
         Ok(())
     }
 
-    /// Access pattern 10: the payments to give back, oldest first (ONE Query on GSI1 per page).
-    pub async fn list_refunds_due(
+    /// Access pattern 10: the refunds in `status`, oldest first (ONE Query on GSI1 per page).
+    pub async fn list_refunds(
         &self,
+        status: RefundStatus,
         page: &PageRequest,
         caller: &Caller,
-    ) -> Result<Page<RefundDue>, AppError> {
-        let query = KeyQuery::on(Index::Gsi1, refund_due::GSI1_PARTITION.to_owned());
-        let start = query.open(caller, page.cursor.as_deref(), is_refund_position)?;
+    ) -> Result<Page<Refund>, AppError> {
+        let query = KeyQuery::on(Index::Gsi1, refund::gsi1pk(status));
+        let start = query.open(caller, page.cursor.as_deref(), |key| {
+            is_refund_position(key, status)
+        })?;
         let out = query.page_request(self, page, start).send().await?;
         query.page(
             caller,
             out.items.unwrap_or_default(),
             page.limit,
             || out.last_evaluated_key,
-            refund_due::from_item,
+            refund::from_item,
         )
     }
 }
 
-/// Whether `key` (a GSI1 position in the refunds' partition) is byte for byte one the store
-/// writes: a refund's keys, and a timestamp as the store spells it.
-fn is_refund_position(key: &Item) -> bool {
+/// Whether `key` (a GSI1 position in the partition of refunds in `status`) is byte for byte one
+/// the store writes: a refund's keys (an order's, or a payment's naming no order), and a
+/// timestamp as the store spells it.
+fn is_refund_position(key: &Item, status: RefundStatus) -> bool {
     let (Some(pk), Some(sk), Some(gsi1sk)) = (text(key, PK), text(key, SK), text(key, GSI1SK))
     else {
         return false;
     };
-    text(key, GSI1PK) == Some(refund_due::GSI1_PARTITION)
-        && sk == refund_due::SORT_KEY
-        && pk.starts_with(crate::dynamo::keys::REFUND_PREFIX)
+    let refund_keys = matches!(
+        Entity::of(pk, sk),
+        Some(Entity::OrderRefund | Entity::RefundDue)
+    );
+    text(key, GSI1PK) == Some(refund::gsi1pk(status).as_str())
+        && refund_keys
         && Timestamp::parse(gsi1sk).is_ok_and(|at| at.to_string() == gsi1sk)
 }

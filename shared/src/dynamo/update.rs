@@ -158,6 +158,18 @@ impl Change {
         self
     }
 
+    /// The same update, doing what `other` (another update of the same item) does too: its
+    /// specs, clauses, conditions and values.
+    pub fn merge(mut self, other: Change) -> Self {
+        debug_assert_eq!(self.key, other.key, "a merge of updates of two items");
+        self.specs.extend(other.specs);
+        self.clauses.extend(other.clauses);
+        self.conditions.extend(other.conditions);
+        self.values.extend(other.values);
+        self.return_old_on_failure |= other.return_old_on_failure;
+        self
+    }
+
     /// `SET #a = :a`.
     pub fn set<T: Stored>(self, attr: &Attr<T>, value: &T) -> Self {
         self.clause(Clause::Set, attr.name, Some(attr.value(value)))

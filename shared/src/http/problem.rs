@@ -89,6 +89,11 @@ fn classify(err: &AppError) -> (StatusCode, &'static str, &'static str) {
         ),
         AppError::CartFull(_) => (StatusCode::CONFLICT, "/problems/cart-full", "Cart full"),
         AppError::CartEmpty => (StatusCode::CONFLICT, "/problems/cart-empty", "Cart empty"),
+        AppError::RefundRefused(_) => (
+            StatusCode::CONFLICT,
+            "/problems/refund-refused",
+            "Refund refused",
+        ),
         AppError::TotalTooLarge { .. } => (
             StatusCode::UNPROCESSABLE_ENTITY,
             "/problems/total-too-large",
@@ -199,6 +204,7 @@ pub fn one_of_each_kind() -> Vec<AppError> {
         AppError::UnknownProducts(sku()),
         AppError::CartFull(32),
         AppError::CartEmpty,
+        AppError::RefundRefused("x".into()),
         AppError::TotalTooLarge {
             total: crate::domain::money::Money::default(),
             max: crate::domain::money::Money::default(),
@@ -223,6 +229,7 @@ pub fn one_of_each_kind() -> Vec<AppError> {
             | AppError::UnknownProducts(_)
             | AppError::CartFull(_)
             | AppError::CartEmpty
+            | AppError::RefundRefused(_)
             | AppError::TotalTooLarge { .. }
             | AppError::IdempotencyKeyReused
             | AppError::PayloadTooLarge(_)

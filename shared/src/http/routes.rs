@@ -126,6 +126,16 @@ pub const ROUTES: &[Route] = &[
         Admits::ProviderSignature,
     ),
     route("GET /payments/refunds", "list-refunds", Admits::Staff),
+    route(
+        "GET /orders/{orderId}/payments",
+        "get-order",
+        Admits::OrderOwner,
+    ),
+    route(
+        "POST /orders/{orderId}/refunds",
+        "refund-order",
+        Admits::Staff,
+    ),
 ];
 
 /// The route a request came in on, as API Gateway names it (`routeKey`): an extension of the

@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 
 use local_engine::journal::{Calls, DynamoCall};
-use local_engine::testing::{Case, TestApp, cases, from_event_file};
+use local_engine::testing::{Case, TestApp, cases, from_event_file, from_event_text};
 use local_engine::{LOCAL_TABLE, seed};
 use serde_json::Value;
 use shared::Store;
@@ -191,6 +191,7 @@ async fn observed(binary: &str) -> Vec<Sent> {
 
 /// One request of a scenario: a sample event (`events/<event>.json`), with its body replaced
 /// when asked, or an error path's (`events/cases/`).
+#[derive(Clone)]
 struct Step {
     event: String,
     body: Option<&'static str>,
@@ -220,8 +221,9 @@ fn scenarios(binary: &str) -> Vec<Vec<Step>> {
         let text = std::fs::read_to_string(file).expect("event");
         let parsed: Value = serde_json::from_str(&text).expect("json");
         let binary = match event {
-            // The schedule's event names no route.
+            // The schedules' events name no route.
             "expire-holds" => "expire-holds",
+            "pay-refunds" => "pay-refunds",
             _ => parsed["routeKey"]
                 .as_str()
                 .and_then(shared::http::routes::find)
@@ -234,7 +236,33 @@ fn scenarios(binary: &str) -> Vec<Vec<Step>> {
             case: None,
         }
     };
-    let mut all = vec![vec![step(binary, None)]];
+    // A hold checked out and paid: what a refund needs.
+    let paid = || {
+        vec![
+            step("checkout", None),
+            step("payment-webhook", Some(PAY_THE_HOLD)),
+        ]
+    };
+    let mut all = match binary {
+        // The sample refunds o100, which was placed without payment (a 409, its case below):
+        // a paid order's refund, with restock, then its cancellation's.
+        "refund-order" => {
+            vec![[paid(), vec![step("refund-order", Some(REFUND_THE_PAID))]].concat()]
+        }
+        // The refunds sent: a staff refund and a cancellation's, then the payer.
+        "pay-refunds" => vec![
+            [
+                paid(),
+                vec![
+                    step("refund-order", Some(REFUND_THE_PAID)),
+                    step("update-order-status", Some(CANCEL_THE_PAID)),
+                    step("pay-refunds", None),
+                ],
+            ]
+            .concat(),
+        ],
+        _ => vec![vec![step(binary, None)]],
+    };
     // Each error path's sample, alone on the sample data.
     for case in cases().expect("events/cases/") {
         if case.binary == binary {
@@ -244,14 +272,26 @@ fn scenarios(binary: &str) -> Vec<Vec<Step>> {
         }
     }
     match binary {
-        // A cancellation: the stock given back, the place under the cap released.
-        "update-order-status" => all.push(vec![
-            step(
-                "place-order",
-                Some(r#"{"items":[{"sku":"sku-1","quantity":1}]}"#),
-            ),
-            step("update-order-status", Some(r#"{"status":"CANCELLED"}"#)),
-        ]),
+        // A cancellation: the stock given back, the place under the cap released; and a paid
+        // order's, which requests its refund.
+        "update-order-status" => {
+            all.push(vec![
+                step(
+                    "place-order",
+                    Some(r#"{"items":[{"sku":"sku-1","quantity":1}]}"#),
+                ),
+                step("update-order-status", Some(r#"{"status":"CANCELLED"}"#)),
+            ]);
+            all.push(
+                [
+                    paid(),
+                    vec![step("update-order-status", Some(CANCEL_THE_PAID))],
+                ]
+                .concat(),
+            );
+        }
+        // The ledger.
+        "get-order" => all.push(vec![step("get-order-payments", None)]),
         // A line removed, and the cart emptied.
         "edit-cart" => {
             all.push(vec![
@@ -288,6 +328,14 @@ fn scenarios(binary: &str) -> Vec<Vec<Step>> {
 const PAY_THE_HOLD: &str = "pay the hold";
 /// A webhook step's body: the provider's declined attempt to pay that hold.
 const FAIL_THE_HOLD: &str = "fail to pay the hold";
+/// A refund step's body: the sample's refund, of the order the scenario paid for.
+const REFUND_THE_PAID: &str = "refund the paid order";
+/// A status step's body: the order the scenario paid for, cancelled.
+const CANCEL_THE_PAID: &str = "cancel the paid order";
+
+/// The order the scenario's payment placed (one scenario runs at a time).
+static PAID: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
 /// A checkout step's body: the sample's checkout, its hold one second long.
 const SHORT_HOLD: &str = "a one-second hold";
 
@@ -333,7 +381,7 @@ async fn the_hold(store: &Store) -> (String, i64, String) {
 /// A route's request, built before the step runs (`None` for the schedule and the stream).
 async fn prepare(store: &Store, step: &Step) -> Option<(Store, lambda_http::Request)> {
     match step.event.as_str() {
-        "expire-holds" | "order-stats" => None,
+        "expire-holds" | "order-stats" | "pay-refunds" => None,
         _ => Some(request(store, step).await),
     }
 }
@@ -350,6 +398,16 @@ async fn run(store: &Store, step: &Step, prepared: Option<(Store, lambda_http::R
             expire_holds::handle(&expiry, std::time::Duration::from_secs(5))
                 .await
                 .expect("expiry");
+        }
+        "pay-refunds" => {
+            let payer = pay_refunds::Payer {
+                store: store.clone(),
+                provider: local_engine::testing::provider(),
+            };
+            let run = pay_refunds::handle(&payer, std::time::Duration::from_secs(5))
+                .await
+                .expect("payer");
+            assert_eq!(run.sent, 2, "{run:?}");
         }
         "order-stats" => {
             let text = std::fs::read_to_string(step.file()).expect("event");
@@ -391,6 +449,7 @@ async fn request(store: &Store, step: &Step) -> (Store, lambda_http::Request) {
         let body = match step.body {
             Some(PAY_THE_HOLD) => {
                 let (order, amount, intent) = the_hold(store).await;
+                *PAID.lock().expect("lock") = Some(order.clone());
                 local_engine::testing::payments::succeeded(
                     "evt_observed",
                     &intent,
@@ -418,6 +477,17 @@ async fn request(store: &Store, step: &Step) -> (Store, lambda_http::Request) {
             store.clone(),
             local_engine::testing::payments::webhook(&body),
         );
+    }
+    if let Some(REFUND_THE_PAID | CANCEL_THE_PAID) = step.body {
+        let order = PAID.lock().expect("lock").clone().expect("a paid order");
+        let text = std::fs::read_to_string(step.file())
+            .expect("event")
+            .replace("o100", &order);
+        let mut req = from_event_text(&text).expect("event");
+        if step.body == Some(CANCEL_THE_PAID) {
+            *req.body_mut() = lambda_http::Body::Text(r#"{"status":"CANCELLED"}"#.to_owned());
+        }
+        return (store.clone(), req);
     }
     match step.body {
         Some(SHORT_HOLD) => {

@@ -82,8 +82,8 @@ fn every_function_has_an_alarm_on_its_errors_and_throttles() {
         .collect();
     binaries.sort();
     binaries.dedup();
-    // ...and the holds' expiry, on its schedule.
-    assert_eq!(functions.len(), binaries.len() + 2);
+    // ...and the holds' expiry and the refunds payer, on their schedules.
+    assert_eq!(functions.len(), binaries.len() + 3);
     let alarms = alarms(&template);
     for function in functions {
         let watching: Vec<(String, String)> = alarms

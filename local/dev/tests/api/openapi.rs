@@ -157,6 +157,17 @@ fn the_contracts_enumerations_are_the_codes_lists() {
         contract_enum(&document, "RefundReason", None),
         spelled(&RefundReason::ALL.map(RefundReason::as_str))
     );
+    {
+        use shared::domain::refund::{RefundKind, RefundStatus};
+        assert_eq!(
+            contract_enum(&document, "RefundStatus", None),
+            spelled(&RefundStatus::ALL.map(RefundStatus::as_str))
+        );
+        assert_eq!(
+            contract_enum(&document, "RefundKind", None),
+            spelled(&RefundKind::ALL.map(RefundKind::as_str))
+        );
+    }
     assert_eq!(
         contract_enum(&document, "Status", None),
         spelled(&OrderStatus::ALL.map(OrderStatus::as_str))

@@ -197,8 +197,12 @@ async fn every_route_admits_exactly_the_callers_its_line_in_the_route_table_name
             .unwrap_or_else(|| panic!("{} has no line in the route table", route.key()))
             .admits;
         let (admitted, body) = try_route(route, Kind::Staff).await;
+        // The sample data's orders were placed without payment: a refund of one is refused
+        // for what it asks (its problem says so), past who asks.
+        let refused_for_what = route.key() == "POST /orders/{orderId}/refunds"
+            && body["type"] == "/problems/refund-refused";
         assert!(
-            (200..300).contains(&admitted),
+            (200..300).contains(&admitted) || refused_for_what,
             "{}: staff got {admitted} {body}",
             route.key()
         );

@@ -7,7 +7,7 @@
 
 use crate::domain::ids::{CustomerId, OrderId, Sku};
 use crate::domain::money::Money;
-use crate::domain::order::{LineItem, Order, ProductOrderLine};
+use crate::domain::order::{LineBack, LineItem, Order, ProductOrderLine};
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, SK, primary_key};
 use crate::dynamo::entities::product;
@@ -24,6 +24,26 @@ pub const CUSTOMER_ID: Attr<CustomerId> = Attr::new("customerId");
 pub const GSI2PK: Attr<String> = Attr::new(keys::GSI2PK);
 /// GSI2's sort key: when the order was placed, and which.
 pub const GSI2SK: Attr<String> = Attr::new(keys::GSI2SK);
+
+/// How many of the line were refunded.
+pub const REFUNDED_QUANTITY: Attr<u32> = Attr::new("refundedQuantity");
+/// How many of the line went back into stock.
+pub const RESTOCKED_QUANTITY: Attr<u32> = Attr::new("restockedQuantity");
+/// A refund of the line's quantities (with restock, or a cancellation's stock back): counted
+/// on the line. The header's refund count, in the same transaction, is what keeps two racing
+/// refunds from counting on the same read.
+pub const BACK: UpdateSpec = UpdateSpec {
+    add: &[REFUNDED_QUANTITY.name, RESTOCKED_QUANTITY.name],
+    ..UpdateSpec::of(Entity::LineItem)
+};
+
+/// What of the line went back, as its item says.
+pub fn back(item: &Item) -> LineBack {
+    LineBack {
+        refunded: REFUNDED_QUANTITY.get(item).unwrap_or(0),
+        restocked: RESTOCKED_QUANTITY.get(item).unwrap_or(0),
+    }
+}
 
 /// What the GSI2 backfill adds to a line written before GSI2 (`store-migrate`'s UpdateItem).
 pub const GSI2_BACKFILL: UpdateSpec = UpdateSpec {

@@ -20,6 +20,7 @@ pub mod order_header;
 pub mod order_listing;
 pub mod payment_event;
 pub mod product;
+pub mod refund;
 pub mod refund_due;
 pub mod unread_event;
 
@@ -38,6 +39,12 @@ pub const UPDATES: &[&UpdateSpec] = &[
     &order_header::PAYMENT,
     &order_header::PAYMENT_INTENT,
     &order_header::PAYMENT_FAILED,
+    &order_header::REFUND,
+    &line_item::BACK,
+    &refund::CLAIM,
+    &refund::SETTLE,
+    &refund_due::CLAIM,
+    &refund_due::SETTLE,
     &line_item::GSI2_BACKFILL,
     &open_order_count::COUNT_UPDATE,
     &product::REPLACE,
@@ -57,7 +64,9 @@ pub const PUTS: &[&PutSpec] = &[
     &counted_order::PUT,
     &idempotency::PUT,
     &payment_event::PUT,
+    &refund::PUT,
     &refund_due::PUT,
+    &refund_due::POINTER,
     &unread_event::PUT,
 ];
 
@@ -208,10 +217,12 @@ mod tests {
     fn every_put_spec_names_exactly_what_its_codec_writes() {
         use crate::domain::cart::CartLine;
         use crate::domain::idempotency::IdempotencyRecord;
+        use crate::domain::ids::RefundId;
         use crate::domain::money::{Decimal, Money};
         use crate::domain::order::LineItem;
-        use crate::domain::payment::{RefundDue, RefundReason};
+        use crate::domain::payment::RefundReason;
         use crate::domain::product::CatalogEntry;
+        use crate::domain::refund::{Refund, RefundKind, RefundLine};
         use crate::domain::stats::ShareVersion;
         use crate::domain::status::OrderStatus;
         use crate::dynamo::keys::StatusShards;
@@ -232,14 +243,27 @@ mod tests {
             order_id: o100(),
             response: "{}".into(),
         };
-        let refund = RefundDue {
-            payment_id: payment,
-            order_id: Some(o100()),
-            amount: 100,
-            currency: "usd".into(),
-            reason: RefundReason::HoldEnded,
-            event_id: event.clone(),
-            received_at: test_support::placed(),
+        // Every attribute a put may write: an order's refund of a payment by lines (what a real
+        // one writes is a part of this), and a payment's that names no order.
+        let refund = Refund {
+            event_id: Some(event.clone()),
+            lines: vec![RefundLine {
+                sku: sku.clone(),
+                quantity: 1,
+            }],
+            ..Refund::requested(
+                RefundId::parse("rf_1").expect("id"),
+                Some(o100()),
+                payment.clone(),
+                100,
+                "usd",
+                RefundKind::Payment,
+                RefundReason::HoldEnded.to_string(),
+            )
+        };
+        let due = Refund {
+            order_id: None,
+            ..refund.clone()
         };
         let entry = CatalogEntry {
             sku: sku.clone(),
@@ -283,7 +307,12 @@ mod tests {
                     1,
                 ),
             ),
-            (&refund_due::PUT, refund_due::to_item(&refund)),
+            (&refund::PUT, refund::to_item(&refund)),
+            (&refund_due::PUT, refund::to_item(&due)),
+            (
+                &refund_due::POINTER,
+                refund_due::pointer(&refund).expect("an order's"),
+            ),
             (
                 &unread_event::PUT,
                 unread_event::to_item(b"{}", "unreadable", test_support::placed()),
@@ -340,6 +369,13 @@ mod tests {
             (
                 refund_due::key(&PaymentId::parse("pi_1").expect("id")),
                 Entity::RefundDue,
+            ),
+            (
+                crate::dynamo::codec::primary_key(
+                    line_item::pk(&o100()),
+                    refund::sk(&crate::domain::ids::RefundId::parse("rf_1").expect("id")),
+                ),
+                Entity::OrderRefund,
             ),
             (unread_event::key(b"{}"), Entity::UnreadEvent),
         ];

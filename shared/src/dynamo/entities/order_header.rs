@@ -3,7 +3,7 @@
 //! total), in the order's own partition, sorted before its line items (`keys::ORDER_PARTITION`).
 
 use crate::domain::ids::{CustomerId, OrderId, PaymentId};
-use crate::domain::order::Order;
+use crate::domain::order::{Balance, Order};
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
 use crate::dynamo::entities::line_item;
@@ -28,6 +28,15 @@ pub const PAYMENT_ERROR: Attr<String> = Attr::new("paymentError");
 /// it places the order.
 pub const PAYMENT_INTENT_ID: Attr<PaymentId> = Attr::new("paymentIntentId");
 
+/// What the payment that placed it collected, in the smallest unit (set with the payment).
+pub const PAID_AMOUNT: Attr<i64> = Attr::new("paid");
+/// What may still go back of it.
+pub const REFUNDABLE: Attr<i64> = Attr::new("refundable");
+/// What went back, or is going.
+pub const REFUNDED: Attr<i64> = Attr::new("refunded");
+/// How many refunds drew on the balance.
+pub const REFUND_COUNT: Attr<u32> = Attr::new("refundCount");
+
 /// A status change of the header, on the condition that its status is still the one read.
 pub const STATUS_CHANGE: UpdateSpec = UpdateSpec {
     set: &[STATUS.name],
@@ -42,7 +51,7 @@ pub const ON_TIME: UpdateSpec = UpdateSpec {
 /// The payment that placed a hold, recorded with its status change (an earlier attempt's
 /// failure cleared).
 pub const PAYMENT: UpdateSpec = UpdateSpec {
-    set: &[PAYMENT_ID.name],
+    set: &[PAYMENT_ID.name, PAID_AMOUNT.name, REFUNDABLE.name],
     remove: &[PAYMENT_ERROR.name],
     ..UpdateSpec::of(Entity::OrderHeader)
 };
@@ -58,6 +67,16 @@ pub const PAYMENT_INTENT: UpdateSpec = UpdateSpec {
     set: &[PAYMENT_INTENT_ID.name],
     ..UpdateSpec::of(Entity::OrderHeader)
 };
+/// A refund drawn on the balance (or a failed one's amount given back to it): what may go back
+/// and what went back moved together, one more refund counted, on the condition that the
+/// count is still the one read and the balance covers it.
+pub const REFUND: UpdateSpec = UpdateSpec {
+    add: &[REFUNDABLE.name, REFUNDED.name, REFUND_COUNT.name],
+    checks: &[REFUNDABLE.name, REFUND_COUNT.name],
+    ..UpdateSpec::of(Entity::OrderHeader)
+};
+/// A paid order cancelled: its status change, and its refund.
+pub const CANCELLED_PAID: &[&UpdateSpec] = &[&STATUS_CHANGE, &REFUND];
 /// A hold paid: its status change, on time, with the payment.
 pub const PAID: &[&UpdateSpec] = &[&STATUS_CHANGE, &ON_TIME, &PAYMENT];
 /// A hold ended: its status change, once its time has passed.
@@ -107,6 +126,16 @@ pub fn to_item(order: &Order) -> Item {
     TOTAL.put(&mut item, &order.total);
     HOLD_UNTIL.put_optional(&mut item, order.hold_until.as_ref());
     item
+}
+
+/// The balance a header keeps (read before [`from_item`] takes the item).
+pub fn balance(item: &Item) -> Balance {
+    Balance {
+        paid: PAID_AMOUNT.get(item),
+        refundable: REFUNDABLE.get(item).unwrap_or(0),
+        refunded: REFUNDED.get(item).unwrap_or(0),
+        refund_count: REFUND_COUNT.get(item).unwrap_or(0),
+    }
 }
 
 /// The order a header holds.

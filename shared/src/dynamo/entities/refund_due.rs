@@ -1,56 +1,39 @@
-//! A payment to give back, `REFUND#<paymentId>` / `REFUND`, with GSI1 `REFUNDS_DUE` /
-//! `<receivedAt>` (staff's refunds due, oldest first: one Query on GSI1): a signed payment
-//! that placed nothing (an unknown order, the wrong amount or currency, a hold already ended).
-//! Never expires: the money is the customer's until staff return it.
+//! A refund of a payment that names no order the store has, `REFUND#<paymentId>` / `REFUND`:
+//! one per payment, however often it is reported. Its record is an order refund's
+//! ([`refund`](super::refund)), listed on GSI1 the same way (`REFUNDS#<status>` /
+//! `<requestedAt>`). Never expires: the money is the customer's until it is back.
 
-use crate::domain::ids::{OrderId, PaymentEventId, PaymentId};
-use crate::domain::payment::{RefundDue, RefundReason};
-use crate::domain::time::Timestamp;
-use crate::dynamo::codec::{Attr, BadItem, Item, primary_key};
+use crate::domain::ids::PaymentId;
+use crate::domain::refund::Refund;
+use crate::dynamo::codec::{Item, primary_key};
+use crate::dynamo::entities::refund;
 use crate::dynamo::keys::{self, Entity, REFUND_PREFIX};
-use crate::dynamo::update::PutSpec;
+use crate::dynamo::update::{PutSpec, UpdateSpec};
 
 /// The record's sort key.
 pub const SORT_KEY: &str = keys::REFUND_SK;
-/// GSI1's partition of refunds due.
-pub const GSI1_PARTITION: &str = keys::REFUNDS_DUE_GSI1PK;
 
-/// The payment to give back.
-pub const PAYMENT_ID: Attr<PaymentId> = Attr::new("paymentId");
-/// The order it named.
-pub const ORDER_ID: Attr<OrderId> = Attr::new("orderId");
-/// As paid, in the currency's smallest unit.
-pub const AMOUNT: Attr<i64> = Attr::new("amount");
-/// As paid.
-pub const CURRENCY: Attr<String> = Attr::new("currency");
-/// Why it placed nothing.
-pub const REASON: Attr<RefundReason> = Attr::new("reason");
-/// The event that reported it.
-pub const EVENT_ID: Attr<PaymentEventId> = Attr::new("eventId");
-/// When the store recorded it.
-pub const RECEIVED_AT: Attr<Timestamp> = Attr::new("receivedAt");
-/// GSI1's partition key: [`GSI1_PARTITION`].
-pub const GSI1PK: Attr<String> = Attr::new(keys::GSI1PK);
-/// GSI1's sort key: when it was recorded.
-pub const GSI1SK: Attr<String> = Attr::new(keys::GSI1SK);
-
-/// What recording a refund due puts: the record whole.
+/// What recording it puts: the record whole.
 pub const PUT: PutSpec = PutSpec {
+    entity: Entity::RefundDue,
+    attributes: refund::DUE_ATTRIBUTES,
+};
+/// What a refund of a payment kept in its order's partition leaves here: a pointer to it
+/// (`refundId`, `orderId`), put in the same transaction, so that one payment has one refund
+/// whichever order its events name. Not on GSI1: the payer never reads it.
+pub const POINTER: PutSpec = PutSpec {
     entity: Entity::RefundDue,
     attributes: &[
         keys::PK,
         keys::SK,
-        PAYMENT_ID.name,
-        ORDER_ID.name,
-        AMOUNT.name,
-        CURRENCY.name,
-        REASON.name,
-        EVENT_ID.name,
-        RECEIVED_AT.name,
-        GSI1PK.name,
-        GSI1SK.name,
+        refund::REFUND_ID.name,
+        refund::ORDER_ID.name,
     ],
 };
+/// It claimed for sending.
+pub const CLAIM: UpdateSpec = refund::claim_spec(Entity::RefundDue);
+/// It settled.
+pub const SETTLE: UpdateSpec = refund::settle_spec(Entity::RefundDue);
 
 /// The record's partition key.
 pub fn pk(payment: &PaymentId) -> String {
@@ -62,67 +45,61 @@ pub fn key(payment: &PaymentId) -> Item {
     primary_key(pk(payment), SORT_KEY)
 }
 
-/// The record of `refund`.
-pub fn to_item(refund: &RefundDue) -> Item {
+/// The pointer a payment's refund kept in its order's partition leaves under the payment.
+pub fn pointer(refund: &Refund) -> Option<Item> {
+    let order = refund.order_id.as_ref()?;
     let mut item = key(&refund.payment_id);
-    PAYMENT_ID.put(&mut item, &refund.payment_id);
-    ORDER_ID.put_optional(&mut item, refund.order_id.as_ref());
-    AMOUNT.put(&mut item, &refund.amount);
-    CURRENCY.put(&mut item, &refund.currency);
-    REASON.put(&mut item, &refund.reason);
-    EVENT_ID.put(&mut item, &refund.event_id);
-    RECEIVED_AT.put(&mut item, &refund.received_at);
-    GSI1PK.put(&mut item, &GSI1_PARTITION.to_owned());
-    GSI1SK.put(&mut item, &refund.received_at.to_string());
-    item
-}
-
-/// The refund a record holds.
-pub fn from_item(mut item: Item) -> Result<RefundDue, BadItem> {
-    Ok(RefundDue {
-        payment_id: PAYMENT_ID.take(&mut item)?,
-        order_id: ORDER_ID.take_optional(&mut item)?,
-        amount: AMOUNT.take(&mut item)?,
-        currency: CURRENCY.take(&mut item)?,
-        reason: REASON.take(&mut item)?,
-        event_id: EVENT_ID.take(&mut item)?,
-        received_at: RECEIVED_AT.take(&mut item)?,
-    })
+    refund::REFUND_ID.put(&mut item, &refund.refund_id);
+    refund::ORDER_ID.put(&mut item, order);
+    Some(item)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dynamo::entities::test_support::{o100, pairs, placed, shape};
+    use crate::domain::ids::{PaymentEventId, RefundId};
+    use crate::domain::payment::RefundReason;
+    use crate::domain::refund::RefundKind;
+    use crate::dynamo::entities::test_support::{pairs, placed, shape};
 
     #[test]
-    fn a_refund_due_is_kept_by_payment_and_listed_oldest_first_on_gsi1() {
-        let refund = RefundDue {
-            payment_id: PaymentId::parse("pi_1").expect("id"),
-            order_id: Some(o100()),
-            amount: 3990,
-            currency: "usd".into(),
-            reason: RefundReason::HoldEnded,
-            event_id: PaymentEventId::parse("evt_1").expect("id"),
-            received_at: placed(),
+    fn a_payment_naming_no_order_is_kept_by_payment_and_listed_by_status_on_gsi1() {
+        let payment = PaymentId::parse("pi_1").expect("id");
+        let refund = Refund {
+            event_id: Some(PaymentEventId::parse("evt_1").expect("id")),
+            requested_at: placed(),
+            ..Refund::requested(
+                RefundId::of_payment(&payment),
+                None,
+                payment,
+                3990,
+                "usd",
+                RefundKind::Payment,
+                RefundReason::UnknownOrder.to_string(),
+            )
         };
-        let item = to_item(&refund);
+        let item = refund::to_item(&refund);
         assert_eq!(
             shape(&item),
             pairs(&[
-                ("GSI1PK", "S REFUNDS_DUE"),
+                ("GSI1PK", "S REFUNDS#REQUESTED"),
                 ("GSI1SK", "S 2026-10-08T14:30:00Z"),
                 ("PK", "S REFUND#pi_1"),
                 ("SK", "S REFUND"),
                 ("amount", "N 3990"),
+                ("attempts", "N 0"),
                 ("currency", "S usd"),
                 ("eventId", "S evt_1"),
-                ("orderId", "S o100"),
+                ("kind", "S payment"),
                 ("paymentId", "S pi_1"),
-                ("reason", "S hold-ended"),
-                ("receivedAt", "S 2026-10-08T14:30:00Z"),
+                ("reason", "S unknown-order"),
+                ("refundId", "S pay_pi_1"),
+                ("requestedAt", "S 2026-10-08T14:30:00Z"),
+                ("restock", "Bool(false)"),
+                ("status", "S REQUESTED"),
             ])
         );
-        assert_eq!(from_item(item).expect("reads"), refund);
+        assert_eq!(refund::entity(&refund), Entity::RefundDue);
+        assert_eq!(refund::from_item(item).expect("reads"), refund);
     }
 }

@@ -13,15 +13,17 @@ use aws_sdk_dynamodb::types::{Delete, Put};
 use crate::domain::access::Caller;
 use crate::domain::idempotency::{IDEMPOTENCY_TTL_SECONDS, IdempotencyRecord};
 use crate::domain::ids::{CustomerId, IdempotencyKey, OrderId, Sku};
-use crate::domain::order::{LineItem, MAX_LINES, Order, OrderDetails, RequestedLine, price_lines};
+use crate::domain::order::{
+    LineBack, LineItem, MAX_LINES, Order, OrderDetails, OrderMoney, RequestedLine, price_lines,
+};
 use crate::domain::product::Product;
 use crate::dynamo::cart::StoredCartLine;
 use crate::dynamo::codec::{self, Item, item_size};
 use crate::dynamo::entities::{
     cart_line, customer, idempotency, line_item, open_order_count, order_header, order_listing,
-    product,
+    product, refund,
 };
-use crate::dynamo::keys::{PK, SK};
+use crate::dynamo::keys::{Entity, ORDER_PARTITION, PK, SK};
 use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::epoch_seconds;
 use crate::dynamo::transaction::{Cancelled, MAX_ACTIONS, Outcome, Transaction};
@@ -416,17 +418,30 @@ impl Store {
             .await?;
         let mut found = None;
         let mut lines = Vec::new();
+        let mut money = OrderMoney::default();
         for item in out.items.unwrap_or_default() {
             let sk = codec::SK.get(&item).unwrap_or_default();
-            if sk == order_header::SORT_KEY {
-                found = Some(order_header::from_item(item)?);
-            } else if sk.starts_with(line_item::SK_PREFIX) {
-                lines.push(line_item::from_item(item)?);
+            match ORDER_PARTITION.entity_of(&sk) {
+                Some(Entity::OrderHeader) => {
+                    money.balance = order_header::balance(&item);
+                    found = Some(order_header::from_item(item)?);
+                }
+                Some(Entity::LineItem) => {
+                    let back = line_item::back(&item);
+                    let line = line_item::from_item(item)?;
+                    if back != LineBack::default() {
+                        money.lines.insert(line.sku.clone(), back);
+                    }
+                    lines.push(line);
+                }
+                Some(Entity::OrderRefund) => money.refunds.push(refund::from_item(item)?),
+                _ => {}
             }
         }
         Ok(found.map(|order| OrderDetails {
             order,
             items: lines,
+            money: Box::new(money),
         }))
     }
 

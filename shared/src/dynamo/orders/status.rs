@@ -2,11 +2,12 @@
 //! each only if its status is still the one read, with a cancellation's stock given back and the
 //! customer's place under the cap released when the order leaves PLACED.
 
-use crate::domain::ids::{OrderId, Sku};
-use crate::domain::order::{LineItem, Order};
+use crate::domain::ids::{OrderId, RefundId, Sku};
+use crate::domain::order::{LineItem, Order, OrderDetails};
+use crate::domain::refund::{CANCELLED_REASON, Refund, RefundKind};
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
-use crate::dynamo::entities::{order_header, order_listing, product};
+use crate::dynamo::entities::{line_item, order_header, order_listing, product};
 use crate::dynamo::transaction::{Outcome, Transaction};
 use crate::dynamo::update::Change;
 use crate::{AppError, Store};
@@ -64,6 +65,10 @@ enum StatusAction<'a> {
     Restock(&'a LineItem),
     /// The order leaves PLACED: its place under the cap is given back.
     ReleasePlace,
+    /// A paid order cancelled: its refund.
+    Refund,
+    /// A paid order cancelled: a line's stock back, counted on it.
+    Counted,
 }
 
 impl Store {
@@ -73,22 +78,41 @@ impl Store {
     /// gives each line's quantity back to its product's stock in the same transaction (a product
     /// that no longer exists is left out, and logged). A hold ends (EXPIRED) only once its
     /// `holdUntil` has passed ([`Store::status_updates`]).
+    ///
+    /// A paid order cancelled requests the refund of all that may still go back of it, in the
+    /// same transaction (on the condition that no other refund drew on its balance since it
+    /// was read), and gives back only the stock no refund gave back already.
     pub async fn change_status(
         &self,
-        current: &Order,
+        details: &OrderDetails,
         next: OrderStatus,
-        lines: &[LineItem],
     ) -> Result<(), StatusChangeError> {
-        let mut restock: Vec<&LineItem> = if next.gives_stock_back() {
-            lines.iter().collect()
+        let current = &details.order;
+        let mut restock: Vec<(&LineItem, u32)> = if next.gives_stock_back() {
+            details
+                .items
+                .iter()
+                .map(|line| {
+                    let back = details
+                        .money
+                        .lines
+                        .get(&line.sku)
+                        .copied()
+                        .unwrap_or_default();
+                    (line, line.quantity.saturating_sub(back.restocked))
+                })
+                .filter(|(_, quantity)| *quantity > 0)
+                .collect()
         } else {
             Vec::new()
         };
+        let refund = self.cancellation_refund(details, next);
         // Leaving the open statuses gives the customer's place under the cap back.
         let mut release =
             current.status.holds_place() && !next.holds_place() && self.max_open_orders.is_some();
         loop {
-            let transaction = self.status_transaction(current, next, &restock, release)?;
+            let transaction =
+                self.status_transaction(details, next, &restock, release, refund.as_ref())?;
             let cancelled = match self.send(transaction).await? {
                 Outcome::Committed => return Ok(()),
                 Outcome::Cancelled(cancelled) => cancelled,
@@ -97,9 +121,14 @@ impl Store {
                 .failed_conditions()
                 .find(|(action, _)| matches!(action, StatusAction::Header))
             {
+                let now = stored.and_then(|item| order_listing::STATUS.get(item));
+                if now == Some(current.status) {
+                    // Its status stands, and a refund drew on its balance meanwhile: read again.
+                    return Err(StatusChangeError::Contended);
+                }
                 return Err(StatusChangeError::Stale {
                     order: current.order_id.clone(),
-                    now: stored.and_then(|item| order_listing::STATUS.get(item)),
+                    now,
                     next,
                 });
             }
@@ -118,6 +147,7 @@ impl Store {
                 .failed_conditions()
                 .filter_map(|(action, _)| match action {
                     StatusAction::Restock(line) => Some(&line.sku),
+                    StatusAction::Refund | StatusAction::Counted => None,
                     _ => None,
                 })
                 .collect();
@@ -131,7 +161,7 @@ impl Store {
             for sku in &gone {
                 tracing::warn!(order = %current.order_id, %sku, "stock not given back: the product no longer exists");
             }
-            restock.retain(|line| !gone.contains(&&line.sku));
+            restock.retain(|(line, _)| !gone.contains(&&line.sku));
         }
     }
 
@@ -170,25 +200,63 @@ impl Store {
         (header, listing)
     }
 
+    /// The refund a move of `details` to `next` requests: all that may still go back of a paid
+    /// order cancelled.
+    fn cancellation_refund(&self, details: &OrderDetails, next: OrderStatus) -> Option<Refund> {
+        let order = &details.order;
+        let balance = details.money.balance;
+        let payment = order.payment_id.clone()?;
+        if next != OrderStatus::Cancelled || balance.refundable <= 0 {
+            return None;
+        }
+        Some(Refund::requested(
+            RefundId::of_cancellation(&order.order_id),
+            Some(order.order_id.clone()),
+            payment,
+            balance.refundable,
+            self.currency.as_str(),
+            RefundKind::Cancellation,
+            CANCELLED_REASON.to_owned(),
+        ))
+    }
+
     /// The header and the listing moved from `current.status` to `next`
-    /// ([`Store::status_updates`]), and `restock`'s quantities given back to their products.
+    /// ([`Store::status_updates`]), `restock`'s quantities given back to their products (and
+    /// counted on their lines), and a cancellation's `refund` requested.
     fn status_transaction<'a>(
         &self,
-        current: &Order,
+        details: &OrderDetails,
         next: OrderStatus,
-        restock: &[&'a LineItem],
+        restock: &[(&'a LineItem, u32)],
         release: bool,
+        refund: Option<&Refund>,
     ) -> Result<Transaction<StatusAction<'a>>, AppError> {
-        let (header, listing) = self.status_updates(current, next);
-        let mut transaction = Transaction::with_capacity(3 + restock.len());
+        let current = &details.order;
+        let (mut header, listing) = self.status_updates(current, next);
+        if let Some(refund) = refund {
+            // The header's own update draws on its balance: one action per item.
+            header = header.merge(self.draw_on_balance(details, refund.amount));
+        }
+        let mut transaction = Transaction::with_capacity(4 + 2 * restock.len());
         transaction.update(StatusAction::Header, header.build()?)?;
         transaction.update(StatusAction::Listing, listing.build()?)?;
-        for line in restock {
+        for (line, quantity) in restock {
             let give_back = product::STOCK_UPDATE
                 .on(&self.table, product::key(&line.sku))
-                .add(&product::STOCK_CHANGE, &i64::from(line.quantity))
+                .add(&product::STOCK_CHANGE, &i64::from(*quantity))
                 .condition("attribute_exists(PK)");
             transaction.update(StatusAction::Restock(line), give_back.build()?)?;
+            if refund.is_some() {
+                // A paid order's lines count what went back, so a later refund cannot restock
+                // it again.
+                let counted = line_item::BACK
+                    .on(&self.table, line_item::key(&current.order_id, &line.sku))
+                    .add(&line_item::RESTOCKED_QUANTITY, quantity);
+                transaction.update(StatusAction::Counted, counted.build()?)?;
+            }
+        }
+        if let Some(refund) = refund {
+            transaction.put(StatusAction::Refund, self.new_refund(refund))?;
         }
         if release {
             transaction.update(

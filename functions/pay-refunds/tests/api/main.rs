@@ -1,0 +1,388 @@
+//! Refunds paid at a provider the store did not write (localstripe, one per test binary): a
+//! paid order's staff refunds (two lines with restock, one more line, then one over the
+//! balance), a paid order cancelled, a payment that came too late; each refund once at the
+//! provider, and the order's ledger to the cent.
+
+use std::time::Duration;
+
+use local_engine::provider::{LOCAL_API_KEY, form_post};
+use local_engine::testing::payments::{briefly_held, checkout, hold_line, succeeded, webhook};
+use local_engine::testing::{TestApp, Who, change_status, get, parts, send_json, webhook_secrets};
+use serde_json::Value;
+use shared::Store;
+use shared::http::serve::dispatch;
+
+const BUDGET: Duration = Duration::from_secs(5);
+
+fn payer(store: &Store) -> pay_refunds::Payer {
+    pay_refunds::Payer {
+        store: store.clone(),
+        provider: local_engine::testing::provider(),
+    }
+}
+
+/// `customer` holds `lines` and checks them out: the order, its amount and its PaymentIntent.
+async fn hold(store: &Store, customer: &str, lines: &[(&str, u32)]) -> (String, i64, String) {
+    for (sku, quantity) in lines {
+        let (status, _, body) = parts(
+            dispatch(
+                store,
+                hold_line(customer, sku, *quantity),
+                edit_cart::handle,
+            )
+            .await,
+        );
+        assert_eq!(status, 200, "{body}");
+    }
+    let (status, _, body) = parts(
+        dispatch(
+            &checkout::Checkout {
+                store: store.clone(),
+                provider: local_engine::testing::provider(),
+            },
+            checkout(customer, None),
+            checkout::handle,
+        )
+        .await,
+    );
+    assert_eq!(status, 201, "{body}");
+    (
+        body["orderId"].as_str().expect("id").to_owned(),
+        body["payment"]["amount"].as_i64().expect("amount"),
+        body["payment"]["paymentIntentId"]
+            .as_str()
+            .expect("intent")
+            .to_owned(),
+    )
+}
+
+/// The customer pays `intent` at the provider with a card that succeeds.
+fn pay_at_provider(intent: &str) {
+    let base = local_engine::testing::provider().base().to_owned();
+    let path = format!("/v1/payment_intents/{intent}");
+    let (status, body) = form_post(
+        &base,
+        &path,
+        Some(LOCAL_API_KEY),
+        &[("payment_method", "pm_card_visa")],
+    )
+    .expect("provider");
+    assert_eq!(status, 200, "{body}");
+    let (status, body) =
+        form_post(&base, &format!("{path}/confirm"), Some(LOCAL_API_KEY), &[]).expect("provider");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["status"], "succeeded", "{body}");
+}
+
+/// The provider's `payment_intent.succeeded` for `intent`, delivered: its outcome.
+async fn deliver(store: &Store, event: &str, intent: &str, amount: i64, order: &str) -> Value {
+    let hook = payment_webhook::Webhook {
+        store: store.clone(),
+        secrets: webhook_secrets(),
+    };
+    let body = succeeded(event, intent, amount, "usd", order);
+    let (status, _, answer) = parts(dispatch(&hook, webhook(&body), payment_webhook::handle).await);
+    assert_eq!(status, 200, "{answer}");
+    answer
+}
+
+/// `intent`'s refunds as the provider holds them.
+fn refunds_at_provider(intent: &str) -> Vec<Value> {
+    local_engine::testing::at_provider(&format!("/v1/refunds?payment_intent={intent}"))["data"]
+        .as_array()
+        .expect("a list")
+        .clone()
+}
+
+async fn ledger(store: &Store, order: &str) -> Value {
+    let req = get(
+        Who::Staff,
+        "GET /orders/{orderId}/payments",
+        &format!("/orders/{order}/payments"),
+        "",
+    );
+    let (status, _, body) = parts(dispatch(store, req, get_order::handle).await);
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+async fn refund(store: &Store, order: &str, key: &str, body: &str) -> (u16, Value) {
+    let req = send_json(
+        Who::Staff,
+        "POST /orders/{orderId}/refunds",
+        &format!("/orders/{order}/refunds"),
+        &[("idempotency-key", key)],
+        body,
+    );
+    let (status, _, answer) = parts(dispatch(store, req, refund_order::handle).await);
+    (status, answer)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn staff_refunds_are_paid_once_each_and_the_ledger_adds_up_to_the_cent() {
+    let app = TestApp::seeded().await.expect("app");
+    let store = &app.store;
+    let (before_1, before_2) = (app.stock("sku-1").await, app.stock("sku-2").await);
+    let (order, amount, intent) = hold(store, "c1", &[("sku-1", 3), ("sku-2", 1)]).await;
+    pay_at_provider(&intent);
+    let placed = deliver(store, "evt_staff_1", &intent, amount, &order).await;
+    assert_eq!(placed["outcome"], "placed", "{placed}");
+
+    // Two lines with restock, then one more line.
+    let two = r#"{"lines":[{"sku":"sku-1","quantity":2},{"sku":"sku-2","quantity":1}],"reason":"arrived damaged","restock":true}"#;
+    let (status, first) = refund(store, &order, "refund-1", two).await;
+    assert_eq!(status, 202, "{first}");
+    assert_eq!(first["status"], "REQUESTED");
+    let (status, again) = refund(store, &order, "refund-1", two).await;
+    assert_eq!(
+        (status, &again["refundId"]),
+        (202, &first["refundId"]),
+        "a retry is the same refund"
+    );
+    let (status, reused) = refund(store, &order, "refund-1", r#"{"amount":1,"reason":"x"}"#).await;
+    assert_eq!(status, 422, "{reused}");
+    let one = r#"{"lines":[{"sku":"sku-1","quantity":1}],"reason":"lost in transit"}"#;
+    let (status, second) = refund(store, &order, "refund-2", one).await;
+    assert_eq!(status, 202, "{second}");
+    // Over the balance: nothing may go back now.
+    let (status, over) = refund(
+        store,
+        &order,
+        "refund-3",
+        r#"{"amount":1,"reason":"goodwill"}"#,
+    )
+    .await;
+    assert_eq!(
+        (status, over["type"].as_str()),
+        (409, Some("/problems/refund-refused")),
+        "{over}"
+    );
+    let (status, past) = refund(store, &order, "refund-4", one).await;
+    assert_eq!(status, 409, "{past}");
+    assert_eq!(
+        app.stock("sku-1").await,
+        before_1 - 1,
+        "two of three back in stock"
+    );
+    assert_eq!(app.stock("sku-2").await, before_2);
+
+    let run = pay_refunds::handle(&payer(store), BUDGET)
+        .await
+        .expect("run");
+    assert_eq!((run.sent, run.succeeded, run.failed), (2, 2, 0), "{run:?}");
+    let again = pay_refunds::handle(&payer(store), BUDGET)
+        .await
+        .expect("run");
+    assert_eq!(again.sent + again.found, 0, "nothing sent twice: {again:?}");
+
+    let at_provider = refunds_at_provider(&intent);
+    let sent: i64 = at_provider
+        .iter()
+        .map(|r| r["amount"].as_i64().expect("amount"))
+        .sum();
+    assert_eq!((at_provider.len(), sent), (2, amount), "{at_provider:?}");
+    let ledger = ledger(store, &order).await;
+    assert_eq!(
+        (&ledger["paid"], &ledger["refunded"], &ledger["refundable"]),
+        (&Value::from(amount), &Value::from(amount), &Value::from(0)),
+        "{ledger}"
+    );
+    for refund in ledger["refunds"].as_array().expect("refunds") {
+        assert_eq!(refund["status"], "SUCCEEDED", "{refund}");
+        let id = refund["providerRefundId"]
+            .as_str()
+            .expect("the provider's ID");
+        assert!(
+            at_provider.iter().any(|r| r["id"] == id),
+            "{id} at the provider"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paid_order_cancelled_is_refunded_whole_and_an_unpaid_one_has_nothing_to_refund() {
+    let app = TestApp::seeded().await.expect("app");
+    let store = &app.store;
+    let (order, amount, intent) = hold(store, "c2", &[("sku-3", 2)]).await;
+    pay_at_provider(&intent);
+    deliver(store, "evt_cancel_1", &intent, amount, &order).await;
+    let (status, _, body) = parts(
+        dispatch(
+            store,
+            change_status(Who::Customer("c2"), &order, "CANCELLED"),
+            update_order_status::handle,
+        )
+        .await,
+    );
+    assert_eq!(status, 200, "{body}");
+    let ledger_now = ledger(store, &order).await;
+    assert_eq!(
+        ledger_now["refunds"][0]["kind"], "cancellation",
+        "{ledger_now}"
+    );
+    assert_eq!(ledger_now["refunds"][0]["amount"], amount, "{ledger_now}");
+    assert_eq!(ledger_now["refundable"], 0, "{ledger_now}");
+    let run = pay_refunds::handle(&payer(store), BUDGET)
+        .await
+        .expect("run");
+    assert_eq!(run.succeeded, 1, "{run:?}");
+    let at_provider = refunds_at_provider(&intent);
+    assert_eq!(at_provider.len(), 1, "{at_provider:?}");
+    assert_eq!(at_provider[0]["amount"], amount);
+    assert_eq!(
+        ledger(store, &order).await["refunds"][0]["status"],
+        "SUCCEEDED"
+    );
+
+    // o100 was placed without payment: its cancellation refunds nothing.
+    let (status, _, body) = parts(
+        dispatch(
+            store,
+            change_status(Who::Staff, "o100", "CANCELLED"),
+            update_order_status::handle,
+        )
+        .await,
+    );
+    assert_eq!(status, 200, "{body}");
+    let unpaid = ledger(store, "o100").await;
+    assert_eq!(
+        (&unpaid["paid"], unpaid["refunds"].as_array().map(Vec::len)),
+        (&Value::from(0), Some(0)),
+        "{unpaid}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_payment_that_came_after_its_hold_ended_is_refunded_at_the_provider() {
+    let app = TestApp::seeded().await.expect("app");
+    let store = briefly_held(&app.store);
+    let (order, amount, intent) = hold(&store, "c3", &[("sku-4", 1)]).await;
+    // Paid at the provider, but the provider's event arrives after the hold ended.
+    pay_at_provider(&intent);
+    tokio::time::sleep(Duration::from_millis(3_100)).await;
+    let expiry = expire_holds::Expiry {
+        store: store.clone(),
+        provider: local_engine::testing::provider(),
+    };
+    let run = expire_holds::handle(&expiry, BUDGET).await.expect("expiry");
+    assert_eq!(run.holds.expired, 1, "{run:?}");
+    let late = deliver(&store, "evt_late_1", &intent, amount, &order).await;
+    assert_eq!(
+        (late["outcome"].as_str(), late["reason"].as_str()),
+        (Some("refund-due"), Some("hold-ended")),
+        "{late}"
+    );
+    let run = pay_refunds::handle(&payer(&store), BUDGET)
+        .await
+        .expect("run");
+    assert_eq!(run.succeeded, 1, "{run:?}");
+    let at_provider = refunds_at_provider(&intent);
+    assert_eq!(at_provider.len(), 1, "{at_provider:?}");
+    let ledger = ledger(&store, &order).await;
+    assert_eq!(ledger["payments"][0]["status"], "returned", "{ledger}");
+    assert_eq!(ledger["refunds"][0]["status"], "SUCCEEDED", "{ledger}");
+    assert_eq!(
+        (&ledger["paid"], &ledger["refunded"]),
+        (&Value::from(amount), &Value::from(amount)),
+        "{ledger}"
+    );
+}
+
+/// `order`'s refund `refund` as a send whose answer was lost leaves it: PENDING, claimed long
+/// ago, with no provider refund.
+async fn as_if_unanswered(store: &Store, order: &str, refund: &str) {
+    use aws_sdk_dynamodb::types::AttributeValue::{N, S};
+    store
+        .client()
+        .update_item()
+        .table_name(store.table())
+        .key("PK", S(format!("ORDER#{order}")))
+        .key("SK", S(format!("REFUND#{refund}")))
+        .update_expression("SET #s = :p, GSI1PK = :g, attempts = :a, sentAt = :t")
+        .expression_attribute_names("#s", "status")
+        .expression_attribute_values(":p", S("PENDING".into()))
+        .expression_attribute_values(":g", S("REFUNDS#PENDING".into()))
+        .expression_attribute_values(":a", N("1".into()))
+        .expression_attribute_values(":t", S("2026-01-01T00:00:00Z".into()))
+        .send()
+        .await
+        .expect("update");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_lost_on_the_way_back_is_looked_for_and_never_refunded_twice() {
+    let app = TestApp::seeded().await.expect("app");
+    let store = &app.store;
+    let (order, amount, intent) = hold(store, "c4", &[("sku-5", 2)]).await;
+    pay_at_provider(&intent);
+    deliver(store, "evt_lost_1", &intent, amount, &order).await;
+
+    // The provider made the refund, and its answer never came back.
+    let (status, made) = refund(
+        store,
+        &order,
+        "lost-1",
+        r#"{"amount":100,"reason":"late delivery"}"#,
+    )
+    .await;
+    assert_eq!(status, 202, "{made}");
+    let id = made["refundId"].as_str().expect("id").to_owned();
+    let base = local_engine::testing::provider().base().to_owned();
+    let (status, body) = form_post(
+        &base,
+        "/v1/refunds",
+        Some(LOCAL_API_KEY),
+        &[
+            ("payment_intent", intent.as_str()),
+            ("amount", "100"),
+            ("metadata[refundId]", id.as_str()),
+        ],
+    )
+    .expect("provider");
+    assert_eq!(status, 200, "{body}");
+    as_if_unanswered(store, &order, &id).await;
+    let run = pay_refunds::handle(&payer(store), BUDGET)
+        .await
+        .expect("run");
+    assert_eq!((run.found, run.sent, run.succeeded), (1, 0, 1), "{run:?}");
+    assert_eq!(
+        refunds_at_provider(&intent).len(),
+        1,
+        "found, not sent again"
+    );
+
+    // The provider down: the refund is claimed, unanswered, and reported; once it is back, the
+    // next run looks, finds nothing, and sends it once.
+    let (status, made) = refund(
+        store,
+        &order,
+        "lost-2",
+        r#"{"amount":50,"reason":"late delivery"}"#,
+    )
+    .await;
+    assert_eq!(status, 202, "{made}");
+    let down = pay_refunds::Payer {
+        store: store.clone(),
+        provider: payment_provider::Provider::new("http://127.0.0.1:9", LOCAL_API_KEY),
+    };
+    let run = pay_refunds::handle(&down, BUDGET).await.expect("run");
+    assert_eq!((run.sent, run.unsettled.len()), (0, 1), "{run:?}");
+    let id = made["refundId"].as_str().expect("id").to_owned();
+    as_if_unanswered(store, &order, &id).await;
+    let run = pay_refunds::handle(&payer(store), BUDGET)
+        .await
+        .expect("run");
+    assert_eq!((run.found, run.sent, run.succeeded), (0, 1, 1), "{run:?}");
+    let at_provider = refunds_at_provider(&intent);
+    let sent: i64 = at_provider
+        .iter()
+        .map(|r| r["amount"].as_i64().expect("amount"))
+        .sum();
+    assert_eq!((at_provider.len(), sent), (2, 150), "{at_provider:?}");
+    let ledger = ledger(store, &order).await;
+    assert_eq!(
+        (&ledger["refunded"], &ledger["refundable"]),
+        (&Value::from(150), &Value::from(amount - 150)),
+        "{ledger}"
+    );
+}

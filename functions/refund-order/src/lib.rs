@@ -1,0 +1,189 @@
+//! `POST /orders/{orderId}/refunds` (staff): gives back part of a paid order, by lines and
+//! quantities (at the prices ordered, their stock back if `restock`) or by an amount, with a
+//! reason. ONE transaction records the refund (REQUESTED: the payer sends it to the provider),
+//! draws it on the order's balance on the condition that the balance covers it and that no
+//! other refund drew on it since it was read, and counts the lines and their stock back. Over
+//! the balance, a line past its quantity or an order never paid: 409, nothing written. The
+//! `Idempotency-Key` is required and names the refund: the same request again answers the same
+//! refund, and the key used for another request is a 422.
+
+use lambda_http::Request;
+use lambda_http::http::StatusCode;
+use serde::Deserialize;
+use shared::domain::ids::{IdempotencyKey, OrderId, RefundId};
+use shared::domain::order::MAX_LINES;
+use shared::domain::refund::{
+    MAX_REASON_CHARS, Refund, RefundAsk, RefundKind, RefundLine, RefundPlan,
+};
+use shared::dynamo::refunds::Requested;
+use shared::http::HttpResult;
+use shared::http::request::{caller, header_value, json_body, path_param};
+use shared::http::response::json_response;
+use shared::metrics::{self, Metric};
+use shared::retry::{Backoff, retry};
+use shared::{AppError, Store};
+
+const MAX_BODY_BYTES: usize = 16 * 1024;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Body {
+    #[serde(default)]
+    amount: Option<i64>,
+    #[serde(default)]
+    lines: Option<Vec<RefundLine>>,
+    reason: String,
+    #[serde(default)]
+    restock: bool,
+}
+
+impl Body {
+    /// What staff ask for, checked: an amount or lines (not both), a reason.
+    fn ask(self) -> Result<(RefundAsk, String), AppError> {
+        let reason = self.reason.trim().to_owned();
+        if reason.is_empty()
+            || reason.chars().count() > MAX_REASON_CHARS
+            || reason.chars().any(char::is_control)
+        {
+            return Err(AppError::invalid(format!(
+                "reason must be 1-{MAX_REASON_CHARS} characters, none of them control characters"
+            )));
+        }
+        let ask = match (self.amount, self.lines) {
+            (Some(_), None) if self.restock => {
+                return Err(AppError::invalid(
+                    "restock needs lines: an amount says nothing of which stock goes back",
+                ));
+            }
+            (Some(amount), None) if amount > 0 => RefundAsk::Amount(amount),
+            (Some(_), None) => {
+                return Err(AppError::invalid(
+                    "amount must be a whole number of the currency's smallest unit above 0",
+                ));
+            }
+            (None, Some(mut lines)) => {
+                lines.sort_by(|a, b| a.sku.cmp(&b.sku));
+                let repeated = lines.windows(2).any(|pair| pair[0].sku == pair[1].sku);
+                if lines.is_empty()
+                    || lines.len() > MAX_LINES
+                    || repeated
+                    || lines.iter().any(|line| line.quantity == 0)
+                {
+                    return Err(AppError::invalid(format!(
+                        "lines must be 1-{MAX_LINES} distinct SKUs, each with a quantity above 0"
+                    )));
+                }
+                RefundAsk::Lines {
+                    lines,
+                    restock: self.restock,
+                }
+            }
+            _ => {
+                return Err(AppError::invalid(
+                    "give either amount or lines, not both and not neither",
+                ));
+            }
+        };
+        Ok((ask, reason))
+    }
+}
+
+/// Why an attempt did not record the refund.
+enum Failed {
+    /// What it read changed meanwhile: read again.
+    Changed,
+    Error(AppError),
+}
+
+impl From<AppError> for Failed {
+    fn from(err: AppError) -> Self {
+        Failed::Error(err)
+    }
+}
+
+/// Whether `refund` (recorded under the request's key) is what `ask` and `reason` ask for.
+fn same_request(refund: &Refund, ask: &RefundAsk, reason: &str) -> bool {
+    let asked = match ask {
+        RefundAsk::Amount(amount) => refund.lines.is_empty() && refund.amount == *amount,
+        RefundAsk::Lines { lines, restock } => refund.lines == *lines && refund.restock == *restock,
+    };
+    asked && refund.reason == reason && refund.kind == RefundKind::Staff
+}
+
+pub async fn handle(store: &Store, req: Request) -> HttpResult {
+    let order = path_param(&req, "orderId", OrderId::parse)?;
+    let caller = caller(&req)?;
+    let key = header_value(&req, "idempotency-key")?
+        .map(IdempotencyKey::parse)
+        .transpose()?
+        .ok_or_else(|| {
+            AppError::invalid("Idempotency-Key is required: a refund must never be sent twice")
+        })?;
+    let (ask, reason) = json_body::<Body>(&req, MAX_BODY_BYTES)?.ask()?;
+    let refund_id = RefundId::of_request(&order, &key);
+    let (ask, reason, order, refund_id) = (&ask, &reason, &order, &refund_id);
+    let refund = retry(
+        &Backoff::TRANSACTION,
+        |failed: &Failed| matches!(failed, Failed::Changed),
+        |_| async move {
+            let details = store
+                .get_order(order, caller)
+                .await?
+                .ok_or_else(|| AppError::not_found(format!("order {order} does not exist")))?;
+            if let Some(made) = details
+                .money
+                .refunds
+                .iter()
+                .find(|made| made.refund_id == *refund_id)
+            {
+                return if same_request(made, ask, reason) {
+                    metrics::count(Metric::IdempotentReplays, 1);
+                    Ok(made.clone())
+                } else {
+                    Err(AppError::IdempotencyKeyReused.into())
+                };
+            }
+            let plan: RefundPlan = ask.plan(&details, store.currency())?;
+            let payment = details.order.payment_id.clone().ok_or_else(|| {
+                AppError::RefundRefused(format!("order {order} has no payment to refund"))
+            })?;
+            let refund = Refund {
+                lines: plan
+                    .lines
+                    .iter()
+                    .map(|(line, quantity)| RefundLine {
+                        sku: line.sku.clone(),
+                        quantity: *quantity,
+                    })
+                    .collect(),
+                restock: plan.restock,
+                ..Refund::requested(
+                    refund_id.clone(),
+                    Some(order.clone()),
+                    payment,
+                    plan.amount,
+                    store.currency().as_str(),
+                    RefundKind::Staff,
+                    reason.clone(),
+                )
+            };
+            match store.request_refund(&details, &refund, &plan).await? {
+                Requested::Recorded => {
+                    metrics::count(Metric::RefundsRequested, 1);
+                    Ok(refund)
+                }
+                // Recorded by a concurrent retry of this request, or the balance changed:
+                // what the order says now decides.
+                Requested::Exists | Requested::Changed => Err(Failed::Changed),
+            }
+        },
+    )
+    .await
+    .map_err(|failed| match failed {
+        Failed::Changed => AppError::concurrent_change(
+            "other refunds of this order kept changing its balance; retry the request",
+        ),
+        Failed::Error(err) => err,
+    })?;
+    Ok(json_response(StatusCode::ACCEPTED, &refund))
+}

@@ -1,0 +1,474 @@
+//! Refunds: money going back to a customer through the provider. Each refund is one record that
+//! moves REQUESTED → PENDING → SUCCEEDED or FAILED, only forward; an order's balance (what was
+//! paid, what went back, what may still go back) is kept on its header, and changes in the same
+//! transaction as the refund that changes it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::AppError;
+use crate::domain::checkout::Currency;
+use crate::domain::ids::{OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId, Sku};
+use crate::domain::order::{LineItem, OrderDetails};
+use crate::domain::payment::RefundReason;
+use crate::domain::time::Timestamp;
+
+crate::listed! {
+    /// Where a refund is.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+    pub enum RefundStatus {
+        /// Recorded, not yet sent to the provider.
+        Requested,
+        /// Sent (or being sent): the provider's answer is awaited, or says it is under way.
+        Pending,
+        /// The provider paid it back.
+        Succeeded,
+        /// The provider refused it, with its reason: the money stays with the store, and an
+        /// order's balance is given back to it.
+        Failed,
+    }
+}
+
+impl RefundStatus {
+    /// As stored and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefundStatus::Requested => "REQUESTED",
+            RefundStatus::Pending => "PENDING",
+            RefundStatus::Succeeded => "SUCCEEDED",
+            RefundStatus::Failed => "FAILED",
+        }
+    }
+
+    /// Whether nothing moves it any more.
+    pub fn is_final(self) -> bool {
+        matches!(self, RefundStatus::Succeeded | RefundStatus::Failed)
+    }
+
+    /// What the provider's refund `status` means here: `succeeded`; `failed` or `canceled`;
+    /// anything else (`pending`, `requires_action`) is under way.
+    pub fn of_provider(status: &str) -> Self {
+        match status {
+            "succeeded" => RefundStatus::Succeeded,
+            "failed" | "canceled" => RefundStatus::Failed,
+            _ => RefundStatus::Pending,
+        }
+    }
+}
+
+impl std::fmt::Display for RefundStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for RefundStatus {
+    type Err = AppError;
+
+    fn from_str(s: &str) -> Result<Self, AppError> {
+        RefundStatus::ALL
+            .into_iter()
+            .find(|status| status.as_str() == s)
+            .ok_or_else(|| {
+                AppError::invalid(format!(
+                    "status must be one of REQUESTED, PENDING, SUCCEEDED, FAILED, not {s:?}"
+                ))
+            })
+    }
+}
+
+crate::listed! {
+    /// What a refund gives back.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum RefundKind {
+        /// A signed payment that placed nothing ([`RefundReason`]): all of what it collected.
+        Payment,
+        /// A paid order cancelled: all of what may still go back.
+        Cancellation,
+        /// Staff gave back lines or an amount of a paid order.
+        Staff,
+    }
+}
+
+impl RefundKind {
+    /// As stored and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefundKind::Payment => "payment",
+            RefundKind::Cancellation => "cancellation",
+            RefundKind::Staff => "staff",
+        }
+    }
+
+    /// Whether it comes out of its order's balance (a payment that placed nothing was never
+    /// the order's).
+    pub fn draws_on_balance(self) -> bool {
+        !matches!(self, RefundKind::Payment)
+    }
+}
+
+impl std::fmt::Display for RefundKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for RefundKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        RefundKind::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == s)
+            .ok_or_else(|| format!("{s:?} is no refund kind"))
+    }
+}
+
+/// The reason a cancellation's refund gives.
+pub const CANCELLED_REASON: &str = "order-cancelled";
+/// The longest reason staff may give.
+pub const MAX_REASON_CHARS: usize = 200;
+/// The most refunds one order may have: its ledger is read in one Query, far below 1 MB.
+pub const MAX_REFUNDS_PER_ORDER: u32 = 50;
+
+/// One line of a staff refund: how many of a product go back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RefundLine {
+    /// Which product.
+    pub sku: Sku,
+    /// How many.
+    pub quantity: u32,
+}
+
+/// One refund, as its record holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Refund {
+    /// Its ID: the provider's `Idempotency-Key` and `metadata[refundId]`.
+    pub refund_id: RefundId,
+    /// The order whose partition keeps it (`None`: a payment that names no order the store
+    /// has, kept under `REFUND#<paymentId>`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub order_id: Option<OrderId>,
+    /// The payment it gives back from.
+    pub payment_id: PaymentId,
+    /// In the smallest unit of `currency`.
+    pub amount: i64,
+    /// Lowercase ISO 4217.
+    pub currency: String,
+    /// What it gives back.
+    pub kind: RefundKind,
+    /// Why: a [`RefundReason`] for a payment, `order-cancelled`, or staff's words.
+    pub reason: String,
+    /// Where it is.
+    pub status: RefundStatus,
+    /// The provider's refund, once it made one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider_refund_id: Option<ProviderRefundId>,
+    /// Why the provider refused it (FAILED only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+    /// When it was recorded.
+    pub requested_at: Timestamp,
+    /// The event that reported the payment (a payment's refund only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event_id: Option<PaymentEventId>,
+    /// The lines it gives back (a staff refund by lines).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<RefundLine>,
+    /// Whether its lines went back into stock.
+    pub restock: bool,
+    /// How many times it was claimed for sending: each send is claimed first, so of two
+    /// senders only one sends.
+    #[serde(skip)]
+    pub attempts: u32,
+    /// When it was last claimed for sending.
+    #[serde(skip)]
+    pub sent_at: Option<Timestamp>,
+}
+
+impl Refund {
+    /// A new REQUESTED refund.
+    pub fn requested(
+        refund_id: RefundId,
+        order_id: Option<OrderId>,
+        payment_id: PaymentId,
+        amount: i64,
+        currency: &str,
+        kind: RefundKind,
+        reason: String,
+    ) -> Self {
+        Refund {
+            refund_id,
+            order_id,
+            payment_id,
+            amount,
+            currency: currency.to_owned(),
+            kind,
+            reason,
+            status: RefundStatus::Requested,
+            provider_refund_id: None,
+            failure: None,
+            requested_at: Timestamp::now(),
+            event_id: None,
+            lines: Vec::new(),
+            restock: false,
+            attempts: 0,
+            sent_at: None,
+        }
+    }
+
+    /// Why a payment's refund was recorded (`None` for the other kinds).
+    pub fn payment_reason(&self) -> Option<RefundReason> {
+        match self.kind {
+            RefundKind::Payment => self.reason.parse().ok(),
+            _ => None,
+        }
+    }
+}
+
+/// What the provider made of a refund: its ID, and where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settled {
+    /// The provider's refund (`None`: it refused to make one).
+    pub provider_refund_id: Option<ProviderRefundId>,
+    /// PENDING (under way), SUCCEEDED or FAILED.
+    pub status: RefundStatus,
+    /// Why it failed, in the provider's words.
+    pub failure: Option<String>,
+}
+
+/// What staff ask to give back of a paid order: an amount, or lines (and whether they go back
+/// into stock).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RefundAsk {
+    /// An amount in the smallest unit.
+    Amount(i64),
+    /// Lines and quantities, at the prices they were ordered at.
+    Lines {
+        /// The lines.
+        lines: Vec<RefundLine>,
+        /// Whether their quantities go back into stock.
+        restock: bool,
+    },
+}
+
+/// A staff refund, checked against the order as read: what it gives back and of which lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefundPlan {
+    /// In the smallest unit.
+    pub amount: i64,
+    /// The lines it gives back, with the order's line for each.
+    pub lines: Vec<(LineItem, u32)>,
+    /// Whether the lines go back into stock.
+    pub restock: bool,
+}
+
+impl RefundAsk {
+    /// What this ask gives back of `details`, in `currency`: a 409 when the order was never
+    /// paid, a line would go back past its quantity, or the amount is more than may still go
+    /// back; a 400 for a line the order does not have.
+    pub fn plan(
+        &self,
+        details: &OrderDetails,
+        currency: &Currency,
+    ) -> Result<RefundPlan, AppError> {
+        let balance = details.money.balance;
+        if balance.paid.is_none() {
+            return Err(AppError::RefundRefused(format!(
+                "order {} was not paid through the provider: there is nothing to refund",
+                details.order.order_id
+            )));
+        }
+        if balance.refund_count >= MAX_REFUNDS_PER_ORDER {
+            return Err(AppError::RefundRefused(format!(
+                "order {} has had {MAX_REFUNDS_PER_ORDER} refunds, the most one order may have",
+                details.order.order_id
+            )));
+        }
+        let plan = match self {
+            RefundAsk::Amount(amount) => RefundPlan {
+                amount: *amount,
+                lines: Vec::new(),
+                restock: false,
+            },
+            RefundAsk::Lines { lines, restock } => plan_lines(details, lines, *restock, currency)?,
+        };
+        if plan.amount > balance.refundable {
+            return Err(AppError::RefundRefused(format!(
+                "{} is more than may still go back of order {}: {}",
+                plan.amount, details.order.order_id, balance.refundable
+            )));
+        }
+        Ok(plan)
+    }
+}
+
+fn plan_lines(
+    details: &OrderDetails,
+    asked: &[RefundLine],
+    restock: bool,
+    currency: &Currency,
+) -> Result<RefundPlan, AppError> {
+    let mut amount = 0i64;
+    let mut lines = Vec::with_capacity(asked.len());
+    for ask in asked {
+        let line = details
+            .items
+            .iter()
+            .find(|line| line.sku == ask.sku)
+            .ok_or_else(|| {
+                AppError::invalid(format!(
+                    "order {} has no line {}",
+                    details.order.order_id, ask.sku
+                ))
+            })?;
+        let back = details
+            .money
+            .lines
+            .get(&ask.sku)
+            .copied()
+            .unwrap_or_default();
+        let left = line.quantity.saturating_sub(back.refunded);
+        if ask.quantity > left {
+            return Err(AppError::RefundRefused(format!(
+                "{} of {} asked back, and only {left} of the line's {} may still go back",
+                ask.quantity, ask.sku, line.quantity
+            )));
+        }
+        let price = currency.minor_units(line.price)?;
+        amount = price
+            .checked_mul(i64::from(ask.quantity))
+            .and_then(|line_amount| amount.checked_add(line_amount))
+            .ok_or_else(|| AppError::invalid("the refund's amount is out of range"))?;
+        lines.push((line.clone(), ask.quantity));
+    }
+    Ok(RefundPlan {
+        amount,
+        lines,
+        restock,
+    })
+}
+
+/// An order's money, as its ledger shows it (`GET /orders/{orderId}/payments`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ledger {
+    /// Which order.
+    pub order_id: OrderId,
+    /// The store's currency: every amount below is in its smallest unit.
+    pub currency: String,
+    /// Everything collected for the order: the payment that placed it, and any that placed
+    /// nothing.
+    pub paid: i64,
+    /// Everything sent or to be sent back (every refund that has not FAILED).
+    pub refunded: i64,
+    /// What staff may still give back of the payment that placed it.
+    pub refundable: i64,
+    /// Each payment.
+    pub payments: Vec<LedgerPayment>,
+    /// Each refund, in ID order.
+    pub refunds: Vec<Refund>,
+}
+
+/// One payment of an order's ledger.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LedgerPayment {
+    /// The provider's payment.
+    pub payment_id: PaymentId,
+    /// What it collected, in the smallest unit.
+    pub amount: i64,
+    /// `applied` (it placed the order) or `returned` (it placed nothing: its refund is listed).
+    pub status: &'static str,
+}
+
+impl Ledger {
+    /// The ledger of `details` in `currency`.
+    pub fn of(details: &OrderDetails, currency: &Currency) -> Self {
+        let order = &details.order;
+        let balance = details.money.balance;
+        let mut payments = Vec::new();
+        if let (Some(payment), Some(paid)) = (&order.payment_id, balance.paid) {
+            payments.push(LedgerPayment {
+                payment_id: payment.clone(),
+                amount: paid,
+                status: "applied",
+            });
+        }
+        let refunds = &details.money.refunds;
+        payments.extend(
+            refunds
+                .iter()
+                .filter(|refund| refund.kind == RefundKind::Payment)
+                .map(|refund| LedgerPayment {
+                    payment_id: refund.payment_id.clone(),
+                    amount: refund.amount,
+                    status: "returned",
+                }),
+        );
+        let refunded = refunds
+            .iter()
+            .filter(|refund| refund.status != RefundStatus::Failed)
+            .map(|refund| refund.amount)
+            .sum();
+        Ledger {
+            order_id: order.order_id.clone(),
+            currency: currency.as_str().to_owned(),
+            paid: payments.iter().map(|payment| payment.amount).sum(),
+            refunded,
+            refundable: balance.refundable,
+            payments,
+            refunds: refunds.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_and_kinds_read_as_they_are_written() {
+        for status in RefundStatus::ALL {
+            assert_eq!(status.as_str().parse::<RefundStatus>().ok(), Some(status));
+        }
+        for kind in RefundKind::ALL {
+            assert_eq!(kind.as_str().parse::<RefundKind>().ok(), Some(kind));
+        }
+        assert!("requested".parse::<RefundStatus>().is_err());
+    }
+
+    #[test]
+    fn the_providers_refund_statuses_map_forward() {
+        assert_eq!(
+            RefundStatus::of_provider("succeeded"),
+            RefundStatus::Succeeded
+        );
+        assert_eq!(RefundStatus::of_provider("canceled"), RefundStatus::Failed);
+        assert_eq!(RefundStatus::of_provider("failed"), RefundStatus::Failed);
+        assert_eq!(RefundStatus::of_provider("pending"), RefundStatus::Pending);
+        assert_eq!(
+            RefundStatus::of_provider("requires_action"),
+            RefundStatus::Pending
+        );
+    }
+
+    #[test]
+    fn a_refunds_id_follows_what_it_gives_back() {
+        let order = OrderId::parse("o1").expect("id");
+        let key = crate::domain::ids::IdempotencyKey::parse("k-1").expect("key");
+        let other = crate::domain::ids::IdempotencyKey::parse("k-2").expect("key");
+        assert_eq!(
+            RefundId::of_payment(&PaymentId::parse("pi_1").expect("id")).as_str(),
+            "pay_pi_1"
+        );
+        assert_eq!(RefundId::of_cancellation(&order).as_str(), "cancel_o1");
+        let first = RefundId::of_request(&order, &key);
+        assert_eq!(first, RefundId::of_request(&order, &key));
+        assert_ne!(first, RefundId::of_request(&order, &other));
+        assert!(first.as_str().starts_with("rf_") && first.as_str().len() == 35);
+    }
+}

@@ -1,0 +1,323 @@
+//! A refund of an order, `ORDER#<orderId>` / `REFUND#<refundId>`, in the order's own partition
+//! after its line items (`keys::ORDER_PARTITION`), so that the order's ledger is the same ONE
+//! Query as the order (access pattern 7). Listed by status on GSI1, `REFUNDS#<status>` /
+//! `<requestedAt>` (access pattern 10, oldest first): the refunds payer reads REQUESTED and
+//! PENDING there, staff any status. A refund of a payment that names no order the store has is
+//! kept the same way under its own key ([`refund_due`](super::refund_due)); this file holds
+//! what both are made of.
+
+use crate::domain::ids::{OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId, Sku};
+use crate::domain::payment::RefundMetadata;
+use crate::domain::refund::{Refund, RefundKind, RefundLine, RefundStatus};
+use crate::domain::time::Timestamp;
+use crate::dynamo::codec::{Attr, BadItem, Item, primary_key};
+use crate::dynamo::entities::{line_item, refund_due};
+use crate::dynamo::keys::{self, Entity, REFUND_PREFIX, REFUNDS_GSI1_PREFIX};
+use crate::dynamo::update::{PutSpec, UpdateSpec};
+
+/// Its ID.
+pub const REFUND_ID: Attr<RefundId> = Attr::new("refundId");
+/// The order it is of (an order's refund only).
+pub const ORDER_ID: Attr<OrderId> = Attr::new("orderId");
+/// The payment it gives back from.
+pub const PAYMENT_ID: Attr<PaymentId> = Attr::new("paymentId");
+/// In the currency's smallest unit.
+pub const AMOUNT: Attr<i64> = Attr::new("amount");
+/// Lowercase ISO 4217.
+pub const CURRENCY: Attr<String> = Attr::new("currency");
+/// What it gives back.
+pub const KIND: Attr<RefundKind> = Attr::new("kind");
+/// Why.
+pub const REASON: Attr<String> = Attr::new("reason");
+/// Where it is.
+pub const STATUS: Attr<RefundStatus> = Attr::new("status");
+/// The provider's refund, once it made one.
+pub const PROVIDER_REFUND_ID: Attr<ProviderRefundId> = Attr::new("providerRefundId");
+/// Why the provider refused it.
+pub const FAILURE: Attr<String> = Attr::new("failure");
+/// When it was recorded.
+pub const REQUESTED_AT: Attr<Timestamp> = Attr::new("requestedAt");
+/// The event that reported the payment.
+pub const EVENT_ID: Attr<PaymentEventId> = Attr::new("eventId");
+/// The lines it gives back: a map of SKU to quantity.
+pub const LINES: Attr<Item> = Attr::new("lines");
+/// Whether its lines went back into stock.
+pub const RESTOCK: Attr<bool> = Attr::new("restock");
+/// How many times it was claimed for sending.
+pub const ATTEMPTS: Attr<u32> = Attr::new("attempts");
+/// When it was last claimed for sending.
+pub const SENT_AT: Attr<Timestamp> = Attr::new("sentAt");
+/// GSI1's partition key: `REFUNDS#<status>`.
+pub const GSI1PK: Attr<String> = Attr::new(keys::GSI1PK);
+/// GSI1's sort key: when it was recorded.
+pub const GSI1SK: Attr<String> = Attr::new(keys::GSI1SK);
+
+/// Every attribute a refund's record holds.
+pub const ATTRIBUTES: &[&str] = &[
+    keys::PK,
+    keys::SK,
+    REFUND_ID.name,
+    ORDER_ID.name,
+    PAYMENT_ID.name,
+    AMOUNT.name,
+    CURRENCY.name,
+    KIND.name,
+    REASON.name,
+    STATUS.name,
+    REQUESTED_AT.name,
+    EVENT_ID.name,
+    LINES.name,
+    RESTOCK.name,
+    ATTEMPTS.name,
+    GSI1PK.name,
+    GSI1SK.name,
+];
+
+/// What a refund of a payment naming no order holds: the same, but the order.
+pub const DUE_ATTRIBUTES: &[&str] = &[
+    keys::PK,
+    keys::SK,
+    REFUND_ID.name,
+    PAYMENT_ID.name,
+    AMOUNT.name,
+    CURRENCY.name,
+    KIND.name,
+    REASON.name,
+    STATUS.name,
+    REQUESTED_AT.name,
+    EVENT_ID.name,
+    LINES.name,
+    RESTOCK.name,
+    ATTEMPTS.name,
+    GSI1PK.name,
+    GSI1SK.name,
+];
+
+/// What requesting an order's refund puts: the record whole.
+pub const PUT: PutSpec = PutSpec {
+    entity: Entity::OrderRefund,
+    attributes: ATTRIBUTES,
+};
+
+/// A refund claimed for sending: PENDING, one attempt more, on the condition that its status
+/// and attempts are still the ones read (of two senders, one sends).
+pub const fn claim_spec(entity: Entity) -> UpdateSpec {
+    UpdateSpec {
+        set: &[STATUS.name, ATTEMPTS.name, SENT_AT.name, GSI1PK.name],
+        checks: &[STATUS.name, ATTEMPTS.name],
+        ..UpdateSpec::of(entity)
+    }
+}
+
+/// What the provider made of a refund, recorded only forward: its refund's ID, its status and
+/// why it failed, on the condition that the refund is not final yet (and, from the payer, that
+/// nobody claimed it since).
+pub const fn settle_spec(entity: Entity) -> UpdateSpec {
+    UpdateSpec {
+        set: &[
+            STATUS.name,
+            PROVIDER_REFUND_ID.name,
+            FAILURE.name,
+            GSI1PK.name,
+        ],
+        checks: &[STATUS.name, ATTEMPTS.name],
+        ..UpdateSpec::of(entity)
+    }
+}
+
+/// An order's refund claimed for sending.
+pub const CLAIM: UpdateSpec = claim_spec(Entity::OrderRefund);
+/// An order's refund settled.
+pub const SETTLE: UpdateSpec = settle_spec(Entity::OrderRefund);
+
+/// GSI1's partition of refunds in `status`.
+pub fn gsi1pk(status: RefundStatus) -> String {
+    format!("{REFUNDS_GSI1_PREFIX}{status}")
+}
+
+/// The status GSI1 partition `pk` lists, if it is a refunds' partition.
+pub fn status_of_gsi1pk(pk: &str) -> Option<RefundStatus> {
+    pk.strip_prefix(REFUNDS_GSI1_PREFIX)?.parse().ok()
+}
+
+/// An order's refund's sort key.
+pub fn sk(refund: &RefundId) -> String {
+    format!("{REFUND_PREFIX}{refund}")
+}
+
+/// Where `refund`'s record is: in its order's partition, or (a payment naming no order) under
+/// its payment.
+pub fn key(refund: &Refund) -> Item {
+    match &refund.order_id {
+        Some(order) => primary_key(line_item::pk(order), sk(&refund.refund_id)),
+        None => refund_due::key(&refund.payment_id),
+    }
+}
+
+/// Where the record of the refund a provider's metadata names is (`None`: the metadata names no
+/// refund of the store's).
+pub fn key_of_metadata(metadata: &RefundMetadata) -> Option<Item> {
+    let refund = RefundId::parse(metadata.refund_id.as_deref()?).ok()?;
+    match metadata.order_id.as_deref() {
+        Some(order) => {
+            let order = OrderId::parse(order).ok()?;
+            Some(primary_key(line_item::pk(&order), sk(&refund)))
+        }
+        None => {
+            let payment = PaymentId::parse(metadata.payment_id.as_deref()?).ok()?;
+            (refund == RefundId::of_payment(&payment)).then(|| refund_due::key(&payment))
+        }
+    }
+}
+
+/// The entity of `refund`'s record.
+pub fn entity(refund: &Refund) -> Entity {
+    if refund.order_id.is_some() {
+        Entity::OrderRefund
+    } else {
+        Entity::RefundDue
+    }
+}
+
+/// The record of `refund`.
+pub fn to_item(refund: &Refund) -> Item {
+    let mut item = key(refund);
+    REFUND_ID.put(&mut item, &refund.refund_id);
+    ORDER_ID.put_optional(&mut item, refund.order_id.as_ref());
+    PAYMENT_ID.put(&mut item, &refund.payment_id);
+    AMOUNT.put(&mut item, &refund.amount);
+    CURRENCY.put(&mut item, &refund.currency);
+    KIND.put(&mut item, &refund.kind);
+    REASON.put(&mut item, &refund.reason);
+    STATUS.put(&mut item, &refund.status);
+    PROVIDER_REFUND_ID.put_optional(&mut item, refund.provider_refund_id.as_ref());
+    FAILURE.put_optional(&mut item, refund.failure.as_ref());
+    REQUESTED_AT.put(&mut item, &refund.requested_at);
+    EVENT_ID.put_optional(&mut item, refund.event_id.as_ref());
+    if !refund.lines.is_empty() {
+        let lines = refund
+            .lines
+            .iter()
+            .map(|line| (line.sku.to_string(), line_quantity(line.quantity)))
+            .collect();
+        LINES.put(&mut item, &lines);
+    }
+    RESTOCK.put(&mut item, &refund.restock);
+    ATTEMPTS.put(&mut item, &refund.attempts);
+    SENT_AT.put_optional(&mut item, refund.sent_at.as_ref());
+    GSI1PK.put(&mut item, &gsi1pk(refund.status));
+    GSI1SK.put(&mut item, &refund.requested_at.to_string());
+    item
+}
+
+fn line_quantity(quantity: u32) -> aws_sdk_dynamodb::types::AttributeValue {
+    aws_sdk_dynamodb::types::AttributeValue::N(quantity.to_string())
+}
+
+/// The refund a record holds.
+pub fn from_item(mut item: Item) -> Result<Refund, BadItem> {
+    let lines = LINES.take_optional(&mut item)?.unwrap_or_default();
+    let mut lines = lines
+        .into_iter()
+        .map(|(sku, quantity)| {
+            let bad = || BadItem::Attribute {
+                name: LINES.name,
+                expected: "a map of SKU to quantity",
+            };
+            Ok(RefundLine {
+                sku: Sku::parse(&sku).map_err(|_| bad())?,
+                quantity: quantity
+                    .as_n()
+                    .ok()
+                    .and_then(|n| n.parse().ok())
+                    .ok_or_else(bad)?,
+            })
+        })
+        .collect::<Result<Vec<_>, BadItem>>()?;
+    lines.sort_by(|a, b| a.sku.cmp(&b.sku));
+    Ok(Refund {
+        refund_id: REFUND_ID.take(&mut item)?,
+        order_id: ORDER_ID.take_optional(&mut item)?,
+        payment_id: PAYMENT_ID.take(&mut item)?,
+        amount: AMOUNT.take(&mut item)?,
+        currency: CURRENCY.take(&mut item)?,
+        kind: KIND.take(&mut item)?,
+        reason: REASON.take(&mut item)?,
+        status: STATUS.take(&mut item)?,
+        provider_refund_id: PROVIDER_REFUND_ID.take_optional(&mut item)?,
+        failure: FAILURE.take_optional(&mut item)?,
+        requested_at: REQUESTED_AT.take(&mut item)?,
+        event_id: EVENT_ID.take_optional(&mut item)?,
+        lines,
+        restock: RESTOCK.take_optional(&mut item)?.unwrap_or(false),
+        attempts: ATTEMPTS.take_optional(&mut item)?.unwrap_or(0),
+        sent_at: SENT_AT.take_optional(&mut item)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dynamo::entities::test_support::{o100, pairs, placed, shape};
+
+    fn staff_refund() -> Refund {
+        Refund {
+            lines: vec![RefundLine {
+                sku: Sku::parse("SKU-1").expect("sku"),
+                quantity: 2,
+            }],
+            restock: true,
+            requested_at: placed(),
+            ..Refund::requested(
+                RefundId::parse("rf_1").expect("id"),
+                Some(o100()),
+                PaymentId::parse("pi_1").expect("id"),
+                1990,
+                "usd",
+                RefundKind::Staff,
+                "damaged".into(),
+            )
+        }
+    }
+
+    #[test]
+    fn an_orders_refund_is_kept_after_its_lines_and_listed_by_status_on_gsi1() {
+        let refund = staff_refund();
+        let item = to_item(&refund);
+        assert_eq!(
+            shape(&item),
+            pairs(&[
+                ("GSI1PK", "S REFUNDS#REQUESTED"),
+                ("GSI1SK", "S 2026-10-08T14:30:00Z"),
+                ("PK", "S ORDER#o100"),
+                ("SK", "S REFUND#rf_1"),
+                ("amount", "N 1990"),
+                ("attempts", "N 0"),
+                ("currency", "S usd"),
+                ("kind", "S staff"),
+                ("lines", "M({\"SKU-1\": N(\"2\")})"),
+                ("orderId", "S o100"),
+                ("paymentId", "S pi_1"),
+                ("reason", "S damaged"),
+                ("refundId", "S rf_1"),
+                ("requestedAt", "S 2026-10-08T14:30:00Z"),
+                ("restock", "Bool(true)"),
+                ("status", "S REQUESTED"),
+            ])
+        );
+        assert_eq!(
+            Entity::of("ORDER#o100", "REFUND#rf_1"),
+            Some(entity(&refund))
+        );
+        assert_eq!(from_item(item).expect("reads"), refund);
+    }
+
+    #[test]
+    fn a_refunds_status_partition_reads_back() {
+        for status in RefundStatus::ALL {
+            assert_eq!(status_of_gsi1pk(&gsi1pk(status)), Some(status));
+        }
+        assert_eq!(status_of_gsi1pk("STATUS#PLACED"), None);
+        assert_eq!(gsi1pk(RefundStatus::Pending), "REFUNDS#PENDING");
+    }
+}

@@ -1,0 +1,293 @@
+//! Refunds in the table: staff's refund of a paid order (ONE transaction: the refund's record,
+//! the header's balance on the condition that it covers the refund and that no other refund
+//! drew on it since it was read, the lines' counts, and their stock back); a refund claimed
+//! for sending and settled with what the provider made of it, only forward; and the refunds in
+//! one status, for the payer (access pattern 10, a page at a time).
+
+use aws_sdk_dynamodb::types::Put;
+
+use crate::domain::order::OrderDetails;
+use crate::domain::refund::{Refund, RefundPlan, RefundStatus, Settled};
+use crate::domain::time::Timestamp;
+use crate::dynamo::codec::Item;
+use crate::dynamo::entities::{line_item, order_header, product, refund, refund_due};
+use crate::dynamo::errors::unless_condition_failed;
+use crate::dynamo::keys::Entity;
+use crate::dynamo::query::{Index, KeyQuery};
+use crate::dynamo::transaction::{Outcome, Transaction};
+use crate::dynamo::update::{Change, UpdateSpec};
+use crate::{AppError, Store};
+
+/// What a refund's request came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Requested {
+    /// Recorded, REQUESTED: the payer sends it.
+    Recorded,
+    /// A refund of this ID was recorded already (a retried request): as it stands.
+    Exists,
+    /// Another refund, a cancellation or a status change drew on what was read: read again.
+    Changed,
+}
+
+/// What each action of a refund's request is for.
+enum Action<'a> {
+    Header,
+    Refund,
+    Line,
+    Restock(&'a crate::domain::ids::Sku),
+}
+
+/// One refund of a page of the payer's, or the key of one it could not read and why.
+pub type Listed = Result<Refund, (Item, String)>;
+
+impl Store {
+    /// Records `refund` of `details` as `plan` says, REQUESTED, in ONE transaction: the
+    /// header's balance drawn on (only if no other refund drew on it since `details` was read,
+    /// and only if it covers the refund), the lines' refunded (and restocked) counts, their
+    /// stock back to their products, and the refund's record (only where none is).
+    pub async fn request_refund(
+        &self,
+        details: &OrderDetails,
+        refund: &Refund,
+        plan: &RefundPlan,
+    ) -> Result<Requested, AppError> {
+        let order = &details.order.order_id;
+        let mut transaction = Transaction::with_capacity(2 + 2 * plan.lines.len());
+        transaction.update(
+            Action::Header,
+            self.draw_on_balance(details, plan.amount).build()?,
+        )?;
+        for (line, quantity) in &plan.lines {
+            let mut back = line_item::BACK
+                .on(&self.table, line_item::key(order, &line.sku))
+                .add(&line_item::REFUNDED_QUANTITY, quantity);
+            if plan.restock {
+                back = back.add(&line_item::RESTOCKED_QUANTITY, quantity);
+            }
+            transaction.update(Action::Line, back.build()?)?;
+            if plan.restock {
+                let give_back = product::STOCK_UPDATE
+                    .on(&self.table, product::key(&line.sku))
+                    .add(&product::STOCK_CHANGE, &i64::from(*quantity))
+                    .condition("attribute_exists(PK)");
+                transaction.update(Action::Restock(&line.sku), give_back.build()?)?;
+            }
+        }
+        transaction.put(Action::Refund, self.new_refund(refund))?;
+        let cancelled = match self.send(transaction).await? {
+            Outcome::Committed => return Ok(Requested::Recorded),
+            Outcome::Cancelled(cancelled) => cancelled,
+        };
+        if cancelled.condition_failed(|a| matches!(a, Action::Refund)) {
+            return Ok(Requested::Exists);
+        }
+        if cancelled.condition_failed(|a| matches!(a, Action::Header)) || cancelled.conflicted() {
+            return Ok(Requested::Changed);
+        }
+        if let Some((Action::Restock(sku), _)) = cancelled
+            .failed_conditions()
+            .find(|(a, _)| matches!(a, Action::Restock(_)))
+        {
+            return Err(AppError::RefundRefused(format!(
+                "product {sku} no longer exists, so its stock cannot go back: refund it without restock"
+            )));
+        }
+        Err(cancelled.unexplained("refund"))
+    }
+
+    /// The header's balance less `amount`, one refund more, on the condition that no refund
+    /// drew on it since `details` was read and that it covers `amount`.
+    pub(crate) fn draw_on_balance(&self, details: &OrderDetails, amount: i64) -> Change {
+        let balance = details.money.balance;
+        order_header::REFUND
+            .on(&self.table, order_header::key(&details.order.order_id))
+            .add(&order_header::REFUNDABLE, &-amount)
+            .add(&order_header::REFUNDED, &amount)
+            .add(&order_header::REFUND_COUNT, &1)
+            .condition(if balance.refund_count == 0 {
+                "attribute_not_exists(#refundCount) OR #refundCount = :count"
+            } else {
+                "#refundCount = :count"
+            })
+            .condition("#refundable >= :amount")
+            .value(":count", &order_header::REFUND_COUNT, &balance.refund_count)
+            .value(":amount", &order_header::REFUNDABLE, &amount)
+    }
+
+    /// `refund`'s record, put only where none is.
+    pub(crate) fn new_refund(
+        &self,
+        refund: &Refund,
+    ) -> aws_sdk_dynamodb::types::builders::PutBuilder {
+        Put::builder()
+            .table_name(&self.table)
+            .set_item(Some(refund::to_item(refund)))
+            .condition_expression("attribute_not_exists(PK)")
+    }
+
+    /// A page of the refunds in `status`, oldest first, from `start` (ONE Query on GSI1): each
+    /// one read, or the key of one that could not be and why (one bad item never stops the
+    /// payer), and where the next page starts.
+    pub async fn refunds_in(
+        &self,
+        status: RefundStatus,
+        start: Option<Item>,
+        limit: i32,
+    ) -> Result<(Vec<Listed>, Option<Item>), AppError> {
+        let out = KeyQuery::on(Index::Gsi1, refund::gsi1pk(status))
+            .request(self)
+            .set_exclusive_start_key(start)
+            .limit(limit)
+            .send()
+            .await?;
+        let listed = out
+            .items
+            .unwrap_or_default()
+            .into_iter()
+            .map(|item| {
+                let key = crate::dynamo::codec::primary_key(
+                    crate::dynamo::codec::PK.get(&item).unwrap_or_default(),
+                    crate::dynamo::codec::SK.get(&item).unwrap_or_default(),
+                );
+                refund::from_item(item).map_err(|bad| (key, bad.to_string()))
+            })
+            .collect();
+        Ok((listed, out.last_evaluated_key))
+    }
+
+    /// `refund` claimed for sending (REQUESTED or PENDING as read → PENDING, one attempt
+    /// more), on the condition that nobody claimed or settled it since it was read: the claimed
+    /// refund, or `None` when someone did.
+    pub async fn claim_refund(&self, read: &Refund) -> Result<Option<Refund>, AppError> {
+        let now = Timestamp::now();
+        let attempts = read.attempts + 1;
+        let spec = specs(read).0;
+        let sent = spec
+            .on(&self.table, refund::key(read))
+            .set(&refund::STATUS, &RefundStatus::Pending)
+            .set(&refund::ATTEMPTS, &attempts)
+            .set(&refund::SENT_AT, &now)
+            .set(&refund::GSI1PK, &refund::gsi1pk(RefundStatus::Pending))
+            .condition("#status = :read AND #attempts = :tried")
+            .value(":read", &refund::STATUS, &read.status)
+            .value(":tried", &refund::ATTEMPTS, &read.attempts)
+            .request(&self.client)?
+            .send()
+            .await;
+        Ok(unless_condition_failed(sent)?.map(|_| Refund {
+            status: RefundStatus::Pending,
+            attempts,
+            sent_at: Some(now),
+            ..read.clone()
+        }))
+    }
+
+    /// What the provider made of `read`, recorded only forward: on the condition that it is
+    /// not final yet and (`claimed`, from the payer) that nobody claimed it since. A refund that
+    /// FAILED gives its amount back to its order's balance in the same transaction. Whether it
+    /// was recorded.
+    pub async fn settle_refund(
+        &self,
+        read: &Refund,
+        settled: &Settled,
+        claimed: Option<u32>,
+    ) -> Result<bool, AppError> {
+        let spec = specs(read).1;
+        let mut change = spec
+            .on(&self.table, refund::key(read))
+            .set(&refund::STATUS, &settled.status)
+            .set(&refund::GSI1PK, &refund::gsi1pk(settled.status))
+            .condition("#status IN (:requested, :pending)")
+            .value(":requested", &refund::STATUS, &RefundStatus::Requested)
+            .value(":pending", &refund::STATUS, &RefundStatus::Pending);
+        if let Some(id) = &settled.provider_refund_id {
+            change = change.set(&refund::PROVIDER_REFUND_ID, id);
+        }
+        if let Some(failure) = &settled.failure {
+            change = change.set(&refund::FAILURE, failure);
+        }
+        if let Some(attempts) = claimed {
+            change = change.condition("#attempts = :claimed").value(
+                ":claimed",
+                &refund::ATTEMPTS,
+                &attempts,
+            );
+        }
+        let gives_back = settled.status == RefundStatus::Failed && read.kind.draws_on_balance();
+        let Some(order) = read.order_id.as_ref().filter(|_| gives_back) else {
+            let sent = change.request(&self.client)?.send().await;
+            return Ok(unless_condition_failed(sent)?.is_some());
+        };
+        let back = order_header::REFUND
+            .on(&self.table, order_header::key(order))
+            .add(&order_header::REFUNDABLE, &read.amount)
+            .add(&order_header::REFUNDED, &-read.amount)
+            .add(&order_header::REFUND_COUNT, &1);
+        let mut transaction = Transaction::with_capacity(2);
+        transaction.update(true, change.build()?)?;
+        transaction.update(false, back.build()?)?;
+        match self.send(transaction).await? {
+            Outcome::Committed => Ok(true),
+            Outcome::Cancelled(c) if c.condition_failed(|refund| *refund) => Ok(false),
+            Outcome::Cancelled(c) if c.conflicted() => Err(AppError::unavailable(
+                "the refund's settlement collided with a concurrent transaction",
+            )),
+            Outcome::Cancelled(c) => Err(c.unexplained("refund settlement")),
+        }
+    }
+
+    /// The refund whose record is at `key` (one strongly consistent GetItem).
+    pub async fn read_refund(&self, key: Item) -> Result<Option<Refund>, AppError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key))
+            .consistent_read(true)
+            .send()
+            .await?;
+        Ok(out.item.map(refund::from_item).transpose()?)
+    }
+}
+
+/// The claim's and the settlement's specs of `refund`'s entity.
+fn specs(refund: &Refund) -> (&'static UpdateSpec, &'static UpdateSpec) {
+    match refund::entity(refund) {
+        Entity::RefundDue => (&refund_due::CLAIM, &refund_due::SETTLE),
+        _ => (&refund::CLAIM, &refund::SETTLE),
+    }
+}
+
+impl Store {
+    /// A refund's outcome as a provider event reports it, recorded only forward: the refund
+    /// its metadata names, read, then settled unless it is final. Whether anything moved (an
+    /// outcome for a refund the store did not send, or one already final, moves nothing).
+    pub async fn settle_reported_refund(
+        &self,
+        reported: &crate::domain::payment::ReportedRefund,
+    ) -> Result<bool, AppError> {
+        let Some(key) = refund::key_of_metadata(&reported.metadata) else {
+            return Ok(false);
+        };
+        let Some(read) = self.read_refund(key).await? else {
+            return Ok(false);
+        };
+        let status = RefundStatus::of_provider(&reported.status);
+        if read.status.is_final()
+            || (status == RefundStatus::Pending && read.provider_refund_id.is_some())
+        {
+            return Ok(false);
+        }
+        let settled = Settled {
+            provider_refund_id: Some(reported.id.clone()),
+            status,
+            failure: (status == RefundStatus::Failed).then(|| {
+                reported
+                    .failure_reason
+                    .clone()
+                    .unwrap_or_else(|| format!("the provider's refund is {}", reported.status))
+            }),
+        };
+        self.settle_refund(&read, &settled, None).await
+    }
+}
