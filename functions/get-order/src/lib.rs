@@ -8,7 +8,7 @@
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
 use shared::domain::ids::OrderId;
-use shared::domain::refund::Ledger;
+use shared::domain::ledger::Ledger;
 use shared::http::HttpResult;
 use shared::http::request::{caller, path_param};
 use shared::http::response::json_response;

@@ -59,7 +59,7 @@ pub struct Run {
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
 pub struct Unsettled {
-    /// The refund's record, by key (`ORDER#o1 REFUND#rf_…`).
+    /// The refund's record, by key (`ORDER#o1 / REFUND#rf_…`).
     pub key: String,
     /// Why.
     pub reason: String,
@@ -95,21 +95,18 @@ pub async fn handle(payer: &Payer, budget: Duration) -> Result<Run, AppError> {
             }
             let (page, next) = payer.store.refunds_in(status, start, PAGE).await?;
             for batch in page.chunks(AT_ONCE) {
-                let steps = join_all(batch.iter().map(|listed| async move {
+                let steps = join_all(batch.iter().map(|(_, listed)| async move {
                     match listed {
-                        Ok(refund) => (key_text(refund), payer.step(refund).await),
-                        Err((key, bad)) => (
-                            format!("{key:?}"),
-                            Err(AppError::internal(format!("unreadable: {bad}"))),
-                        ),
+                        Ok(refund) => payer.step(refund).await,
+                        Err(bad) => Err(AppError::internal(format!("unreadable: {bad}"))),
                     }
                 }))
                 .await;
-                for (listed, (key, step)) in batch.iter().zip(steps) {
+                for ((key, listed), step) in batch.iter().zip(steps) {
                     if let Ok(refund) = listed {
                         run.overdue += usize::from(is_overdue(refund));
                     }
-                    count(&mut run, key, step);
+                    count(&mut run, key.clone(), step);
                 }
             }
             start = next.filter(|key| !key.is_empty());
@@ -140,7 +137,7 @@ fn count(run: &mut Run, key: String, step: Result<Step, AppError>) {
         Err(err) => {
             run.unsettled.push(Unsettled {
                 key,
-                reason: err.to_string(),
+                reason: err.with_causes(),
             });
             return;
         }
@@ -166,13 +163,6 @@ fn report(run: &Run) {
         tracing::warn!(?run, "refunds still to settle: the next run goes on");
     } else if run.sent + run.found > 0 {
         tracing::info!(?run, "refunds paid");
-    }
-}
-
-fn key_text(refund: &Refund) -> String {
-    match &refund.order_id {
-        Some(order) => format!("ORDER#{order} REFUND#{}", refund.refund_id),
-        None => format!("REFUND#{} REFUND", refund.payment_id),
     }
 }
 

@@ -14,7 +14,9 @@ pub mod secret;
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
 use serde::Serialize;
-use shared::domain::payment::{EventOutcome, ProviderEvent, RefundReason, Reported};
+use shared::domain::payment::{
+    EventOutcome, Payment, ProviderEvent, RefundReason, Reported, ReportedRefund,
+};
 use shared::dynamo::payments::PaymentOutcome;
 use shared::http::HttpResult;
 use shared::http::request::{header_value, raw_body};
@@ -75,57 +77,15 @@ async fn keep_unread(store: &Store, body: &[u8], unreadable: &AppError) -> HttpR
     ))
 }
 
-pub async fn handle(webhook: &Webhook, req: Request) -> HttpResult {
-    // The signature covers the bytes exactly as sent: they are checked before they are read.
-    let body = raw_body(&req, MAX_BODY_BYTES)?;
-    let header = header_value(&req, SIGNATURE_HEADER).ok().flatten();
-    if let Err(refused) = webhook.secrets.verify(header, body, now()) {
-        metrics::count(Metric::WebhookRejected, 1);
-        return Err(AppError::invalid(refused.to_string()));
-    }
-    let read = ProviderEvent::parse(body).and_then(|event| {
-        let reported = event.reported()?;
-        Ok((event, reported))
-    });
-    let (event, reported) = match read {
-        Ok(read) => read,
-        Err(unreadable) => return keep_unread(&webhook.store, body, &unreadable).await,
-    };
-    let store = &webhook.store;
-    let payment = match reported {
-        Some(Reported::Succeeded(payment)) => payment,
-        Some(Reported::Refunds(refunds)) => {
-            let mut moved = false;
-            for refund in &refunds {
-                moved |= store.settle_reported_refund(refund).await?;
-            }
-            let outcome = if moved {
-                tracing::info!(event = %event.id, "a refund's outcome recorded");
-                EventOutcome::RefundSettled
-            } else {
-                EventOutcome::Ignored
-            };
-            return Ok(json_response(StatusCode::OK, &received(outcome)));
-        }
-        Some(Reported::Failed(payment)) => {
-            let outcome = if store.record_payment_failure(&payment).await? {
-                tracing::info!(payment = %payment.id, event = %event.id, "a payment failed; the hold waits for another");
-                EventOutcome::PaymentFailed
-            } else {
-                EventOutcome::Ignored
-            };
-            return Ok(json_response(StatusCode::OK, &received(outcome)));
-        }
-        None => {
-            tracing::info!(event = %event.id, kind = %event.kind, "event acknowledged and ignored");
-            return Ok(json_response(
-                StatusCode::OK,
-                &received(EventOutcome::Ignored),
-            ));
-        }
-    };
+/// A succeeded payment applied: the hold it pays for placed, or the payment recorded for
+/// refund.
+async fn paid(
+    store: &Store,
+    event: &ProviderEvent,
+    payment: &Payment,
+) -> Result<Received, AppError> {
     let answer = match store
-        .apply_payment(&event.id, &payment, store.currency())
+        .apply_payment(&event.id, payment, store.currency())
         .await?
     {
         PaymentOutcome::Placed(order) => {
@@ -153,6 +113,63 @@ pub async fn handle(webhook: &Webhook, req: Request) -> HttpResult {
         PaymentOutcome::Replayed => {
             metrics::count(Metric::IdempotentReplays, 1);
             received(EventOutcome::Replayed)
+        }
+    };
+    Ok(answer)
+}
+
+/// Refunds' outcomes recorded, only forward: `refund-settled` when one moved.
+async fn refunds_settled(
+    store: &Store,
+    event: &ProviderEvent,
+    refunds: &[ReportedRefund],
+) -> Result<EventOutcome, AppError> {
+    let mut moved = false;
+    for refund in refunds {
+        moved |= store.settle_reported_refund(refund).await?;
+    }
+    if moved {
+        tracing::info!(event = %event.id, "a refund's outcome recorded");
+        Ok(EventOutcome::RefundSettled)
+    } else {
+        Ok(EventOutcome::Ignored)
+    }
+}
+
+pub async fn handle(webhook: &Webhook, req: Request) -> HttpResult {
+    // The signature covers the bytes exactly as sent: they are checked before they are read.
+    let body = raw_body(&req, MAX_BODY_BYTES)?;
+    let header = header_value(&req, SIGNATURE_HEADER).ok().flatten();
+    if let Err(refused) = webhook.secrets.verify(header, body, now()) {
+        metrics::count(Metric::WebhookRejected, 1);
+        return Err(AppError::invalid(refused.to_string()));
+    }
+    let read = ProviderEvent::parse(body).and_then(|event| {
+        let reported = event.reported()?;
+        Ok((event, reported))
+    });
+    let (event, reported) = match read {
+        Ok(read) => read,
+        Err(unreadable) => return keep_unread(&webhook.store, body, &unreadable).await,
+    };
+    let store = &webhook.store;
+    let answer = match reported {
+        Some(Reported::Succeeded(payment)) => paid(store, &event, &payment).await?,
+        Some(Reported::Refunds(refunds)) => {
+            received(refunds_settled(store, &event, &refunds).await?)
+        }
+        Some(Reported::Failed(payment)) => {
+            let outcome = if store.record_payment_failure(&payment).await? {
+                tracing::info!(payment = %payment.id, event = %event.id, "a payment failed; the hold waits for another");
+                EventOutcome::PaymentFailed
+            } else {
+                EventOutcome::Ignored
+            };
+            received(outcome)
+        }
+        None => {
+            tracing::info!(event = %event.id, kind = %event.kind, "event acknowledged and ignored");
+            received(EventOutcome::Ignored)
         }
     };
     Ok(json_response(StatusCode::OK, &answer))

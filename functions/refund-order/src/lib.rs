@@ -11,10 +11,9 @@ use lambda_http::Request;
 use lambda_http::http::StatusCode;
 use serde::Deserialize;
 use shared::domain::ids::{IdempotencyKey, OrderId, RefundId};
+use shared::domain::ledger::RefundPlan;
 use shared::domain::order::MAX_LINES;
-use shared::domain::refund::{
-    MAX_REASON_CHARS, Refund, RefundAsk, RefundKind, RefundLine, RefundPlan,
-};
+use shared::domain::refund::{MAX_REASON_CHARS, Refund, RefundAsk, RefundKind, RefundLine};
 use shared::dynamo::refunds::Requested;
 use shared::http::HttpResult;
 use shared::http::request::{caller, header_value, json_body, path_param};

@@ -180,21 +180,7 @@ async fn run() -> Result<(), Error> {
     let provider = start_provider(&config, &data_dir).await?;
     // One client for checkout, the expiry and the refunds payer, as each Lambda builds one at init.
     let provider_api = provider_client(provider.as_ref());
-    let expiry_every = local_dev::payments::expiry_every()?;
-    local_dev::payments::spawn_expiry(
-        expire_holds::Expiry {
-            store: store.clone(),
-            provider: provider_api.clone(),
-        },
-        expiry_every,
-    );
-    local_dev::payments::spawn_payer(
-        pay_refunds::Payer {
-            store: store.clone(),
-            provider: provider_api.clone(),
-        },
-        local_dev::payments::refunds_every()?,
-    );
+    local_dev::payments::spawn_schedules(&store, &provider_api)?;
     let consumers = spawn_stream_consumers(&template, &engine, &store, &config.data_file)?;
     // API Gateway's JWT authorizer, locally: tokens of the issuer whose key lives beside the
     // data (`make token`).

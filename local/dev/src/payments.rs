@@ -59,6 +59,30 @@ fn every(name: &str, default: u64) -> Result<Duration, Error> {
     }
 }
 
+/// The template's two schedules, as make dev runs them: the holds' expiry every
+/// `EXPIRY_EVERY_SECONDS`, the refunds payer every `REFUNDS_EVERY_SECONDS`, each with `store`
+/// and `provider` as its Lambda has them.
+pub fn spawn_schedules(
+    store: &shared::Store,
+    provider: &payment_provider::Provider,
+) -> Result<(), Error> {
+    spawn_expiry(
+        expire_holds::Expiry {
+            store: store.clone(),
+            provider: provider.clone(),
+        },
+        expiry_every()?,
+    );
+    spawn_payer(
+        pay_refunds::Payer {
+            store: store.clone(),
+            provider: provider.clone(),
+        },
+        refunds_every()?,
+    );
+    Ok(())
+}
+
 /// How often make dev pays refunds when `REFUNDS_EVERY_SECONDS` is unset.
 pub const DEFAULT_REFUNDS_EVERY_SECONDS: u64 = 5;
 

@@ -479,6 +479,17 @@ pub mod payments {
     use super::{Request, Who, call, send_json};
     use shared::domain::payment::succeeded_event_body;
 
+    /// What checkout's 201 `body` says of the hold: its order, its amount in the smallest unit,
+    /// and its PaymentIntent.
+    pub fn held(body: &serde_json::Value) -> (String, i64, String) {
+        let text = |value: &serde_json::Value| value.as_str().expect("a text").to_owned();
+        (
+            text(&body["orderId"]),
+            body["payment"]["amount"].as_i64().expect("an amount"),
+            text(&body["payment"]["paymentIntentId"]),
+        )
+    }
+
     /// `PUT /customers/{customer}/cart/items/{sku}` holding `quantity`.
     pub fn hold_line(customer: &str, sku: &str, quantity: u32) -> Request {
         send_json(

@@ -99,6 +99,18 @@ pub enum AppError {
 }
 
 impl AppError {
+    /// The error with each of its causes, `: `-separated: an internal error's own words are in
+    /// its sources. For an operator's report, never a client's answer.
+    pub fn with_causes(&self) -> String {
+        let mut text = self.to_string();
+        let mut source = StdError::source(self);
+        while let Some(cause) = source {
+            text = format!("{text}: {cause}");
+            source = cause.source();
+        }
+        text
+    }
+
     /// A malformed request; `detail` is shown to the client.
     pub fn invalid(detail: impl Into<String>) -> Self {
         AppError::Invalid(detail.into())

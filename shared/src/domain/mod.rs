@@ -9,6 +9,7 @@ pub mod customer;
 pub mod error;
 pub mod idempotency;
 pub mod ids;
+pub mod ledger;
 pub mod money;
 pub mod order;
 pub mod page;

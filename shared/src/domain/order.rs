@@ -119,6 +119,28 @@ pub struct OrderMoney {
     pub refunds: Vec<crate::domain::refund::Refund>,
 }
 
+impl OrderMoney {
+    /// What of the line of `sku` went back (nothing, for a line no refund touched).
+    pub fn back(&self, sku: &Sku) -> LineBack {
+        self.lines.get(sku).copied().unwrap_or_default()
+    }
+}
+
+impl OrderDetails {
+    /// Each line and how many of it a move to a status that gives stock back gives back: what
+    /// no refund put back into stock already (lines with nothing left out).
+    pub fn left_to_restock(&self) -> Vec<(&LineItem, u32)> {
+        self.items
+            .iter()
+            .map(|line| {
+                let restocked = self.money.back(&line.sku).restocked;
+                (line, line.quantity.saturating_sub(restocked))
+            })
+            .filter(|(_, quantity)| *quantity > 0)
+            .collect()
+    }
+}
+
 /// A paid order's balance, in the currency's smallest unit, kept on its header.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Balance {

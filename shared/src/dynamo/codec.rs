@@ -239,6 +239,12 @@ impl<T: Stored> Attr<T> {
     }
 }
 
+/// An item's table key, as a report names it: `PK / SK` (or what of it there is).
+pub fn key_text(item: &Item) -> String {
+    let text = |attr: &Attr<String>| attr.get(item).unwrap_or_else(|| "?".to_owned());
+    format!("{} / {}", text(&PK), text(&SK))
+}
+
 /// An upper bound of an item's size as DynamoDB counts it (names plus values), for its 400 KB
 /// item and 4 MB transaction limits.
 pub fn item_size(item: &Item) -> usize {

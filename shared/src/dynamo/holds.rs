@@ -18,7 +18,7 @@ use crate::domain::ids::PaymentId;
 use crate::domain::order::Order;
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
-use crate::dynamo::codec::Item;
+use crate::dynamo::codec::{Item, key_text};
 use crate::dynamo::entities::order_listing;
 use crate::dynamo::orders::StatusChangeError;
 use crate::dynamo::query::{Index, KeyQuery};
@@ -72,31 +72,10 @@ impl ExpiryRun {
     }
 
     fn failed(&mut self, key: String, err: &AppError) {
-        // The whole chain: an internal error's own words are in its sources. (An operator reads
-        // this, never a client.)
-        let mut reason = err.to_string();
-        let mut source = std::error::Error::source(err);
-        while let Some(cause) = source {
-            reason = format!("{reason}: {cause}");
-            source = cause.source();
-        }
+        let reason = err.with_causes();
         tracing::error!(%key, %reason, "the expiry could not end this; it goes on with the rest");
         self.failures.push(NotEnded { key, reason });
     }
-}
-
-/// An item's table key, as a report names it: `PK / SK` (or what of it there is).
-fn key_text(item: &Item) -> String {
-    let text = |name| {
-        crate::dynamo::cursor::text(item, name)
-            .unwrap_or("?")
-            .to_owned()
-    };
-    format!(
-        "{} / {}",
-        text(crate::dynamo::keys::PK),
-        text(crate::dynamo::keys::SK)
-    )
 }
 
 /// What ending one hold came to.

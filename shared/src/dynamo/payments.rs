@@ -13,8 +13,7 @@ use aws_sdk_dynamodb::types::builders::PutBuilder;
 
 use crate::domain::access::Caller;
 use crate::domain::checkout::Currency;
-use crate::domain::ids::RefundId;
-use crate::domain::ids::{OrderId, PaymentEventId, PaymentId};
+use crate::domain::ids::{OrderId, PaymentEventId, PaymentId, RefundId};
 use crate::domain::order::Order;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::payment::{EVENT_TTL_SECONDS, EventOutcome, Payment, RefundReason};
@@ -259,20 +258,11 @@ impl Store {
         let mut transaction = Transaction::with_capacity(3);
         if let Some(pointer) = refund_due::pointer(&refund) {
             // One refund per payment, whichever order its events name.
-            transaction.put(
-                PaymentAction::Refund,
-                Put::builder()
-                    .table_name(&self.table)
-                    .set_item(Some(pointer))
-                    .condition_expression("attribute_not_exists(PK)"),
-            )?;
+            transaction.put(PaymentAction::Refund, self.put_new(pointer))?;
         }
         transaction.put(
             PaymentAction::Refund,
-            Put::builder()
-                .table_name(&self.table)
-                .set_item(Some(refund::to_item(&refund)))
-                .condition_expression("attribute_not_exists(PK)"),
+            self.put_new(refund::to_item(&refund)),
         )?;
         transaction.put(
             PaymentAction::Event,

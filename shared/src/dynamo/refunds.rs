@@ -4,12 +4,11 @@
 //! for sending and settled with what the provider made of it, only forward; and the refunds in
 //! one status, for the payer (access pattern 10, a page at a time).
 
-use aws_sdk_dynamodb::types::Put;
-
+use crate::domain::ledger::RefundPlan;
 use crate::domain::order::OrderDetails;
-use crate::domain::refund::{Refund, RefundPlan, RefundStatus, Settled};
+use crate::domain::refund::{Refund, RefundStatus, Settled};
 use crate::domain::time::Timestamp;
-use crate::dynamo::codec::Item;
+use crate::dynamo::codec::{Item, key_text};
 use crate::dynamo::entities::{line_item, order_header, product, refund, refund_due};
 use crate::dynamo::errors::unless_condition_failed;
 use crate::dynamo::keys::Entity;
@@ -37,8 +36,9 @@ enum Action<'a> {
     Restock(&'a crate::domain::ids::Sku),
 }
 
-/// One refund of a page of the payer's, or the key of one it could not read and why.
-pub type Listed = Result<Refund, (Item, String)>;
+/// One refund of a page of the payer's: its record's key as a report names it (`PK / SK`), and
+/// the refund, or why it could not be read.
+pub type Listed = (String, Result<Refund, String>);
 
 impl Store {
     /// Records `refund` of `details` as `plan` says, REQUESTED, in ONE transaction: the
@@ -73,7 +73,7 @@ impl Store {
                 transaction.update(Action::Restock(&line.sku), give_back.build()?)?;
             }
         }
-        transaction.put(Action::Refund, self.new_refund(refund))?;
+        transaction.put(Action::Refund, self.put_new(refund::to_item(refund)))?;
         let cancelled = match self.send(transaction).await? {
             Outcome::Committed => return Ok(Requested::Recorded),
             Outcome::Cancelled(cancelled) => cancelled,
@@ -114,17 +114,6 @@ impl Store {
             .value(":amount", &order_header::REFUNDABLE, &amount)
     }
 
-    /// `refund`'s record, put only where none is.
-    pub(crate) fn new_refund(
-        &self,
-        refund: &Refund,
-    ) -> aws_sdk_dynamodb::types::builders::PutBuilder {
-        Put::builder()
-            .table_name(&self.table)
-            .set_item(Some(refund::to_item(refund)))
-            .condition_expression("attribute_not_exists(PK)")
-    }
-
     /// A page of the refunds in `status`, oldest first, from `start` (ONE Query on GSI1): each
     /// one read, or the key of one that could not be and why (one bad item never stops the
     /// payer), and where the next page starts.
@@ -145,11 +134,8 @@ impl Store {
             .unwrap_or_default()
             .into_iter()
             .map(|item| {
-                let key = crate::dynamo::codec::primary_key(
-                    crate::dynamo::codec::PK.get(&item).unwrap_or_default(),
-                    crate::dynamo::codec::SK.get(&item).unwrap_or_default(),
-                );
-                refund::from_item(item).map_err(|bad| (key, bad.to_string()))
+                let key = key_text(&item);
+                (key, refund::from_item(item).map_err(|bad| bad.to_string()))
             })
             .collect();
         Ok((listed, out.last_evaluated_key))

@@ -4,11 +4,13 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::Put;
+use aws_sdk_dynamodb::types::builders::PutBuilder;
 
 use crate::AppError;
 use crate::domain::cart::CartTtl;
 use crate::domain::checkout::{Currency, HoldDuration};
-use crate::dynamo::codec;
+use crate::dynamo::codec::{self, Item};
 use crate::dynamo::keys;
 
 /// The table and what every request needs. Built once per cold start.
@@ -71,6 +73,14 @@ impl Store {
     /// How long a checkout holds its stock.
     pub fn hold(&self) -> HoldDuration {
         self.hold
+    }
+
+    /// A put only where no item is yet.
+    pub(crate) fn put_new(&self, item: Item) -> PutBuilder {
+        Put::builder()
+            .table_name(&self.table)
+            .set_item(Some(item))
+            .condition_expression("attribute_not_exists(PK)")
     }
 
     /// The store's currency.

@@ -46,14 +46,7 @@ async fn hold_one(store: &Store, customer: &str, sku: &str) -> (String, i64, Str
         .await,
     );
     assert_eq!(status, 201, "{body}");
-    (
-        body["orderId"].as_str().expect("id").to_owned(),
-        body["payment"]["amount"].as_i64().expect("amount"),
-        body["payment"]["paymentIntentId"]
-            .as_str()
-            .expect("intent")
-            .to_owned(),
-    )
+    local_engine::testing::payments::held(&body)
 }
 
 #[tokio::test]

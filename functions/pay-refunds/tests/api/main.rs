@@ -46,14 +46,7 @@ async fn hold(store: &Store, customer: &str, lines: &[(&str, u32)]) -> (String, 
         .await,
     );
     assert_eq!(status, 201, "{body}");
-    (
-        body["orderId"].as_str().expect("id").to_owned(),
-        body["payment"]["amount"].as_i64().expect("amount"),
-        body["payment"]["paymentIntentId"]
-            .as_str()
-            .expect("intent")
-            .to_owned(),
-    )
+    local_engine::testing::payments::held(&body)
 }
 
 /// The customer pays `intent` at the provider with a card that succeeds.

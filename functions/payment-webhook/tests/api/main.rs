@@ -41,14 +41,7 @@ async fn held(app: &TestApp) -> (String, i64, String) {
         .await,
     );
     assert_eq!(status, 201, "{body}");
-    (
-        body["orderId"].as_str().expect("id").to_owned(),
-        body["payment"]["amount"].as_i64().expect("amount"),
-        body["payment"]["paymentIntentId"]
-            .as_str()
-            .expect("a PaymentIntent")
-            .to_owned(),
-    )
+    local_engine::testing::payments::held(&body)
 }
 
 async fn refunds(app: &TestApp) -> Vec<Value> {

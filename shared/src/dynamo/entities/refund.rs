@@ -11,7 +11,7 @@ use crate::domain::payment::RefundMetadata;
 use crate::domain::refund::{Refund, RefundKind, RefundLine, RefundStatus};
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, primary_key};
-use crate::dynamo::entities::{line_item, refund_due};
+use crate::dynamo::entities::line_item;
 use crate::dynamo::keys::{self, Entity, REFUND_PREFIX, REFUNDS_GSI1_PREFIX};
 use crate::dynamo::update::{PutSpec, UpdateSpec};
 
@@ -145,12 +145,23 @@ pub fn sk(refund: &RefundId) -> String {
     format!("{REFUND_PREFIX}{refund}")
 }
 
+/// The partition of the refund of `payment`, which names no order the store has (its file:
+/// [`refund_due`](super::refund_due)).
+pub fn due_pk(payment: &PaymentId) -> String {
+    format!("{REFUND_PREFIX}{payment}")
+}
+
+/// That refund's key.
+pub fn due_key(payment: &PaymentId) -> Item {
+    primary_key(due_pk(payment), keys::REFUND_SK)
+}
+
 /// Where `refund`'s record is: in its order's partition, or (a payment naming no order) under
 /// its payment.
 pub fn key(refund: &Refund) -> Item {
     match &refund.order_id {
         Some(order) => primary_key(line_item::pk(order), sk(&refund.refund_id)),
-        None => refund_due::key(&refund.payment_id),
+        None => due_key(&refund.payment_id),
     }
 }
 
@@ -165,7 +176,7 @@ pub fn key_of_metadata(metadata: &RefundMetadata) -> Option<Item> {
         }
         None => {
             let payment = PaymentId::parse(metadata.payment_id.as_deref()?).ok()?;
-            (refund == RefundId::of_payment(&payment)).then(|| refund_due::key(&payment))
+            (refund == RefundId::of_payment(&payment)).then(|| due_key(&payment))
         }
     }
 }

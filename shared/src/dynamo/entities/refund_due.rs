@@ -3,11 +3,10 @@
 //! ([`refund`](super::refund)), listed on GSI1 the same way (`REFUNDS#<status>` /
 //! `<requestedAt>`). Never expires: the money is the customer's until it is back.
 
-use crate::domain::ids::PaymentId;
 use crate::domain::refund::Refund;
-use crate::dynamo::codec::{Item, primary_key};
+use crate::dynamo::codec::Item;
 use crate::dynamo::entities::refund;
-use crate::dynamo::keys::{self, Entity, REFUND_PREFIX};
+use crate::dynamo::keys::{self, Entity};
 use crate::dynamo::update::{PutSpec, UpdateSpec};
 
 /// The record's sort key.
@@ -35,15 +34,7 @@ pub const CLAIM: UpdateSpec = refund::claim_spec(Entity::RefundDue);
 /// It settled.
 pub const SETTLE: UpdateSpec = refund::settle_spec(Entity::RefundDue);
 
-/// The record's partition key.
-pub fn pk(payment: &PaymentId) -> String {
-    format!("{REFUND_PREFIX}{payment}")
-}
-
-/// The record's key.
-pub fn key(payment: &PaymentId) -> Item {
-    primary_key(pk(payment), SORT_KEY)
-}
+pub use refund::{due_key as key, due_pk as pk};
 
 /// The pointer a payment's refund kept in its order's partition leaves under the payment.
 pub fn pointer(refund: &Refund) -> Option<Item> {
@@ -57,7 +48,7 @@ pub fn pointer(refund: &Refund) -> Option<Item> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::ids::{PaymentEventId, RefundId};
+    use crate::domain::ids::{PaymentEventId, PaymentId, RefundId};
     use crate::domain::payment::RefundReason;
     use crate::domain::refund::RefundKind;
     use crate::dynamo::entities::test_support::{pairs, placed, shape};

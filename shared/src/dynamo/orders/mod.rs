@@ -7,7 +7,7 @@ pub use status::StatusChangeError;
 
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::types::builders::{DeleteBuilder, PutBuilder, UpdateBuilder};
+use aws_sdk_dynamodb::types::builders::{DeleteBuilder, UpdateBuilder};
 use aws_sdk_dynamodb::types::{Delete, Put};
 
 use crate::domain::access::Caller;
@@ -369,14 +369,6 @@ impl Store {
                 cart_line::QUANTITY.value(&line.line.quantity),
             )
             .expression_attribute_values(":expires", cart_line::EXPIRES_AT.value(&line.expires_at))
-    }
-
-    /// A put only where no item is yet.
-    fn put_new(&self, item: Item) -> PutBuilder {
-        Put::builder()
-            .table_name(&self.table)
-            .set_item(Some(item))
-            .condition_expression("attribute_not_exists(PK)")
     }
 
     /// The order's header and line items, for a caller who may see the order (`None`

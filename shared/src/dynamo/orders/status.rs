@@ -7,7 +7,7 @@ use crate::domain::order::{LineItem, Order, OrderDetails};
 use crate::domain::refund::{CANCELLED_REASON, Refund, RefundKind};
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
-use crate::dynamo::entities::{line_item, order_header, order_listing, product};
+use crate::dynamo::entities::{line_item, order_header, order_listing, product, refund};
 use crate::dynamo::transaction::{Outcome, Transaction};
 use crate::dynamo::update::Change;
 use crate::{AppError, Store};
@@ -88,21 +88,8 @@ impl Store {
         next: OrderStatus,
     ) -> Result<(), StatusChangeError> {
         let current = &details.order;
-        let mut restock: Vec<(&LineItem, u32)> = if next.gives_stock_back() {
-            details
-                .items
-                .iter()
-                .map(|line| {
-                    let back = details
-                        .money
-                        .lines
-                        .get(&line.sku)
-                        .copied()
-                        .unwrap_or_default();
-                    (line, line.quantity.saturating_sub(back.restocked))
-                })
-                .filter(|(_, quantity)| *quantity > 0)
-                .collect()
+        let mut restock = if next.gives_stock_back() {
+            details.left_to_restock()
         } else {
             Vec::new()
         };
@@ -122,7 +109,7 @@ impl Store {
                 .find(|(action, _)| matches!(action, StatusAction::Header))
             {
                 let now = stored.and_then(|item| order_listing::STATUS.get(item));
-                if now == Some(current.status) {
+                if refund.is_some() && now == Some(current.status) {
                     // Its status stands, and a refund drew on its balance meanwhile: read again.
                     return Err(StatusChangeError::Contended);
                 }
@@ -147,7 +134,6 @@ impl Store {
                 .failed_conditions()
                 .filter_map(|(action, _)| match action {
                     StatusAction::Restock(line) => Some(&line.sku),
-                    StatusAction::Refund | StatusAction::Counted => None,
                     _ => None,
                 })
                 .collect();
@@ -256,7 +242,7 @@ impl Store {
             }
         }
         if let Some(refund) = refund {
-            transaction.put(StatusAction::Refund, self.new_refund(refund))?;
+            transaction.put(StatusAction::Refund, self.put_new(refund::to_item(refund)))?;
         }
         if release {
             transaction.update(
