@@ -379,3 +379,160 @@ async fn an_answer_lost_on_the_way_back_is_looked_for_and_never_refunded_twice()
         "{ledger}"
     );
 }
+
+/// The sum of the amounts of `order`'s refunds that have not FAILED, as its ledger lists them.
+fn refunds_sum(ledger: &Value) -> i64 {
+    ledger["refunds"]
+        .as_array()
+        .expect("refunds")
+        .iter()
+        .filter(|r| r["status"] != "FAILED")
+        .map(|r| r["amount"].as_i64().expect("amount"))
+        .sum()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_refunds_of_the_last_balance_at_once_refund_it_once() {
+    let app = TestApp::seeded().await.expect("app");
+    let store = &app.store;
+    let (order, amount, intent) = hold(store, "c5", &[("sku-6", 1)]).await;
+    pay_at_provider(&intent);
+    deliver(store, "evt_race_1", &intent, amount, &order).await;
+    let body = format!(r#"{{"amount":{amount},"reason":"duplicate charge"}}"#);
+    let (first, second) = tokio::join!(
+        refund(store, &order, "race-a", &body),
+        refund(store, &order, "race-b", &body)
+    );
+    let mut statuses = [first.0, second.0];
+    statuses.sort_unstable();
+    assert_eq!(statuses, [202, 409], "{first:?} {second:?}");
+    let run = pay_refunds::handle(&payer(store), BUDGET)
+        .await
+        .expect("run");
+    assert_eq!(run.succeeded, 1, "{run:?}");
+    assert_eq!(refunds_at_provider(&intent).len(), 1);
+    let ledger = ledger(store, &order).await;
+    assert_eq!(
+        (refunds_sum(&ledger), &ledger["refundable"]),
+        (amount, &Value::from(0)),
+        "{ledger}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_refund_racing_a_cancellation_never_goes_past_what_was_paid() {
+    let app = TestApp::seeded().await.expect("app");
+    let store = &app.store;
+    let (order, amount, intent) = hold(store, "c6", &[("sku-7", 2)]).await;
+    pay_at_provider(&intent);
+    deliver(store, "evt_race_2", &intent, amount, &order).await;
+    let half = format!(r#"{{"amount":{},"reason":"goodwill"}}"#, amount / 2);
+    let cancel = async {
+        parts(
+            dispatch(
+                store,
+                change_status(Who::Staff, &order, "CANCELLED"),
+                update_order_status::handle,
+            )
+            .await,
+        )
+    };
+    let ((refunded, answer), (cancelled, _, body)) =
+        tokio::join!(refund(store, &order, "race-c", &half), cancel);
+    assert_eq!(cancelled, 200, "{body}");
+    // Refund first: half, then the cancellation the rest. Cancellation first: all, and the
+    // refund refused.
+    assert!([202, 409].contains(&refunded), "{answer}");
+    let run = pay_refunds::handle(&payer(store), BUDGET)
+        .await
+        .expect("run");
+    assert_eq!(run.failed, 0, "{run:?}");
+    let at_provider = refunds_at_provider(&intent);
+    let sent: i64 = at_provider
+        .iter()
+        .map(|r| r["amount"].as_i64().expect("amount"))
+        .sum();
+    assert_eq!(sent, amount, "{at_provider:?}");
+    assert_eq!(at_provider.len(), if refunded == 202 { 2 } else { 1 });
+    let ledger = ledger(store, &order).await;
+    assert_eq!(refunds_sum(&ledger), amount, "{ledger}");
+}
+
+/// The provider's `refund.updated` for its refund `made`, with `status`, delivered: its outcome.
+async fn refund_updated(store: &Store, event: &str, made: &Value, status: &str) -> Value {
+    let hook = payment_webhook::Webhook {
+        store: store.clone(),
+        secrets: webhook_secrets(),
+    };
+    let body = serde_json::json!({
+        "id": event,
+        "object": "event",
+        "type": "refund.updated",
+        "data": {"object": {
+            "id": made["id"], "object": "refund", "amount": made["amount"], "status": status,
+            "metadata": made["metadata"],
+        }},
+    })
+    .to_string();
+    let (code, _, answer) = parts(dispatch(&hook, webhook(&body), payment_webhook::handle).await);
+    assert_eq!(code, 200, "{answer}");
+    answer
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_providers_event_racing_the_payers_own_look_settles_the_refund_once_and_only_forward() {
+    let app = TestApp::seeded().await.expect("app");
+    let store = &app.store;
+    let (order, amount, intent) = hold(store, "c1", &[("sku-8", 1)]).await;
+    pay_at_provider(&intent);
+    deliver(store, "evt_race_3", &intent, amount, &order).await;
+    let (status, asked) = refund(
+        store,
+        &order,
+        "race-d",
+        r#"{"amount":100,"reason":"late delivery"}"#,
+    )
+    .await;
+    assert_eq!(status, 202, "{asked}");
+    let id = asked["refundId"].as_str().expect("id").to_owned();
+    // Sent, and its answer lost: the provider has it, the store has it PENDING.
+    let base = local_engine::testing::provider().base().to_owned();
+    let (status, made) = form_post(
+        &base,
+        "/v1/refunds",
+        Some(LOCAL_API_KEY),
+        &[
+            ("payment_intent", intent.as_str()),
+            ("amount", "100"),
+            ("metadata[refundId]", id.as_str()),
+            ("metadata[orderId]", order.as_str()),
+            ("metadata[paymentId]", intent.as_str()),
+        ],
+    )
+    .expect("provider");
+    assert_eq!(status, 200, "{made}");
+    as_if_unanswered(store, &order, &id).await;
+    let racing = payer(store);
+    let (run, event) = tokio::join!(
+        pay_refunds::handle(&racing, BUDGET),
+        refund_updated(store, "evt_refund_1", &made, "succeeded")
+    );
+    let run = run.expect("run");
+    // Whichever came second found it settled and changed nothing.
+    assert_eq!(run.sent, 0, "{run:?}");
+    assert!(
+        run.found + usize::from(event["outcome"] == "refund-settled") >= 1,
+        "{run:?} {event}"
+    );
+    assert_eq!(refunds_at_provider(&intent).len(), 1, "never sent again");
+    // A late event saying less changes nothing: only forward.
+    let stale = refund_updated(store, "evt_refund_2", &made, "pending").await;
+    assert_eq!(stale["outcome"], "ignored", "{stale}");
+    let ledger = ledger(store, &order).await;
+    let refund = &ledger["refunds"][0];
+    assert_eq!(
+        (&refund["status"], &refund["providerRefundId"]),
+        (&Value::from("SUCCEEDED"), &made["id"]),
+        "{ledger}"
+    );
+}
