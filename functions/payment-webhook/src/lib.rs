@@ -4,7 +4,8 @@
 //! amount in the store's currency places the order (PENDING_PAYMENT → PLACED, one conditional
 //! transaction); any other signed payment is recorded to be given back. Either way the event's
 //! ID is recorded with it, so a redelivery changes nothing. `refund.updated` and
-//! `charge.refunded` record a refund's outcome, only forward. Events of other types are
+//! `charge.refunded` record a refund's outcome, only forward; `payment_intent.canceled` ends the
+//! hold still waiting for that PaymentIntent at once. Events of other types are
 //! acknowledged and ignored; a signed event the store cannot read is kept as signed, for a
 //! person to look at. Every signed event gets a 200, so the provider stops retrying and nothing
 //! it signed is lost; a call that is not signed, or not fresh, gets a 400 and changes nothing.
@@ -162,6 +163,15 @@ pub async fn handle(webhook: &Webhook, req: Request) -> HttpResult {
             let outcome = if store.record_payment_failure(&payment).await? {
                 tracing::info!(payment = %payment.id, event = %event.id, "a payment failed; the hold waits for another");
                 EventOutcome::PaymentFailed
+            } else {
+                EventOutcome::Ignored
+            };
+            received(outcome)
+        }
+        Some(Reported::Canceled(payment)) => {
+            let outcome = if store.end_canceled_hold(&payment).await? {
+                tracing::info!(payment = %payment.id, event = %event.id, "the provider canceled a hold's PaymentIntent: the hold ended");
+                EventOutcome::HoldEnded
             } else {
                 EventOutcome::Ignored
             };

@@ -16,6 +16,8 @@ crate::listed! {
         /// `payment_intent.payment_failed`: an attempt to pay declined; the hold stays, and the
         /// provider's reason is shown on the order.
         PaymentFailed,
+        /// `payment_intent.canceled`: the provider canceled a PaymentIntent; its hold ends now.
+        PaymentCanceled,
         /// `refund.updated`: a refund's outcome (succeeded, failed or canceled).
         RefundUpdated,
         /// `charge.refunded`: a charge refunded, with its refunds.
@@ -29,6 +31,7 @@ impl EventType {
         match self {
             EventType::PaymentSucceeded => "payment_intent.succeeded",
             EventType::PaymentFailed => "payment_intent.payment_failed",
+            EventType::PaymentCanceled => "payment_intent.canceled",
             EventType::RefundUpdated => "refund.updated",
             EventType::ChargeRefunded => "charge.refunded",
         }
@@ -63,6 +66,8 @@ crate::listed! {
         Replayed,
         /// A refund's outcome recorded (forward only).
         RefundSettled,
+        /// The provider canceled the PaymentIntent of a hold: the hold ended, its stock back.
+        HoldEnded,
         /// The store does not act on the event's type, or the event moves nothing forward.
         Ignored,
         /// The event is signed but the store could not read it: kept as signed for a person to
@@ -79,6 +84,7 @@ impl EventOutcome {
             EventOutcome::RefundDue => "refund-due",
             EventOutcome::PaymentFailed => "payment-failed",
             EventOutcome::RefundSettled => "refund-settled",
+            EventOutcome::HoldEnded => "hold-ended",
             EventOutcome::Replayed => "replayed",
             EventOutcome::Ignored => "ignored",
             EventOutcome::Unreadable => "unreadable",
@@ -155,6 +161,8 @@ pub enum Reported {
     Succeeded(Payment),
     /// An attempt to pay failed.
     Failed(Payment),
+    /// The provider canceled a PaymentIntent.
+    Canceled(Payment),
     /// Refunds' outcomes (a `refund.updated`'s one, a `charge.refunded`'s list).
     Refunds(Vec<ReportedRefund>),
 }
@@ -257,6 +265,7 @@ impl ProviderEvent {
         Ok(Some(match kind {
             EventType::PaymentSucceeded => Reported::Succeeded(payment()?),
             EventType::PaymentFailed => Reported::Failed(payment()?),
+            EventType::PaymentCanceled => Reported::Canceled(payment()?),
             EventType::RefundUpdated => Reported::Refunds(vec![
                 serde_json::from_value(object()).map_err(|err| unread("a refund", err))?,
             ]),

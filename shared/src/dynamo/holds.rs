@@ -16,10 +16,12 @@ use serde::Serialize;
 
 use crate::domain::ids::PaymentId;
 use crate::domain::order::Order;
+use crate::domain::payment::Payment;
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Item, key_text};
 use crate::dynamo::entities::order_listing;
+use crate::dynamo::orders::Settle;
 use crate::dynamo::orders::StatusChangeError;
 use crate::dynamo::query::{Index, KeyQuery};
 use crate::retry::{Backoff, retry};
@@ -179,6 +181,41 @@ impl Store {
             Err(StatusChangeError::Stale { .. }) => Ok(Ended::SettledMeanwhile),
             Err(StatusChangeError::Contended) => Ok(Ended::Contended),
             Err(StatusChangeError::Failed(err)) => Err(err),
+        }
+    }
+
+    /// A hold whose PaymentIntent the provider canceled (`payment_intent.canceled`) ended now:
+    /// EXPIRED, its stock back, its place freed, while it still waits for that PaymentIntent
+    /// (ONE conditional transaction, as an expiry's; retried on collisions). Whether it ended:
+    /// a hold paid or ended already, or another PaymentIntent's, is left as it is.
+    pub async fn end_canceled_hold(&self, payment: &Payment) -> Result<bool, AppError> {
+        let Some(order) = payment.order_id() else {
+            return Ok(false);
+        };
+        let Some(details) = self.read_order(&order).await? else {
+            return Ok(false);
+        };
+        let waiting = details.order.status == OrderStatus::PendingPayment
+            && details.order.payment_intent_id.as_ref() == Some(&payment.id);
+        if !waiting {
+            return Ok(false);
+        }
+        let ended = retry(
+            &Backoff::TRANSACTION,
+            |err| matches!(err, StatusChangeError::Contended),
+            |_| {
+                self.change_status_as(
+                    &details,
+                    OrderStatus::Expired,
+                    Settle::IntentCanceled(&payment.id),
+                )
+            },
+        )
+        .await;
+        match ended {
+            Ok(()) => Ok(true),
+            Err(StatusChangeError::Stale { .. }) => Ok(false),
+            Err(err) => Err(err.into()),
         }
     }
 }

@@ -25,6 +25,7 @@ use crate::dynamo::cursor::text;
 use crate::dynamo::entities::{order_header, payment_event, refund, refund_due, unread_event};
 use crate::dynamo::errors::unless_condition_failed;
 use crate::dynamo::keys::{Entity, GSI1PK, GSI1SK, PK, SK};
+use crate::dynamo::orders::Settle;
 use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::epoch_seconds;
 use crate::dynamo::transaction::{Outcome, Transaction};
@@ -202,7 +203,7 @@ impl Store {
     ) -> Result<Result<Attempt, RefundReason>, AppError> {
         // The status change's own update, with the payment: whatever a status change writes,
         // a payment writes too.
-        let (header, listing) = self.status_updates(order, OrderStatus::Placed);
+        let (header, listing) = self.status_updates(order, OrderStatus::Placed, Settle::OnTime);
         let header = header
             .and(&order_header::PAYMENT)
             .set(&order_header::PAYMENT_ID, &payment.id)

@@ -302,11 +302,18 @@ fn scenarios(binary: &str) -> Vec<Vec<Step>> {
         }
         // A hold paid: the sample's payment names no order (a refund); this one pays c2's,
         // after a declined attempt.
-        "payment-webhook" => all.push(vec![
-            step("checkout", None),
-            step("payment-webhook", Some(FAIL_THE_HOLD)),
-            step("payment-webhook", Some(PAY_THE_HOLD)),
-        ]),
+        // And a hold whose PaymentIntent the provider canceled.
+        "payment-webhook" => {
+            all.push(vec![
+                step("checkout", None),
+                step("payment-webhook", Some(FAIL_THE_HOLD)),
+                step("payment-webhook", Some(PAY_THE_HOLD)),
+            ]);
+            all.push(vec![
+                step("checkout", None),
+                step("payment-webhook", Some(CANCEL_THE_HOLD)),
+            ]);
+        }
         // A hold that ended: a one-second hold, then the expiry.
         "expire-holds" => all.push(vec![
             step("checkout", Some(SHORT_HOLD)),
@@ -326,6 +333,8 @@ fn scenarios(binary: &str) -> Vec<Vec<Step>> {
 
 /// A webhook step's body: the provider's payment for the hold the scenario made.
 const PAY_THE_HOLD: &str = "pay the hold";
+/// A webhook step's body: the provider's cancellation of that hold's PaymentIntent.
+const CANCEL_THE_HOLD: &str = "the hold's payment intent canceled";
 /// A webhook step's body: the provider's declined attempt to pay that hold.
 const FAIL_THE_HOLD: &str = "fail to pay the hold";
 /// A refund step's body: the sample's refund, of the order the scenario paid for.
@@ -457,6 +466,18 @@ async fn request(store: &Store, step: &Step) -> (Store, lambda_http::Request) {
                     "usd",
                     &order,
                 )
+            }
+            Some(CANCEL_THE_HOLD) => {
+                let (order, amount, intent) = the_hold(store).await;
+                serde_json::json!({
+                    "id": "evt_observed_canceled",
+                    "type": "payment_intent.canceled",
+                    "data": {"object": {
+                        "id": intent, "amount": amount, "currency": "usd",
+                        "metadata": {"orderId": order},
+                    }},
+                })
+                .to_string()
             }
             Some(FAIL_THE_HOLD) => {
                 let (order, amount, intent) = the_hold(store).await;

@@ -501,3 +501,62 @@ async fn a_failed_payment_is_shown_on_the_hold_and_another_payment_still_places_
     assert_eq!((status, answer["outcome"].as_str()), (200, Some("ignored")));
     assert!(read(&app, &order).await["paymentError"].is_null());
 }
+
+/// The provider's `payment_intent.canceled` of `intent`, naming `order`.
+fn canceled(event: &str, intent: &str, amount: i64, order: &str) -> String {
+    serde_json::json!({
+        "id": event,
+        "object": "event",
+        "type": "payment_intent.canceled",
+        "data": {"object": {
+            "id": intent, "object": "payment_intent", "amount": amount, "currency": "usd",
+            "status": "canceled", "metadata": {"orderId": order},
+        }},
+    })
+    .to_string()
+}
+
+#[tokio::test]
+async fn a_hold_whose_payment_intent_the_provider_canceled_ends_at_once_with_its_stock_back() {
+    let app = TestApp::seeded().await.expect("app");
+    let hook = hooked(&app);
+    let before = (app.stock("sku-1").await, app.stock("sku-3").await);
+    let (order, amount, intent) = held(&app).await;
+    // Another PaymentIntent naming the order: not the hold's, so nothing ends.
+    let (status, answer) = post(
+        &hook,
+        webhook(&canceled(
+            "evt_other_cancel",
+            "pi_not_the_orders",
+            amount,
+            &order,
+        )),
+    )
+    .await;
+    assert_eq!((status, answer["outcome"].as_str()), (200, Some("ignored")));
+    assert_eq!(app.status_of(&order).await, "PENDING_PAYMENT");
+    let (status, body) = local_engine::provider::form_post(
+        local_engine::testing::provider().base(),
+        &format!("/v1/payment_intents/{intent}/cancel"),
+        Some(local_engine::provider::LOCAL_API_KEY),
+        &[],
+    )
+    .expect("provider");
+    assert_eq!(status, 200, "{body}");
+    let event = canceled("evt_cancel", &intent, amount, &order);
+    let (status, answer) = post(&hook, webhook(&event)).await;
+    assert_eq!(
+        (status, answer["outcome"].as_str()),
+        (200, Some("hold-ended"))
+    );
+    assert_eq!(app.status_of(&order).await, "EXPIRED");
+    assert_eq!(
+        (app.stock("sku-1").await, app.stock("sku-3").await),
+        before,
+        "its stock back, long before its holdUntil"
+    );
+    // Delivered again: nothing more moves.
+    let (status, answer) = post(&hook, webhook(&event)).await;
+    assert_eq!((status, answer["outcome"].as_str()), (200, Some("ignored")));
+    assert_eq!((app.stock("sku-1").await, app.stock("sku-3").await), before);
+}

@@ -40,6 +40,7 @@ pub const UPDATES: &[&UpdateSpec] = &[
     &order_header::PAYMENT_INTENT,
     &order_header::PAYMENT_FAILED,
     &order_header::REFUND,
+    &order_header::INTENT_CANCELED,
     &line_item::BACK,
     &refund::CLAIM,
     &refund::SETTLE,

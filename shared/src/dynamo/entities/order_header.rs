@@ -77,6 +77,14 @@ pub const REFUND: UpdateSpec = UpdateSpec {
 };
 /// A paid order cancelled: its status change, and its refund.
 pub const CANCELLED_PAID: &[&UpdateSpec] = &[&STATUS_CHANGE, &REFUND];
+/// A hold ended because the provider canceled its PaymentIntent: on the condition that it is
+/// still that PaymentIntent's.
+pub const INTENT_CANCELED: UpdateSpec = UpdateSpec {
+    checks: &[PAYMENT_INTENT_ID.name],
+    ..UpdateSpec::of(Entity::OrderHeader)
+};
+/// A hold ended at the provider's word: its status change, for its PaymentIntent.
+pub const ENDED_BY_PROVIDER: &[&UpdateSpec] = &[&STATUS_CHANGE, &INTENT_CANCELED];
 /// A hold paid: its status change, on time, with the payment.
 pub const PAID: &[&UpdateSpec] = &[&STATUS_CHANGE, &ON_TIME, &PAYMENT];
 /// A hold ended: its status change, once its time has passed.

@@ -3,6 +3,7 @@
 
 mod status;
 
+pub(crate) use status::Settle;
 pub use status::StatusChangeError;
 
 use std::collections::HashMap;

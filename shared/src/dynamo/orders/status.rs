@@ -2,7 +2,7 @@
 //! each only if its status is still the one read, with a cancellation's stock given back and the
 //! customer's place under the cap released when the order leaves PLACED.
 
-use crate::domain::ids::{OrderId, RefundId, Sku};
+use crate::domain::ids::{OrderId, PaymentId, RefundId, Sku};
 use crate::domain::order::{LineItem, Order, OrderDetails};
 use crate::domain::refund::{CANCELLED_REASON, Refund, RefundKind};
 use crate::domain::status::OrderStatus;
@@ -58,6 +58,15 @@ impl From<AppError> for StatusChangeError {
     }
 }
 
+/// What decides a hold's end, or its payment.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Settle<'a> {
+    /// Its time: paid while it lasts, ended once it has passed.
+    OnTime,
+    /// The provider canceled its PaymentIntent, this one: it ends now.
+    IntentCanceled(&'a PaymentId),
+}
+
 /// What each action of a status change is for.
 enum StatusAction<'a> {
     Header,
@@ -87,6 +96,16 @@ impl Store {
         details: &OrderDetails,
         next: OrderStatus,
     ) -> Result<(), StatusChangeError> {
+        self.change_status_as(details, next, Settle::OnTime).await
+    }
+
+    /// [`Store::change_status`], a hold's end decided as `settle` says.
+    pub(crate) async fn change_status_as(
+        &self,
+        details: &OrderDetails,
+        next: OrderStatus,
+        settle: Settle<'_>,
+    ) -> Result<(), StatusChangeError> {
         let current = &details.order;
         let mut restock = if next.gives_stock_back() {
             details.left_to_restock()
@@ -98,8 +117,13 @@ impl Store {
         let mut release =
             current.status.holds_place() && !next.holds_place() && self.max_open_orders.is_some();
         loop {
-            let transaction =
-                self.status_transaction(details, next, &restock, release, refund.as_ref())?;
+            let transaction = self.status_transaction(
+                details,
+                (next, settle),
+                &restock,
+                release,
+                refund.as_ref(),
+            )?;
             let cancelled = match self.send(transaction).await? {
                 Outcome::Committed => return Ok(()),
                 Outcome::Cancelled(cancelled) => cancelled,
@@ -156,7 +180,15 @@ impl Store {
     /// shard). A hold's header moves only on its time: paid while it lasts (`holdUntil >= now`),
     /// ended once it has passed (`holdUntil < now`), so of a payment and an expiry racing on
     /// one hold exactly one commits. The header returns what it holds when its condition fails.
-    pub(crate) fn status_updates(&self, current: &Order, next: OrderStatus) -> (Change, Change) {
+    ///
+    /// A hold whose PaymentIntent the provider canceled ends at once instead
+    /// ([`Settle::IntentCanceled`]): on the condition that it is still that PaymentIntent's.
+    pub(crate) fn status_updates(
+        &self,
+        current: &Order,
+        next: OrderStatus,
+        settle: Settle<'_>,
+    ) -> (Change, Change) {
         let still = |change: Change| {
             change
                 .set(&order_listing::STATUS, &next)
@@ -167,7 +199,12 @@ impl Store {
             order_header::STATUS_CHANGE.on(&self.table, order_header::key(&current.order_id)),
         )
         .returning_old_on_failure();
-        if current.status.can_settle_as(next) {
+        if let Settle::IntentCanceled(intent) = settle {
+            header = header
+                .and(&order_header::INTENT_CANCELED)
+                .condition("#paymentIntentId = :intent")
+                .value(":intent", &order_header::PAYMENT_INTENT_ID, intent);
+        } else if current.status.can_settle_as(next) {
             let on_time = if next == OrderStatus::Placed {
                 "#holdUntil >= :now"
             } else {
@@ -212,13 +249,13 @@ impl Store {
     fn status_transaction<'a>(
         &self,
         details: &OrderDetails,
-        next: OrderStatus,
+        (next, settle): (OrderStatus, Settle<'_>),
         restock: &[(&'a LineItem, u32)],
         release: bool,
         refund: Option<&Refund>,
     ) -> Result<Transaction<StatusAction<'a>>, AppError> {
         let current = &details.order;
-        let (mut header, listing) = self.status_updates(current, next);
+        let (mut header, listing) = self.status_updates(current, next, settle);
         if let Some(refund) = refund {
             // The header's own update draws on its balance: one action per item.
             header = header.merge(self.draw_on_balance(details, refund.amount));
