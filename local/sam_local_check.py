@@ -36,6 +36,9 @@ INVOKES = [
     ("GetOrderItemsFunction", "get-order-items", 200, {"items.0.sku": "sku-1", "items.0.price": "19.95"}),
     ("ListOrdersByStatusFunction", "list-orders-by-status", 200, {"items.0.status": "PLACED"}),
     ("GetOrderFunction", "get-order", 200, {"orderId": "o100", "customerId": "c1"}),
+    # o100's ledger: placed without payment, so nothing paid and nothing to refund.
+    ("GetOrderFunction", "get-order-payments", 200, {"orderId": "o100", "paid": 0, "refundable": 0}),
+    ("RefundOrderFunction", "refund-order", 409, {"type": "/problems/refund-refused"}),
     ("PutCustomerFunction", "put-customer", 201, {"customerId": "c7", "name": "Gita Rao"}),
     ("PlaceOrderFunction", "place-order", 201, {"total": "44.40", "status": "PLACED"}),
     # The order just placed holds sku-1: its line is under the product in GSI2.
@@ -186,7 +189,13 @@ def main():
         if answer.get("statusCode") != 200 or pick(body, "items.0.paymentId") != "pi_sample_1":
             fail(f"ListRefundsFunction: {answer}")
         print("sam-local: invoke ListRefundsFunction          200 ok", flush=True)
-        extra_invokes = 4
+        # The payer sends that refund to make dev's provider, which has no such payment: the
+        # provider's refusal is recorded, FAILED with its reason.
+        answer = invoke("PayRefundsFunction", "pay-refunds")
+        if answer.get("failed") != 1 or answer.get("unsettled") != []:
+            fail(f"PayRefundsFunction: {answer}")
+        print("sam-local: invoke PayRefundsFunction           run reported, the provider's refusal FAILED", flush=True)
+        extra_invokes = 5
 
         # start-api serves template.yaml's routes; it does not run JWT authorizers, so each
         # function sees no claims and answers 401 itself (defence in depth) - which is what a
@@ -205,7 +214,8 @@ def main():
             ("GET", "/products/sku-1/orders"), ("GET", "/customers/c1/cart"),
             ("PUT", "/customers/c1/cart/items/sku-1"), ("DELETE", "/customers/c1/cart/items/sku-1"),
             ("DELETE", "/customers/c1/cart"), ("POST", "/customers/c1/checkout"),
-            ("GET", "/payments/refunds"),
+            ("GET", "/payments/refunds"), ("GET", "/orders/o100/payments"),
+            ("POST", "/orders/o100/refunds"),
         ]
         for method, path in routes:
             connection = http.client.HTTPConnection("127.0.0.1", API_PORT, timeout=120)
