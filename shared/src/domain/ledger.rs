@@ -55,7 +55,8 @@ impl RefundAsk {
         };
         if plan.amount > balance.refundable {
             return Err(AppError::RefundRefused(format!(
-                "{} is more than may still go back of order {}: {}",
+                "a refund of {} is more than may still go back of order {}: {} (in the currency's \
+                 smallest unit)",
                 plan.amount, details.order.order_id, balance.refundable
             )));
         }
