@@ -146,6 +146,15 @@ impl Store {
             Some(id) => self.read_header(&id).await?,
             None => None,
         };
+        if order
+            .as_ref()
+            .is_some_and(|order| order.payment_id.as_ref() == Some(&payment.id))
+        {
+            // The payment that placed the order, reported again under another event (a resend
+            // from the provider's dashboard, an event whose record's week has passed): it is
+            // the order's, never a refund.
+            return Ok(Attempt::Done(PaymentOutcome::Replayed));
+        }
         let known = order.as_ref().map(|order| order.order_id.clone());
         let reason = match judge(order.as_ref(), payment, currency, Timestamp::now())? {
             Some(reason) => reason,

@@ -560,3 +560,27 @@ async fn a_hold_whose_payment_intent_the_provider_canceled_ends_at_once_with_its
     assert_eq!((status, answer["outcome"].as_str()), (200, Some("ignored")));
     assert_eq!((app.stock("sku-1").await, app.stock("sku-3").await), before);
 }
+
+#[tokio::test]
+async fn the_payment_that_placed_an_order_reported_again_under_another_event_is_not_refunded() {
+    let app = TestApp::seeded().await.expect("app");
+    let hook = hooked(&app);
+    let (order, amount, intent) = held(&app).await;
+    let first = succeeded("evt_first", &intent, amount, "usd", &order);
+    let (_, answer) = post(&hook, webhook(&first)).await;
+    assert_eq!(answer["outcome"], "placed");
+    // The provider resends it from its dashboard, or its event's record is past its week: a
+    // new event ID for the same payment.
+    let again = succeeded("evt_resent", &intent, amount, "usd", &order);
+    let (status, answer) = post(&hook, webhook(&again)).await;
+    assert_eq!(
+        (status, answer["outcome"].as_str()),
+        (200, Some("replayed")),
+        "{answer}"
+    );
+    assert!(
+        refunds(&app).await.is_empty(),
+        "the paying payment is not refunded"
+    );
+    assert_eq!(app.status_of(&order).await, "PLACED");
+}
