@@ -3,6 +3,8 @@
 //! balance), a paid order cancelled, a payment that came too late; each refund once at the
 //! provider, and the order's ledger to the cent.
 
+mod faults;
+
 use std::time::Duration;
 
 use local_engine::provider::{LOCAL_API_KEY, form_post};
