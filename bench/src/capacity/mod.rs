@@ -14,6 +14,7 @@ use shared::Store;
 use shared::http::serve::dispatch;
 
 mod checkout;
+mod refunds;
 
 /// Lines of the order that pattern 3 reads: a page of 25, as the list patterns' pages.
 const PAGE: usize = 25;
@@ -252,6 +253,7 @@ pub(crate) async fn section() -> Result<(), Error> {
     b.status_changes().await?;
     b.checkout_paid().await?;
     b.checkout_expired().await?;
+    b.refunds().await?;
     print_rows(&b.rows);
     print_costs(&b.figures);
     let f = &b.figures;
