@@ -545,6 +545,82 @@ fn expected_refunds(
     }
 }
 
+/// The refunds of the run, added up order by order.
+#[derive(Default)]
+struct Money {
+    /// Refunds localstripe holds, and their cents.
+    made: usize,
+    at_provider: i64,
+    /// Cents SUCCEEDED in the ledgers.
+    in_ledgers: i64,
+    failed: usize,
+    unsettled: usize,
+    /// Whether some order's refunds at localstripe are not its ledger's.
+    differs: bool,
+    failures: Vec<String>,
+}
+
+/// A ledger's refunds as (kind, reason, amount, status).
+fn listed(refunds: &[Value]) -> Vec<(String, Option<String>, i64, String)> {
+    refunds
+        .iter()
+        .map(|r| {
+            let text = |key: &str| r[key].as_str().unwrap_or_default().to_owned();
+            (
+                text("kind"),
+                Some(text("reason")),
+                r["amount"].as_i64().unwrap_or(-1),
+                text("status"),
+            )
+        })
+        .collect()
+}
+
+impl Money {
+    /// `checkout`'s ledger held to its fate, and its SUCCEEDED refunds to localstripe's.
+    fn add(&mut self, checkout: &Checkout, ledger: &Value, made: Vec<(String, i64)>) {
+        let refunds = ledger["refunds"].as_array().cloned().unwrap_or_default();
+        let (listed, expected) = (listed(&refunds), expected_refunds(checkout));
+        let matches = listed.len() == expected.len()
+            && listed.iter().zip(&expected).all(|(got, want)| {
+                got.0 == want.0
+                    && want.1.is_none_or(|reason| got.1.as_deref() == Some(reason))
+                    && got.2 == want.2
+                    && want.3.split('|').any(|status| status == got.3)
+            });
+        if !matches {
+            self.failures.push(format!(
+                "order {} ledger {listed:?}, expected {expected:?}",
+                checkout.order
+            ));
+        }
+        let mut succeeded: Vec<(String, i64)> = refunds
+            .iter()
+            .filter(|r| r["status"] == "SUCCEEDED")
+            .map(|r| {
+                let id = r["providerRefundId"].as_str().unwrap_or_default();
+                (id.to_owned(), r["amount"].as_i64().unwrap_or(-1))
+            })
+            .collect();
+        let mut made = made;
+        made.sort();
+        succeeded.sort();
+        if made != succeeded {
+            self.differs = true;
+            self.failures.push(format!(
+                "order {}: localstripe holds {made:?}, its ledger {succeeded:?}",
+                checkout.order
+            ));
+        }
+        self.made += made.len();
+        self.at_provider += made.iter().map(|(_, amount)| amount).sum::<i64>();
+        self.in_ledgers += succeeded.iter().map(|(_, amount)| amount).sum::<i64>();
+        let count = |status: &str| refunds.iter().filter(|r| r["status"] == status).count();
+        self.unsettled += count("PENDING");
+        self.failed += count("FAILED");
+    }
+}
+
 /// Once the payer has settled every refund, each order's ledger holds exactly its fate's
 /// refunds, and localstripe holds exactly the ledger's SUCCEEDED ones: the same IDs and amounts,
 /// each once.
@@ -555,43 +631,10 @@ async fn check_money(
     seen: &mut Observed,
 ) -> Result<(), Error> {
     let took = await_refunds_settled(admin, token).await?;
-    let (mut at_provider, mut in_ledgers, mut count) = (0i64, 0i64, 0usize);
-    let (mut failed, mut unsettled, mut at_provider_differs) = (0usize, 0usize, false);
-    let mut failures = Vec::new();
+    let mut money = Money::default();
     for checkout in &seen.checkouts {
-        let ledger = get_json(
-            admin,
-            token,
-            &format!("/orders/{}/payments", checkout.order),
-        )
-        .await?;
-        let refunds = ledger["refunds"].as_array().cloned().unwrap_or_default();
-        let listed: Vec<(String, Option<String>, i64, String)> = refunds
-            .iter()
-            .map(|r| {
-                let text = |key: &str| r[key].as_str().unwrap_or_default().to_owned();
-                (
-                    text("kind"),
-                    Some(text("reason")),
-                    r["amount"].as_i64().unwrap_or(-1),
-                    text("status"),
-                )
-            })
-            .collect();
-        let expected = expected_refunds(checkout);
-        let matches = listed.len() == expected.len()
-            && listed.iter().zip(&expected).all(|(got, want)| {
-                got.0 == want.0
-                    && want.1.is_none_or(|reason| got.1.as_deref() == Some(reason))
-                    && got.2 == want.2
-                    && want.3.split('|').any(|status| status == got.3)
-            });
-        if !matches {
-            failures.push(format!(
-                "order {} ledger {listed:?}, expected {expected:?}",
-                checkout.order
-            ));
-        }
+        let path = format!("/orders/{}/payments", checkout.order);
+        let ledger = get_json(admin, token, &path).await?;
         // Only a PaymentIntent localstripe collected can hold a refund (it answers a list of an
         // uncollected one's refunds with a 500).
         let made = if Fate::of(checkout.n).placed() {
@@ -599,39 +642,20 @@ async fn check_money(
         } else {
             Vec::new()
         };
-        let succeeded: Vec<(String, i64)> = refunds
-            .iter()
-            .filter(|r| r["status"] == "SUCCEEDED")
-            .map(|r| {
-                (
-                    r["providerRefundId"]
-                        .as_str()
-                        .unwrap_or_default()
-                        .to_owned(),
-                    r["amount"].as_i64().unwrap_or(-1),
-                )
-            })
-            .collect();
-        let (mut made_sorted, mut succeeded_sorted) = (made.clone(), succeeded.clone());
-        made_sorted.sort();
-        succeeded_sorted.sort();
-        if made_sorted != succeeded_sorted {
-            at_provider_differs = true;
-            failures.push(format!(
-                "order {}: localstripe holds {made:?}, its ledger {succeeded:?}",
-                checkout.order
-            ));
-        }
-        let succeeded_cents: i64 = succeeded.iter().map(|(_, amount)| amount).sum();
-        at_provider += made.iter().map(|(_, amount)| amount).sum::<i64>();
-        in_ledgers += succeeded_cents;
-        count += made.len();
-        unsettled += refunds.iter().filter(|r| r["status"] == "PENDING").count();
-        failed += refunds.iter().filter(|r| r["status"] == "FAILED").count();
+        money.add(checkout, &ledger, made);
     }
+    let Money {
+        made,
+        at_provider,
+        in_ledgers,
+        failed,
+        unsettled,
+        differs,
+        mut failures,
+    } = money;
     println!(
-        "| refunds at localstripe = the ledgers, each once | {count} refunds, {at_provider} cents at localstripe; {in_ledgers} cents SUCCEEDED in the ledgers; {} |",
-        if at_provider_differs {
+        "| refunds at localstripe = the ledgers, each once | {made} refunds, {at_provider} cents at localstripe; {in_ledgers} cents SUCCEEDED in the ledgers; {} |",
+        if differs {
             "NOT the same"
         } else {
             "the same refund IDs and amounts, order by order"
