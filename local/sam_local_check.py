@@ -152,7 +152,10 @@ def main():
     env = dict(os.environ, STORE_DATA_FILE=os.path.join(data, "store.db"), API_PORT="3056", DYNAMODB_PORT="8000",
                # make dev's provider, which checkout in its container asks as
                # host.docker.internal:8420 (local/sam-env.json).
-               PAYMENT_PORT="8420")
+               PAYMENT_PORT="8420",
+               # Its own refunds payer waits an hour: the refund the webhook records is the one
+               # the payer's function, in its container, is checked sending.
+               REFUNDS_EVERY_SECONDS="3600")
     store = subprocess.Popen([STORE_LOCAL], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     api = None
     try:
