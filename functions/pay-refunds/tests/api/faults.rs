@@ -85,31 +85,32 @@ async fn forward(upstream: &str, read: &Read) -> (u16, String) {
 
 async fn serve(stream: TcpStream, upstream: String, faults: Arc<Mutex<VecDeque<Fault>>>) {
     let mut reader = BufReader::new(stream);
-    while let Some(read) = read_request(&mut reader).await {
-        let fault = if read.line.starts_with("POST /v1/refunds ") {
-            faults.lock().expect("lock").pop_front()
-        } else {
-            None
-        };
-        let (status, body) = match fault {
-            Some(Fault::Status(status)) => (status, r#"{"error":{"message":"injected"}}"#.into()),
-            Some(Fault::Silence) => {
-                tokio::time::sleep(Duration::from_secs(10)).await;
-                return;
-            }
-            Some(Fault::LostAfterActing) => {
-                forward(&upstream, &read).await;
-                return;
-            }
-            None => forward(&upstream, &read).await,
-        };
-        let answer = format!(
-            "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        let _ = reader.get_mut().write_all(answer.as_bytes()).await;
+    // One request a connection: every answer says `connection: close`.
+    let Some(read) = read_request(&mut reader).await else {
         return;
-    }
+    };
+    let fault = if read.line.starts_with("POST /v1/refunds ") {
+        faults.lock().expect("lock").pop_front()
+    } else {
+        None
+    };
+    let (status, body) = match fault {
+        Some(Fault::Status(status)) => (status, r#"{"error":{"message":"injected"}}"#.into()),
+        Some(Fault::Silence) => {
+            tokio::time::sleep(Duration::from_secs(10)).await;
+            return;
+        }
+        Some(Fault::LostAfterActing) => {
+            forward(&upstream, &read).await;
+            return;
+        }
+        None => forward(&upstream, &read).await,
+    };
+    let answer = format!(
+        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = reader.get_mut().write_all(answer.as_bytes()).await;
 }
 
 impl Proxy {
