@@ -304,26 +304,28 @@ async fn as_if_unanswered(store: &Store, order: &str, refund: &str) {
         .expect("update");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_answer_lost_on_the_way_back_is_looked_for_and_never_refunded_twice() {
-    let app = TestApp::seeded().await.expect("app");
-    let store = &app.store;
-    let (order, amount, intent) = hold(store, "c4", &[("sku-5", 2)]).await;
+/// A paid order of `customer`'s (`sku`) and staff's refund of 100 cents of it (under `key`),
+/// sent, made at the provider, and its answer lost: the store has it PENDING. The order, its
+/// amount, its PaymentIntent, the refund's ID and the provider's refund.
+async fn unanswered_refund(
+    store: &Store,
+    (customer, sku): (&str, &str),
+    key: &str,
+) -> (String, i64, String, String, Value) {
+    let (order, amount, intent) = hold(store, customer, &[(sku, 2)]).await;
     pay_at_provider(&intent);
-    deliver(store, "evt_lost_1", &intent, amount, &order).await;
-
-    // The provider made the refund, and its answer never came back.
-    let (status, made) = refund(
+    deliver(store, &format!("evt_{key}"), &intent, amount, &order).await;
+    let (status, asked) = refund(
         store,
         &order,
-        "lost-1",
+        key,
         r#"{"amount":100,"reason":"late delivery"}"#,
     )
     .await;
-    assert_eq!(status, 202, "{made}");
-    let id = made["refundId"].as_str().expect("id").to_owned();
+    assert_eq!(status, 202, "{asked}");
+    let id = asked["refundId"].as_str().expect("id").to_owned();
     let base = local_engine::testing::provider().base().to_owned();
-    let (status, body) = form_post(
+    let (status, made) = form_post(
         &base,
         "/v1/refunds",
         Some(LOCAL_API_KEY),
@@ -331,11 +333,21 @@ async fn an_answer_lost_on_the_way_back_is_looked_for_and_never_refunded_twice()
             ("payment_intent", intent.as_str()),
             ("amount", "100"),
             ("metadata[refundId]", id.as_str()),
+            ("metadata[orderId]", order.as_str()),
+            ("metadata[paymentId]", intent.as_str()),
         ],
     )
     .expect("provider");
-    assert_eq!(status, 200, "{body}");
+    assert_eq!(status, 200, "{made}");
     as_if_unanswered(store, &order, &id).await;
+    (order, amount, intent, id, made)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_lost_on_the_way_back_is_looked_for_and_never_refunded_twice() {
+    let app = TestApp::seeded().await.expect("app");
+    let store = &app.store;
+    let (order, amount, intent, _, _) = unanswered_refund(store, ("c4", "sku-5"), "lost").await;
     let run = pay_refunds::handle(&payer(store), BUDGET)
         .await
         .expect("run");
@@ -485,35 +497,7 @@ async fn refund_updated(store: &Store, event: &str, made: &Value, status: &str) 
 async fn the_providers_event_racing_the_payers_own_look_settles_the_refund_once_and_only_forward() {
     let app = TestApp::seeded().await.expect("app");
     let store = &app.store;
-    let (order, amount, intent) = hold(store, "c1", &[("sku-8", 1)]).await;
-    pay_at_provider(&intent);
-    deliver(store, "evt_race_3", &intent, amount, &order).await;
-    let (status, asked) = refund(
-        store,
-        &order,
-        "race-d",
-        r#"{"amount":100,"reason":"late delivery"}"#,
-    )
-    .await;
-    assert_eq!(status, 202, "{asked}");
-    let id = asked["refundId"].as_str().expect("id").to_owned();
-    // Sent, and its answer lost: the provider has it, the store has it PENDING.
-    let base = local_engine::testing::provider().base().to_owned();
-    let (status, made) = form_post(
-        &base,
-        "/v1/refunds",
-        Some(LOCAL_API_KEY),
-        &[
-            ("payment_intent", intent.as_str()),
-            ("amount", "100"),
-            ("metadata[refundId]", id.as_str()),
-            ("metadata[orderId]", order.as_str()),
-            ("metadata[paymentId]", intent.as_str()),
-        ],
-    )
-    .expect("provider");
-    assert_eq!(status, 200, "{made}");
-    as_if_unanswered(store, &order, &id).await;
+    let (order, _, intent, _, made) = unanswered_refund(store, ("c1", "sku-8"), "race-d").await;
     let racing = payer(store);
     let (run, event) = tokio::join!(
         pay_refunds::handle(&racing, BUDGET),
