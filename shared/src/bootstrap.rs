@@ -43,10 +43,21 @@ pub fn status_shards_from_env(default: StatusShards) -> Result<StatusShards, Box
 /// `MAX_OPEN_ORDERS`: the most PLACED orders a customer may hold at once; `default` when unset
 /// (a Lambda: the template always sets it; `make dev`: the template's default).
 pub fn max_open_orders_from_env(default: Option<u32>) -> Result<Option<u32>, BoxError> {
-    match env_value("MAX_OPEN_ORDERS") {
+    cap_from_env("MAX_OPEN_ORDERS", default)
+}
+
+/// `MAX_HELD_QUANTITY`: the most units of one product a customer's checked-out open orders may
+/// hold at once; `default` when unset (as for `MAX_OPEN_ORDERS`).
+pub fn max_held_quantity_from_env(default: Option<u32>) -> Result<Option<u32>, BoxError> {
+    cap_from_env("MAX_HELD_QUANTITY", default)
+}
+
+/// A cap from the environment variable `name`: a whole number from 1.
+fn cap_from_env(name: &str, default: Option<u32>) -> Result<Option<u32>, BoxError> {
+    match env_value(name) {
         Some(raw) => match raw.trim().parse::<u32>() {
             Ok(max) if max >= 1 => Ok(Some(max)),
-            _ => Err(format!("MAX_OPEN_ORDERS must be a whole number from 1, not {raw:?}").into()),
+            _ => Err(format!("{name} must be a whole number from 1, not {raw:?}").into()),
         },
         None => Ok(default),
     }
@@ -97,21 +108,25 @@ pub async fn init() -> Result<Store, BoxError> {
     lambda_runtime::tracing::init_default_subscriber();
     let configured = required_env("TABLE_NAME").and_then(|table| {
         let shards = status_shards_from_env(StatusShards::ONE)?;
-        let max_open = max_open_orders_from_env(None)?;
+        let caps = (
+            max_open_orders_from_env(None)?,
+            max_held_quantity_from_env(None)?,
+        );
         let cart_ttl = cart_ttl_from_env()?;
         let checkout = (
             hold_from_env(HoldDuration::default())?,
             currency_from_env(Currency::default())?,
         );
         let environment = client::Environment::of_process()?;
-        Ok((table, shards, max_open, cart_ttl, checkout, environment))
+        Ok((table, shards, caps, cart_ttl, checkout, environment))
     });
     match configured {
-        Ok((table, shards, max_open, cart_ttl, (hold, currency), environment)) => {
+        Ok((table, shards, (max_open, max_held), cart_ttl, (hold, currency), environment)) => {
             Ok(client::connect(environment, table)
                 .await
                 .with_status_shards(shards)
                 .with_max_open_orders(max_open)
+                .with_max_held_quantity(max_held)
                 .with_cart_ttl(cart_ttl)
                 .with_hold(hold)
                 .with_currency(currency))

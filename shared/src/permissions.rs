@@ -182,6 +182,8 @@ pub const FUNCTIONS: &[Function] = &[
             ORDER_INPUTS[0],
             ORDER_INPUTS[1],
             ORDER_INPUTS[2],
+            // The customer's count: whether it has its map of held units yet.
+            BatchGetItem(Entity::OpenOrderCount),
             UpdateItem(&[&product::TAKE_STOCK]),
             PutItem(&order_listing::PUT_HOLD),
             PutItem(&order_header::PUT_HOLD),

@@ -270,10 +270,12 @@ pub(crate) async fn section() -> Result<(), Error> {
 async fn open() -> Result<Bench, Error> {
     let engine = Engine::in_memory().await?;
     let meter = CapacityMeter::default();
-    // The cap on open orders is on, as deployed (MaxOpenOrders); its check costs the same
-    // whatever the cap, and this one is high enough for the orders the section places.
+    // The caps on open orders and units held are on, as deployed (MaxOpenOrders,
+    // MaxHeldQuantity); their checks cost the same whatever the cap, and these are high enough
+    // for the orders the section places.
     let store = Store::new(engine.intercepted_client(meter.clone()), LOCAL_TABLE)
-        .with_max_open_orders(Some(1_000));
+        .with_max_open_orders(Some(1_000))
+        .with_max_held_quantity(Some(1_000_000));
     let template = local_engine::template::parse()?;
     let consumer = streams::consumers(&template)?
         .into_iter()

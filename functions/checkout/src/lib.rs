@@ -20,7 +20,7 @@ use shared::domain::checkout::{CheckedOut, PaymentDue};
 use shared::domain::idempotency::{IdempotencyRecord, checkout_fingerprint};
 use shared::domain::ids::{CustomerId, IdempotencyKey, Sku};
 use shared::domain::order::{Order, OrderDetails, RequestedLine};
-use shared::dynamo::orders::{Checked, PlaceOrderError};
+use shared::dynamo::orders::{Checked, CheckoutParts, PlaceOrderError};
 use shared::http::HttpResult;
 use shared::http::request::{caller, header_value, path_param};
 use shared::http::response::{created, replayed_as_now};
@@ -80,7 +80,10 @@ async fn attempt(
         })
         .collect();
     let skus: Vec<Sku> = requested.iter().map(|line| line.sku.clone()).collect();
-    let inputs = store.read_order_inputs(customer, key, &skus, true).await?;
+    let inputs = store
+        .read_order_inputs(customer, key, &skus, (true, true))
+        .await?;
+    let counts_held = inputs.counts_held;
     // A replay before the cart: the first checkout emptied it.
     let lines = match inputs.checked(customer, &requested)? {
         Checked::Replay(record) => {
@@ -108,7 +111,14 @@ async fn attempt(
         response: serde_json::to_string(&held).map_err(AppError::internal)?,
     };
     store
-        .place_order(&held, key.map(|key| (key, &record)), &cart)
+        .place_order(
+            &held,
+            key.map(|key| (key, &record)),
+            Some(CheckoutParts {
+                cart: &cart,
+                counts_held,
+            }),
+        )
         .await?;
     Ok(Outcome::Held(Box::new(held)))
 }

@@ -54,8 +54,9 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
         &Backoff::TRANSACTION,
         PlaceOrderError::worth_retrying,
         |attempt| async move {
-            let read =
-                |consistent| store.read_order_inputs(customer_ref, key_ref, skus, consistent);
+            let read = |consistent| {
+                store.read_order_inputs(customer_ref, key_ref, skus, (consistent, false))
+            };
             let checked = |inputs: OrderInputs| inputs.checked(customer_ref, requested);
             // A refusal on the first, eventually consistent read is read again consistently.
             let lines = match checked(read(attempt > 0).await?) {
@@ -73,7 +74,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                 response: serde_json::to_string(&placed).map_err(AppError::internal)?,
             };
             store
-                .place_order(&placed, key_ref.map(|key| (key, &record)), &[])
+                .place_order(&placed, key_ref.map(|key| (key, &record)), None)
                 .await?;
             Ok(Outcome::Placed(placed))
         },

@@ -3,7 +3,8 @@
 //!
 //! Environment: STORE_HOST (127.0.0.1), DYNAMODB_PORT (8000), API_PORT (3000),
 //! STORE_DATA_FILE (.local-data/store.db), STATUS_SHARDS (template.yaml's StatusShards default),
-//! MAX_OPEN_ORDERS (template.yaml's MaxOpenOrders default), STORE_EXPLORER (the explorer at
+//! MAX_OPEN_ORDERS (template.yaml's MaxOpenOrders default), MAX_HELD_QUANTITY (its
+//! MaxHeldQuantity default), STORE_EXPLORER (the explorer at
 //! /_explorer is served on a loopback STORE_HOST only, unless this is 1), PAYMENT_PORT (8420:
 //! the payment provider, localstripe, started here; `off` starts none).
 
@@ -76,14 +77,18 @@ fn template_default(template: &serde_yaml::Value, parameter: &str) -> Result<u32
         .ok_or_else(|| format!("template.yaml has no numeric {parameter} default").into())
 }
 
+/// The caps, for the banner: open orders (`MAX_OPEN_ORDERS`), units held (`MAX_HELD_QUANTITY`).
+type Caps = (Option<u32>, Option<u32>);
+
 /// The store on `client`, configured as a deployed stack is, from template.yaml's parameter
 /// defaults unless the environment says otherwise (`STATUS_SHARDS`, `MAX_OPEN_ORDERS`,
+/// `MAX_HELD_QUANTITY`,
 /// `CART_TTL_DAYS`, `HOLD_MINUTES`, `CURRENCY`); with the status shards and the cap, for the
 /// banner.
 fn configured_store(
     template: &serde_yaml::Value,
     client: aws_sdk_dynamodb::Client,
-) -> Result<(Store, StatusShards, Option<u32>), Error> {
+) -> Result<(Store, StatusShards, Caps), Error> {
     let invalid =
         |name: &'static str| move |err: String| format!("template.yaml's {name} default: {err}");
     let shards = StatusShards::new(template_default(template, "StatusShards")?)
@@ -91,6 +96,8 @@ fn configured_store(
     let shards = shared::bootstrap::status_shards_from_env(shards)?;
     let max_open = Some(template_default(template, "MaxOpenOrders")?);
     let max_open = shared::bootstrap::max_open_orders_from_env(max_open)?;
+    let max_held = Some(template_default(template, "MaxHeldQuantity")?);
+    let max_held = shared::bootstrap::max_held_quantity_from_env(max_held)?;
     let hold = HoldDuration::parse_minutes(&template_default(template, "HoldMinutes")?.to_string())
         .map_err(invalid("HoldMinutes"))?;
     let currency = template["Parameters"]["Currency"]["Default"]
@@ -100,10 +107,11 @@ fn configured_store(
     let store = Store::new(client, LOCAL_TABLE)
         .with_status_shards(shards)
         .with_max_open_orders(max_open)
+        .with_max_held_quantity(max_held)
         .with_cart_ttl(shared::bootstrap::cart_ttl_from_env()?)
         .with_hold(shared::bootstrap::hold_from_env(hold)?)
         .with_currency(shared::bootstrap::currency_from_env(currency)?);
-    Ok((store, shards, max_open))
+    Ok((store, shards, (max_open, max_held)))
 }
 
 #[tokio::main]
@@ -174,7 +182,7 @@ async fn run() -> Result<(), Error> {
         )
         .into());
     }
-    let (store, status_shards, max_open) = configured_store(&template, engine.dev_client())?;
+    let (store, status_shards, caps) = configured_store(&template, engine.dev_client())?;
     let data_dir = local_dev::data_dir(&config.data_file);
     let webhook_secrets = local_dev::payments::secrets(&data_dir)?;
     let provider = start_provider(&config, &data_dir).await?;
@@ -200,7 +208,7 @@ async fn run() -> Result<(), Error> {
         seeded,
         started,
         status_shards,
-        max_open,
+        caps,
         provider.as_ref(),
     );
     axum::serve(
@@ -414,7 +422,7 @@ fn print_banner(
     seeded: bool,
     started: Instant,
     status_shards: StatusShards,
-    max_open: Option<u32>,
+    (max_open, max_held): Caps,
     provider: Option<&LocalProvider>,
 ) {
     let data = config.data_file.display();
@@ -445,6 +453,10 @@ fn print_banner(
     println!(
         "  open orders      at most {} PLACED per customer  (MAX_OPEN_ORDERS)",
         max_open.map_or("unlimited".to_owned(), |m| m.to_string())
+    );
+    println!(
+        "  units held       at most {} of a product per customer  (MAX_HELD_QUANTITY)",
+        max_held.map_or("unlimited".to_owned(), |m| m.to_string())
     );
     for route in routes {
         println!(

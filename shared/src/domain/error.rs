@@ -49,6 +49,20 @@ pub enum AppError {
          and shipped, or its hold ends"
     )]
     TooManyOpenOrders(u32),
+    /// The customer's open checked-out orders would hold more than `max` units of these
+    /// products.
+    #[error(
+        "a customer's open orders may hold at most {max} units of one product, and this checkout \
+         would pass that for {}; check out fewer, or once an open order is shipped, cancelled \
+         or its hold ends",
+        skus_text(skus)
+    )]
+    TooMuchHeld {
+        /// The products past the cap.
+        skus: Vec<Sku>,
+        /// The most units of one product a customer's open orders may hold.
+        max: u32,
+    },
     /// The catalog has less stock of these products than the order asks for.
     #[error("not enough stock of {}", skus_text(.0))]
     OutOfStock(Vec<Sku>),

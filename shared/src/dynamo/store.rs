@@ -22,6 +22,9 @@ pub struct Store {
     pub(crate) status_shards: keys::StatusShards,
     /// The most PLACED orders a customer may hold at once (`MAX_OPEN_ORDERS`; none: no cap).
     pub(crate) max_open_orders: Option<u32>,
+    /// The most units of one product a customer's checked-out open orders may hold at once
+    /// (`MAX_HELD_QUANTITY`; none: no cap, and nothing counted).
+    pub(crate) max_held_quantity: Option<u32>,
     /// How long a cart line lives after its last change (`CART_TTL_DAYS`).
     pub(crate) cart_ttl: CartTtl,
     /// How long a checkout holds its stock for payment (`HOLD_MINUTES`).
@@ -52,6 +55,7 @@ impl Store {
             table: table.into(),
             status_shards: keys::StatusShards::ONE,
             max_open_orders: None,
+            max_held_quantity: None,
             cart_ttl: CartTtl::default(),
             hold: HoldDuration::default(),
             currency: Currency::default(),
@@ -98,6 +102,14 @@ impl Store {
     /// orders at once (decided inside the order's transaction).
     pub fn with_max_open_orders(mut self, max: Option<u32>) -> Self {
         self.max_open_orders = max;
+        self
+    }
+
+    /// The same store, refusing a checkout that would leave its customer's open checked-out
+    /// orders holding more than `max` units of one product (decided inside the checkout's
+    /// transaction, and counted back as each order leaves the open statuses).
+    pub fn with_max_held_quantity(mut self, max: Option<u32>) -> Self {
+        self.max_held_quantity = max;
         self
     }
 

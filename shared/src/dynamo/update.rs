@@ -92,6 +92,7 @@ impl UpdateSpec {
             table: table.to_owned(),
             key,
             clauses: Vec::new(),
+            entries: Vec::new(),
             conditions: Vec::new(),
             values: Vec::new(),
             return_old_on_failure: false,
@@ -145,8 +146,10 @@ pub struct Change {
     table: String,
     key: Item,
     clauses: Vec<(Clause, &'static str, Option<AttributeValue>)>,
+    /// Numbers added to entries of map attributes: the map, the entry's key, what is added.
+    entries: Vec<(&'static str, String, AttributeValue)>,
     conditions: Vec<String>,
-    values: Vec<(&'static str, AttributeValue)>,
+    values: Vec<(String, AttributeValue)>,
     return_old_on_failure: bool,
 }
 
@@ -164,6 +167,7 @@ impl Change {
         debug_assert_eq!(self.key, other.key, "a merge of updates of two items");
         self.specs.extend(other.specs);
         self.clauses.extend(other.clauses);
+        self.entries.extend(other.entries);
         self.conditions.extend(other.conditions);
         self.values.extend(other.values);
         self.return_old_on_failure |= other.return_old_on_failure;
@@ -190,6 +194,25 @@ impl Change {
         self.clause(Clause::Remove, attr.name, None)
     }
 
+    /// `ADD #map.#map_<n> :map_<n>`: `value` added to the entry `key` of the map attribute
+    /// `map`, which must exist (the entry need not); `n` counts this update's entries from 0.
+    /// A condition names the entry as [`Change::entry`] spells it. The spec declares `map`
+    /// under `add`.
+    pub fn add_to_entry(mut self, map: &Attr<Item>, key: &str, value: i64) -> Self {
+        self.entries.push((
+            map.name,
+            key.to_owned(),
+            AttributeValue::N(value.to_string()),
+        ));
+        self
+    }
+
+    /// How a condition names the `n`th entry [`Change::add_to_entry`] adds to, in `map`:
+    /// `#held.#held_0`.
+    pub fn entry(map: &Attr<Item>, n: usize) -> String {
+        format!("#{0}.#{0}_{n}", map.name)
+    }
+
     fn clause(mut self, clause: Clause, name: &'static str, value: Option<AttributeValue>) -> Self {
         self.clauses.push((clause, name, value));
         self
@@ -203,9 +226,14 @@ impl Change {
     }
 
     /// The value of a condition's placeholder `:name`, typed as `attr` stores it.
-    pub fn value<T: Stored>(
+    pub fn value<T: Stored>(self, placeholder: &'static str, attr: &Attr<T>, value: &T) -> Self {
+        self.value_named(placeholder.to_owned(), attr, value)
+    }
+
+    /// [`Change::value`], for a placeholder made at run time (one per entry: `:room_0`).
+    pub fn value_named<T: Stored>(
         mut self,
-        placeholder: &'static str,
+        placeholder: String,
         attr: &Attr<T>,
         value: &T,
     ) -> Self {
@@ -254,6 +282,9 @@ impl Change {
                 Clause::Remove => removes.push(format!("#{name}")),
             }
         }
+        for (n, (map, _, _)) in self.entries.iter().enumerate() {
+            adds.push(format!("#{map}.#{map}_{n} :{map}_{n}"));
+        }
         let mut parts = Vec::new();
         for (word, list) in [("SET", sets), ("ADD", adds), ("REMOVE", removes)] {
             if !list.is_empty() {
@@ -282,6 +313,21 @@ impl Change {
         {
             return Err(self.refuse(format!("{clause:?} {name}")));
         }
+        if let Some((map, _, _)) = self
+            .entries
+            .iter()
+            .find(|(map, _, _)| !self.declares(Clause::Add, map))
+        {
+            return Err(self.refuse(format!("Add to an entry of {map}")));
+        }
+        // The entries' placeholders, each for its key: `#held_0` names the map's entry `sku-1`.
+        let entry_names: Vec<(String, &str)> = self
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(n, (map, key, _))| (format!("{map}_{n}"), key.as_str()))
+            .collect();
+        let is_entry = |name: &str| entry_names.iter().any(|(p, _)| p == name);
         let expression = self.expression();
         let condition = match self.conditions.as_slice() {
             [] => None,
@@ -296,7 +342,7 @@ impl Change {
         let condition_text = condition.as_deref().unwrap_or("");
         let mut names: Vec<String> = placeholders(&expression, '#');
         for name in placeholders(condition_text, '#') {
-            if !self.specs.iter().any(|spec| spec.names(&name)) {
+            if !is_entry(&name) && !self.specs.iter().any(|spec| spec.names(&name)) {
                 return Err(self.refuse(format!("a condition on #{name}")));
             }
             names.push(name);
@@ -309,10 +355,12 @@ impl Change {
             .filter_map(|(_, name, value)| Some((format!(":{name}"), value.clone()?)))
             .collect();
         values.extend(
-            self.values
+            self.entries
                 .iter()
-                .map(|(p, v)| ((*p).to_owned(), v.clone())),
+                .enumerate()
+                .map(|(n, (map, _, value))| (format!(":{map}_{n}"), value.clone())),
         );
+        values.extend(self.values.iter().cloned());
         let mut used = placeholders(&expression, ':');
         used.extend(placeholders(condition_text, ':'));
         used.sort_unstable();
@@ -328,7 +376,11 @@ impl Change {
             .update_expression(expression)
             .set_condition_expression(condition);
         for name in names {
-            update = update.expression_attribute_names(format!("#{name}"), name);
+            let named = match entry_names.iter().find(|(p, _)| *p == name) {
+                Some((_, key)) => (*key).to_owned(),
+                None => name.clone(),
+            };
+            update = update.expression_attribute_names(format!("#{name}"), named);
         }
         for (placeholder, value) in values {
             update = update.expression_attribute_values(placeholder, value);
@@ -507,6 +559,48 @@ mod tests {
         // The key of another entity.
         let order = primary_key("ORDER#o1".to_owned(), "HEADER");
         assert!(SPEC.on("t", order).add(&COUNT, &1).build().is_err());
+    }
+
+    #[test]
+    fn a_maps_entries_are_named_by_placeholder_and_declared_by_the_map() {
+        const HELD: Attr<Item> = Attr::new("held");
+        const MAPPED: UpdateSpec = UpdateSpec {
+            add: &["held"],
+            ..UpdateSpec::of(Entity::Customer)
+        };
+        let room = Change::entry(&HELD, 1);
+        let update = MAPPED
+            .on("t", key())
+            .add_to_entry(&HELD, "sku-1", 2)
+            .add_to_entry(&HELD, "sku 2", -3)
+            .condition(format!("attribute_not_exists({room}) OR {room} <= :room_1"))
+            .value_named(":room_1".to_owned(), &COUNT, &7)
+            .build()
+            .expect("declared");
+        assert_eq!(
+            rendered(update),
+            (
+                "ADD #held.#held_0 :held_0, #held.#held_1 :held_1".to_owned(),
+                Some("attribute_not_exists(#held.#held_1) OR #held.#held_1 <= :room_1".to_owned()),
+                vec![
+                    "#held=held".to_owned(),
+                    "#held_0=sku-1".to_owned(),
+                    "#held_1=sku 2".to_owned()
+                ],
+                vec![
+                    ":held_0".to_owned(),
+                    ":held_1".to_owned(),
+                    ":room_1".to_owned()
+                ],
+            )
+        );
+        // A map its spec does not declare.
+        assert!(
+            SPEC.on("t", key())
+                .add_to_entry(&HELD, "sku-1", 1)
+                .build()
+                .is_err()
+        );
     }
 
     #[test]

@@ -72,6 +72,11 @@ fn classify(err: &AppError) -> (StatusCode, &'static str, &'static str) {
             "/problems/too-many-open-orders",
             "Too many open orders",
         ),
+        AppError::TooMuchHeld { .. } => (
+            StatusCode::CONFLICT,
+            "/problems/too-much-held",
+            "Too much held",
+        ),
         AppError::OutOfStock(_) => (
             StatusCode::CONFLICT,
             "/problems/out-of-stock",
@@ -157,7 +162,8 @@ pub fn problem(err: &AppError) -> Response<Body> {
     let skus = match err {
         AppError::OutOfStock(skus)
         | AppError::PriceChanged(skus)
-        | AppError::UnknownProducts(skus) => Some(skus.as_slice()),
+        | AppError::UnknownProducts(skus)
+        | AppError::TooMuchHeld { skus, .. } => Some(skus.as_slice()),
         _ => None,
     };
     let body = Problem {
@@ -199,6 +205,10 @@ pub fn one_of_each_kind() -> Vec<AppError> {
         },
         AppError::concurrent_change("x"),
         AppError::TooManyOpenOrders(10),
+        AppError::TooMuchHeld {
+            skus: sku(),
+            max: 100,
+        },
         AppError::OutOfStock(sku()),
         AppError::PriceChanged(sku()),
         AppError::UnknownProducts(sku()),
@@ -224,6 +234,7 @@ pub fn one_of_each_kind() -> Vec<AppError> {
             | AppError::StatusConflict { .. }
             | AppError::ConcurrentChange(_)
             | AppError::TooManyOpenOrders(_)
+            | AppError::TooMuchHeld { .. }
             | AppError::OutOfStock(_)
             | AppError::PriceChanged(_)
             | AppError::UnknownProducts(_)

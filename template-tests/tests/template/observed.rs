@@ -43,13 +43,7 @@ fn sent_of(call: &DynamoCall) -> Vec<Sent> {
             .flatten()
             .map(|(name, _)| name.clone())
             .collect();
-        attributes.extend(
-            request["ExpressionAttributeNames"]
-                .as_object()
-                .into_iter()
-                .flatten()
-                .filter_map(|(_, name)| name.as_str().map(str::to_owned)),
-        );
+        attributes.extend(top_level_names(request));
         Some(Sent {
             action,
             resource: TABLE.to_owned(),
@@ -119,6 +113,36 @@ fn sent_of(call: &DynamoCall) -> Vec<Sent> {
     }
 }
 
+/// The attributes a request's expressions name, as IAM's `dynamodb:Attributes` counts them: the
+/// first name of each document path (`#held.#held_0` names `held`; the entry's key is no
+/// attribute).
+fn top_level_names(request: &Value) -> Vec<String> {
+    let names = &request["ExpressionAttributeNames"];
+    let mut out = Vec::new();
+    for field in [
+        "UpdateExpression",
+        "ConditionExpression",
+        "ProjectionExpression",
+    ] {
+        let text = request[field].as_str().unwrap_or_default();
+        let mut previous = ' ';
+        for (at, c) in text.char_indices() {
+            if c == '#' && previous != '.' {
+                let rest = &text[at..];
+                let end = rest[1..]
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .map_or(rest.len(), |end| end + 1);
+                let name = names[&rest[..end]]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{} unbound in {request}", &rest[..end]));
+                out.push(name.to_owned());
+            }
+            previous = c;
+        }
+    }
+    out
+}
+
 /// `pk` is one that a LeadingKeys pattern (`CUSTOMER#*`) admits.
 fn admits(pattern: &str, pk: &str) -> bool {
     match pattern.strip_suffix('*') {
@@ -165,8 +189,11 @@ async fn observed(binary: &str) -> Vec<Sent> {
         seed::seed_if_empty(&app.engine.client(), LOCAL_TABLE)
             .await
             .expect("seed");
-        // The template caps open orders: the places taken and given back are written too.
-        let store = Store::new(app.engine.dev_client(), LOCAL_TABLE).with_max_open_orders(Some(10));
+        // The template caps open orders and units held: the places and units taken and given
+        // back are written too.
+        let store = Store::new(app.engine.dev_client(), LOCAL_TABLE)
+            .with_max_open_orders(Some(10))
+            .with_max_held_quantity(Some(100));
         let calls = Calls::default();
         for step in &scenario {
             // What a step reads to build its request (the hold a payment pays) is not the

@@ -7,6 +7,8 @@ use serde_json::Value;
 use shared::Store;
 use shared::http::serve::dispatch;
 
+mod held;
+
 async fn cart_len(app: &TestApp, customer: &str) -> usize {
     let cart = app
         .direct_store()

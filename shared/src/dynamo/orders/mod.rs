@@ -28,6 +28,7 @@ use crate::dynamo::keys::{Entity, ORDER_PARTITION, PK, SK};
 use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::epoch_seconds;
 use crate::dynamo::transaction::{Cancelled, MAX_ACTIONS, Outcome, Transaction};
+use crate::dynamo::update::Change;
 use crate::{AppError, Store};
 
 /// DynamoDB's limits, checked before anything is sent.
@@ -37,7 +38,7 @@ const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
 // An order's transaction: the listing, the header, the idempotency record, the customer's place
 // under the cap, and per line its product's stock and the line item. Its first read: the profile, the record and the products.
 const _: () = assert!(2 * MAX_LINES + 4 <= MAX_ACTIONS);
-const _: () = assert!(MAX_LINES + 2 <= crate::dynamo::products::MAX_BATCH_GET);
+const _: () = assert!(MAX_LINES + 3 <= crate::dynamo::products::MAX_BATCH_GET);
 
 /// What placing an order reads before it writes, in ONE BatchGetItem.
 #[derive(Debug, Default)]
@@ -48,6 +49,17 @@ pub struct OrderInputs {
     pub customer_named: bool,
     /// The products found, by SKU.
     pub products: HashMap<Sku, Product>,
+    /// The customer's count of open orders has its map of held units (read for a checkout).
+    pub counts_held: bool,
+}
+
+/// What a checkout adds to placing an order.
+#[derive(Debug, Clone, Copy)]
+pub struct CheckoutParts<'a> {
+    /// The cart lines it empties, each only if still as read.
+    pub cart: &'a [StoredCartLine],
+    /// Whether the customer's count has its map of held units ([`OrderInputs::counts_held`]).
+    pub counts_held: bool,
 }
 
 /// What an order's first read allows.
@@ -96,6 +108,9 @@ pub enum PlaceOrderError {
     /// The customer holds this many open orders (PLACED, or holds waiting for payment)
     /// already: the most they may.
     TooManyOpen(u32),
+    /// The customer's open checked-out orders would hold more than this many units of these
+    /// products.
+    TooMuchHeld(Vec<Sku>, u32),
     /// A cart line changed (or went) between the checkout's read and its transaction: read the
     /// cart again.
     CartChanged,
@@ -141,9 +156,20 @@ impl From<PlaceOrderError> for AppError {
             PlaceOrderError::OutOfStock(skus) => AppError::OutOfStock(skus),
             PlaceOrderError::UnknownProducts(skus) => AppError::UnknownProducts(skus),
             PlaceOrderError::TooManyOpen(limit) => AppError::TooManyOpenOrders(limit),
+            PlaceOrderError::TooMuchHeld(skus, max) => AppError::TooMuchHeld { skus, max },
             PlaceOrderError::Failed(err) => err,
         }
     }
+}
+
+/// What an order leaving the open statuses gives back to its customer's count
+/// ([`Store::release_holding`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Release {
+    /// Its place under `MAX_OPEN_ORDERS`.
+    pub place: bool,
+    /// Its lines' units under `MAX_HELD_QUANTITY` (a checkout's).
+    pub held: bool,
 }
 
 /// What each action of an order's transaction is for.
@@ -154,7 +180,8 @@ enum OrderAction<'a> {
     Write,
     /// The idempotency record, put where none is (or an expired one).
     ClaimKey,
-    /// One more of the customer's places for an open order, under the cap.
+    /// One more of the customer's places for an open order, under the cap, and (a checkout's)
+    /// its units counted, under theirs.
     TakePlace,
     /// A cart line checked out, deleted if it is still as read.
     EmptyCart,
@@ -175,14 +202,15 @@ fn check_sizes<'a>(items: impl Iterator<Item = &'a Item>) -> Result<(), AppError
 
 /// Why a cancelled order transaction was cancelled, from what its products hold now: an
 /// unknown product first, then a changed price, then short stock, then the Idempotency-Key,
-/// then a cart changed meanwhile, then the cap on open orders.
+/// then a cart changed meanwhile, then the caps: on open orders, then on units held.
 fn why_not_placed(
     cancelled: &Cancelled<OrderAction<'_>>,
-    max_open: Option<u32>,
+    lines: &[LineItem],
+    (max_open, max_held): (Option<u32>, Option<u32>),
 ) -> PlaceOrderError {
     let (mut unknown, mut short, mut repriced, mut key_taken) =
         (Vec::new(), Vec::new(), false, false);
-    let (mut full, mut cart_changed) = (false, false);
+    let (mut count, mut cart_changed) = (None, false);
     for (action, stored) in cancelled.failed_conditions() {
         match (action, stored) {
             (OrderAction::TakeStock(line), None) => unknown.push(line.sku.clone()),
@@ -193,7 +221,7 @@ fn why_not_placed(
             }
             (OrderAction::TakeStock(line), Some(_)) => short.push(line.sku.clone()),
             (OrderAction::ClaimKey, _) => key_taken = true,
-            (OrderAction::TakePlace, _) => full = true,
+            (OrderAction::TakePlace, stored) => count = Some(stored.cloned().unwrap_or_default()),
             (OrderAction::EmptyCart, _) => cart_changed = true,
             (OrderAction::Write, _) => {}
         }
@@ -208,13 +236,66 @@ fn why_not_placed(
         PlaceOrderError::KeyTaken
     } else if cart_changed {
         PlaceOrderError::CartChanged
-    } else if let (true, Some(limit)) = (full, max_open) {
-        PlaceOrderError::TooManyOpen(limit)
+    } else if let Some(count) = count {
+        why_not_counted(&count, lines, (max_open, max_held))
     } else if cancelled.conflicted() {
         PlaceOrderError::Contended
     } else {
         PlaceOrderError::Failed(cancelled.unexplained("order"))
     }
+}
+
+/// Why the customer's count refused an order, from the count as it stands: their places all
+/// taken, or too many units of some products held; neither, and its map of held units came
+/// (or went) since it was read: worth another try.
+fn why_not_counted(
+    count: &Item,
+    lines: &[LineItem],
+    (max_open, max_held): (Option<u32>, Option<u32>),
+) -> PlaceOrderError {
+    if let Some(max) = max_open
+        && open_order_count::COUNT.get(count).unwrap_or(0) >= max
+    {
+        return PlaceOrderError::TooManyOpen(max);
+    }
+    if let Some(max) = max_held {
+        let over: Vec<Sku> = lines
+            .iter()
+            .filter(|line| {
+                open_order_count::held_units(count, &line.sku) + u64::from(line.quantity)
+                    > u64::from(max)
+            })
+            .map(|line| line.sku.clone())
+            .collect();
+        if !over.is_empty() {
+            return PlaceOrderError::TooMuchHeld(over, max);
+        }
+    }
+    PlaceOrderError::Contended
+}
+
+/// `count` with each line's units added to what the customer holds of its product, on the
+/// condition that none goes past `max`: the map set whole by the first checkout counted
+/// (`counts_held` false, and only if it is still absent), its entries added to after.
+fn held_counted(count: Change, lines: &[LineItem], counts_held: bool, max: u32) -> Change {
+    use open_order_count::{HELD, UNITS};
+    if !counts_held {
+        return count
+            .set(&HELD, &open_order_count::held_map(lines))
+            .condition("attribute_not_exists(#held)")
+            .returning_old_on_failure();
+    }
+    let count = count.condition("attribute_exists(#held)");
+    let counted = lines.iter().enumerate().fold(count, |count, (n, line)| {
+        let entry = Change::entry(&HELD, n);
+        count
+            .add_to_entry(&HELD, line.sku.as_str(), i64::from(line.quantity))
+            .condition(format!(
+                "attribute_not_exists({entry}) OR {entry} <= :room_{n}"
+            ))
+            .value_named(format!(":room_{n}"), &UNITS, &(max - line.quantity))
+    });
+    counted.returning_old_on_failure()
 }
 
 /// `item` has the keys of `key`.
@@ -223,8 +304,9 @@ fn has_key(item: &Item, key: &Item) -> bool {
 }
 
 impl Store {
-    /// The customer's profile, the products of `skus` and (with a key) the idempotency record,
-    /// by ONE BatchGetItem: strongly consistent, or eventually at half the read units when the
+    /// The customer's profile, the products of `skus`, (with a key) the idempotency record and
+    /// (with `holdings`, for a checkout) the customer's count of open orders, by ONE
+    /// BatchGetItem: strongly consistent, or eventually at half the read units when the
     /// caller confirms every refusal with a consistent read (the order's transaction checks
     /// prices and stock itself, and a profile, once named, is never removed).
     pub async fn read_order_inputs(
@@ -232,17 +314,21 @@ impl Store {
         customer: &CustomerId,
         idempotency_key: Option<&IdempotencyKey>,
         skus: &[Sku],
-        consistent: bool,
+        (consistent, holdings): (bool, bool),
     ) -> Result<OrderInputs, AppError> {
         let profile_key = customer::key(customer);
         let record_key = idempotency_key.map(|key| idempotency::key(customer, key));
+        let count_key = holdings.then(|| open_order_count::key(customer));
         let mut keys = vec![profile_key.clone()];
         keys.extend(record_key.clone());
+        keys.extend(count_key.clone());
         keys.extend(skus.iter().map(product::key));
         let mut inputs = OrderInputs::default();
         for item in self.batch_get(keys, consistent).await? {
             if has_key(&item, &profile_key) {
                 inputs.customer_named = item.contains_key(customer::NAME.name);
+            } else if count_key.as_ref().is_some_and(|key| has_key(&item, key)) {
+                inputs.counts_held = open_order_count::counts_held(&item);
             } else if record_key.as_ref().is_some_and(|key| has_key(&item, key)) {
                 let (record, expires_at) = idempotency::from_item(item)?;
                 // TTL deletes expired records only eventually.
@@ -263,15 +349,18 @@ impl Store {
     /// (two write units) is spent on it again.
     ///
     /// A checkout (a PENDING_PAYMENT order, its stock held rather than taken: the same
-    /// decrement, given back if the hold ends unpaid) also deletes the `cart` lines it was made
-    /// of, each only if it is still as read, so an edit racing the checkout fails it whole.
+    /// decrement, given back if the hold ends unpaid) also deletes the cart lines it was made
+    /// of, each only if it is still as read, so an edit racing the checkout fails it whole, and
+    /// counts its units against the customer's cap on what they may hold
+    /// ([`Store::take_holding`]).
     pub async fn place_order(
         &self,
         placed: &OrderDetails,
         idempotency: Option<(&IdempotencyKey, &IdempotencyRecord)>,
-        cart: &[StoredCartLine],
+        checkout: Option<CheckoutParts<'_>>,
     ) -> Result<(), PlaceOrderError> {
         let (order, lines) = (&placed.order, &placed.items);
+        let cart = checkout.map_or(&[][..], |parts| parts.cart);
         let mut transaction = Transaction::with_capacity(2 * lines.len() + 4 + cart.len());
         for line in lines {
             transaction.update(OrderAction::TakeStock(line), self.take_stock(line)?)?;
@@ -294,11 +383,8 @@ impl Store {
         for item in new_items {
             transaction.put(OrderAction::Write, self.put_new(item))?;
         }
-        if let Some(max) = self.max_open_orders {
-            transaction.update(
-                OrderAction::TakePlace,
-                self.take_place(&order.customer_id, max)?,
-            )?;
+        if let Some(count) = self.take_holding(placed, checkout.map(|parts| parts.counts_held))? {
+            transaction.update(OrderAction::TakePlace, count.build()?)?;
         }
         if let Some(item) = record_item {
             // An expired record that TTL has not yet removed may be taken over.
@@ -318,7 +404,11 @@ impl Store {
         }
         match self.send(transaction).await? {
             Outcome::Committed => Ok(()),
-            Outcome::Cancelled(cancelled) => Err(why_not_placed(&cancelled, self.max_open_orders)),
+            Outcome::Cancelled(cancelled) => Err(why_not_placed(
+                &cancelled,
+                lines,
+                (self.max_open_orders, self.max_held_quantity),
+            )),
         }
     }
 
@@ -335,25 +425,76 @@ impl Store {
             .build()
     }
 
-    /// One more PLACED order for `customer`, only while they hold fewer than `max`: decided
-    /// inside the order's transaction, so racing orders cannot pass the cap together.
-    fn take_place(&self, customer: &CustomerId, max: u32) -> Result<UpdateBuilder, AppError> {
-        open_order_count::COUNT_UPDATE
-            .on(&self.table, open_order_count::key(customer))
-            .add(&open_order_count::COUNT_CHANGE, &1)
-            .condition("attribute_not_exists(#placedCount) OR #placedCount < :max")
-            .value(":max", &open_order_count::COUNT, &max)
-            .build()
+    /// The customer's count of what they hold, taken in the order's transaction (one action on
+    /// one item): one more place, only while they hold fewer than `MAX_OPEN_ORDERS`; and, for a
+    /// checkout (`counts_held`: whether the count has its map yet), each line's units, only
+    /// while that keeps the product's units held within `MAX_HELD_QUANTITY`. Racing checkouts
+    /// cannot pass either cap together. None: no cap applies.
+    fn take_holding(
+        &self,
+        placed: &OrderDetails,
+        counts_held: Option<bool>,
+    ) -> Result<Option<Change>, PlaceOrderError> {
+        let customer = &placed.order.customer_id;
+        let count = self.max_open_orders.map(|max| {
+            open_order_count::COUNT_UPDATE
+                .on(&self.table, open_order_count::key(customer))
+                .add(&open_order_count::COUNT_CHANGE, &1)
+                .condition("attribute_not_exists(#placedCount) OR #placedCount < :max")
+                .value(":max", &open_order_count::COUNT, &max)
+                .returning_old_on_failure()
+        });
+        let (Some(max), Some(counts_held)) = (self.max_held_quantity, counts_held) else {
+            return Ok(count);
+        };
+        let over: Vec<Sku> = (placed.items.iter())
+            .filter(|line| line.quantity > max)
+            .map(|line| line.sku.clone())
+            .collect();
+        if !over.is_empty() {
+            return Err(PlaceOrderError::TooMuchHeld(over, max));
+        }
+        let count = count.unwrap_or_else(|| {
+            open_order_count::COUNT_UPDATE.on(&self.table, open_order_count::key(customer))
+        });
+        Ok(Some(held_counted(count, &placed.items, counts_held, max)))
     }
 
-    /// One PLACED order fewer for `customer`, never below zero.
-    pub(super) fn release_place(&self, customer: &CustomerId) -> Result<UpdateBuilder, AppError> {
-        open_order_count::COUNT_UPDATE
-            .on(&self.table, open_order_count::key(customer))
-            .add(&open_order_count::COUNT_CHANGE, &-1)
-            .condition("#placedCount > :zero")
-            .value(":zero", &open_order_count::COUNT, &0)
-            .build()
+    /// What `details` leaving the open statuses gives back to its customer's count, each part
+    /// only where it was counted (never below zero): its place, and a checkout's units of each
+    /// line. None: nothing to give back.
+    pub(super) fn release_holding(
+        &self,
+        details: &OrderDetails,
+        release: Release,
+    ) -> Result<Option<UpdateBuilder>, AppError> {
+        use open_order_count::{HELD, UNITS};
+        let key = || open_order_count::key(&details.order.customer_id);
+        let mut count = release.place.then(|| {
+            open_order_count::COUNT_UPDATE
+                .on(&self.table, key())
+                .add(&open_order_count::COUNT_CHANGE, &-1)
+                .condition("#placedCount > :zero")
+                .value(":zero", &open_order_count::COUNT, &0)
+        });
+        if release.held {
+            let base =
+                count.unwrap_or_else(|| open_order_count::COUNT_UPDATE.on(&self.table, key()));
+            count = Some(
+                details
+                    .items
+                    .iter()
+                    .enumerate()
+                    .fold(base, |count, (n, line)| {
+                        let entry = Change::entry(&HELD, n);
+                        count
+                            .add_to_entry(&HELD, line.sku.as_str(), -i64::from(line.quantity))
+                            .condition(format!("{entry} >= :units_{n}"))
+                            .value_named(format!(":units_{n}"), &UNITS, &line.quantity)
+                    }),
+            );
+        }
+        count.map(Change::build).transpose()
     }
 
     /// A cart line deleted, only if it is still as the checkout read it: its quantity and its

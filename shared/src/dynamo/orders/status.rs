@@ -10,6 +10,8 @@ use crate::domain::time::Timestamp;
 use crate::dynamo::entities::{line_item, order_header, order_listing, product, refund};
 use crate::dynamo::transaction::{Outcome, Transaction};
 use crate::dynamo::update::Change;
+
+use super::Release;
 use crate::{AppError, Store};
 
 /// Why a status change did not happen.
@@ -113,9 +115,13 @@ impl Store {
             Vec::new()
         };
         let refund = self.cancellation_refund(details, next);
-        // Leaving the open statuses gives the customer's place under the cap back.
-        let mut release =
-            current.status.holds_place() && !next.holds_place() && self.max_open_orders.is_some();
+        // Leaving the open statuses gives the customer's place under the cap back, and a
+        // checkout's units.
+        let leaving = current.status.holds_place() && !next.holds_place();
+        let mut release = Release {
+            place: leaving && self.max_open_orders.is_some(),
+            held: leaving && self.max_held_quantity.is_some() && current.hold_until.is_some(),
+        };
         loop {
             let transaction = self.status_transaction(
                 details,
@@ -161,13 +167,18 @@ impl Store {
                     _ => None,
                 })
                 .collect();
-            // No place to give back: the order was placed before the cap counted places.
-            let nothing_held =
+            // Nothing to give back: the order was placed before the caps counted it (units
+            // first: the place was counted longer).
+            let uncounted =
                 cancelled.condition_failed(|action| matches!(action, StatusAction::ReleasePlace));
-            if gone.is_empty() && !nothing_held {
+            if gone.is_empty() && !uncounted {
                 return Err(cancelled.unexplained("status").into());
             }
-            release &= !nothing_held;
+            if uncounted && release.held {
+                release.held = false;
+            } else if uncounted {
+                release.place = false;
+            }
             for sku in &gone {
                 tracing::warn!(order = %current.order_id, %sku, "stock not given back: the product no longer exists");
             }
@@ -251,7 +262,7 @@ impl Store {
         details: &OrderDetails,
         (next, settle): (OrderStatus, Settle<'_>),
         restock: &[(&'a LineItem, u32)],
-        release: bool,
+        release: Release,
         refund: Option<&Refund>,
     ) -> Result<Transaction<StatusAction<'a>>, AppError> {
         let current = &details.order;
@@ -281,11 +292,8 @@ impl Store {
         if let Some(refund) = refund {
             transaction.put(StatusAction::Refund, self.put_new(refund::to_item(refund)))?;
         }
-        if release {
-            transaction.update(
-                StatusAction::ReleasePlace,
-                self.release_place(&current.customer_id)?,
-            )?;
+        if let Some(count) = self.release_holding(details, release)? {
+            transaction.update(StatusAction::ReleasePlace, count)?;
         }
         Ok(transaction)
     }
