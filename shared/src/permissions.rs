@@ -10,8 +10,9 @@
 
 use crate::domain::status::OrderStatus;
 use crate::dynamo::entities::{
-    cart_line, catalog_entry, counted_order, customer, idempotency, line_item, open_order_count,
-    order_header, order_listing, payment_event, product, refund, refund_due, unread_event,
+    cart_line, cart_version, catalog_entry, counted_order, customer, idempotency, line_item,
+    open_order_count, order_header, order_listing, payment_event, product, refund, refund_due,
+    unread_event,
 };
 use crate::dynamo::keys::{Entity, PRODUCT_PREFIX, REFUNDS_GSI1_PREFIX, STATUS_PREFIX};
 use crate::dynamo::query::Index;
@@ -171,6 +172,9 @@ pub const FUNCTIONS: &[Function] = &[
         &[
             Query(Entity::CartLine),
             GetItem(Entity::Product),
+            // A new line moves the cart's version on, if it is still the one read.
+            GetItem(Entity::CartVersion),
+            UpdateItem(&[&cart_version::MOVE_ON]),
             PutItem(&cart_line::PUT),
             DeleteItem(&cart_line::REMOVE),
         ],

@@ -1,16 +1,43 @@
 //! Access pattern 9, a customer's cart (one Query on their partition, `begins_with(SK,
 //! "CART#")`), and its edits: a line held, removed, or the whole cart emptied. TTL deletes an
 //! expired line only eventually, so every read here leaves out a line whose `expiresAt` has
-//! passed, even while it is still stored.
+//! passed, even while it is still stored. A new line is added with the cart's version moved on
+//! (`entities::cart_version`), so that the cap on lines is a condition of the write.
 
 use futures_util::future::join_all;
 
 use crate::domain::cart::{Cart, CartLine, LineChange, MAX_CART_LINES};
 use crate::domain::ids::{CustomerId, Sku};
-use crate::dynamo::entities::cart_line;
+use aws_sdk_dynamodb::types::Put;
+
+use crate::dynamo::codec::Item;
+use crate::dynamo::entities::{cart_line, cart_version};
+use crate::dynamo::errors::unless_condition_failed;
 use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::epoch_seconds;
+use crate::dynamo::transaction::{Outcome, Transaction};
+use crate::retry::{Backoff, retry};
 use crate::{AppError, Store};
+
+/// What an edit's attempt came to, short of the cart.
+enum Edit {
+    /// Another edit added a line since this one counted the cart: read it again.
+    Raced,
+    Failed(AppError),
+}
+
+impl From<AppError> for Edit {
+    fn from(err: AppError) -> Self {
+        Edit::Failed(err)
+    }
+}
+
+/// What each action of a line's addition is for.
+#[derive(Debug, PartialEq, Eq)]
+enum CartAction {
+    Line,
+    Version,
+}
 
 /// A live cart line as stored: what a checkout deletes only if it is still so.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,7 +92,10 @@ impl Store {
 
     /// Sets the cart's line for `sku` to `change`, its expiry moved to `CartTtlDays` from now.
     /// The catalog must know the product (else 422); a line that would be the cart's
-    /// [`MAX_CART_LINES`]-plus-first is refused (409). The cart after the change.
+    /// [`MAX_CART_LINES`]-plus-first is refused (409), and that is decided by the write itself:
+    /// a new line is written with the cart's version moved on, on the condition that it is the
+    /// one read before the lines were counted, so edits at once cannot overfill the cart
+    /// (retried on a lost race). The cart after the change.
     pub async fn change_cart_line(
         &self,
         customer: &CustomerId,
@@ -79,33 +109,106 @@ impl Store {
                 return self.get_cart(customer).await;
             }
         };
-        let mut cart = self.get_cart(customer).await?;
-        // The Query returns the lines in SKU order: where this one is, or would go.
-        let at = cart
-            .items
-            .binary_search_by(|held| held.sku.as_str().cmp(sku.as_str()));
-        if at.is_err() && cart.items.len() >= MAX_CART_LINES {
-            return Err(AppError::CartFull(MAX_CART_LINES));
-        }
-        if self.read_product(sku, true).await?.is_none() {
-            return Err(AppError::UnknownProducts(vec![sku.clone()]));
-        }
         let line = CartLine {
             sku: sku.clone(),
             quantity,
         };
-        let expires_at = self.cart_ttl.expiry(epoch_seconds());
-        self.client
-            .put_item()
-            .table_name(&self.table)
-            .set_item(Some(cart_line::to_item(customer, &line, expires_at)))
-            .send()
-            .await?;
+        if self.read_product(sku, true).await?.is_none() {
+            return Err(AppError::UnknownProducts(vec![sku.clone()]));
+        }
+        let held = retry(
+            &Backoff::TRANSACTION,
+            |edit: &Edit| matches!(edit, Edit::Raced),
+            |_| self.hold_cart_line(customer, &line),
+        )
+        .await;
+        held.map_err(|edit| match edit {
+            Edit::Raced => AppError::concurrent_change(
+                "the cart kept changing under edits at once; retry the edit",
+            ),
+            Edit::Failed(err) => err,
+        })
+    }
+
+    /// One attempt at holding `line`: the cart's version read, then its lines, then the line
+    /// written, conditioned as [`Store::change_cart_line`] says.
+    async fn hold_cart_line(&self, customer: &CustomerId, line: &CartLine) -> Result<Cart, Edit> {
+        // The version first: an edit that adds a line after it is read moves it on.
+        let version = self.cart_version(customer).await?;
+        let mut cart = self.get_cart(customer).await?;
+        // The Query returns the lines in SKU order: where this one is, or would go.
+        let at = (cart.items).binary_search_by(|held| held.sku.as_str().cmp(line.sku.as_str()));
+        if at.is_err() && cart.items.len() >= MAX_CART_LINES {
+            return Err(AppError::CartFull(MAX_CART_LINES).into());
+        }
+        let item = cart_line::to_item(customer, line, self.cart_ttl.expiry(epoch_seconds()));
         match at {
-            Ok(index) => cart.items[index] = line,
-            Err(index) => cart.items.insert(index, line),
+            // Still there (else it was checked out or removed meanwhile: read again).
+            Ok(index) => {
+                let sent = (self.client.put_item())
+                    .table_name(&self.table)
+                    .set_item(Some(item))
+                    .condition_expression("attribute_exists(PK)")
+                    .send()
+                    .await;
+                unless_condition_failed(sent)?.ok_or(Edit::Raced)?;
+                cart.items[index] = line.clone();
+            }
+            Err(index) => {
+                self.add_cart_line(customer, item, version).await?;
+                cart.items.insert(index, line.clone());
+            }
         }
         Ok(cart)
+    }
+
+    /// The cart's version (none: no line was ever added under one), read strongly
+    /// consistently (one GetItem).
+    async fn cart_version(&self, customer: &CustomerId) -> Result<Option<u64>, AppError> {
+        let out = (self.client.get_item())
+            .table_name(&self.table)
+            .set_key(Some(cart_version::key(customer)))
+            .consistent_read(true)
+            .send()
+            .await?;
+        Ok(out
+            .item
+            .map(|item| cart_version::VERSION.get(&item))
+            .unwrap_or_default())
+    }
+
+    /// A new line `item` put, and the cart's version moved on from `read`, in ONE transaction:
+    /// only if the version is still `read`.
+    async fn add_cart_line(
+        &self,
+        customer: &CustomerId,
+        item: Item,
+        read: Option<u64>,
+    ) -> Result<(), Edit> {
+        let next = read.map_or(1, |version| version + 1);
+        let moved = cart_version::MOVE_ON
+            .on(&self.table, cart_version::key(customer))
+            .set(&cart_version::VERSION, &next);
+        let moved = match read {
+            None => moved.condition("attribute_not_exists(#version)"),
+            Some(read) => {
+                moved
+                    .condition("#version = :read")
+                    .value(":read", &cart_version::VERSION, &read)
+            }
+        };
+        let mut transaction = Transaction::with_capacity(2);
+        let put = Put::builder().table_name(&self.table).set_item(Some(item));
+        transaction.put(CartAction::Line, put)?;
+        transaction.update(CartAction::Version, moved.build()?)?;
+        match self.send(transaction).await? {
+            Outcome::Committed => Ok(()),
+            Outcome::Cancelled(c) if c.condition_failed(|a| *a == CartAction::Version) => {
+                Err(Edit::Raced)
+            }
+            Outcome::Cancelled(c) if c.conflicted() => Err(Edit::Raced),
+            Outcome::Cancelled(c) => Err(c.unexplained("cart line").into()),
+        }
     }
 
     /// Removes the cart's line for `sku`, if there is one (one DeleteItem; removing a line that

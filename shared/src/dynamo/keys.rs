@@ -16,6 +16,7 @@
 //! | Idempotency record | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE` | retried POSTs |
 //! | Migration state | `MIGRATION#<name>` | `STATUS`, `SEGMENT#<total>#<i>`, `DEFERRED#<orderId>#<sku>`, `UNPLACEABLE#<PK>#<SK>` | `store-migrate` |
 //! | Cart line | `CUSTOMER#<customerId>` | `CART#<sku>` | 9 |
+//! | Cart version | `CUSTOMER#<customerId>` | `CART` | the cap on a cart's lines |
 //! | Applied payment event | `PAYMENT_EVENT#<eventId>` | `APPLIED` | the webhook, at most once |
 //! | Refund due | `REFUND#<paymentId>` | `REFUND` | 10 (GSI1: `REFUNDS#<status>` / `<requestedAt>`) |
 //! | Order refund | `ORDER#<orderId>` | `REFUND#<refundId>` | 10, the ledger (GSI1: `REFUNDS#<status>` / `<requestedAt>`) |
@@ -82,6 +83,8 @@ pub const UNREAD_EVENTS_GSI1PK: &str = "UNREAD_EVENTS";
 /// The fixed sort keys of entities that share a partition with others (their entity files name
 /// them `SORT_KEY`).
 pub const PROFILE_SK: &str = "PROFILE";
+/// The cart's version's sort key: before its lines' (`CART#<sku>`), outside their prefix.
+pub const CART_VERSION_SK: &str = "CART";
 /// The open-order count's sort key.
 pub const PLACED_ORDERS_SK: &str = "PLACED_ORDERS";
 /// The order header's sort key.
@@ -242,11 +245,12 @@ pub struct Partition {
     pub sort_keys: &'static [(Entity, SortKeys)],
 }
 
-/// `CUSTOMER#<customerId>`: a customer's cart lines, counted orders, order listings, count of
+/// `CUSTOMER#<customerId>`: a customer's cart version, cart lines, counted orders, order listings, count of
 /// open orders and profile, in this order.
 pub const CUSTOMER_PARTITION: Partition = Partition {
     pk: "CUSTOMER#<customerId>",
     sort_keys: &[
+        (Entity::CartVersion, SortKeys::Exactly(CART_VERSION_SK)),
         (Entity::CartLine, SortKeys::Prefixed(CART_PREFIX)),
         (Entity::CountedOrder, SortKeys::Prefixed(COUNTED_PREFIX)),
         (Entity::OrderListing, SortKeys::Prefixed(ORDER_PREFIX)),
@@ -317,6 +321,8 @@ crate::listed! {
         MigrationState,
         /// A line of a customer's cart.
         CartLine,
+        /// The version of a customer's cart, moved on by each line added.
+        CartVersion,
         /// A provider event the webhook applied.
         PaymentEvent,
         /// A payment to give back that names no order the store has.
@@ -344,6 +350,7 @@ impl Entity {
             Entity::IdempotencyRecord => "Idempotency record",
             Entity::MigrationState => "Migration state",
             Entity::CartLine => "Cart line",
+            Entity::CartVersion => "Cart version",
             Entity::PaymentEvent => "Applied payment event",
             Entity::RefundDue => "Refund due",
             Entity::OrderRefund => "Order refund",
@@ -365,6 +372,7 @@ impl Entity {
             Entity::CatalogEntry => ("CATALOG#<shard>", "PRODUCT#<sku>"),
             Entity::IdempotencyRecord => ("IDEMPOTENCY#<customerId>#<key>", RESPONSE_SK),
             Entity::CartLine => ("CUSTOMER#<customerId>", "CART#<sku>"),
+            Entity::CartVersion => ("CUSTOMER#<customerId>", CART_VERSION_SK),
             Entity::PaymentEvent => ("PAYMENT_EVENT#<eventId>", APPLIED_SK),
             Entity::RefundDue => ("REFUND#<paymentId>", REFUND_SK),
             Entity::OrderRefund => ("ORDER#<orderId>", "REFUND#<refundId>"),

@@ -188,3 +188,49 @@ async fn emptying_a_cart_removes_its_expired_lines_too_and_only_that_customers()
     );
     assert_eq!(delete(&app, CLEAR, "/customers/c1/cart").await, 204);
 }
+
+/// The review's case: 31 lines, then new lines PUT at once. Each edit saw room for one more,
+/// and the old check-then-write made a cart of 41 (with 10) or 111 (with 80). The cap is now a
+/// condition of the write: exactly one new line lands, every other edit is a 409.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn new_lines_put_at_once_never_take_the_cart_past_its_cap() {
+    let app = TestApp::seeded().await.expect("app");
+    let skus: Vec<String> = (0..71).map(|i| format!("race-{i:02}")).collect();
+    let lines: Vec<String> = skus
+        .iter()
+        .map(|sku| format!(r#"{{"sku":"{sku}","quantity":1,"price":"1.00"}}"#))
+        .collect();
+    local_engine::testing::stock_catalog(
+        &app.engine,
+        &format!(r#"{{"items":[{}]}}"#, lines.join(",")),
+    )
+    .await;
+    for sku in &skus[..31] {
+        let (status, body) = hold(&app, "c5", sku, r#"{"quantity":1}"#).await;
+        assert_eq!(status, 200, "{sku}: {body}");
+    }
+    let edits = skus[31..].iter().map(|sku| {
+        let app = &app;
+        async move { hold(app, "c5", sku, r#"{"quantity":1}"#).await }
+    });
+    let answers = futures_util::future::join_all(edits).await;
+    let held = answers.iter().filter(|(status, _)| *status == 200).count();
+    let full = answers
+        .iter()
+        .filter(|(status, body)| *status == 409 && body["type"] == "/problems/cart-full")
+        .count();
+    assert_eq!((held, full), (1, 39), "40 at once: {answers:?}");
+    assert_eq!(stored(&app, "c5").await.len(), 32);
+    // A held line still changes, and removing one makes room for exactly one more.
+    let (status, body) = hold(&app, "c5", &skus[0], r#"{"quantity":3}"#).await;
+    assert_eq!(status, 200, "{body}");
+    let path = format!("/customers/c5/cart/items/{}", skus[1]);
+    let req = call(Who::Customer("c5"), REMOVE, &path, "", &[], b"");
+    assert_eq!(
+        parts(dispatch(&app.store, req, edit_cart::handle).await).0,
+        204
+    );
+    let (status, body) = hold(&app, "c5", &skus[70], r#"{"quantity":1}"#).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(stored(&app, "c5").await.len(), 32);
+}

@@ -9,6 +9,7 @@
 //! sku) is taken from the keys.
 
 pub mod cart_line;
+pub mod cart_version;
 pub mod catalog_entry;
 pub mod counted_order;
 pub mod customer;
@@ -48,6 +49,7 @@ pub const UPDATES: &[&UpdateSpec] = &[
     &refund_due::SETTLE,
     &line_item::GSI2_BACKFILL,
     &open_order_count::COUNT_UPDATE,
+    &cart_version::MOVE_ON,
     &product::REPLACE,
     &product::STOCK_UPDATE,
     &product::TAKE_STOCK,
@@ -349,6 +351,7 @@ mod tests {
             (order_header::key(&o100()), Entity::OrderHeader),
             (counted_order::key(&c1(), &o100()), Entity::CountedOrder),
             (open_order_count::key(&c1()), Entity::OpenOrderCount),
+            (cart_version::key(&c1()), Entity::CartVersion),
             (product::key(&sku), Entity::Product),
             (
                 crate::dynamo::codec::primary_key(
