@@ -100,7 +100,7 @@ impl Bench {
                     "PUT cart line (new)",
                     one_line,
                     None,
-                    "the cart and the product read (both consistent), then one put; no index entry",
+                    "the product, the cart's version and the cart read (consistent); one transaction: the line and the version",
                 );
             } else {
                 let req = get(

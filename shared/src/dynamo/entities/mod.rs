@@ -351,7 +351,6 @@ mod tests {
             (order_header::key(&o100()), Entity::OrderHeader),
             (counted_order::key(&c1(), &o100()), Entity::CountedOrder),
             (open_order_count::key(&c1()), Entity::OpenOrderCount),
-            (cart_version::key(&c1()), Entity::CartVersion),
             (product::key(&sku), Entity::Product),
             (
                 crate::dynamo::codec::primary_key(
@@ -366,6 +365,7 @@ mod tests {
                 Entity::MigrationState,
             ),
             (cart_line::key(&c1(), &sku), Entity::CartLine),
+            (cart_version::key(&c1()), Entity::CartVersion),
             (
                 payment_event::key(&PaymentEventId::parse("evt_1").expect("id")),
                 Entity::PaymentEvent,
