@@ -1,7 +1,8 @@
 //! `store-reshard --status-shards N`: moves every order into the status shard its ID belongs
 //! to under N (see `shared::dynamo::keys::StatusShards`). Run it before lowering the template's
 //! `StatusShards` parameter, again after the deploy; it is safe while the store serves and
-//! safe to run again. The table is `TABLE_NAME` (or `--table`); credentials, region and endpoint
+//! safe to run again. What it cannot move is listed by key with why, the rest moved all the
+//! same, and it then exits non-zero. The table is `TABLE_NAME` (or `--table`); credentials, region and endpoint
 //! come from the standard AWS configuration (profiles and SSO included, as an operator's
 //! workstation has them; `AWS_ENDPOINT_URL_DYNAMODB` for make dev's engine).
 
@@ -35,5 +36,15 @@ async fn main() -> Result<(), BoxError> {
         shards.count(),
         done.changed_meanwhile
     );
+    for failure in &done.failures {
+        println!("  not moved: {}: {}", failure.key, failure.reason);
+    }
+    if !done.failures.is_empty() {
+        return Err(format!(
+            "{} items or pages could not be moved (listed above; the rest were): mend them and run again",
+            done.failures.len()
+        )
+        .into());
+    }
     Ok(())
 }

@@ -20,6 +20,7 @@ use futures_util::future::join_all;
 use payment_provider::{Provider, ProviderError, ProviderRefund};
 use serde::Serialize;
 use shared::domain::refund::{Refund, RefundStatus, Settled};
+use shared::dynamo::entities::refund;
 use shared::metrics::{self, Metric};
 use shared::{AppError, Store};
 
@@ -93,7 +94,16 @@ pub async fn handle(payer: &Payer, budget: Duration) -> Result<Run, AppError> {
                 run.unfinished = true;
                 break;
             }
-            let (page, next) = payer.store.refunds_in(status, start, PAGE).await?;
+            let (page, next) = match payer.store.refunds_in(status, start, PAGE).await {
+                Ok(read) => read,
+                Err(err) => {
+                    // This status's next page cannot be read: the other status still is, and
+                    // the next run reads this one again.
+                    let key = format!("GSI1 {}", refund::gsi1pk(status));
+                    count(&mut run, key, Err(err));
+                    break;
+                }
+            };
             for batch in page.chunks(AT_ONCE) {
                 let steps = join_all(batch.iter().map(|(_, listed)| async move {
                     match listed {

@@ -1,11 +1,13 @@
 //! Moving orders between status shards, for when the shard count goes down (going up needs
-//! nothing: see [`StatusShards`]). Safe while the store serves and safe to run again.
+//! nothing: see [`StatusShards`]). Safe while the store serves and safe to run again. One bad
+//! item never stops it: an item it cannot read as a listing, a move DynamoDB refuses, or a
+//! shard's page it cannot read is reported by key with its reason, and the rest still move.
 
 use crate::dynamo::errors::unless_condition_failed;
 
 use crate::AppError;
 use crate::domain::status::OrderStatus;
-use crate::dynamo::codec;
+use crate::dynamo::codec::{self, Item, key_text};
 use crate::dynamo::cursor::text;
 use crate::dynamo::entities::order_listing;
 use crate::dynamo::keys::{PK, SK, StatusShards};
@@ -13,7 +15,7 @@ use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::Store;
 
 /// What a run did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Resharded {
     /// Orders read, across every status and shard.
     pub examined: usize,
@@ -22,6 +24,25 @@ pub struct Resharded {
     /// Orders that changed (their status, say) between the read and the move: a status change
     /// already put them in a shard; a run after the new count is deployed settles them.
     pub changed_meanwhile: usize,
+    /// What it could not move, each by its key (or the GSI1 partition whose page it could not
+    /// read), with why: the rest were moved all the same. A run again tries each again.
+    pub failures: Vec<NotMoved>,
+}
+
+/// An item, or a shard's page, the run could not get past, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotMoved {
+    /// The item's `PK` and `SK`, or the GSI1 partition.
+    pub key: String,
+    /// Why, in the error's own words.
+    pub reason: String,
+}
+
+impl Resharded {
+    fn failed(&mut self, key: String, reason: String) {
+        tracing::error!(%key, %reason, "the reshard could not move this; it goes on with the rest");
+        self.failures.push(NotMoved { key, reason });
+    }
 }
 
 impl Store {
@@ -37,37 +58,28 @@ impl Store {
                 let gsi1pk = order_listing::gsi1pk(status, k);
                 let mut start = None;
                 loop {
-                    let out = KeyQuery::on(Index::Gsi1, gsi1pk.clone())
+                    let sent = KeyQuery::on(Index::Gsi1, gsi1pk.clone())
                         .request(self)
                         .set_exclusive_start_key(start)
                         .send()
-                        .await?;
+                        .await;
+                    let out = match sent {
+                        Ok(out) => out,
+                        Err(err) => {
+                            // This shard's next page cannot be read: the other shards still are.
+                            let reason = AppError::from(err).with_causes();
+                            done.failed(format!("GSI1 {gsi1pk}"), reason);
+                            break;
+                        }
+                    };
                     for item in out.items.unwrap_or_default() {
                         done.examined += 1;
-                        let (Some(pk), Some(sk)) = (text(&item, PK), text(&item, SK)) else {
-                            continue;
-                        };
-                        let Ok((_, order)) = order_listing::parse_sk(sk) else {
-                            continue;
-                        };
-                        let target = self.status_shards.of(&order);
-                        if target == k {
-                            continue;
-                        }
-                        let moved = order_listing::STATUS_CHANGE
-                            .on(&self.table, codec::primary_key(pk.to_owned(), sk))
-                            .set(
-                                &order_listing::GSI1PK,
-                                &order_listing::gsi1pk(status, target),
-                            )
-                            .condition("#GSI1PK = :from")
-                            .value(":from", &order_listing::GSI1PK, &gsi1pk)
-                            .request(&self.client)?
-                            .send()
-                            .await;
-                        match unless_condition_failed(moved)? {
-                            Some(_) => done.moved += 1,
-                            None => done.changed_meanwhile += 1,
+                        let key = key_text(&item);
+                        match self.reshard_one(&item, status, k, &gsi1pk).await {
+                            Ok(Some(true)) => done.moved += 1,
+                            Ok(Some(false)) => done.changed_meanwhile += 1,
+                            Ok(None) => {}
+                            Err(err) => done.failed(key, err.with_causes()),
                         }
                     }
                     start = out.last_evaluated_key.filter(|key| !key.is_empty());
@@ -78,5 +90,39 @@ impl Store {
             }
         }
         Ok(done)
+    }
+
+    /// One listing read from shard `k` of `status` (`gsi1pk`) moved into the shard its ID
+    /// belongs to: whether it moved (`false`: it changed meanwhile), or `None` where it is.
+    async fn reshard_one(
+        &self,
+        item: &Item,
+        status: OrderStatus,
+        k: u32,
+        gsi1pk: &str,
+    ) -> Result<Option<bool>, AppError> {
+        let (Some(pk), Some(sk)) = (text(item, PK), text(item, SK)) else {
+            return Err(AppError::internal(
+                "an item in a status shard without PK or SK",
+            ));
+        };
+        let (_, order) = order_listing::parse_sk(sk)
+            .map_err(|err| AppError::internal(format!("not an order listing's sort key: {err}")))?;
+        let target = self.status_shards.of(&order);
+        if target == k {
+            return Ok(None);
+        }
+        let moved = order_listing::STATUS_CHANGE
+            .on(&self.table, codec::primary_key(pk.to_owned(), sk))
+            .set(
+                &order_listing::GSI1PK,
+                &order_listing::gsi1pk(status, target),
+            )
+            .condition("#GSI1PK = :from")
+            .value(":from", &order_listing::GSI1PK, &gsi1pk.to_owned())
+            .request(&self.client)?
+            .send()
+            .await;
+        Ok(Some(unless_condition_failed(moved)?.is_some()))
     }
 }

@@ -329,3 +329,44 @@ async fn a_cursor_holds_a_position_per_shard_and_refuses_another_count() {
     assert_eq!(code, 200);
     assert_eq!(order_ids(&next).len(), 10);
 }
+
+/// One bad item never stops the reshard: an item in a status shard whose sort key is no
+/// listing's (written by other code) is reported by key, and every other order still moves.
+/// Before, it was passed over in silence; a move DynamoDB refused ended the whole run.
+#[tokio::test]
+async fn an_item_the_reshard_cannot_read_is_reported_and_the_rest_still_move() {
+    let app = TestApp::empty().await.expect("app");
+    let eight = shards(8);
+    write_orders(&app, eight, OrderStatus::Placed, 30, 0).await;
+    let bad: std::collections::HashMap<String, AttributeValue> = [
+        ("PK", "CUSTOMER#c1"),
+        ("SK", "ORDER#not-a-time#o1"),
+        ("GSI1PK", "STATUS#PLACED#5"),
+        ("GSI1SK", "2026-11-01T09:00:00Z"),
+    ]
+    .into_iter()
+    .map(|(name, value)| (name.to_owned(), AttributeValue::S(value.to_owned())))
+    .collect();
+    seed::write_all(&app.engine.client(), LOCAL_TABLE, vec![bad])
+        .await
+        .expect("written");
+    let lowered = app.store.clone().with_status_shards(shards(2));
+    let done = lowered.reshard_statuses().await.expect("resharded");
+    assert_eq!(done.examined, 31, "{done:?}");
+    assert_eq!(done.failures.len(), 1, "{done:?}");
+    assert_eq!(done.failures[0].key, "CUSTOMER#c1 / ORDER#not-a-time#o1");
+    assert!(
+        done.failures[0].reason.contains("sort key"),
+        "{:?}",
+        done.failures[0]
+    );
+    let after = reference(&app, OrderStatus::Placed, shards(2)).await;
+    assert_eq!(
+        after.len(),
+        30,
+        "every readable order in one of the 2 shards"
+    );
+    // Again: nothing left to move, and the bad item reported again.
+    let again = lowered.reshard_statuses().await.expect("resharded");
+    assert_eq!((again.moved, again.failures.len()), (0, 1), "{again:?}");
+}

@@ -522,3 +522,29 @@ async fn the_providers_event_racing_the_payers_own_look_settles_the_refund_once_
         "{ledger}"
     );
 }
+
+/// One bad page never stops the payer: DynamoDB refusing the page of REQUESTED refunds
+/// (through every retry) is reported by its GSI1 partition, and the PENDING ones are still
+/// looked at and settled. Before, the whole run ended with an error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_dynamodb_refuses_is_reported_and_the_other_refunds_are_still_paid() {
+    use local_engine::faults::Fault;
+    let (app, faults) = TestApp::seeded_with_faults().await.expect("app");
+    let store = &app.store;
+    let (_, _, intent, _, _) = unanswered_refund(store, ("c5", "sku-6"), "refused").await;
+    // Every attempt at the first Query (REQUESTED) fails: the SDK makes 4.
+    faults.inject("Query", Fault::InternalServerError, 4);
+    let run = pay_refunds::handle(&payer(store), BUDGET)
+        .await
+        .expect("the run goes on");
+    assert_eq!(
+        run.unsettled
+            .iter()
+            .map(|u| u.key.as_str())
+            .collect::<Vec<_>>(),
+        ["GSI1 REFUNDS#REQUESTED"],
+        "{run:?}"
+    );
+    assert_eq!((run.found, run.succeeded), (1, 1), "{run:?}");
+    assert_eq!(refunds_at_provider(&intent).len(), 1);
+}
