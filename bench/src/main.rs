@@ -4,7 +4,7 @@
 //! Usage: store-bench --bin-dir DIR [--python PATH] [--node PATH] [--runs N] [--warm N]
 //!                    [--callgrind] [--size-dir-arm64 DIR] [--size-dir-x86-64 DIR]
 //!                    [--memory-sizes MB,MB,...] [--memory-runs N] [--memory-warm N]
-//!                    [--calibration-rtt-ms MS] [--only patterns,init,capacity,shards,memory]
+//!                    [--calibration-rtt-ms MS] [--only patterns,init,capacity,shards,webhook,memory]
 
 mod callgrind;
 mod capacity;
@@ -17,6 +17,7 @@ mod process;
 mod report;
 mod shards;
 mod tls_front;
+mod webhook;
 
 use local_engine::runtime_api::Error;
 use local_engine::testing::TestApp;
@@ -40,6 +41,9 @@ async fn main() -> Result<(), Error> {
     }
     if o.runs_section("shards") {
         shards::section(&o, &home).await?;
+    }
+    if o.runs_section("webhook") {
+        webhook::section();
     }
     if o.runs_section("memory") {
         memory::section(&o, &endpoint, &home).await?;
