@@ -85,6 +85,9 @@ crate::listed! {
         RefundsUnsettled,
         /// Refunds PENDING for more than a day.
         RefundsOverdue,
+        /// Payments the payer's bank disputes: the order is flagged, and a person must answer
+        /// the dispute at the provider before its deadline.
+        DisputesOpened,
     }
 }
 
@@ -117,6 +120,7 @@ impl Metric {
             Metric::RefundsFailed => "RefundsFailed",
             Metric::RefundsUnsettled => "RefundsUnsettled",
             Metric::RefundsOverdue => "RefundsOverdue",
+            Metric::DisputesOpened => "DisputesOpened",
         }
     }
 

@@ -11,8 +11,8 @@
 use crate::domain::status::OrderStatus;
 use crate::dynamo::entities::{
     cart_line, cart_version, catalog_entry, counted_order, customer, idempotency, line_item,
-    open_order_count, order_header, order_listing, payment_event, product, refund, refund_due,
-    unread_event,
+    open_order_count, order_header, order_listing, payment_event, payment_order, product, refund,
+    refund_due, unread_event,
 };
 use crate::dynamo::keys::{Entity, PRODUCT_PREFIX, REFUNDS_GSI1_PREFIX, STATUS_PREFIX};
 use crate::dynamo::query::Index;
@@ -218,6 +218,10 @@ pub const FUNCTIONS: &[Function] = &[
             UpdateItem(&[&refund::SETTLE]),
             UpdateItem(&[&refund_due::SETTLE]),
             UpdateItem(&[&order_header::REFUND]),
+            // A dispute: the order its payment placed, found by the payment, flagged.
+            PutItem(&payment_order::PUT),
+            GetItem(Entity::PaymentOrder),
+            UpdateItem(&[&order_header::DISPUTE]),
             Query(Entity::OrderHeader),
             UpdateItem(order_header::ENDED_BY_PROVIDER),
             STATUS_CHANGE[2],

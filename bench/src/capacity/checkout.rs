@@ -82,7 +82,7 @@ impl Bench {
             &format!("POST webhook, payment of a {lines}-line hold"),
             paid,
             None,
-            "a consistent read of the header; one transaction: header and listing PLACED (GSI1 moves), the event recorded",
+            "a consistent read of the header; one transaction: header and listing PLACED (GSI1 moves), the payment's order kept under it, the event recorded",
         );
         Ok(paid)
     }

@@ -5,7 +5,8 @@
 //! transaction); any other signed payment is recorded to be given back. Either way the event's
 //! ID is recorded with it, so a redelivery changes nothing. `refund.updated` and
 //! `charge.refunded` record a refund's outcome, only forward; `payment_intent.canceled` ends the
-//! hold still waiting for that PaymentIntent at once. Events of other types are
+//! hold still waiting for that PaymentIntent at once; `charge.dispute.created` flags the order
+//! the disputed payment placed, and alarms. Events of other types are
 //! acknowledged and ignored; a signed event the store cannot read is kept as signed, for a
 //! person to look at. Every signed event gets a 200, so the provider stops retrying and nothing
 //! it signed is lost; a call that is not signed, or not fresh, gets a 400 and changes nothing.
@@ -16,8 +17,9 @@ use lambda_http::Request;
 use lambda_http::http::StatusCode;
 use serde::Serialize;
 use shared::domain::payment::{
-    EventOutcome, Payment, ProviderEvent, RefundReason, Reported, ReportedRefund,
+    Dispute, EventOutcome, Payment, ProviderEvent, RefundReason, Reported, ReportedRefund,
 };
+use shared::dynamo::disputes::Flagged;
 use shared::dynamo::payments::PaymentOutcome;
 use shared::http::HttpResult;
 use shared::http::request::{header_value, raw_body};
@@ -137,6 +139,39 @@ async fn refunds_settled(
     }
 }
 
+/// A payment disputed: the order it placed flagged (the first dispute stands), counted in
+/// `DisputesOpened` (alarm): a person must answer it at the provider before its deadline.
+async fn disputed(
+    store: &Store,
+    event: &ProviderEvent,
+    dispute: &Dispute,
+) -> Result<Received, AppError> {
+    let order = match store.flag_dispute(dispute).await? {
+        Flagged::Already(order) => {
+            return Ok(Received {
+                order_id: Some(order.to_string()),
+                ..received(EventOutcome::Replayed)
+            });
+        }
+        Flagged::Now(order) => Some(order),
+        Flagged::NoOrder => None,
+    };
+    metrics::count(Metric::DisputesOpened, 1);
+    tracing::error!(
+        dispute = %dispute.id,
+        payment = ?dispute.payment_intent,
+        order = ?order,
+        amount = dispute.amount,
+        reason = %dispute.reason,
+        event = %event.id,
+        "a payment is disputed: answer it at the provider before its deadline"
+    );
+    Ok(Received {
+        order_id: order.map(|order| order.to_string()),
+        ..received(EventOutcome::Disputed)
+    })
+}
+
 pub async fn handle(webhook: &Webhook, req: Request) -> HttpResult {
     // The signature covers the bytes exactly as sent: they are checked before they are read.
     let body = raw_body(&req, MAX_BODY_BYTES)?;
@@ -177,6 +212,7 @@ pub async fn handle(webhook: &Webhook, req: Request) -> HttpResult {
             };
             received(outcome)
         }
+        Some(Reported::Disputed(dispute)) => disputed(store, &event, &dispute).await?,
         None => {
             tracing::info!(event = %event.id, kind = %event.kind, "event acknowledged and ignored");
             received(EventOutcome::Ignored)

@@ -176,6 +176,7 @@ fn order(sample: &SampleOrder) -> Result<Order, Error> {
         payment_intent_id: None,
         payment_id: None,
         payment_error: None,
+        dispute: None,
     })
 }
 

@@ -50,6 +50,7 @@ fn order(id: &str, customer: &str, at: &str) -> Order {
         payment_intent_id: None,
         payment_id: None,
         payment_error: None,
+        dispute: None,
     }
 }
 

@@ -103,6 +103,13 @@ id_type!(
     "provider refund id",
     MAX_PROVIDER_ID_LEN
 );
+
+id_type!(
+    /// A provider's dispute ID (`dp_…`): a payer's bank contesting a payment.
+    DisputeId,
+    "dispute id",
+    MAX_PROVIDER_ID_LEN
+);
 id_type!(
     /// The store's ID of one refund (`ORDER#<orderId>` / `REFUND#<refundId>`): the
     /// `Idempotency-Key` it is sent to the provider with, and its `metadata[refundId]` there, so

@@ -50,6 +50,24 @@ pub struct Order {
     /// (the header only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payment_error: Option<String>,
+    /// The payer's bank contests the payment that placed it (the header only): the first
+    /// dispute the provider reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dispute: Option<OrderDispute>,
+}
+
+/// A dispute of the payment that placed an order, as the order is flagged with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderDispute {
+    /// The provider's dispute.
+    pub dispute_id: crate::domain::ids::DisputeId,
+    /// The bank's reason, as the provider names it.
+    pub reason: String,
+    /// What is contested, in the smallest unit.
+    pub amount: i64,
+    /// When the store heard of it.
+    pub disputed_at: Timestamp,
 }
 
 /// One product line of an order.
@@ -224,6 +242,7 @@ impl OrderDetails {
                 payment_intent_id: None,
                 payment_id: None,
                 payment_error: None,
+                dispute: None,
             },
             items: lines,
             money: Box::default(),

@@ -22,6 +22,8 @@ crate::listed! {
         RefundUpdated,
         /// `charge.refunded`: a charge refunded, with its refunds.
         ChargeRefunded,
+        /// `charge.dispute.created`: the payer's bank contests a payment; its order is flagged.
+        DisputeCreated,
     }
 }
 
@@ -34,6 +36,7 @@ impl EventType {
             EventType::PaymentCanceled => "payment_intent.canceled",
             EventType::RefundUpdated => "refund.updated",
             EventType::ChargeRefunded => "charge.refunded",
+            EventType::DisputeCreated => "charge.dispute.created",
         }
     }
 
@@ -68,6 +71,9 @@ crate::listed! {
         RefundSettled,
         /// The provider canceled the PaymentIntent of a hold: the hold ended, its stock back.
         HoldEnded,
+        /// A payment is disputed: the order it placed is flagged (or, when the store knows no
+        /// order of it, the dispute is logged and counted all the same).
+        Disputed,
         /// The store does not act on the event's type, or the event moves nothing forward.
         Ignored,
         /// The event is signed but the store could not read it: kept as signed for a person to
@@ -85,6 +91,7 @@ impl EventOutcome {
             EventOutcome::PaymentFailed => "payment-failed",
             EventOutcome::RefundSettled => "refund-settled",
             EventOutcome::HoldEnded => "hold-ended",
+            EventOutcome::Disputed => "disputed",
             EventOutcome::Replayed => "replayed",
             EventOutcome::Ignored => "ignored",
             EventOutcome::Unreadable => "unreadable",
@@ -165,6 +172,25 @@ pub enum Reported {
     Canceled(Payment),
     /// Refunds' outcomes (a `refund.updated`'s one, a `charge.refunded`'s list).
     Refunds(Vec<ReportedRefund>),
+    /// A payment disputed.
+    Disputed(Dispute),
+}
+
+/// A dispute, as a `charge.dispute.created` event's object describes it: the payer's bank
+/// contests a payment, and its amount is held from the store until the dispute is decided.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Dispute {
+    /// The provider's dispute.
+    pub id: crate::domain::ids::DisputeId,
+    /// What is contested, in the smallest unit.
+    pub amount: i64,
+    /// Lowercase ISO 4217.
+    pub currency: String,
+    /// The PaymentIntent whose charge is contested (absent for a charge made without one).
+    #[serde(default)]
+    pub payment_intent: Option<PaymentId>,
+    /// The bank's reason, as the provider names it (`fraudulent`, `product_not_received`...).
+    pub reason: String,
 }
 
 /// A refund, as an event's object describes it.
@@ -274,6 +300,9 @@ impl ProviderEvent {
                     serde_json::from_value(object()).map_err(|err| unread("a charge", err))?;
                 Reported::Refunds(charge.refunds.map(|list| list.data).unwrap_or_default())
             }
+            EventType::DisputeCreated => Reported::Disputed(
+                serde_json::from_value(object()).map_err(|err| unread("a dispute", err))?,
+            ),
         }))
     }
 
@@ -494,7 +523,11 @@ mod tests {
         for kind in EventType::ALL {
             assert_eq!(EventType::of(kind.as_str()), Some(kind));
         }
-        assert_eq!(EventType::of("charge.dispute.created"), None);
+        assert_eq!(
+            EventType::of("charge.dispute.created"),
+            Some(EventType::DisputeCreated)
+        );
+        assert_eq!(EventType::of("charge.dispute.closed"), None);
         for outcome in EventOutcome::ALL {
             assert_eq!(
                 serde_json::to_value(outcome).expect("serializes"),

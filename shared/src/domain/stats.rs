@@ -216,6 +216,7 @@ mod tests {
             payment_intent_id: None,
             payment_id: None,
             payment_error: None,
+            dispute: None,
         }
     }
 

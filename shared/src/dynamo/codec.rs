@@ -33,7 +33,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::AppError;
 use crate::domain::ids::{
-    CustomerId, OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId,
+    CustomerId, DisputeId, OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId,
 };
 use crate::domain::money::{self, Decimal, Money};
 use crate::domain::payment::RefundReason;
@@ -137,6 +137,8 @@ stored_as!(RefundId, S, "a refund id", |s: &str| RefundId::parse(s)
 stored_as!(ProviderRefundId, S, "a provider refund id", |s: &str| {
     ProviderRefundId::parse(s).ok()
 });
+stored_as!(DisputeId, S, "a dispute id", |s: &str| DisputeId::parse(s)
+    .ok());
 stored_as!(Money, N, "a decimal number", Money::parse_number);
 stored_as!(u32, N, "a whole number", money::whole_number);
 stored_as!(u64, N, "a whole number", money::whole_number);

@@ -18,6 +18,7 @@
 //! | Cart line | `CUSTOMER#<customerId>` | `CART#<sku>` | 9 |
 //! | Cart version | `CUSTOMER#<customerId>` | `CART` | the cap on a cart's lines |
 //! | Applied payment event | `PAYMENT_EVENT#<eventId>` | `APPLIED` | the webhook, at most once |
+//! | Payment's order | `PAYMENT#<paymentId>` | `ORDER` | a dispute's order |
 //! | Refund due | `REFUND#<paymentId>` | `REFUND` | 10 (GSI1: `REFUNDS#<status>` / `<requestedAt>`) |
 //! | Order refund | `ORDER#<orderId>` | `REFUND#<refundId>` | 10, the ledger (GSI1: `REFUNDS#<status>` / `<requestedAt>`) |
 //! | Unread provider event | `UNREAD_EVENT#<sha256>` | `RAW` | a person's look (GSI1: `UNREAD_EVENTS` / `<receivedAt>`) |
@@ -69,6 +70,8 @@ pub const MIGRATION_PREFIX: &str = "MIGRATION#";
 pub const CART_PREFIX: &str = "CART#";
 /// Applied provider events' partitions.
 pub const PAYMENT_EVENT_PREFIX: &str = "PAYMENT_EVENT#";
+/// Payments' partitions: the order each collected payment placed.
+pub const PAYMENT_PREFIX: &str = "PAYMENT#";
 /// Refunds: the partitions of those of payments that name no order, the sort keys of an
 /// order's.
 pub const REFUND_PREFIX: &str = "REFUND#";
@@ -95,6 +98,8 @@ pub const PRODUCT_SK: &str = "PRODUCT";
 pub const RESPONSE_SK: &str = "RESPONSE";
 /// The applied provider event's sort key.
 pub const APPLIED_SK: &str = "APPLIED";
+/// The sort key of a payment's order.
+pub const PAYMENT_ORDER_SK: &str = "ORDER";
 /// The refund's sort key.
 pub const REFUND_SK: &str = "REFUND";
 /// An unread provider event's sort key.
@@ -325,6 +330,8 @@ crate::listed! {
         CartVersion,
         /// A provider event the webhook applied.
         PaymentEvent,
+        /// The order a collected payment placed.
+        PaymentOrder,
         /// A payment to give back that names no order the store has.
         RefundDue,
         /// A refund of an order: staff's, a cancellation's, or of a payment for it that placed
@@ -352,6 +359,7 @@ impl Entity {
             Entity::CartLine => "Cart line",
             Entity::CartVersion => "Cart version",
             Entity::PaymentEvent => "Applied payment event",
+            Entity::PaymentOrder => "Payment's order",
             Entity::RefundDue => "Refund due",
             Entity::OrderRefund => "Order refund",
             Entity::UnreadEvent => "Unread provider event",
@@ -374,6 +382,7 @@ impl Entity {
             Entity::CartLine => ("CUSTOMER#<customerId>", "CART#<sku>"),
             Entity::CartVersion => ("CUSTOMER#<customerId>", CART_VERSION_SK),
             Entity::PaymentEvent => ("PAYMENT_EVENT#<eventId>", APPLIED_SK),
+            Entity::PaymentOrder => ("PAYMENT#<paymentId>", PAYMENT_ORDER_SK),
             Entity::RefundDue => ("REFUND#<paymentId>", REFUND_SK),
             Entity::OrderRefund => ("ORDER#<orderId>", "REFUND#<refundId>"),
             Entity::UnreadEvent => ("UNREAD_EVENT#<sha256>", RAW_SK),
@@ -407,6 +416,8 @@ impl Entity {
             Some(Entity::IdempotencyRecord)
         } else if under(PAYMENT_EVENT_PREFIX) && sk == APPLIED_SK {
             Some(Entity::PaymentEvent)
+        } else if under(PAYMENT_PREFIX) && sk == PAYMENT_ORDER_SK {
+            Some(Entity::PaymentOrder)
         } else if under(REFUND_PREFIX) && sk == REFUND_SK {
             Some(Entity::RefundDue)
         } else if under(UNREAD_EVENT_PREFIX) && sk == RAW_SK {

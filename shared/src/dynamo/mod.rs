@@ -8,6 +8,7 @@ pub mod client;
 pub mod codec;
 pub mod cursor;
 pub mod customers;
+pub mod disputes;
 pub mod entities;
 pub mod errors;
 pub mod holds;

@@ -22,7 +22,9 @@ use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::Item;
 use crate::dynamo::cursor::text;
-use crate::dynamo::entities::{order_header, payment_event, refund, refund_due, unread_event};
+use crate::dynamo::entities::{
+    order_header, payment_event, payment_order, refund, refund_due, unread_event,
+};
 use crate::dynamo::errors::unless_condition_failed;
 use crate::dynamo::keys::{Entity, GSI1PK, GSI1SK, PK, SK};
 use crate::dynamo::orders::Settle;
@@ -49,6 +51,9 @@ enum PaymentAction {
     Listing,
     Event,
     Refund,
+    /// The order the payment placed, kept under the payment (unconditionally: the same each
+    /// time).
+    PaymentOrder,
 }
 
 /// Why an attempt did not apply the payment.
@@ -202,7 +207,8 @@ impl Store {
     }
 
     /// The hold placed: header and listing PENDING_PAYMENT → PLACED (the header only while its
-    /// hold lasts, [`Store::status_updates`], and with the payment), the event recorded.
+    /// hold lasts, [`Store::status_updates`], and with the payment), the payment's order kept
+    /// under the payment (for a dispute, which names only the payment), the event recorded.
     /// `Err(reason)` when the header had moved on.
     async fn pay_hold(
         &self,
@@ -219,9 +225,14 @@ impl Store {
             .set(&order_header::PAID_AMOUNT, &payment.amount)
             .set(&order_header::REFUNDABLE, &payment.amount)
             .remove(&order_header::PAYMENT_ERROR);
-        let mut transaction = Transaction::with_capacity(3);
+        let mut transaction = Transaction::with_capacity(4);
         transaction.update(PaymentAction::Header, header.build()?)?;
         transaction.update(PaymentAction::Listing, listing.build()?)?;
+        let placed_by = payment_order::to_item(&payment.id, &order.order_id);
+        let placed_by = Put::builder()
+            .table_name(&self.table)
+            .set_item(Some(placed_by));
+        transaction.put(PaymentAction::PaymentOrder, placed_by)?;
         transaction.put(
             PaymentAction::Event,
             self.event_record(event, EventOutcome::Placed, Some(&order.order_id)),

@@ -47,6 +47,7 @@ async fn write_orders(
             payment_intent_id: None,
             payment_id: None,
             payment_error: None,
+            dispute: None,
         };
         let mut item = order_listing::to_item(&order, n);
         if padding > 0 {

@@ -67,6 +67,7 @@ async fn write_listing(
         payment_intent_id: None,
         payment_id: None,
         payment_error: None,
+        dispute: None,
     };
     app.store
         .client()

@@ -584,3 +584,103 @@ async fn the_payment_that_placed_an_order_reported_again_under_another_event_is_
     );
     assert_eq!(app.status_of(&order).await, "PLACED");
 }
+
+/// The provider's `charge.dispute.created` of `intent`'s charge: it names the PaymentIntent,
+/// never the order.
+fn dispute(event: &str, dispute: &str, intent: &str, amount: i64) -> String {
+    serde_json::json!({
+        "id": event,
+        "object": "event",
+        "type": "charge.dispute.created",
+        "data": {"object": {
+            "id": dispute, "object": "dispute", "amount": amount, "currency": "usd",
+            "charge": "ch_1", "payment_intent": intent, "reason": "fraudulent",
+            "status": "warning_needs_response",
+        }},
+    })
+    .to_string()
+}
+
+#[tokio::test]
+async fn a_disputed_payment_flags_the_order_it_placed_once_and_an_unknown_one_is_still_reported() {
+    let app = TestApp::seeded().await.expect("app");
+    let hook = hooked(&app);
+    let (order, amount, intent) = held(&app).await;
+    let paid = succeeded("evt_paid", &intent, amount, "usd", &order);
+    let (status, answer) = post(&hook, webhook(&paid)).await;
+    assert_eq!((status, answer["outcome"].as_str()), (200, Some("placed")));
+    let (status, answer) = post(&hook, webhook(&dispute("evt_d1", "dp_1", &intent, amount))).await;
+    assert_eq!(
+        (
+            status,
+            answer["outcome"].as_str(),
+            answer["orderId"].as_str()
+        ),
+        (200, Some("disputed"), Some(order.as_str())),
+        "{answer}"
+    );
+    let req = local_engine::testing::get(
+        local_engine::testing::Who::Staff,
+        "GET /orders/{orderId}",
+        &format!("/orders/{order}"),
+        "",
+    );
+    let shown = parts(dispatch(&app.store, req, get_order::handle).await).2;
+    assert_eq!(shown["dispute"]["disputeId"], "dp_1", "{shown}");
+    assert_eq!(
+        (&shown["dispute"]["reason"], &shown["dispute"]["amount"]),
+        (&Value::from("fraudulent"), &Value::from(amount))
+    );
+    assert_eq!(shown["status"], "PLACED", "a dispute moves no status");
+    // Delivered again, or a second dispute: the first stands.
+    let (_, answer) = post(&hook, webhook(&dispute("evt_d2", "dp_2", &intent, amount))).await;
+    assert_eq!(answer["outcome"], "replayed", "{answer}");
+    let shown = parts(
+        dispatch(
+            &app.store,
+            local_engine::testing::get(
+                local_engine::testing::Who::Staff,
+                "GET /orders/{orderId}",
+                &format!("/orders/{order}"),
+                "",
+            ),
+            get_order::handle,
+        )
+        .await,
+    )
+    .2;
+    assert_eq!(shown["dispute"]["disputeId"], "dp_1");
+    // A payment the store knows nothing of: acknowledged, reported, no order named.
+    let (status, answer) = post(
+        &hook,
+        webhook(&dispute("evt_d3", "dp_3", "pi_unknown", 500)),
+    )
+    .await;
+    assert_eq!(
+        (status, answer["outcome"].as_str()),
+        (200, Some("disputed"))
+    );
+    assert!(answer["orderId"].is_null(), "{answer}");
+}
+
+/// A payment that placed nothing (here: of a PaymentIntent the order does not store) is
+/// recorded for refund under its order; its dispute finds the order through that record.
+#[tokio::test]
+async fn a_dispute_of_a_payment_recorded_for_refund_flags_the_order_it_named() {
+    let app = TestApp::seeded().await.expect("app");
+    let hook = hooked(&app);
+    let (order, amount, _) = held(&app).await;
+    let stray = succeeded("evt_stray", "pi_stray", amount, "usd", &order);
+    let (_, answer) = post(&hook, webhook(&stray)).await;
+    assert_eq!(answer["outcome"], "refund-due", "{answer}");
+    let (_, answer) = post(
+        &hook,
+        webhook(&dispute("evt_d", "dp_s", "pi_stray", amount)),
+    )
+    .await;
+    assert_eq!(
+        (answer["outcome"].as_str(), answer["orderId"].as_str()),
+        (Some("disputed"), Some(order.as_str())),
+        "{answer}"
+    );
+}

@@ -20,6 +20,7 @@ pub mod open_order_count;
 pub mod order_header;
 pub mod order_listing;
 pub mod payment_event;
+pub mod payment_order;
 pub mod product;
 pub mod refund;
 pub mod refund_due;
@@ -42,6 +43,7 @@ pub const UPDATES: &[&UpdateSpec] = &[
     &order_header::PAYMENT_FAILED,
     &order_header::REFUND,
     &order_header::INTENT_CANCELED,
+    &order_header::DISPUTE,
     &line_item::BACK,
     &refund::CLAIM,
     &refund::SETTLE,
@@ -67,6 +69,7 @@ pub const PUTS: &[&PutSpec] = &[
     &counted_order::PUT,
     &idempotency::PUT,
     &payment_event::PUT,
+    &payment_order::PUT,
     &refund::PUT,
     &refund_due::PUT,
     &refund_due::POINTER,
@@ -310,6 +313,10 @@ mod tests {
                     1,
                 ),
             ),
+            (
+                &payment_order::PUT,
+                payment_order::to_item(&payment, &o100()),
+            ),
             (&refund::PUT, refund::to_item(&refund)),
             (&refund_due::PUT, refund::to_item(&due)),
             (
@@ -369,6 +376,10 @@ mod tests {
             (
                 payment_event::key(&PaymentEventId::parse("evt_1").expect("id")),
                 Entity::PaymentEvent,
+            ),
+            (
+                payment_order::key(&PaymentId::parse("pi_1").expect("id")),
+                Entity::PaymentOrder,
             ),
             (
                 refund_due::key(&PaymentId::parse("pi_1").expect("id")),

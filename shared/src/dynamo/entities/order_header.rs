@@ -2,8 +2,8 @@
 //! lines: one Query on PK): what a lookup by order ID needs (customerId, placedAt, status,
 //! total), in the order's own partition, sorted before its line items (`keys::ORDER_PARTITION`).
 
-use crate::domain::ids::{CustomerId, OrderId, PaymentId};
-use crate::domain::order::{Balance, Order};
+use crate::domain::ids::{CustomerId, DisputeId, OrderId, PaymentId};
+use crate::domain::order::{Balance, Order, OrderDispute};
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
 use crate::dynamo::entities::line_item;
@@ -36,6 +36,26 @@ pub const REFUNDABLE: Attr<i64> = Attr::new("refundable");
 pub const REFUNDED: Attr<i64> = Attr::new("refunded");
 /// How many refunds drew on the balance.
 pub const REFUND_COUNT: Attr<u32> = Attr::new("refundCount");
+
+/// The first dispute of the payment that placed it: the provider's ID.
+pub const DISPUTE_ID: Attr<DisputeId> = Attr::new("disputeId");
+/// The bank's reason.
+pub const DISPUTE_REASON: Attr<String> = Attr::new("disputeReason");
+/// What is contested, in the smallest unit.
+pub const DISPUTE_AMOUNT: Attr<i64> = Attr::new("disputeAmount");
+/// When the store heard of it.
+pub const DISPUTED_AT: Attr<Timestamp> = Attr::new("disputedAt");
+
+/// The order flagged with its payment's dispute, once (the first dispute stands).
+pub const DISPUTE: UpdateSpec = UpdateSpec {
+    set: &[
+        DISPUTE_ID.name,
+        DISPUTE_REASON.name,
+        DISPUTE_AMOUNT.name,
+        DISPUTED_AT.name,
+    ],
+    ..UpdateSpec::of(Entity::OrderHeader)
+};
 
 /// A status change of the header, on the condition that its status is still the one read.
 pub const STATUS_CHANGE: UpdateSpec = UpdateSpec {
@@ -158,7 +178,21 @@ pub fn from_item(mut item: Item) -> Result<Order, BadItem> {
         payment_intent_id: PAYMENT_INTENT_ID.take_optional(&mut item)?,
         payment_id: PAYMENT_ID.take_optional(&mut item)?,
         payment_error: PAYMENT_ERROR.take_optional(&mut item)?,
+        dispute: dispute(&mut item)?,
     })
+}
+
+/// The dispute a header is flagged with, if any.
+fn dispute(item: &mut Item) -> Result<Option<OrderDispute>, BadItem> {
+    let Some(dispute_id) = DISPUTE_ID.take_optional(item)? else {
+        return Ok(None);
+    };
+    Ok(Some(OrderDispute {
+        dispute_id,
+        reason: DISPUTE_REASON.take(item)?,
+        amount: DISPUTE_AMOUNT.take(item)?,
+        disputed_at: DISPUTED_AT.take(item)?,
+    }))
 }
 
 #[cfg(test)]

@@ -168,6 +168,7 @@ pub fn from_item(mut item: Item) -> Result<Order, BadItem> {
         payment_intent_id: None,
         payment_id: None,
         payment_error: None,
+        dispute: None,
     })
 }
 

@@ -40,6 +40,7 @@ pub(crate) fn order(status: OrderStatus) -> Order {
         payment_intent_id: None,
         payment_id: None,
         payment_error: None,
+        dispute: None,
     }
 }
 
