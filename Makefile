@@ -19,7 +19,7 @@ PAYMENTS := $(PAYMENTS_VENV)/.installed
 READ_FUNCTIONS := get-customer list-customer-orders get-order-items list-orders-by-status
 FUNCTIONS := $(notdir $(wildcard functions/*))
 
-.PHONY: help dev token pay test chromium checkov contract checkout-load lint build sam-local deploy bench load migrate query tools clean
+.PHONY: help dev token pay test chromium checkov contract checkout-load stripe-params lint build sam-local deploy bench load migrate query tools clean
 
 help:
 	@echo "make dev     run the store locally: DynamoDB engine on 127.0.0.1:8000, HTTP API on 127.0.0.1:3000"
@@ -90,6 +90,15 @@ contract: $(TOOLS) $(PAYMENTS)
 # customers at once, a third paid, a third left to expire, a third paid after expiry; fails unless
 # every hold is placed, expired, or expired with its payment due for refund, stock is start minus
 # placed and every customer's statistics are exact. CHECKOUTS=n CUSTOMERS=n for other counts.
+# The provider's description of the requests the client sends (provider/tests/openapi.rs holds
+# them to it), from stripe-node STRIPE_NODE: its declarations are generated from stripe/openapi,
+# and its pinned API version is the one the client sends (provider/src/client.rs API_VERSION).
+STRIPE_NODE ?= 22.6.2
+stripe-params:
+	rm -rf target/stripe-node && mkdir -p target/stripe-node
+	cd target/stripe-node && npm pack --silent stripe@$(STRIPE_NODE) && tar xzf stripe-$(STRIPE_NODE).tgz
+	python3 local/stripe_params.py target/stripe-node/package > provider/tests/stripe-params.json
+
 checkout-load:
 	cargo build --locked -p local-dev --bins
 	cargo build --locked -p store-bench --bin store-checkout-load

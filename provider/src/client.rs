@@ -17,6 +17,13 @@ use shared::AppError;
 use shared::domain::error::BoxError;
 use shared::retry::{Backoff, retry};
 
+/// The provider's API version every request is written for, sent as `Stripe-Version` so that
+/// an account whose default version is newer reads them the same. The parameters the client
+/// sends are held to this version's published description (`provider/tests/openapi.rs`). The
+/// next version, `2026-09-30.endive`, removes `payment_method_types` from PaymentIntents in
+/// favour of `allowed_payment_method_types`, which localstripe does not know yet.
+pub const API_VERSION: &str = "2026-08-26.dahlia";
+
 /// The provider's API, unless `PAYMENT_API_BASE` says otherwise (make dev's localstripe).
 pub const DEFAULT_BASE: &str = "https://api.stripe.com";
 
@@ -206,7 +213,8 @@ impl Provider {
         let mut request = Request::builder()
             .method(method.clone())
             .uri(format!("{}{path}", self.inner.base))
-            .header("authorization", format!("Bearer {}", self.inner.key.0));
+            .header("authorization", format!("Bearer {}", self.inner.key.0))
+            .header("stripe-version", API_VERSION);
         if *method == Method::POST {
             request = request.header("content-type", "application/x-www-form-urlencoded");
         }
