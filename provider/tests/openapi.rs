@@ -239,6 +239,9 @@ fn what_the_description_does_not_admit_is_found() {
     assert!(wrong(create, "payment_method_types[]", "card").is_none());
     assert!(wrong(create, "amount", "43.95").is_some());
     assert!(wrong(create, "capture_method", "whenever").is_some());
-    assert!(wrong(create, "payment_method_types", "card").is_some(), "an array is sent as []");
+    assert!(
+        wrong(create, "payment_method_types", "card").is_some(),
+        "an array is sent as []"
+    );
     assert!(wrong(create, "no_such_field", "x").is_some());
 }

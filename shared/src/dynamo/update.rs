@@ -298,36 +298,7 @@ impl Change {
     /// expression rendered from the specs: refused when it names an attribute or a value its
     /// specs do not declare, leaves a placeholder unbound, or is for an item of another entity.
     pub fn build(self) -> Result<UpdateBuilder, AppError> {
-        let entity = self.specs.first().map(|spec| spec.entity);
-        let keyed = key_text(&self.key, keys::PK).zip(key_text(&self.key, keys::SK));
-        if keyed.and_then(|(pk, sk)| Entity::of(pk, sk)) != entity {
-            return Err(self.refuse(format!("the key {:?}", self.key)));
-        }
-        if self.specs.iter().any(|spec| Some(spec.entity) != entity) {
-            return Err(self.refuse("specs of two entities".to_owned()));
-        }
-        if let Some((clause, name, _)) = self
-            .clauses
-            .iter()
-            .find(|(clause, name, _)| !self.declares(*clause, name))
-        {
-            return Err(self.refuse(format!("{clause:?} {name}")));
-        }
-        if let Some((map, _, _)) = self
-            .entries
-            .iter()
-            .find(|(map, _, _)| !self.declares(Clause::Add, map))
-        {
-            return Err(self.refuse(format!("Add to an entry of {map}")));
-        }
-        // The entries' placeholders, each for its key: `#held_0` names the map's entry `sku-1`.
-        let entry_names: Vec<(String, &str)> = self
-            .entries
-            .iter()
-            .enumerate()
-            .map(|(n, (map, key, _))| (format!("{map}_{n}"), key.as_str()))
-            .collect();
-        let is_entry = |name: &str| entry_names.iter().any(|(p, _)| p == name);
+        self.check_declared()?;
         let expression = self.expression();
         let condition = match self.conditions.as_slice() {
             [] => None,
@@ -340,47 +311,15 @@ impl Change {
             ),
         };
         let condition_text = condition.as_deref().unwrap_or("");
-        let mut names: Vec<String> = placeholders(&expression, '#');
-        for name in placeholders(condition_text, '#') {
-            if !is_entry(&name) && !self.specs.iter().any(|spec| spec.names(&name)) {
-                return Err(self.refuse(format!("a condition on #{name}")));
-            }
-            names.push(name);
-        }
-        names.sort_unstable();
-        names.dedup();
-        let mut values: Vec<(String, AttributeValue)> = self
-            .clauses
-            .iter()
-            .filter_map(|(_, name, value)| Some((format!(":{name}"), value.clone()?)))
-            .collect();
-        values.extend(
-            self.entries
-                .iter()
-                .enumerate()
-                .map(|(n, (map, _, value))| (format!(":{map}_{n}"), value.clone())),
-        );
-        values.extend(self.values.iter().cloned());
-        let mut used = placeholders(&expression, ':');
-        used.extend(placeholders(condition_text, ':'));
-        used.sort_unstable();
-        used.dedup();
-        let mut bound: Vec<&str> = values.iter().map(|(p, _)| &p[1..]).collect();
-        bound.sort_unstable();
-        if bound.windows(2).any(|pair| pair[0] == pair[1]) || bound != used {
-            return Err(self.refuse(format!("values {bound:?} for placeholders {used:?}")));
-        }
+        let names = self.names(&expression, condition_text)?;
+        let values = self.values(&expression, condition_text)?;
         let mut update = Update::builder()
             .table_name(self.table)
             .set_key(Some(self.key))
             .update_expression(expression)
             .set_condition_expression(condition);
-        for name in names {
-            let named = match entry_names.iter().find(|(p, _)| *p == name) {
-                Some((_, key)) => (*key).to_owned(),
-                None => name.clone(),
-            };
-            update = update.expression_attribute_names(format!("#{name}"), named);
+        for (placeholder, name) in names {
+            update = update.expression_attribute_names(placeholder, name);
         }
         for (placeholder, value) in values {
             update = update.expression_attribute_values(placeholder, value);
@@ -391,6 +330,82 @@ impl Change {
             );
         }
         Ok(update)
+    }
+
+    /// Refused unless the key is of the specs' one entity and every clause and map entry is
+    /// one they declare.
+    fn check_declared(&self) -> Result<(), AppError> {
+        let entity = self.specs.first().map(|spec| spec.entity);
+        let keyed = key_text(&self.key, keys::PK).zip(key_text(&self.key, keys::SK));
+        if keyed.and_then(|(pk, sk)| Entity::of(pk, sk)) != entity {
+            return Err(self.refuse(format!("the key {:?}", self.key)));
+        }
+        if self.specs.iter().any(|spec| Some(spec.entity) != entity) {
+            return Err(self.refuse("specs of two entities".to_owned()));
+        }
+        if let Some((clause, name, _)) =
+            (self.clauses.iter()).find(|(clause, name, _)| !self.declares(*clause, name))
+        {
+            return Err(self.refuse(format!("{clause:?} {name}")));
+        }
+        if let Some((map, _, _)) =
+            (self.entries.iter()).find(|(map, _, _)| !self.declares(Clause::Add, map))
+        {
+            return Err(self.refuse(format!("Add to an entry of {map}")));
+        }
+        Ok(())
+    }
+
+    /// Each `#name` placeholder and what it names: an attribute (a condition's only if a spec
+    /// declares it), or a map entry's key (`#held_0` names the entry `sku-1`).
+    fn names(&self, expression: &str, condition: &str) -> Result<Vec<(String, String)>, AppError> {
+        let entries: Vec<(String, &str)> = (self.entries.iter().enumerate())
+            .map(|(n, (map, key, _))| (format!("{map}_{n}"), key.as_str()))
+            .collect();
+        let entry = |name: &str| entries.iter().find(|(p, _)| p == name).map(|(_, key)| *key);
+        let mut names: Vec<String> = placeholders(expression, '#');
+        for name in placeholders(condition, '#') {
+            if entry(&name).is_none() && !self.specs.iter().any(|spec| spec.names(&name)) {
+                return Err(self.refuse(format!("a condition on #{name}")));
+            }
+            names.push(name);
+        }
+        names.sort_unstable();
+        names.dedup();
+        Ok(names
+            .into_iter()
+            .map(|name| {
+                let named = entry(&name).map_or_else(|| name.clone(), str::to_owned);
+                (format!("#{name}"), named)
+            })
+            .collect())
+    }
+
+    /// Each `:name` placeholder's value: the clauses', the entries', the conditions'; refused
+    /// unless every placeholder used is bound exactly once and nothing else is.
+    fn values(
+        &self,
+        expression: &str,
+        condition: &str,
+    ) -> Result<Vec<(String, AttributeValue)>, AppError> {
+        let mut values: Vec<(String, AttributeValue)> = (self.clauses.iter())
+            .filter_map(|(_, name, value)| Some((format!(":{name}"), value.clone()?)))
+            .collect();
+        values.extend(
+            (self.entries.iter().enumerate())
+                .map(|(n, (map, _, value))| (format!(":{map}_{n}"), value.clone())),
+        );
+        values.extend(self.values.iter().cloned());
+        let mut used = placeholders(expression, ':');
+        used.extend(placeholders(condition, ':'));
+        used.sort_unstable();
+        used.dedup();
+        let mut bound: Vec<&str> = values.iter().map(|(p, _)| &p[1..]).collect();
+        bound.sort_unstable();
+        if bound.windows(2).any(|pair| pair[0] == pair[1]) || bound != used {
+            return Err(self.refuse(format!("values {bound:?} for placeholders {used:?}")));
+        }
+        Ok(values)
     }
 
     /// The UpdateItem as a request of its own, ready to send on `client`: the transaction's

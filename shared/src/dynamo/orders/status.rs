@@ -8,7 +8,7 @@ use crate::domain::refund::{CANCELLED_REASON, Refund, RefundKind};
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::entities::{line_item, order_header, order_listing, product, refund};
-use crate::dynamo::transaction::{Outcome, Transaction};
+use crate::dynamo::transaction::{Cancelled, Outcome, Transaction};
 use crate::dynamo::update::Change;
 
 use super::Release;
@@ -159,30 +159,7 @@ impl Store {
                 ))
                 .into());
             }
-            // Products that no longer exist: give their stock back to nobody, and send again.
-            let gone: Vec<&Sku> = cancelled
-                .failed_conditions()
-                .filter_map(|(action, _)| match action {
-                    StatusAction::Restock(line) => Some(&line.sku),
-                    _ => None,
-                })
-                .collect();
-            // Nothing to give back: the order was placed before the caps counted it (units
-            // first: the place was counted longer).
-            let uncounted =
-                cancelled.condition_failed(|action| matches!(action, StatusAction::ReleasePlace));
-            if gone.is_empty() && !uncounted {
-                return Err(cancelled.unexplained("status").into());
-            }
-            if uncounted && release.held {
-                release.held = false;
-            } else if uncounted {
-                release.place = false;
-            }
-            for sku in &gone {
-                tracing::warn!(order = %current.order_id, %sku, "stock not given back: the product no longer exists");
-            }
-            restock.retain(|(line, _)| !gone.contains(&&line.sku));
+            narrow(&cancelled, current, &mut restock, &mut release)?;
         }
     }
 
@@ -297,4 +274,38 @@ impl Store {
         }
         Ok(transaction)
     }
+}
+
+/// What a status change's cancellation leaves to send again, narrowed in place: products that
+/// no longer exist get no stock back, and a count that never counted the order (placed before
+/// the caps counted it: units first, the place was counted longer) gives nothing back. An
+/// error when nothing explains the cancellation.
+fn narrow(
+    cancelled: &Cancelled<StatusAction<'_>>,
+    current: &Order,
+    restock: &mut Vec<(&LineItem, u32)>,
+    release: &mut Release,
+) -> Result<(), AppError> {
+    let gone: Vec<&Sku> = cancelled
+        .failed_conditions()
+        .filter_map(|(action, _)| match action {
+            StatusAction::Restock(line) => Some(&line.sku),
+            _ => None,
+        })
+        .collect();
+    let uncounted =
+        cancelled.condition_failed(|action| matches!(action, StatusAction::ReleasePlace));
+    if gone.is_empty() && !uncounted {
+        return Err(cancelled.unexplained("status"));
+    }
+    if uncounted && release.held {
+        release.held = false;
+    } else if uncounted {
+        release.place = false;
+    }
+    for sku in &gone {
+        tracing::warn!(order = %current.order_id, %sku, "stock not given back: the product no longer exists");
+    }
+    restock.retain(|(line, _)| !gone.contains(&&line.sku));
+    Ok(())
 }
