@@ -19,7 +19,7 @@ PAYMENTS := $(PAYMENTS_VENV)/.installed
 READ_FUNCTIONS := get-customer list-customer-orders get-order-items list-orders-by-status
 FUNCTIONS := $(notdir $(wildcard functions/*))
 
-.PHONY: help dev token pay test chromium checkov contract checkout-load stripe-params lint build sam-local deploy bench load migrate query tools clean
+.PHONY: help dev token pay test chromium checkov contract checkout-load stripe-params client-compare lint build sam-local deploy bench load migrate query tools clean
 
 help:
 	@echo "make dev     run the store locally: DynamoDB engine on 127.0.0.1:8000, HTTP API on 127.0.0.1:3000"
@@ -98,6 +98,11 @@ stripe-params:
 	rm -rf target/stripe-node && mkdir -p target/stripe-node
 	cd target/stripe-node && npm pack --silent stripe@$(STRIPE_NODE) && tar xzf stripe-$(STRIPE_NODE).tgz
 	python3 local/stripe_params.py target/stripe-node/package > provider/tests/stripe-params.json
+
+# What each payment client adds to a function (docs/payment-client.md): the store's own and
+# async-stripe, each built on the same base in a fresh target directory.
+client-compare:
+	bash bench/client-probes/measure.sh
 
 checkout-load:
 	cargo build --locked -p local-dev --bins
