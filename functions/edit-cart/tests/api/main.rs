@@ -29,6 +29,21 @@ async fn delete(app: &TestApp, route: &str, path: &str) -> u16 {
     parts(dispatch(&app.store, req, edit_cart::handle).await).0
 }
 
+/// `count` products `<prefix>-00`, `<prefix>-01`... in the catalog, one in stock each: their SKUs.
+async fn catalog(app: &TestApp, prefix: &str, count: usize) -> Vec<String> {
+    let skus: Vec<String> = (0..count).map(|i| format!("{prefix}-{i:02}")).collect();
+    let lines: Vec<String> = skus
+        .iter()
+        .map(|sku| format!(r#"{{"sku":"{sku}","quantity":1,"price":"1.00"}}"#))
+        .collect();
+    local_engine::testing::stock_catalog(
+        &app.engine,
+        &format!(r#"{{"items":[{}]}}"#, lines.join(",")),
+    )
+    .await;
+    skus
+}
+
 /// The stored cart lines of `customer`: (SK, quantity, expiresAt).
 async fn stored(app: &TestApp, customer: &str) -> Vec<(String, u64, u64)> {
     let out = app
@@ -139,16 +154,7 @@ async fn the_catalog_must_know_the_product_and_quantities_are_whole_and_bounded(
 #[tokio::test]
 async fn a_thirty_third_line_is_refused_but_a_held_line_still_changes() {
     let app = TestApp::seeded().await.expect("app");
-    let skus: Vec<String> = (0..33).map(|i| format!("cart-{i:02}")).collect();
-    let lines: Vec<String> = skus
-        .iter()
-        .map(|sku| format!(r#"{{"sku":"{sku}","quantity":1,"price":"1.00"}}"#))
-        .collect();
-    local_engine::testing::stock_catalog(
-        &app.engine,
-        &format!(r#"{{"items":[{}]}}"#, lines.join(",")),
-    )
-    .await;
+    let skus = catalog(&app, "cart", 33).await;
     for sku in &skus[..32] {
         let (status, body) = hold(&app, "c1", sku, r#"{"quantity":1}"#).await;
         assert_eq!(status, 200, "{sku}: {body}");
@@ -195,16 +201,7 @@ async fn emptying_a_cart_removes_its_expired_lines_too_and_only_that_customers()
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn new_lines_put_at_once_never_take_the_cart_past_its_cap() {
     let app = TestApp::seeded().await.expect("app");
-    let skus: Vec<String> = (0..71).map(|i| format!("race-{i:02}")).collect();
-    let lines: Vec<String> = skus
-        .iter()
-        .map(|sku| format!(r#"{{"sku":"{sku}","quantity":1,"price":"1.00"}}"#))
-        .collect();
-    local_engine::testing::stock_catalog(
-        &app.engine,
-        &format!(r#"{{"items":[{}]}}"#, lines.join(",")),
-    )
-    .await;
+    let skus = catalog(&app, "race", 71).await;
     for sku in &skus[..31] {
         let (status, body) = hold(&app, "c5", sku, r#"{"quantity":1}"#).await;
         assert_eq!(status, 200, "{sku}: {body}");

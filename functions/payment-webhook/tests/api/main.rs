@@ -44,6 +44,17 @@ async fn held(app: &TestApp) -> (String, i64, String) {
     local_engine::testing::payments::held(&body)
 }
 
+/// `GET /orders/{order}` as staff see it.
+async fn order_as_staff_see_it(app: &TestApp, order: &str) -> Value {
+    let req = local_engine::testing::get(
+        local_engine::testing::Who::Staff,
+        "GET /orders/{orderId}",
+        &format!("/orders/{order}"),
+        "",
+    );
+    parts(dispatch(&app.store, req, get_order::handle).await).2
+}
+
 async fn refunds(app: &TestApp) -> Vec<Value> {
     let req = local_engine::testing::get(
         local_engine::testing::Who::Staff,
@@ -460,16 +471,7 @@ async fn a_failed_payment_is_shown_on_the_hold_and_another_payment_still_places_
     let app = TestApp::seeded().await.expect("app");
     let hook = hooked(&app);
     let (order, amount, intent) = held(&app).await;
-    let read = |app: &TestApp, order: &str| {
-        let req = local_engine::testing::get(
-            local_engine::testing::Who::Staff,
-            "GET /orders/{orderId}",
-            &format!("/orders/{order}"),
-            "",
-        );
-        let store = app.store.clone();
-        async move { parts(dispatch(&store, req, get_order::handle).await).2 }
-    };
+    let read = order_as_staff_see_it;
     let (status, answer) = post(
         &hook,
         webhook(&failed("evt_f1", "pi_other", amount, &order)),
@@ -619,13 +621,7 @@ async fn a_disputed_payment_flags_the_order_it_placed_once_and_an_unknown_one_is
         (200, Some("disputed"), Some(order.as_str())),
         "{answer}"
     );
-    let req = local_engine::testing::get(
-        local_engine::testing::Who::Staff,
-        "GET /orders/{orderId}",
-        &format!("/orders/{order}"),
-        "",
-    );
-    let shown = parts(dispatch(&app.store, req, get_order::handle).await).2;
+    let shown = order_as_staff_see_it(&app, &order).await;
     assert_eq!(shown["dispute"]["disputeId"], "dp_1", "{shown}");
     assert_eq!(
         (&shown["dispute"]["reason"], &shown["dispute"]["amount"]),
@@ -635,20 +631,7 @@ async fn a_disputed_payment_flags_the_order_it_placed_once_and_an_unknown_one_is
     // Delivered again, or a second dispute: the first stands.
     let (_, answer) = post(&hook, webhook(&dispute("evt_d2", "dp_2", &intent, amount))).await;
     assert_eq!(answer["outcome"], "replayed", "{answer}");
-    let shown = parts(
-        dispatch(
-            &app.store,
-            local_engine::testing::get(
-                local_engine::testing::Who::Staff,
-                "GET /orders/{orderId}",
-                &format!("/orders/{order}"),
-                "",
-            ),
-            get_order::handle,
-        )
-        .await,
-    )
-    .2;
+    let shown = order_as_staff_see_it(&app, &order).await;
     assert_eq!(shown["dispute"]["disputeId"], "dp_1");
     // A payment the store knows nothing of: acknowledged, reported, no order named.
     let (status, answer) = post(
