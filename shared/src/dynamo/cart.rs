@@ -165,16 +165,8 @@ impl Store {
     /// The cart's version (none: no line was ever added under one), read strongly
     /// consistently (one GetItem).
     async fn cart_version(&self, customer: &CustomerId) -> Result<Option<u64>, AppError> {
-        let out = (self.client.get_item())
-            .table_name(&self.table)
-            .set_key(Some(cart_version::key(customer)))
-            .consistent_read(true)
-            .send()
-            .await?;
-        Ok(out
-            .item
-            .map(|item| cart_version::VERSION.get(&item))
-            .unwrap_or_default())
+        let item = self.get_consistent(cart_version::key(customer)).await?;
+        Ok(item.and_then(|item| cart_version::VERSION.get(&item)))
     }
 
     /// A new line `item` put, and the cart's version moved on from `read`, in ONE transaction:

@@ -6,7 +6,6 @@
 use crate::domain::ids::{OrderId, PaymentId};
 use crate::domain::payment::Dispute;
 use crate::domain::time::Timestamp;
-use crate::dynamo::codec::Item;
 use crate::dynamo::entities::{order_header, payment_order, refund, refund_due};
 use crate::dynamo::errors::unless_condition_failed;
 use crate::{AppError, Store};
@@ -56,16 +55,5 @@ impl Store {
         }
         let refunded = self.get_consistent(refund_due::key(payment)).await?;
         Ok(refunded.and_then(|item| refund::ORDER_ID.get(&item)))
-    }
-
-    /// The item at `key`, read strongly consistent (one GetItem).
-    async fn get_consistent(&self, key: Item) -> Result<Option<Item>, AppError> {
-        let out = (self.client.get_item())
-            .table_name(&self.table)
-            .set_key(Some(key))
-            .consistent_read(true)
-            .send()
-            .await?;
-        Ok(out.item)
     }
 }

@@ -224,15 +224,8 @@ impl Store {
 
     /// The refund whose record is at `key` (one strongly consistent GetItem).
     pub async fn read_refund(&self, key: Item) -> Result<Option<Refund>, AppError> {
-        let out = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .set_key(Some(key))
-            .consistent_read(true)
-            .send()
-            .await?;
-        Ok(out.item.map(refund::from_item).transpose()?)
+        let item = self.get_consistent(key).await?;
+        Ok(item.map(refund::from_item).transpose()?)
     }
 }
 

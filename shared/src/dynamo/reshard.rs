@@ -38,6 +38,16 @@ pub struct NotMoved {
     pub reason: String,
 }
 
+/// Where one listing ended up.
+enum Placed {
+    /// Moved into the shard its ID belongs to.
+    Moved,
+    /// Its key changed between the read and the move (a status change placed it already).
+    ChangedMeanwhile,
+    /// It was in its shard already.
+    InItsShard,
+}
+
 impl Resharded {
     fn failed(&mut self, key: String, reason: String) {
         tracing::error!(%key, %reason, "the reshard could not move this; it goes on with the rest");
@@ -76,9 +86,9 @@ impl Store {
                         done.examined += 1;
                         let key = key_text(&item);
                         match self.reshard_one(&item, status, k, &gsi1pk).await {
-                            Ok(Some(true)) => done.moved += 1,
-                            Ok(Some(false)) => done.changed_meanwhile += 1,
-                            Ok(None) => {}
+                            Ok(Placed::Moved) => done.moved += 1,
+                            Ok(Placed::ChangedMeanwhile) => done.changed_meanwhile += 1,
+                            Ok(Placed::InItsShard) => {}
                             Err(err) => done.failed(key, err.with_causes()),
                         }
                     }
@@ -93,14 +103,14 @@ impl Store {
     }
 
     /// One listing read from shard `k` of `status` (`gsi1pk`) moved into the shard its ID
-    /// belongs to: whether it moved (`false`: it changed meanwhile), or `None` where it is.
+    /// belongs to.
     async fn reshard_one(
         &self,
         item: &Item,
         status: OrderStatus,
         k: u32,
         gsi1pk: &str,
-    ) -> Result<Option<bool>, AppError> {
+    ) -> Result<Placed, AppError> {
         let (Some(pk), Some(sk)) = (text(item, PK), text(item, SK)) else {
             return Err(AppError::internal(
                 "an item in a status shard without PK or SK",
@@ -110,7 +120,7 @@ impl Store {
             .map_err(|err| AppError::internal(format!("not an order listing's sort key: {err}")))?;
         let target = self.status_shards.of(&order);
         if target == k {
-            return Ok(None);
+            return Ok(Placed::InItsShard);
         }
         let moved = order_listing::STATUS_CHANGE
             .on(&self.table, codec::primary_key(pk.to_owned(), sk))
@@ -123,6 +133,9 @@ impl Store {
             .request(&self.client)?
             .send()
             .await;
-        Ok(Some(unless_condition_failed(moved)?.is_some()))
+        Ok(match unless_condition_failed(moved)? {
+            Some(_) => Placed::Moved,
+            None => Placed::ChangedMeanwhile,
+        })
     }
 }

@@ -87,6 +87,17 @@ impl Store {
             .condition_expression("attribute_not_exists(PK)")
     }
 
+    /// The item at `key`, read strongly consistent (one GetItem).
+    pub(crate) async fn get_consistent(&self, key: Item) -> Result<Option<Item>, AppError> {
+        let out = (self.client.get_item())
+            .table_name(&self.table)
+            .set_key(Some(key))
+            .consistent_read(true)
+            .send()
+            .await?;
+        Ok(out.item)
+    }
+
     /// The store's currency.
     pub fn currency(&self) -> &Currency {
         &self.currency

@@ -298,6 +298,20 @@ fn held_counted(count: Change, lines: &[LineItem], counts_held: bool, max: u32) 
     counted.returning_old_on_failure()
 }
 
+/// `count` with each line's units taken back from what the customer holds of its product, on
+/// the condition that each entry holds them (an order counted before units were: it fails, and
+/// the caller gives back the place alone).
+fn held_released(count: Change, lines: &[LineItem]) -> Change {
+    use open_order_count::{HELD, UNITS};
+    lines.iter().enumerate().fold(count, |count, (n, line)| {
+        let entry = Change::entry(&HELD, n);
+        count
+            .add_to_entry(&HELD, line.sku.as_str(), -i64::from(line.quantity))
+            .condition(format!("{entry} >= :units_{n}"))
+            .value_named(format!(":units_{n}"), &UNITS, &line.quantity)
+    })
+}
+
 /// `item` has the keys of `key`.
 fn has_key(item: &Item, key: &Item) -> bool {
     item.get(PK) == key.get(PK) && item.get(SK) == key.get(SK)
@@ -437,8 +451,7 @@ impl Store {
     ) -> Result<Option<Change>, PlaceOrderError> {
         let customer = &placed.order.customer_id;
         let count = self.max_open_orders.map(|max| {
-            open_order_count::COUNT_UPDATE
-                .on(&self.table, open_order_count::key(customer))
+            self.count_change(customer)
                 .add(&open_order_count::COUNT_CHANGE, &1)
                 .condition("attribute_not_exists(#placedCount) OR #placedCount < :max")
                 .value(":max", &open_order_count::COUNT, &max)
@@ -454,10 +467,13 @@ impl Store {
         if !over.is_empty() {
             return Err(PlaceOrderError::TooMuchHeld(over, max));
         }
-        let count = count.unwrap_or_else(|| {
-            open_order_count::COUNT_UPDATE.on(&self.table, open_order_count::key(customer))
-        });
+        let count = count.unwrap_or_else(|| self.count_change(customer));
         Ok(Some(held_counted(count, &placed.items, counts_held, max)))
+    }
+
+    /// An update of `customer`'s count, doing nothing yet.
+    fn count_change(&self, customer: &CustomerId) -> Change {
+        open_order_count::COUNT_UPDATE.on(&self.table, open_order_count::key(customer))
     }
 
     /// What `details` leaving the open statuses gives back to its customer's count, each part
@@ -468,31 +484,16 @@ impl Store {
         details: &OrderDetails,
         release: Release,
     ) -> Result<Option<UpdateBuilder>, AppError> {
-        use open_order_count::{HELD, UNITS};
-        let key = || open_order_count::key(&details.order.customer_id);
+        let customer = &details.order.customer_id;
         let mut count = release.place.then(|| {
-            open_order_count::COUNT_UPDATE
-                .on(&self.table, key())
+            self.count_change(customer)
                 .add(&open_order_count::COUNT_CHANGE, &-1)
                 .condition("#placedCount > :zero")
                 .value(":zero", &open_order_count::COUNT, &0)
         });
         if release.held {
-            let base =
-                count.unwrap_or_else(|| open_order_count::COUNT_UPDATE.on(&self.table, key()));
-            count = Some(
-                details
-                    .items
-                    .iter()
-                    .enumerate()
-                    .fold(base, |count, (n, line)| {
-                        let entry = Change::entry(&HELD, n);
-                        count
-                            .add_to_entry(&HELD, line.sku.as_str(), -i64::from(line.quantity))
-                            .condition(format!("{entry} >= :units_{n}"))
-                            .value_named(format!(":units_{n}"), &UNITS, &line.quantity)
-                    }),
-            );
+            let count_or_new = count.unwrap_or_else(|| self.count_change(customer));
+            count = Some(held_released(count_or_new, &details.items));
         }
         count.map(Change::build).transpose()
     }
@@ -582,14 +583,7 @@ impl Store {
     /// The order's header alone (one strongly consistent GetItem): what a payment is judged
     /// against.
     pub(crate) async fn read_header(&self, order: &OrderId) -> Result<Option<Order>, AppError> {
-        let out = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .set_key(Some(order_header::key(order)))
-            .consistent_read(true)
-            .send()
-            .await?;
-        Ok(out.item.map(order_header::from_item).transpose()?)
+        let item = self.get_consistent(order_header::key(order)).await?;
+        Ok(item.map(order_header::from_item).transpose()?)
     }
 }
