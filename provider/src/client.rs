@@ -14,6 +14,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde::de::DeserializeOwned;
 use shared::AppError;
+use shared::bootstrap::InitType;
 use shared::domain::error::BoxError;
 use shared::retry::{Backoff, retry};
 
@@ -30,6 +31,9 @@ pub const DEFAULT_BASE: &str = "https://api.stripe.com";
 /// How long one attempt may take. The provider answers in well under a second; one that has
 /// not in two is tried again.
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How long init waits for the provider's warm-up before it serves without it.
+pub const WARM_UP_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Three attempts, waits drawn from up to 100 and 200 ms: a call gives up within ~6.3 s, inside
 /// the function's timeout, so the client gets a 503 with `Retry-After` rather than a lost request.
@@ -133,7 +137,33 @@ impl Provider {
                 "the payment provider's key must be a secret (sk_) or restricted (rk_) key".into(),
             );
         }
-        Ok(Self::new(&base, key))
+        let provider = Self::new(&base, key);
+        provider.prepare(InitType::of_process()).await;
+        Ok(provider)
+    }
+
+    /// Readies the provider in init: its HTTP client built now, so that the system's TLS roots
+    /// are parsed on init's CPU rather than inside the first request's share; and, where `init`
+    /// says a connection opened in init pays, its connection opened ([`Provider::warm_up`]).
+    pub async fn prepare(&self, init: InitType) {
+        self.http();
+        if init.opens_connections() {
+            self.warm_up().await;
+        }
+    }
+
+    /// Opens the connection (TCP, TLS) with the cheapest request the key may always make, a
+    /// list of one refund, read and dropped. Bounded to [`WARM_UP_TIMEOUT`], tried once, and
+    /// never fatal: a cold start must not fail over it. A refusal (a revoked key) is logged.
+    pub async fn warm_up(&self) {
+        let list = self.attempt(&Method::GET, "/v1/refunds?limit=1", None, "");
+        match tokio::time::timeout(WARM_UP_TIMEOUT, list).await {
+            Ok(Ok(_)) => tracing::debug!("payment provider's connection warmed up"),
+            Ok(Err(err)) => tracing::warn!(error = %err, "payment provider's warm-up failed"),
+            Err(_) => tracing::warn!(
+                "payment provider's warm-up took over {WARM_UP_TIMEOUT:?}; gave up on it"
+            ),
+        }
     }
 
     /// Where the provider is.
@@ -141,8 +171,9 @@ impl Provider {
         &self.inner.base
     }
 
-    /// The HTTP client, built on the first request: TLS trusts the system's roots (loaded once;
-    /// only the functions that call the provider pay for them, and only when they first do).
+    /// The HTTP client, built once, in init ([`Provider::prepare`]) or else by the first request:
+    /// TLS trusts the system's roots (parsed once; only the functions that call the provider
+    /// pay for them).
     fn http(&self) -> &Http {
         self.inner.http.get_or_init(|| {
             let mut roots = rustls::RootCertStore::empty();

@@ -163,6 +163,7 @@ async fn every_request_is_one_the_providers_description_admits() {
         .create_payment_intent(&order, &customer, 4395, &currency)
         .await
         .expect("create");
+    provider.warm_up().await;
     provider
         .retrieve_payment_intent(&intent)
         .await
@@ -189,6 +190,12 @@ async fn every_request_is_one_the_providers_description_admits() {
         .expect("retrieve refund");
 
     let sent = sent.lock().expect("log").clone();
+    assert!(
+        sent.iter().any(|s| s.method == "GET"
+            && s.path == "/v1/refunds"
+            && s.query == [("limit".to_owned(), "1".to_owned())]),
+        "the warm-up's list of one refund was sent: {sent:?}"
+    );
     let operations = &description["operations"];
     let mut seen: Vec<String> = sent.iter().map(operation).collect();
     seen.sort();

@@ -97,6 +97,51 @@ pub fn currency_from_env(default: Currency) -> Result<Currency, BoxError> {
     }
 }
 
+/// How Lambda is initialising this sandbox, as `AWS_LAMBDA_INITIALIZATION_TYPE` names it; it
+/// decides whether init opens the function's connections ([`InitType::opens_connections`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitType {
+    /// `on-demand`, and where the variable is unset or unknown (make dev, tests): the caller
+    /// waits for init and the first invoke both.
+    OnDemand,
+    /// `provisioned-concurrency`: init runs ahead of traffic, under the memory size's share.
+    Provisioned,
+    /// `lambda-managed-instances`: init ahead of traffic too, on an instance kept running.
+    ManagedInstances,
+    /// `snap-start`: init runs once, for a snapshot that is restored later.
+    SnapStart,
+}
+
+impl InitType {
+    /// The type `value` names.
+    pub fn parse(value: Option<&str>) -> Self {
+        match value.map(str::trim) {
+            Some("provisioned-concurrency") => Self::Provisioned,
+            Some("lambda-managed-instances") => Self::ManagedInstances,
+            Some("snap-start") => Self::SnapStart,
+            _ => Self::OnDemand,
+        }
+    }
+
+    /// This process's.
+    pub fn of_process() -> Self {
+        Self::parse(
+            std::env::var("AWS_LAMBDA_INITIALIZATION_TYPE")
+                .ok()
+                .as_deref(),
+        )
+    }
+
+    /// Whether a connection opened in init shortens what a caller waits for: only where init
+    /// runs ahead of traffic and its connections live on into the invocations. On-demand, the
+    /// caller waits for init too, and opening a connection there is one request more than the
+    /// first invoke needs (`make bench`, docs/performance.md, "The warm-up": it does not shorten
+    /// an on-demand cold start). A snapshot's connections do not survive its restore.
+    pub fn opens_connections(self) -> bool {
+        matches!(self, Self::Provisioned | Self::ManagedInstances)
+    }
+}
+
 /// Logging (JSON when `AWS_LAMBDA_LOG_FORMAT=JSON`, level from `AWS_LAMBDA_LOG_LEVEL` or
 /// `RUST_LOG`), then the store: `TABLE_NAME`, `STATUS_SHARDS`, and an SDK client from the
 /// Lambda environment ([`client::Environment`]), its connection opened before the first event.
@@ -194,4 +239,34 @@ where
         },
     ))
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::InitType;
+
+    #[test]
+    fn only_an_init_ahead_of_traffic_opens_connections() {
+        let of = |value| InitType::parse(value);
+        assert_eq!(of(Some("on-demand")), InitType::OnDemand);
+        assert_eq!(of(None), InitType::OnDemand, "make dev, tests");
+        assert_eq!(of(Some("")), InitType::OnDemand);
+        assert_eq!(of(Some("a-type-not-yet-known")), InitType::OnDemand);
+        assert_eq!(of(Some("provisioned-concurrency")), InitType::Provisioned);
+        assert_eq!(
+            of(Some("lambda-managed-instances")),
+            InitType::ManagedInstances
+        );
+        assert_eq!(of(Some("snap-start")), InitType::SnapStart);
+        let opening: Vec<InitType> = [
+            InitType::OnDemand,
+            InitType::Provisioned,
+            InitType::ManagedInstances,
+            InitType::SnapStart,
+        ]
+        .into_iter()
+        .filter(|init| init.opens_connections())
+        .collect();
+        assert_eq!(opening, [InitType::Provisioned, InitType::ManagedInstances]);
+    }
 }
