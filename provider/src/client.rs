@@ -137,14 +137,14 @@ impl Provider {
                 "the payment provider's key must be a secret (sk_) or restricted (rk_) key".into(),
             );
         }
-        let provider = Self::new(&base, key);
-        provider.prepare(InitType::of_process()).await;
-        Ok(provider)
+        Ok(Self::new(&base, key))
     }
 
-    /// Readies the provider in init: its HTTP client built now, so that the system's TLS roots
-    /// are parsed on init's CPU rather than inside the first request's share; and, where `init`
-    /// says a connection opened in init pays, its connection opened ([`Provider::warm_up`]).
+    /// Readies the provider in init, for a function a caller waits on (checkout): its HTTP
+    /// client built now, so that the system's TLS roots are parsed on init's CPU rather than
+    /// inside the first request's share; and, where `init` says a connection opened in init
+    /// pays, its connection opened ([`Provider::warm_up`]). The scheduled functions skip it:
+    /// no caller waits on them, and a run with nothing to pay never needs the client.
     pub async fn prepare(&self, init: InitType) {
         self.http();
         if init.opens_connections() {
@@ -171,7 +171,7 @@ impl Provider {
         &self.inner.base
     }
 
-    /// The HTTP client, built once, in init ([`Provider::prepare`]) or else by the first request:
+    /// The HTTP client, built once, in init ([`Provider::prepare`]) or by the first request:
     /// TLS trusts the system's roots (parsed once; only the functions that call the provider
     /// pay for them).
     fn http(&self) -> &Http {

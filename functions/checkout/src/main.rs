@@ -1,9 +1,13 @@
-//! Lambda entry point of checkout: the store, and the payment provider (its key read once).
+//! Lambda entry point of checkout: the store, and the payment provider (its key read once, its
+//! client readied in init).
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), shared::domain::error::BoxError> {
     let store = shared::bootstrap::init().await?;
     let provider = payment_provider::Provider::from_env().await?;
+    provider
+        .prepare(shared::bootstrap::InitType::of_process())
+        .await;
     let checkout = checkout::Checkout { store, provider };
     shared::bootstrap::serve_http(&checkout, checkout::handle).await
 }
