@@ -12,9 +12,9 @@ use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
+use rustls::pki_types::pem::PemObject;
 use serde::de::DeserializeOwned;
 use shared::AppError;
-use shared::bootstrap::InitType;
 use shared::domain::error::BoxError;
 use shared::retry::{Backoff, retry};
 
@@ -140,14 +140,13 @@ impl Provider {
         Ok(Self::new(&base, key))
     }
 
-    /// Readies the provider in init, for a function a caller waits on (checkout): its HTTP
-    /// client built now, so that the system's TLS roots are parsed on init's CPU rather than
-    /// inside the first request's share; and, where `init` says a connection opened in init
-    /// pays, its connection opened ([`Provider::warm_up`]). The scheduled functions skip it:
-    /// no caller waits on them, and a run with nothing to pay never needs the client.
-    pub async fn prepare(&self, init: InitType) {
-        self.http();
-        if init.opens_connections() {
+    /// Readies the provider in init, for a function a caller waits on (checkout): its
+    /// connection opened ([`Provider::warm_up`]) when `open_connection` says so
+    /// (`shared::bootstrap::opens_connections_in_init`: where init runs ahead of traffic), else
+    /// nothing, and the first request opens it. The scheduled functions skip it: no caller
+    /// waits on them, and a run with nothing to pay never needs the connection.
+    pub async fn prepare(&self, open_connection: bool) {
+        if open_connection {
             self.warm_up().await;
         }
     }
@@ -171,15 +170,20 @@ impl Provider {
         &self.inner.base
     }
 
-    /// The HTTP client, built once, in init ([`Provider::prepare`]) or by the first request:
-    /// TLS trusts the system's roots (parsed once; only the functions that call the provider
-    /// pay for them).
+    /// The HTTP client, built by the first request (or the warm-up): TLS trusts Mozilla's roots
+    /// as `webpki-roots` compiles them in, ready-made trust anchors with nothing to parse at run
+    /// time, where reading the system's PEM bundle would parse ~140 certificates at every cold
+    /// start of the functions that call the provider.
     fn http(&self) -> &Http {
         self.inner.http.get_or_init(|| {
-            let mut roots = rustls::RootCertStore::empty();
-            let loaded = rustls_native_certs::load_native_certs();
-            let (added, _) = roots.add_parsable_certificates(loaded.certs);
-            tracing::debug!(roots = added, "the payment provider's TLS roots");
+            let mut roots = rustls::RootCertStore {
+                roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+            };
+            // `make bench` only: its provider's TLS endpoint, signed by a test root.
+            if let Some(root) = shared::dynamo::client::BENCH_TEST_ROOT {
+                let test_root = rustls::pki_types::CertificateDer::pem_slice_iter(root).flatten();
+                roots.add_parsable_certificates(test_root);
+            }
             let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
                 rustls::crypto::ring::default_provider(),
             ))

@@ -142,9 +142,33 @@ impl InitType {
     }
 }
 
+/// Whether init opens this function's connections (DynamoDB's, and checkout's to the payment
+/// provider): where its [`InitType`] says that shortens what a caller waits for. In `make
+/// bench`'s build only, `STORE_BENCH_WARMUP=always` or `never` overrides the init type, so that
+/// the bench can show what each model's other choice would cost; every build that ships decides
+/// by the init type alone.
+pub fn opens_connections_in_init() -> bool {
+    match bench_value("STORE_BENCH_WARMUP").as_deref() {
+        Some("always") => true,
+        Some("never") => false,
+        _ => InitType::of_process().opens_connections(),
+    }
+}
+
+/// `make bench`'s build only: the value of its switch `name`. In every build that ships it is
+/// `None`, whatever the environment holds.
+pub fn bench_value(name: &str) -> Option<String> {
+    if cfg!(feature = "bench-build") {
+        std::env::var(name).ok()
+    } else {
+        None
+    }
+}
+
 /// Logging (JSON when `AWS_LAMBDA_LOG_FORMAT=JSON`, level from `AWS_LAMBDA_LOG_LEVEL` or
 /// `RUST_LOG`), then the store: `TABLE_NAME`, `STATUS_SHARDS`, and an SDK client from the
-/// Lambda environment ([`client::Environment`]), its connection opened before the first event.
+/// Lambda environment ([`client::Environment`]), its connection opened in init where that pays
+/// ([`opens_connections_in_init`]).
 ///
 /// A wrong environment (no `TABLE_NAME`, an empty or malformed endpoint) is logged as one clear
 /// error, and `main` then exits non-zero: never a panic, which under `panic = "abort"` is a core
@@ -166,16 +190,16 @@ pub async fn init() -> Result<Store, BoxError> {
         Ok((table, shards, caps, cart_ttl, checkout, environment))
     });
     match configured {
-        Ok((table, shards, (max_open, max_held), cart_ttl, (hold, currency), environment)) => {
-            Ok(client::connect(environment, table)
+        Ok((table, shards, (max_open, max_held), cart_ttl, (hold, currency), environment)) => Ok(
+            client::connect(environment, table, opens_connections_in_init())
                 .await
                 .with_status_shards(shards)
                 .with_max_open_orders(max_open)
                 .with_max_held_quantity(max_held)
                 .with_cart_ttl(cart_ttl)
                 .with_hold(hold)
-                .with_currency(currency))
-        }
+                .with_currency(currency),
+        ),
         Err(err) => {
             tracing::error!(error = %err, "cannot start: the function's environment is wrong");
             Err(err)

@@ -6,7 +6,7 @@ async fn main() -> Result<(), shared::domain::error::BoxError> {
     let store = shared::bootstrap::init().await?;
     let provider = payment_provider::Provider::from_env().await?;
     provider
-        .prepare(shared::bootstrap::InitType::of_process())
+        .prepare(shared::bootstrap::opens_connections_in_init())
         .await;
     let checkout = checkout::Checkout { store, provider };
     shared::bootstrap::serve_http(&checkout, checkout::handle).await

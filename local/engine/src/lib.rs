@@ -10,6 +10,7 @@ pub mod gateway;
 pub mod journal;
 pub mod plain_http;
 pub mod provider;
+pub mod relay;
 pub mod runtime_api;
 pub mod seed;
 pub mod streams;

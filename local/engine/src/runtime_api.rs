@@ -247,6 +247,7 @@ pub fn lambda_environment(
         .env("AWS_LAMBDA_FUNCTION_NAME", function)
         .env("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST")
         .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128")
+        .env("AWS_LAMBDA_INITIALIZATION_TYPE", "on-demand")
         .env(
             "AWS_LAMBDA_LOG_GROUP_NAME",
             format!("/aws/lambda/{function}"),
@@ -278,7 +279,28 @@ impl LambdaProcess {
         function: &str,
         endpoint: &str,
     ) -> Result<Self, Error> {
-        Self::launch(binary, function, endpoint, None).await
+        Self::launch(binary, function, endpoint, None, &[]).await
+    }
+
+    /// [`LambdaProcess::start`], with `environment` set on top of Lambda's (a kind of init, a
+    /// provider's address).
+    pub async fn start_with(
+        binary: &std::path::Path,
+        function: &str,
+        endpoint: &str,
+        environment: &[(&str, &str)],
+    ) -> Result<Self, Error> {
+        Self::launch(binary, function, endpoint, None, environment).await
+    }
+
+    /// Waits for the end of the process's init: its first `GET /invocation/next`.
+    pub async fn initialised(&self) -> Result<(), Error> {
+        let ready = tokio::time::timeout(Duration::from_secs(30), self.api.ready());
+        match ready.await {
+            Ok(Some(_)) => Ok(()),
+            Ok(None) => Err("the Runtime API stopped during init".into()),
+            Err(_) => Err("init took over 30 s".into()),
+        }
     }
 
     /// [`LambdaProcess::start`], logging at `level` and keeping what it prints for
@@ -289,7 +311,7 @@ impl LambdaProcess {
         endpoint: &str,
         level: &str,
     ) -> Result<Self, Error> {
-        Self::launch(binary, function, endpoint, Some(level)).await
+        Self::launch(binary, function, endpoint, Some(level), &[]).await
     }
 
     async fn launch(
@@ -297,6 +319,7 @@ impl LambdaProcess {
         function: &str,
         endpoint: &str,
         logged_at: Option<&str>,
+        environment: &[(&str, &str)],
     ) -> Result<Self, Error> {
         let api = RuntimeApi::start().await?;
         let home = std::env::temp_dir().join(format!(
@@ -307,6 +330,7 @@ impl LambdaProcess {
         std::fs::create_dir_all(&home)?;
         let mut command = Command::new(binary);
         lambda_environment(&mut command, function, endpoint, &home);
+        command.envs(environment.iter().copied());
         let Some(level) = logged_at else {
             let child = api.spawn(command)?;
             return Ok(Self {

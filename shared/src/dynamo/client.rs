@@ -22,6 +22,15 @@ use crate::Store;
 /// test against the system's copies).
 pub const AMAZON_TRUST_SERVICES: &[u8] = include_bytes!("amazon-trust-services.pem");
 
+/// `make bench`'s build only: the test root its TLS fronts' chains are signed by
+/// (`bench/tls/root.pem`), which the functions trust beside their own roots, for the engine and
+/// for the payment provider. `None` in every build that ships.
+#[cfg(feature = "bench-build")]
+pub const BENCH_TEST_ROOT: Option<&[u8]> = Some(include_bytes!("../../../bench/tls/root.pem"));
+/// No test root: this build ships (`make bench`'s alone trusts `bench/tls/root.pem`).
+#[cfg(not(feature = "bench-build"))]
+pub const BENCH_TEST_ROOT: Option<&[u8]> = None;
+
 /// The SDK's HTTP client: hyper with rustls on ring, verifying servers against
 /// [`AMAZON_TRUST_SERVICES`] only. (http:// works too, for a local engine.)
 pub fn http_client() -> SharedHttpClient {
@@ -29,8 +38,10 @@ pub fn http_client() -> SharedHttpClient {
         .with_native_roots(false)
         .with_pem_certificate(AMAZON_TRUST_SERVICES);
     // `make bench` only (bench/tls/README.md): its engine's TLS endpoint, signed by a test root.
-    #[cfg(feature = "bench-build")]
-    let trust = trust.with_pem_certificate(&include_bytes!("../../../bench/tls/root.pem")[..]);
+    let trust = match BENCH_TEST_ROOT {
+        Some(root) => trust.with_pem_certificate(root),
+        None => trust,
+    };
     let context = tls::TlsContext::builder()
         .with_trust_store(trust)
         .build()
@@ -158,16 +169,14 @@ pub fn sdk_client(environment: Environment) -> aws_sdk_dynamodb::Client {
     aws_sdk_dynamodb::Client::from_conf(config.build())
 }
 
-/// The store on `table` with the client for `environment`, its connection opened before the
-/// first event.
-pub async fn connect(environment: Environment, table: String) -> Store {
+/// The store on `table` with the client for `environment`, its connection opened now when
+/// `warm_up` says so (`bootstrap::opens_connections_in_init`: under provisioned concurrency and
+/// on managed instances, where init runs ahead of traffic), else by its first request.
+pub async fn connect(environment: Environment, table: String, warm_up: bool) -> Store {
     let store = Store::new(sdk_client(environment), table);
-    // `make bench` only: a cold start without the warm-up shows what the warm-up buys.
-    #[cfg(feature = "bench-build")]
-    if std::env::var_os("STORE_BENCH_NO_WARMUP").is_some() {
-        return store;
+    if warm_up {
+        store.warm_up().await;
     }
-    store.warm_up().await;
     store
 }
 

@@ -8,6 +8,7 @@ use shared::Store;
 use shared::http::serve::dispatch;
 
 mod held;
+mod lambda;
 
 async fn cart_len(app: &TestApp, customer: &str) -> usize {
     let cart = app

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use local_engine::relay::CountingRelay;
 use local_engine::runtime_api::LambdaProcess;
 use local_engine::testing::TestApp;
 use serde_json::{Value, json};
@@ -57,6 +58,52 @@ async fn the_binary_answers_its_sample_event_as_api_gateway_expects() {
     let reply = lambda.invoke(event).await.expect("answers");
     assert_eq!(response(&reply.body).0["statusCode"], 200);
     lambda.stop().await.expect("stops");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn init_opens_the_connection_only_where_it_runs_ahead_of_traffic() {
+    let app = TestApp::seeded().await.expect("app");
+    let event = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../events/get-customer.json"
+    ))
+    .expect("event");
+    // What Lambda names the kind of init in AWS_LAMBDA_INITIALIZATION_TYPE, and whether the
+    // connection to DynamoDB is then open when init ends. (`snap-start` is left out: the runtime
+    // then asks Lambda's restore API, which SnapStart serves, and custom runtimes do not get.)
+    for (init_type, opened_in_init) in [
+        ("on-demand", false),
+        ("provisioned-concurrency", true),
+        ("lambda-managed-instances", true),
+    ] {
+        let relay = CountingRelay::start(app.engine.endpoint())
+            .await
+            .expect("relay");
+        let lambda = LambdaProcess::start_with(
+            Path::new(env!("CARGO_BIN_EXE_get-customer")),
+            "get-customer",
+            &relay.url,
+            &[("AWS_LAMBDA_INITIALIZATION_TYPE", init_type)],
+        )
+        .await
+        .expect("starts");
+        lambda.initialised().await.expect("init ends");
+        assert_eq!(
+            relay.connections(),
+            usize::from(opened_in_init),
+            "{init_type}: connections opened by init"
+        );
+        for _ in 0..2 {
+            let reply = lambda.invoke(event.clone()).await.expect("answers");
+            assert_eq!(response(&reply.body).0["statusCode"], 200, "{init_type}");
+        }
+        assert_eq!(
+            relay.connections(),
+            1,
+            "{init_type}: one connection in all, kept from request to request"
+        );
+        lambda.stop().await.expect("stops");
+    }
 }
 
 #[test]
