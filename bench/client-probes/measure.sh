@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 out=${CARGO_TARGET_BASE:-$(cd ../.. && pwd)/target/client-probes}
 printf '| client | build it adds (wall, CPU) | crates it adds | stripped binary | instructions to the client built |\n|---|---|---|---|---|\n'
-for who in ours theirs; do
+# WHO=ours (or theirs) measures one of them.
+for who in ${WHO:-ours theirs}; do
   export CARGO_TARGET_DIR="$out/$who"
   rm -rf "$CARGO_TARGET_DIR"
   cp ../../Cargo.lock base/Cargo.lock

@@ -26,10 +26,10 @@ pub(crate) struct Instructions {
     pub(crate) warm: f64,
 }
 /// Four runs: init only; one request; 20 and 120 more (their difference / 100 is a warm
-/// request). What the first request costs beyond a warm one is the one-time work a
-/// connection warm-up during init would move there.
+/// request), each on the event `events` gives. What the first request costs beyond a warm one
+/// is the one-time work a connection warm-up during init would move there.
 pub(crate) async fn count_instructions(
-    event: &Bytes,
+    events: &dyn Fn() -> Bytes,
     make: impl Fn(&Path) -> Command,
 ) -> Result<Instructions, Error> {
     let dir = callgrind_dir()?;
@@ -38,7 +38,7 @@ pub(crate) async fn count_instructions(
     for (i, warm) in [0usize, 20, 120].into_iter().enumerate() {
         let out = dir.join(format!("run{i}.out"));
         let _ = std::fs::remove_file(&out);
-        run_process(make(&out), event, warm, Model::FullCore).await?;
+        run_process(make(&out), events, warm, Model::FullCore).await?;
         totals.push(callgrind_total(&out)?);
     }
     let _ = std::fs::remove_dir_all(&dir);

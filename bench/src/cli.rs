@@ -57,7 +57,8 @@ pub(crate) fn awslambdaric(handler: &str) -> Vec<String> {
 pub(crate) const DEFAULT_SIZES: [u32; 3] = [128, 512, 1769];
 
 pub(crate) struct Options {
-    /// Only these sections (`patterns`, `init`, `capacity`, `shards`, `memory`); all when empty.
+    /// Only these sections (`patterns`, `init`, `capacity`, `shards`, `webhook`, `memory`,
+    /// `checkout-cold`); all when empty.
     pub(crate) only: Vec<String>,
     pub(crate) callgrind: bool,
     pub(crate) bin_dir: PathBuf,
@@ -68,6 +69,9 @@ pub(crate) struct Options {
     pub(crate) memory_sizes: Vec<u32>,
     pub(crate) memory_runs: usize,
     pub(crate) memory_warm: usize,
+    /// Cold starts per cell of checkout's section: its figures move more from run to run than
+    /// a read's, since each involves the engine's transaction and the provider.
+    pub(crate) checkout_runs: usize,
     /// The round trip the calibration's TLS front adds to every exchange (DynamoDB's network).
     pub(crate) calibration_rtt: std::time::Duration,
     pub(crate) runs: usize,
@@ -90,6 +94,7 @@ pub(crate) fn options() -> Result<Options, Error> {
         memory_sizes: DEFAULT_SIZES.to_vec(),
         memory_runs: 3,
         memory_warm: 100,
+        checkout_runs: 15,
         calibration_rtt: std::time::Duration::from_millis(1),
         runs: 10,
         warm: 200,
@@ -109,6 +114,7 @@ pub(crate) fn options() -> Result<Options, Error> {
             }
             "--memory-runs" => o.memory_runs = value()?.parse()?,
             "--memory-warm" => o.memory_warm = value()?.parse()?,
+            "--checkout-runs" => o.checkout_runs = value()?.parse()?,
             "--calibration-rtt-ms" => {
                 let ms: f64 = value()?.parse()?;
                 o.calibration_rtt = std::time::Duration::try_from_secs_f64(ms / 1000.0)

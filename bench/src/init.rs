@@ -30,9 +30,13 @@ pub(crate) async fn section(o: &Options, endpoint: &str, home: &Path) -> Result<
         let start = |out: Option<&Path>| {
             let mut c = command(&binary, &[], out);
             lambda_environment(&mut c, function, endpoint, home);
-            // The webhook's secret as `sam local invoke` gives it (local/sam-env.json); deployed,
-            // its init reads the secret from Secrets Manager instead, one request more.
-            c.env("PAYMENT_WEBHOOK_SECRET", "whsec_bench_only");
+            // The webhook's secret and the provider's key as `sam local invoke` gives them
+            // (local/sam-env.json); deployed, their inits read them from Secrets Manager instead,
+            // one request more. An on-demand init opens no connection to the provider, so its
+            // address is one where nothing listens.
+            c.env("PAYMENT_WEBHOOK_SECRET", "whsec_bench_only")
+                .env("PAYMENT_API_KEY", local_engine::provider::LOCAL_API_KEY)
+                .env("PAYMENT_API_BASE", "http://127.0.0.1:9");
             c
         };
         let mut times = Vec::with_capacity(o.runs);

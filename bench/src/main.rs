@@ -4,10 +4,12 @@
 //! Usage: store-bench --bin-dir DIR [--python PATH] [--node PATH] [--runs N] [--warm N]
 //!                    [--callgrind] [--size-dir-arm64 DIR] [--size-dir-x86-64 DIR]
 //!                    [--memory-sizes MB,MB,...] [--memory-runs N] [--memory-warm N]
-//!                    [--calibration-rtt-ms MS] [--only patterns,init,capacity,shards,webhook,memory]
+//!                    [--calibration-rtt-ms MS] [--checkout-runs N]
+//!                    [--only patterns,init,capacity,shards,webhook,memory,checkout-cold]
 
 mod callgrind;
 mod capacity;
+mod checkout_cold;
 mod cli;
 mod cpu_share;
 mod init;
@@ -47,6 +49,9 @@ async fn main() -> Result<(), Error> {
     }
     if o.runs_section("memory") {
         memory::section(&o, &endpoint, &home).await?;
+    }
+    if o.runs_section("checkout-cold") {
+        checkout_cold::section(&o, &home).await?;
     }
     report::print_sizes(&o);
     Ok(())

@@ -136,12 +136,15 @@ pub(crate) async fn section(
             endpoint,
             home,
         };
-        let rust = measure(Model::FullCore, o.runs, o.warm, &event, || start.rust(None))
-            .await
-            .map_err(|e| format!("{}: {e}", p.binary))?;
+        let events = || event.clone();
+        let rust = measure(Model::FullCore, o.runs, o.warm, &events, || {
+            start.rust(None)
+        })
+        .await
+        .map_err(|e| format!("{}: {e}", p.binary))?;
         let python = match &o.python {
             Some(python) => Some(
-                measure(Model::FullCore, o.runs, o.warm, &event, || {
+                measure(Model::FullCore, o.runs, o.warm, &events, || {
                     start.python(python, None)
                 })
                 .await
@@ -150,10 +153,10 @@ pub(crate) async fn section(
             None => None,
         };
         let instructions = if o.callgrind {
-            let rust = count_instructions(&event, |out| start.rust(Some(out))).await?;
+            let rust = count_instructions(&events, |out| start.rust(Some(out))).await?;
             let python = match &o.python {
                 Some(python) => {
-                    Some(count_instructions(&event, |out| start.python(python, Some(out))).await?)
+                    Some(count_instructions(&events, |out| start.python(python, Some(out))).await?)
                 }
                 None => None,
             };

@@ -41,6 +41,21 @@ pub(crate) enum Model<'a> {
     Provisioned { quota: &'a CpuShare },
 }
 
+impl Model<'_> {
+    /// What Lambda sets `AWS_LAMBDA_INITIALIZATION_TYPE` to under this model.
+    pub(crate) fn init_type(self) -> &'static str {
+        match self {
+            Model::FullCore | Model::OnDemand { .. } => ON_DEMAND,
+            Model::Provisioned { .. } => PROVISIONED,
+        }
+    }
+}
+
+/// `AWS_LAMBDA_INITIALIZATION_TYPE` of an on-demand sandbox.
+pub(crate) const ON_DEMAND: &str = "on-demand";
+/// `AWS_LAMBDA_INITIALIZATION_TYPE` under provisioned concurrency.
+pub(crate) const PROVISIONED: &str = "provisioned-concurrency";
+
 /// Lambda's limit on an on-demand init's burst: past it, init goes on inside the invoke, at
 /// the memory size's share.
 pub(crate) const INIT_BURST_CAP: Duration = Duration::from_secs(10);
@@ -70,17 +85,34 @@ pub(crate) fn peak_rss_kib(pid: u32) -> u64 {
         })
         .unwrap_or(0)
 }
-/// Starts `command` against a fresh Runtime API and runs its cold start under `model`, then
-/// sends `warm` more events one after another. Under a share, the command is
+/// An error unless `reply` is a success: the function did not fail, and an HTTP answer's
+/// status is below 400. A time is only reported for the work the event asked for.
+fn refused(reply: &local_engine::runtime_api::Reply) -> Result<(), Error> {
+    let status = serde_json::from_slice::<serde_json::Value>(&reply.body)
+        .ok()
+        .and_then(|answer| answer["statusCode"].as_u64());
+    match (reply.ok, status) {
+        (true, Some(400..)) | (false, _) => Err(format!(
+            "the function did not do what its event asks: {}",
+            String::from_utf8_lossy(&reply.body)
+        )
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+/// Starts `command` against a fresh Runtime API and runs its cold start under `model` on the
+/// event `events` gives, then sends `warm` more of its events one after another. Under a share, the command is
 /// [`CpuShare::command`]'s, and the clock starts once it has joined its first cgroup (which
 /// takes the kernel ~10 ms, no part of a Lambda cold start) and is told to go.
 pub(crate) async fn run_process(
     command: Command,
-    event: &Bytes,
+    events: &dyn Fn() -> Bytes,
     warm: usize,
     model: Model<'_>,
 ) -> Result<ProcessRun, Error> {
     let mut api = RuntimeApi::start().await?;
+    let event = events();
     let (mut child, cold) = match model {
         Model::FullCore => full_core_start(&api, command, event).await?,
         Model::OnDemand { burst, quota } => {
@@ -97,18 +129,13 @@ pub(crate) async fn run_process(
             .await?
         }
     };
-    if !cold.reply.ok {
-        return Err(format!(
-            "the function failed: {}",
-            String::from_utf8_lossy(&cold.reply.body)
-        )
-        .into());
-    }
+    refused(&cold.reply)?;
     let mut latencies = Vec::with_capacity(warm);
     for _ in 0..warm {
         let sent = Instant::now();
-        let reply = api.invoke(event.clone()).await?;
+        let reply = api.invoke(events()).await?;
         latencies.push(reply.at - sent);
+        refused(&reply)?;
     }
     let peak = child.id().map_or(0, peak_rss_kib);
     api.close_and_wait(&mut child).await?;
@@ -136,9 +163,9 @@ struct Cold {
 async fn full_core_start(
     api: &RuntimeApi,
     command: Command,
-    event: &Bytes,
+    event: Bytes,
 ) -> Result<(tokio::process::Child, Cold), Error> {
-    let first = api.invoke(event.clone());
+    let first = api.invoke(event);
     let started = Instant::now();
     let child = api.spawn(command)?;
     let reply = tokio::time::timeout(Duration::from_secs(30), first).await??;
@@ -160,7 +187,7 @@ async fn full_core_start(
 async fn cold_start<F>(
     api: &RuntimeApi,
     command: Command,
-    event: &Bytes,
+    event: Bytes,
     first: &CpuShare,
     between: impl FnOnce(u32) -> F,
 ) -> Result<(tokio::process::Child, Cold), Error>
@@ -181,7 +208,7 @@ where
     let init_cpu = cpu_time(pid);
     between(pid).await?;
     let sent = Instant::now();
-    let answer = api.invoke(event.clone());
+    let answer = api.invoke(event);
     let reply = tokio::time::timeout(Duration::from_secs(60), answer).await??;
     let cold = Cold {
         init: ready - started,
@@ -242,40 +269,37 @@ pub(crate) struct Series {
     pub(crate) warm: Vec<Duration>,
     pub(crate) rss_kib: u64,
 }
-/// Cold starts `runs` times under `model`, each followed by `warm` requests: the medians of
+/// Cold starts `runs` times under `model`, each followed by `warm` requests, every one on the
+/// event `events` gives (the same bytes each time, or a fresh cart's checkout): the medians of
 /// the cold starts, the warm latencies of every run, the largest RSS.
 pub(crate) async fn measure(
     model: Model<'_>,
     runs: usize,
     warm: usize,
-    event: &Bytes,
+    events: &dyn Fn() -> Bytes,
     make: impl Fn() -> Command,
 ) -> Result<Series, Error> {
-    let mut inits = Vec::new();
-    let mut invokes = Vec::new();
-    let mut firsts = Vec::new();
-    let mut init_cpus = Vec::new();
-    let mut cpus = Vec::new();
-    let mut warms = Vec::new();
-    let mut rss = 0;
+    let mut done = Vec::with_capacity(runs);
     for _ in 0..runs {
-        let run = run_process(make(), event, warm, model).await?;
-        inits.push(run.init);
-        invokes.push(run.invoke);
-        firsts.push(run.init + run.invoke);
-        init_cpus.push(run.init_cpu);
-        cpus.push(run.cold_cpu);
-        warms.extend(run.warm);
-        rss = rss.max(run.peak_rss_kib);
+        done.push(run_process(make(), events, warm, model).await?);
     }
-    warms.sort();
-    Ok(Series {
-        init: median(inits),
-        invoke: median(invokes),
-        first: median(firsts),
-        init_cpu: median(init_cpus),
-        cold_cpu: median(cpus),
-        warm: warms,
-        rss_kib: rss,
-    })
+    Ok(Series::of(done))
+}
+
+impl Series {
+    /// The medians of `runs`' cold starts, all their warm latencies, the largest RSS.
+    pub(crate) fn of(runs: Vec<ProcessRun>) -> Self {
+        let each = |f: fn(&ProcessRun) -> Duration| median(runs.iter().map(f).collect());
+        let mut warm: Vec<Duration> = runs.iter().flat_map(|r| r.warm.iter().copied()).collect();
+        warm.sort();
+        Series {
+            init: each(|r| r.init),
+            invoke: each(|r| r.invoke),
+            first: each(|r| r.init + r.invoke),
+            init_cpu: each(|r| r.init_cpu),
+            cold_cpu: each(|r| r.cold_cpu),
+            warm,
+            rss_kib: runs.iter().map(|r| r.peak_rss_kib).max().unwrap_or(0),
+        }
+    }
 }

@@ -172,7 +172,8 @@ async fn measure_shards(
     let engine = engine_with_orders(count).await?;
     let endpoint = engine.endpoint().to_owned();
     let binary = o.bin_dir.join("list-orders-by-status");
-    let warm = measure(Model::FullCore, o.runs.min(3), o.warm, event, || {
+    let events = || event.clone();
+    let warm = measure(Model::FullCore, o.runs.min(3), o.warm, &events, || {
         let mut c = command(&binary, &[], None);
         lambda_environment(&mut c, "list-orders-by-status", &endpoint, home);
         c.env("STATUS_SHARDS", n.to_string());

@@ -75,11 +75,13 @@ pub(crate) async fn section(
             let start = Start {
                 runtime,
                 launch: &size.burst,
+                init_type: size.on_demand().init_type(),
                 pattern,
                 hello,
             };
+            let events = || event.clone();
             let series =
-                crate::process::measure(size.on_demand(), o.memory_runs, 0, &event, || {
+                crate::process::measure(size.on_demand(), o.memory_runs, 0, &events, || {
                     peers.command(o, &start, home)
                 })
                 .await
@@ -96,7 +98,7 @@ pub(crate) async fn section(
             Runtime::Python | Runtime::Node => {
                 Some((run(small, true).await?.0, run(large, true).await?.0))
             }
-            Runtime::Rust | Runtime::RustCold => None,
+            Runtime::Rust | Runtime::RustFlipped => None,
         };
         let (s, l) = (run(small, false).await?, run(large, false).await?);
         here.push(Here {
@@ -129,7 +131,8 @@ fn print(here: &[Here], small: u32, large: u32, rtt: std::time::Duration) {
     println!("|---|---|---|---|---|---|---|");
     for h in here {
         let published = PUBLISHED.iter().find(|p| {
-            p.runtime == h.runtime || (h.runtime == Runtime::RustCold && p.runtime == Runtime::Rust)
+            p.runtime == h.runtime
+                || (h.runtime == Runtime::RustFlipped && p.runtime == Runtime::Rust)
         });
         let theirs =
             |f: fn(&Published) -> (f64, f64)| published.map_or("-".to_owned(), |p| pair(f(p)));

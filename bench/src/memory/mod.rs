@@ -40,13 +40,14 @@ use local_engine::runtime_api::Error;
 use crate::cpu_share::{CpuShare, PERIOD_US};
 use crate::process::{Model, Series};
 
-/// A runtime measured: this store's binary (as built, and with its connection warm-up off), or
-/// a peer.
+/// A runtime measured: this store's binary (as built, and making each model's other warm-up
+/// choice), or a peer.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Runtime {
     Rust,
-    /// The same binary with `STORE_BENCH_NO_WARMUP`: its first request opens the connection.
-    RustCold,
+    /// The same binary with each model's other choice (`STORE_BENCH_WARMUP`): its connection
+    /// opened in an on-demand init, and by the first request under provisioned concurrency.
+    RustFlipped,
     Python,
     Node,
 }
@@ -55,7 +56,7 @@ impl Runtime {
     pub(crate) fn name(self) -> &'static str {
         match self {
             Runtime::Rust => "Rust",
-            Runtime::RustCold => "Rust, no warm-up",
+            Runtime::RustFlipped => "Rust, warm-up flipped",
             Runtime::Python => "Python 3 + boto3",
             Runtime::Node => "Node.js 22 + SDK v3",
         }
@@ -67,7 +68,7 @@ pub(crate) struct Measured {
     pub(crate) function: &'static str,
     pub(crate) runtime: Runtime,
     pub(crate) memory_mb: u32,
-    /// On-demand cold starts, each followed by the warm series (none for [`Runtime::RustCold`],
+    /// On-demand cold starts, each followed by the warm series (none for [`Runtime::RustFlipped`],
     /// whose warm requests are [`Runtime::Rust`]'s).
     pub(crate) on_demand: Series,
     /// Provisioned-concurrency cold starts, without warm requests.
@@ -88,6 +89,20 @@ impl Size {
         })
     }
 
+    /// Every size of `sizes`, or none, said why, where no CPU quota can be set here: nothing
+    /// is reported then rather than figures at a full core.
+    pub(crate) fn each(sizes: &[u32]) -> Option<Vec<Self>> {
+        match sizes.iter().map(|&mb| Self::create(mb)).collect() {
+            Ok(sizes) => Some(sizes),
+            Err(why) => {
+                println!(
+                    "Skipped: the CPU quota cannot be set here ({why}). Nothing is reported rather than figures at a full core."
+                );
+                None
+            }
+        }
+    }
+
     pub(crate) fn memory_mb(&self) -> u32 {
         self.quota.memory_mb
     }
@@ -99,7 +114,7 @@ impl Size {
         }
     }
 
-    fn provisioned(&self) -> Model<'_> {
+    pub(crate) fn provisioned(&self) -> Model<'_> {
         Model::Provisioned { quota: &self.quota }
     }
 }
@@ -119,18 +134,9 @@ pub(crate) async fn section(
         o.memory_runs * o.memory_warm
     );
     println!();
-    let mut sizes = Vec::new();
-    for &memory_mb in &o.memory_sizes {
-        match Size::create(memory_mb) {
-            Ok(size) => sizes.push(size),
-            Err(why) => {
-                println!(
-                    "Skipped: the CPU quota cannot be set here ({why}). Nothing is reported rather than figures at a full core."
-                );
-                return Ok(());
-            }
-        }
-    }
+    let Some(sizes) = Size::each(&o.memory_sizes) else {
+        return Ok(());
+    };
     let endpoint = crate::tls_front::start(engine, Duration::ZERO).await?;
     if o.callgrind {
         tls_instructions(o, engine, &endpoint, home).await?;
@@ -164,11 +170,11 @@ pub(crate) struct Peers<'a> {
 }
 
 impl<'a> Peers<'a> {
-    /// Rust with and without its warm-up, and each peer `o` names, against `endpoint`.
+    /// Rust as built and with its warm-up flipped, and each peer `o` names, against `endpoint`.
     pub(crate) fn of(o: &crate::cli::Options, endpoint: &'a str) -> Self {
         let mut runtimes = vec![
             (Runtime::Rust, PathBuf::new()),
-            (Runtime::RustCold, PathBuf::new()),
+            (Runtime::RustFlipped, PathBuf::new()),
         ];
         runtimes.extend(o.python.clone().map(|p| (Runtime::Python, p)));
         runtimes.extend(o.node.clone().map(|p| (Runtime::Node, p)));
@@ -184,6 +190,7 @@ impl<'a> Peers<'a> {
         let Start {
             runtime,
             launch,
+            init_type,
             pattern,
             hello,
         } = *start;
@@ -200,7 +207,7 @@ impl<'a> Peers<'a> {
             false => format!("{module}.{export}"),
         };
         let (program, args, name) = match runtime {
-            Runtime::Rust | Runtime::RustCold => {
+            Runtime::Rust | Runtime::RustFlipped => {
                 (o.bin_dir.join(pattern.binary), vec![], pattern.binary)
             }
             Runtime::Python => (
@@ -221,20 +228,27 @@ impl<'a> Peers<'a> {
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .env("AWS_CA_BUNDLE", &self.root)
             .env("NODE_EXTRA_CA_CERTS", &self.root)
-            .env("_HANDLER", handler("handlers", pattern.node));
-        if runtime == Runtime::RustCold {
-            c.env("STORE_BENCH_NO_WARMUP", "1");
+            .env("_HANDLER", handler("handlers", pattern.node))
+            .env("AWS_LAMBDA_INITIALIZATION_TYPE", init_type);
+        if runtime == Runtime::RustFlipped {
+            let flipped = match init_type {
+                crate::process::PROVISIONED => "never",
+                _ => "always",
+            };
+            c.env("STORE_BENCH_WARMUP", flipped);
         }
         c
     }
 }
 
 /// One process to start: `runtime` for `pattern` (its `hello` handler instead, for a peer, when
-/// asked), launched in the cgroup `launch`.
+/// asked), launched in the cgroup `launch`, told the kind of init Lambda names in
+/// `AWS_LAMBDA_INITIALIZATION_TYPE` ([`Model::init_type`]).
 #[derive(Clone, Copy)]
 pub(crate) struct Start<'s> {
     pub(crate) runtime: Runtime,
     pub(crate) launch: &'s CpuShare,
+    pub(crate) init_type: &'static str,
     pub(crate) pattern: &'s crate::cli::Pattern,
     pub(crate) hello: bool,
 }
@@ -260,25 +274,28 @@ async fn measure_size(
                 )
                 .into()
             };
-            let warm = if runtime == Runtime::RustCold {
+            let warm = if runtime == Runtime::RustFlipped {
                 0
             } else {
                 o.memory_warm
             };
-            let start = |launch| Start {
+            let start = |launch, model: Model<'_>| Start {
                 runtime,
                 launch,
+                init_type: model.init_type(),
                 pattern,
                 hello: false,
             };
-            let (burst, quota) = (start(&size.burst), start(&size.quota));
+            let burst = start(&size.burst, size.on_demand());
+            let quota = start(&size.quota, size.provisioned());
             let runs = o.memory_runs;
-            let on_demand = crate::process::measure(size.on_demand(), runs, warm, &event, || {
+            let events = || event.clone();
+            let on_demand = crate::process::measure(size.on_demand(), runs, warm, &events, || {
                 peers.command(o, &burst, home)
             })
             .await
             .map_err(|e| failed("on-demand", e))?;
-            let provisioned = crate::process::measure(size.provisioned(), runs, 0, &event, || {
+            let provisioned = crate::process::measure(size.provisioned(), runs, 0, &events, || {
                 peers.command(o, &quota, home)
             })
             .await
@@ -296,7 +313,8 @@ async fn measure_size(
 }
 
 /// What the TLS handshake adds to each function's init, in instructions (callgrind, a full
-/// core): init against the engine over plain HTTP and over the TLS endpoint.
+/// core): init against the engine over plain HTTP and over the TLS endpoint, as provisioned
+/// concurrency runs it, where init opens the connection.
 pub(crate) async fn tls_instructions(
     o: &crate::cli::Options,
     plain: &str,
@@ -305,7 +323,7 @@ pub(crate) async fn tls_instructions(
 ) -> Result<(), Error> {
     println!();
     println!(
-        "| function | init k instructions, plain HTTP | init k instructions, TLS | the handshake's share |"
+        "| function | provisioned init k instructions, plain HTTP | the same, TLS | the handshake's share |"
     );
     println!("|---|---|---|---|");
     for pattern in &crate::cli::PATTERNS {
@@ -321,6 +339,10 @@ pub(crate) async fn tls_instructions(
                         pattern.binary,
                         endpoint,
                         home,
+                    );
+                    c.env(
+                        "AWS_LAMBDA_INITIALIZATION_TYPE",
+                        crate::process::PROVISIONED,
                     );
                     c
                 })
