@@ -3,7 +3,7 @@
 
 use crate::callgrind::{Instructions, count_instructions};
 use crate::cli::{Options, PATTERNS, Pattern};
-use crate::process::{Model, Series, command, measure};
+use crate::process::{Model, PROVISIONED, Series, command, measure};
 use axum::body::Bytes;
 use lambda_http::{Body, Request, Response};
 use local_engine::runtime_api::{Error, lambda_environment};
@@ -115,8 +115,19 @@ pub(crate) struct Row {
     pub(crate) raw: Vec<Duration>,
     pub(crate) handled: Vec<Duration>,
     pub(crate) requests: BTreeMap<String, usize>,
-    /// Instructions per warm request: ours, and the peer's.
-    pub(crate) instructions: Option<(Instructions, Option<Instructions>)>,
+    /// Instructions under callgrind (`--callgrind` only).
+    pub(crate) instructions: Option<Counted>,
+}
+
+/// A pattern's instructions: ours in each kind of init, and the peer's.
+#[derive(Clone, Copy)]
+pub(crate) struct Counted {
+    /// An on-demand init: the connection is the first request's to open.
+    pub(crate) rust: Instructions,
+    /// A provisioned one, which opens the connection ahead of traffic: what the first request
+    /// still does beyond a warm one is the work no warm-up moved.
+    pub(crate) provisioned: Instructions,
+    pub(crate) python: Option<Instructions>,
 }
 
 /// The section: each pattern's release binary and its peers, their instructions under
@@ -154,13 +165,23 @@ pub(crate) async fn section(
         };
         let instructions = if o.callgrind {
             let rust = count_instructions(&events, |out| start.rust(Some(out))).await?;
+            let provisioned = count_instructions(&events, |out| {
+                let mut c = start.rust(Some(out));
+                c.env("AWS_LAMBDA_INITIALIZATION_TYPE", PROVISIONED);
+                c
+            })
+            .await?;
             let python = match &o.python {
                 Some(python) => {
                     Some(count_instructions(&events, |out| start.python(python, Some(out))).await?)
                 }
                 None => None,
             };
-            Some((rust, python))
+            Some(Counted {
+                rust,
+                provisioned,
+                python,
+            })
         } else {
             None
         };

@@ -37,7 +37,9 @@ pub(crate) enum Model<'a> {
     },
     /// Provisioned concurrency: init under `quota` too, ahead of traffic; the first event is
     /// handed out once init is done and a period has passed, so that the invoke starts with
-    /// the whole quota, as a sandbox initialised minutes earlier does.
+    /// the whole quota, as a sandbox initialised minutes earlier does. Each warm event after it
+    /// comes a period after the last answer too: the sparse traffic such a sandbox waits for,
+    /// which meets the same idle CPU (caches, the quota's refill) as its first invoke.
     Provisioned { quota: &'a CpuShare },
 }
 
@@ -102,7 +104,8 @@ fn refused(reply: &local_engine::runtime_api::Reply) -> Result<(), Error> {
 }
 
 /// Starts `command` against a fresh Runtime API and runs its cold start under `model` on the
-/// event `events` gives, then sends `warm` more of its events one after another. Under a share, the command is
+/// event `events` gives, then sends `warm` more of its events one after another (under
+/// [`Model::Provisioned`], each a period after the last answer). Under a share, the command is
 /// [`CpuShare::command`]'s, and the clock starts once it has joined its first cgroup (which
 /// takes the kernel ~10 ms, no part of a Lambda cold start) and is told to go.
 pub(crate) async fn run_process(
@@ -132,6 +135,9 @@ pub(crate) async fn run_process(
     refused(&cold.reply)?;
     let mut latencies = Vec::with_capacity(warm);
     for _ in 0..warm {
+        if let Model::Provisioned { .. } = model {
+            tokio::time::sleep(Duration::from_micros(crate::cpu_share::PERIOD_US)).await;
+        }
         let sent = Instant::now();
         let reply = api.invoke(events()).await?;
         latencies.push(reply.at - sent);

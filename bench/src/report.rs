@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use crate::cli::{Options, PATTERNS};
-use crate::patterns::Row;
+use crate::patterns::{Counted, Row};
 use crate::process::percentile;
 
 /// A duration in milliseconds, two decimals.
@@ -79,12 +79,17 @@ pub(crate) fn print_pattern_rows(o: &Options, rows: &[Row]) {
 fn print_instructions(rows: &[Row]) {
     println!();
     println!(
-        "| function | init k instr | first request k instr | warm request k instr | Python init / first / warm k instr | warm ×fewer | first request beyond a warm one, k instr |"
+        "| function | init k instr | first request k instr | warm request k instr | Python init / first / warm k instr | warm ×fewer | first request beyond a warm one, k instr | the same, provisioned init (connection opened in it) |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     let k = |n: f64| format!("{:.0}", n / 1000.0);
     for row in rows {
-        if let Some((rust, python)) = row.instructions {
+        if let Some(Counted {
+            rust,
+            provisioned,
+            python,
+        }) = row.instructions
+        {
             let py = python.map_or("-".into(), |p| {
                 format!(
                     "{} / {} / {}",
@@ -95,12 +100,13 @@ fn print_instructions(rows: &[Row]) {
             });
             let ratio = python.map_or("-".into(), |p| format!("{:.1}", p.warm / rust.warm));
             println!(
-                "| {} | {} | {} | {} | {py} | {ratio} | {} |",
+                "| {} | {} | {} | {} | {py} | {ratio} | {} | {} |",
                 row.name,
                 k(rust.init as f64),
                 k(rust.first as f64),
                 k(rust.warm),
-                k(rust.first as f64 - rust.warm)
+                k(rust.first as f64 - rust.warm),
+                k(provisioned.first as f64 - provisioned.warm),
             );
         }
     }

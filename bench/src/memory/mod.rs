@@ -71,7 +71,8 @@ pub(crate) struct Measured {
     /// On-demand cold starts, each followed by the warm series (none for [`Runtime::RustFlipped`],
     /// whose warm requests are [`Runtime::Rust`]'s).
     pub(crate) on_demand: Series,
-    /// Provisioned-concurrency cold starts, without warm requests.
+    /// Provisioned-concurrency cold starts; for [`Runtime::Rust`], each followed by
+    /// [`SPARSE_WARM`] requests a period apart.
     pub(crate) provisioned: Series,
 }
 
@@ -253,8 +254,13 @@ pub(crate) struct Start<'s> {
     pub(crate) hello: bool,
 }
 
+/// Warm requests after each provisioned cold start of [`Runtime::Rust`], each a period after
+/// the last answer ([`Model::Provisioned`]): the baseline its first invoke is judged against
+/// beside the back-to-back warm p50, since both start from the same idle CPU.
+const SPARSE_WARM: usize = 10;
+
 /// Every pattern, for every runtime, at `size`: on-demand with the warm series, then
-/// provisioned.
+/// provisioned (Rust's with its sparse warm requests).
 async fn measure_size(
     o: &crate::cli::Options,
     size: &Size,
@@ -295,11 +301,17 @@ async fn measure_size(
             })
             .await
             .map_err(|e| failed("on-demand", e))?;
-            let provisioned = crate::process::measure(size.provisioned(), runs, 0, &events, || {
-                peers.command(o, &quota, home)
-            })
-            .await
-            .map_err(|e| failed("provisioned", e))?;
+            let sparse = if runtime == Runtime::Rust {
+                SPARSE_WARM
+            } else {
+                0
+            };
+            let provisioned =
+                crate::process::measure(size.provisioned(), runs, sparse, &events, || {
+                    peers.command(o, &quota, home)
+                })
+                .await
+                .map_err(|e| failed("provisioned", e))?;
             measured.push(Measured {
                 function: pattern.binary,
                 runtime,
