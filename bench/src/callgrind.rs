@@ -25,6 +25,13 @@ pub(crate) struct Instructions {
     pub(crate) first: u64,
     pub(crate) warm: f64,
 }
+
+impl Instructions {
+    /// What the first request costs beyond a warm one: its one-time work.
+    pub(crate) fn first_beyond_warm(&self) -> f64 {
+        self.first as f64 - self.warm
+    }
+}
 /// Four runs: init only; one request; 20 and 120 more (their difference / 100 is a warm
 /// request), each on the event `events` gives. What the first request costs beyond a warm one
 /// is the one-time work a connection warm-up during init would move there.

@@ -168,7 +168,7 @@ async fn instructions(o: &crate::cli::Options, home: &Path, provider: &str) -> R
             k(counted.init as f64),
             k(counted.first as f64),
             k(counted.warm),
-            k(counted.first as f64 - counted.warm),
+            k(counted.first_beyond_warm()),
         );
     }
     Ok(())

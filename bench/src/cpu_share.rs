@@ -17,6 +17,12 @@ const PINNED_CPU: &str = "1";
 /// The CFS period of every quota, µs (see the module's documentation).
 pub(crate) const PERIOD_US: u64 = 100_000;
 
+/// Waits one period: long enough for a quota spent to refill, and for a process to go idle
+/// as a sandbox does between sparse requests.
+pub(crate) async fn idle_one_period() {
+    tokio::time::sleep(Duration::from_micros(PERIOD_US)).await;
+}
+
 /// A cgroup whose processes get `memory_mb`'s share of one CPU.
 pub(crate) struct CpuShare {
     pub memory_mb: u32,
@@ -129,7 +135,7 @@ impl CpuShare {
         }
         // A new sandbox starts with its whole quota: one idle period lets the last process's
         // use of it (a warm series ends with the quota spent) run out first.
-        tokio::time::sleep(Duration::from_micros(PERIOD_US)).await;
+        idle_one_period().await;
         let mut stdin = child
             .stdin
             .take()

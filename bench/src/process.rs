@@ -126,7 +126,7 @@ pub(crate) async fn run_process(
         }
         Model::Provisioned { quota } => {
             cold_start(&api, command, event, quota, |_| async {
-                tokio::time::sleep(Duration::from_micros(crate::cpu_share::PERIOD_US)).await;
+                crate::cpu_share::idle_one_period().await;
                 Ok(())
             })
             .await?
@@ -136,7 +136,7 @@ pub(crate) async fn run_process(
     let mut latencies = Vec::with_capacity(warm);
     for _ in 0..warm {
         if let Model::Provisioned { .. } = model {
-            tokio::time::sleep(Duration::from_micros(crate::cpu_share::PERIOD_US)).await;
+            crate::cpu_share::idle_one_period().await;
         }
         let sent = Instant::now();
         let reply = api.invoke(events()).await?;

@@ -105,8 +105,8 @@ fn print_instructions(rows: &[Row]) {
                 k(rust.init as f64),
                 k(rust.first as f64),
                 k(rust.warm),
-                k(rust.first as f64 - rust.warm),
-                k(provisioned.first as f64 - provisioned.warm),
+                k(rust.first_beyond_warm()),
+                k(provisioned.first_beyond_warm()),
             );
         }
     }

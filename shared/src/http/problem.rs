@@ -42,93 +42,56 @@ struct Problem<'a> {
     skus: Option<&'a [Sku]>,
 }
 
-/// The one table of what each error is on the wire: status, problem type, title.
+/// Where every problem type lives: a problem's `type` is this and its slug (`classify`).
+const PROBLEM_TYPES: &str = "/problems/";
+
+/// The problem type (RFC 9457 `type`) of a slug from `classify`.
+fn problem_type(slug: &str) -> String {
+    format!("{PROBLEM_TYPES}{slug}")
+}
+
+/// The one table of what each error is on the wire: status, problem type's slug, title.
 fn classify(err: &AppError) -> (StatusCode, &'static str, &'static str) {
+    use StatusCode as S;
     match err {
-        AppError::Invalid(_) => (
-            StatusCode::BAD_REQUEST,
-            "/problems/invalid-request",
-            "Invalid request",
-        ),
-        AppError::Unauthorized(_) => (
-            StatusCode::UNAUTHORIZED,
-            "/problems/unauthorized",
-            "Unauthorized",
-        ),
-        AppError::Forbidden(_) => (StatusCode::FORBIDDEN, "/problems/forbidden", "Forbidden"),
-        AppError::NotFound(_) => (StatusCode::NOT_FOUND, "/problems/not-found", "Not found"),
-        AppError::StatusConflict { .. } => (
-            StatusCode::CONFLICT,
-            "/problems/status-conflict",
-            "Status conflict",
-        ),
-        AppError::ConcurrentChange(_) => (
-            StatusCode::CONFLICT,
-            "/problems/concurrent-change",
-            "Concurrent change",
-        ),
-        AppError::TooManyOpenOrders(_) => (
-            StatusCode::CONFLICT,
-            "/problems/too-many-open-orders",
-            "Too many open orders",
-        ),
-        AppError::TooMuchHeld { .. } => (
-            StatusCode::CONFLICT,
-            "/problems/too-much-held",
-            "Too much held",
-        ),
-        AppError::OutOfStock(_) => (
-            StatusCode::CONFLICT,
-            "/problems/out-of-stock",
-            "Out of stock",
-        ),
-        AppError::PriceChanged(_) => (
-            StatusCode::CONFLICT,
-            "/problems/price-changed",
-            "Price changed",
-        ),
+        AppError::Invalid(_) => (S::BAD_REQUEST, "invalid-request", "Invalid request"),
+        AppError::Unauthorized(_) => (S::UNAUTHORIZED, "unauthorized", "Unauthorized"),
+        AppError::Forbidden(_) => (S::FORBIDDEN, "forbidden", "Forbidden"),
+        AppError::NotFound(_) => (S::NOT_FOUND, "not-found", "Not found"),
+        AppError::StatusConflict { .. } => (S::CONFLICT, "status-conflict", "Status conflict"),
+        AppError::ConcurrentChange(_) => (S::CONFLICT, "concurrent-change", "Concurrent change"),
+        AppError::TooManyOpenOrders(_) => {
+            (S::CONFLICT, "too-many-open-orders", "Too many open orders")
+        }
+        AppError::TooMuchHeld { .. } => (S::CONFLICT, "too-much-held", "Too much held"),
+        AppError::OutOfStock(_) => (S::CONFLICT, "out-of-stock", "Out of stock"),
+        AppError::PriceChanged(_) => (S::CONFLICT, "price-changed", "Price changed"),
         AppError::UnknownProducts(_) => (
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "/problems/unknown-product",
+            S::UNPROCESSABLE_ENTITY,
+            "unknown-product",
             "Unknown product",
         ),
-        AppError::CartFull(_) => (StatusCode::CONFLICT, "/problems/cart-full", "Cart full"),
-        AppError::CartEmpty => (StatusCode::CONFLICT, "/problems/cart-empty", "Cart empty"),
-        AppError::RefundRefused(_) => (
-            StatusCode::CONFLICT,
-            "/problems/refund-refused",
-            "Refund refused",
-        ),
+        AppError::CartFull(_) => (S::CONFLICT, "cart-full", "Cart full"),
+        AppError::CartEmpty => (S::CONFLICT, "cart-empty", "Cart empty"),
+        AppError::RefundRefused(_) => (S::CONFLICT, "refund-refused", "Refund refused"),
         AppError::TotalTooLarge { .. } => (
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "/problems/total-too-large",
+            S::UNPROCESSABLE_ENTITY,
+            "total-too-large",
             "Total too large",
         ),
         AppError::IdempotencyKeyReused => (
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "/problems/idempotency-key-reused",
+            S::UNPROCESSABLE_ENTITY,
+            "idempotency-key-reused",
             "Idempotency-Key reused",
         ),
-        AppError::PayloadTooLarge(_) => (
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "/problems/too-large",
-            "Payload too large",
-        ),
+        AppError::PayloadTooLarge(_) => (S::PAYLOAD_TOO_LARGE, "too-large", "Payload too large"),
         AppError::UnsupportedMediaType(_) => (
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "/problems/unsupported-media-type",
+            S::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported-media-type",
             "Unsupported media type",
         ),
-        AppError::Unavailable(_) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "/problems/unavailable",
-            "Service unavailable",
-        ),
-        AppError::Internal(_) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "/problems/internal",
-            "Internal error",
-        ),
+        AppError::Unavailable(_) => (S::SERVICE_UNAVAILABLE, "unavailable", "Service unavailable"),
+        AppError::Internal(_) => (S::INTERNAL_SERVER_ERROR, "internal", "Internal error"),
     }
 }
 
@@ -153,7 +116,8 @@ fn public_detail(err: &AppError) -> String {
 
 /// The problem document (RFC 9457) for an error.
 pub fn problem(err: &AppError) -> Response<Body> {
-    let (status, kind, title) = classify(err);
+    let (status, slug, title) = classify(err);
+    let kind = problem_type(slug);
     let detail = public_detail(err);
     let current_status = match err {
         AppError::StatusConflict { current, .. } => Some(*current),
@@ -167,7 +131,7 @@ pub fn problem(err: &AppError) -> Response<Body> {
         _ => None,
     };
     let body = Problem {
-        kind,
+        kind: &kind,
         title,
         status: status.as_u16(),
         detail: &detail,
@@ -281,14 +245,14 @@ mod tests {
         let mut table: Vec<(u16, String, String)> = one_of_each_kind()
             .iter()
             .map(|err| {
-                let (status, kind, _) = classify(err);
+                let (status, slug, _) = classify(err);
                 let variant = format!("{err:?}");
                 let variant = variant
                     .split(|c: char| !c.is_alphanumeric())
                     .next()
                     .unwrap_or_default()
                     .to_owned();
-                (status.as_u16(), kind.to_owned(), variant)
+                (status.as_u16(), problem_type(slug), variant)
             })
             .collect();
         let mut kinds: Vec<&String> = table.iter().map(|(_, kind, _)| kind).collect();
