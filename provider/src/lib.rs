@@ -13,4 +13,3 @@ pub mod secret;
 
 pub use client::{Provider, ProviderError};
 pub use intents::PaymentIntent;
-pub use refunds::ProviderRefund;

@@ -4,47 +4,12 @@
 //! metadata before it is sent again, so that even a provider that ignores `Idempotency-Key`
 //! refunds once.
 
-use std::collections::HashMap;
-
 use hyper::Method;
 use serde::Deserialize;
 use shared::domain::ids::ProviderRefundId;
-use shared::domain::refund::{Refund, RefundStatus, Settled};
+use shared::domain::refund::{ProviderRefund, Refund};
 
 use crate::{Provider, ProviderError};
-
-/// A refund, as far as the store reads it.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct ProviderRefund {
-    /// Its ID (`re_...`).
-    pub id: ProviderRefundId,
-    /// In the smallest unit.
-    pub amount: i64,
-    /// `pending`, `requires_action`, `succeeded`, `failed` or `canceled`.
-    pub status: String,
-    /// Why it failed, when it did (`lost_or_stolen_card`, ...).
-    #[serde(default)]
-    pub failure_reason: Option<String>,
-    /// What the store put on it: `refundId`, `orderId`, `paymentId`.
-    #[serde(default)]
-    pub metadata: HashMap<String, String>,
-}
-
-impl ProviderRefund {
-    /// What it means for the store's refund.
-    pub fn settled(&self) -> Settled {
-        let status = RefundStatus::of_provider(&self.status);
-        Settled {
-            provider_refund_id: Some(self.id.clone()),
-            status,
-            failure: (status == RefundStatus::Failed).then(|| {
-                self.failure_reason
-                    .clone()
-                    .unwrap_or_else(|| format!("the provider's refund is {}", self.status))
-            }),
-        }
-    }
-}
 
 #[derive(Deserialize)]
 struct List {
@@ -70,12 +35,10 @@ impl Provider {
             .await
     }
 
-    /// The provider's refund of the store's `refund`, if it made one: its payment's refunds,
-    /// the one whose `metadata[refundId]` is the refund's.
-    pub async fn find_refund(
-        &self,
-        refund: &Refund,
-    ) -> Result<Option<ProviderRefund>, ProviderError> {
+    /// The provider's refunds that carry the store's `refund`'s `metadata[refundId]`, of its
+    /// payment: none when the provider never made it; whether one is the refund's is for its
+    /// caller to say ([`ProviderRefund::mismatch`]).
+    pub async fn find_refund(&self, refund: &Refund) -> Result<Vec<ProviderRefund>, ProviderError> {
         let list: List = self
             .send(
                 Method::GET,
@@ -84,9 +47,11 @@ impl Provider {
                 &[],
             )
             .await?;
-        Ok(list.data.into_iter().find(|made| {
-            made.metadata.get("refundId").map(String::as_str) == Some(refund.refund_id.as_str())
-        }))
+        Ok(list
+            .data
+            .into_iter()
+            .filter(|made| made.metadata.refund_id.as_deref() == Some(refund.refund_id.as_str()))
+            .collect())
     }
 
     /// The provider's refund `id`, as it stands now.

@@ -35,7 +35,8 @@ fn answer(method: &str, path: &str) -> Value {
         json!({"id": "pi_1", "object": "payment_intent", "amount": 4395, "currency": "usd",
                "status": status, "client_secret": "pi_1_secret_x"})
     };
-    let refund = json!({"id": "re_1", "object": "refund", "amount": 100, "status": "succeeded",
+    let refund = json!({"id": "re_1", "object": "refund", "amount": 100, "currency": "usd",
+                        "payment_intent": "pi_1", "status": "succeeded",
                         "metadata": {"refundId": "rf_1"}});
     match (method, path) {
         ("POST", "/v1/payment_intents/pi_1/cancel") => intent("canceled"),

@@ -85,6 +85,9 @@ crate::listed! {
         RefundsUnsettled,
         /// Refunds PENDING for more than a day.
         RefundsOverdue,
+        /// Refunds the provider paid and then reported failed after all: REVERSED, the money
+        /// back with the store and the customer still owed it.
+        RefundsReversed,
         /// Payments the payer's bank disputes: the order is flagged, and a person must answer
         /// the dispute at the provider before its deadline.
         DisputesOpened,
@@ -120,6 +123,7 @@ impl Metric {
             Metric::RefundsFailed => "RefundsFailed",
             Metric::RefundsUnsettled => "RefundsUnsettled",
             Metric::RefundsOverdue => "RefundsOverdue",
+            Metric::RefundsReversed => "RefundsReversed",
             Metric::DisputesOpened => "DisputesOpened",
         }
     }

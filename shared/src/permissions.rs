@@ -218,6 +218,8 @@ pub const FUNCTIONS: &[Function] = &[
             UpdateItem(&[&refund::SETTLE]),
             UpdateItem(&[&refund_due::SETTLE]),
             UpdateItem(&[&order_header::REFUND]),
+            // A refund that failed gives its lines back.
+            UpdateItem(&[&line_item::BACK]),
             // A dispute: the order its payment placed, found by the payment, flagged.
             PutItem(&payment_order::PUT),
             GetItem(Entity::PaymentOrder),
@@ -257,6 +259,7 @@ pub const FUNCTIONS: &[Function] = &[
             UpdateItem(&[&refund::SETTLE]),
             UpdateItem(&[&refund_due::SETTLE]),
             UpdateItem(&[&order_header::REFUND]),
+            UpdateItem(&[&line_item::BACK]),
             GetSecret("PaymentApiKeySecret"),
         ],
     ),

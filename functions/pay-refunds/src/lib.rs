@@ -17,9 +17,9 @@
 use std::time::{Duration, Instant};
 
 use futures_util::future::join_all;
-use payment_provider::{Provider, ProviderError, ProviderRefund};
+use payment_provider::{Provider, ProviderError};
 use serde::Serialize;
-use shared::domain::refund::{Refund, RefundStatus, Settled};
+use shared::domain::refund::{ProviderRefund, Refund, RefundStatus, Settled};
 use shared::dynamo::entities::refund;
 use shared::metrics::{self, Metric};
 use shared::{AppError, Store};
@@ -155,7 +155,10 @@ fn count(run: &mut Run, key: String, step: Result<Step, AppError>) {
     match status {
         RefundStatus::Succeeded => run.succeeded += 1,
         RefundStatus::Failed => run.failed += 1,
-        RefundStatus::Pending | RefundStatus::Requested => run.pending += 1,
+        // The payer settles only what it sent: a reversal is the provider's event's.
+        RefundStatus::Pending | RefundStatus::Requested | RefundStatus::Reversed => {
+            run.pending += 1
+        }
     }
 }
 
@@ -191,10 +194,13 @@ impl Payer {
             if let Some(id) = &refund.provider_refund_id {
                 // Under way at the provider: where is it now?
                 return match self.provider.retrieve_refund(id).await {
-                    Ok(made) => {
-                        self.record(refund, &made.settled(), None, Step::Found)
-                            .await
-                    }
+                    Ok(made) => match made.mismatch(refund) {
+                        None => {
+                            self.record(refund, &made.settled(), None, Step::Found)
+                                .await
+                        }
+                        Some(mismatch) => Ok(Step::Unsettled(mismatch)),
+                    },
                     Err(err) => Ok(Step::Unsettled(err.to_string())),
                 };
             }
@@ -208,8 +214,8 @@ impl Payer {
         if refund.status == RefundStatus::Pending {
             // An attempt before this one went unanswered: did the provider make it?
             match self.provider.find_refund(&claimed).await {
-                Ok(Some(made)) => return self.recorded(&claimed, &made, Step::Found).await,
-                Ok(None) => {}
+                Ok(found) if found.is_empty() => {}
+                Ok(found) => return self.found(&claimed, &found).await,
                 Err(err) => return Ok(Step::Unsettled(err.to_string())),
             }
         }
@@ -219,7 +225,11 @@ impl Payer {
     /// `claimed` sent, once; an answer lost on the way back is looked for at once.
     async fn send(&self, claimed: &Refund) -> Result<Step, AppError> {
         match self.provider.create_refund(claimed).await {
-            Ok(made) => self.recorded(claimed, &made, Step::Settled).await,
+            Ok(made) => match made.mismatch(claimed) {
+                None => self.recorded(claimed, &made, Step::Settled).await,
+                // Not what was sent: never sent again, left for someone to look at.
+                Some(mismatch) => Ok(Step::Unsettled(mismatch)),
+            },
             Err(ProviderError::Refused { message, code, .. }) => {
                 let failure = match code {
                     Some(code) => format!("{message} ({code})"),
@@ -235,10 +245,31 @@ impl Payer {
                     .await
             }
             Err(lost) => match self.provider.find_refund(claimed).await {
-                Ok(Some(made)) => self.recorded(claimed, &made, Step::Found).await,
+                Ok(found) if !found.is_empty() => self.found(claimed, &found).await,
                 // Not made, or not known: the next run looks again before it sends.
-                Ok(None) | Err(_) => Ok(Step::Unsettled(lost.to_string())),
+                Ok(_) | Err(_) => Ok(Step::Unsettled(lost.to_string())),
             },
+        }
+    }
+
+    /// What the provider's refunds that carry `claimed`'s metadata make of it: the one that is
+    /// its, recorded; none that is, or more than one, left unsettled (never sent again) for
+    /// someone to look at.
+    async fn found(&self, claimed: &Refund, found: &[ProviderRefund]) -> Result<Step, AppError> {
+        let mut ours = found.iter().filter(|made| made.mismatch(claimed).is_none());
+        match (ours.next(), ours.next()) {
+            (Some(made), None) => self.recorded(claimed, made, Step::Found).await,
+            (Some(_), Some(_)) => Ok(Step::Unsettled(format!(
+                "the provider has more than one refund of refund {}: it is not sent again",
+                claimed.refund_id
+            ))),
+            (None, _) => Ok(Step::Unsettled(
+                found
+                    .iter()
+                    .filter_map(|made| made.mismatch(claimed))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )),
         }
     }
 

@@ -3,8 +3,10 @@
 //! checked before anything is read. A `payment_intent.succeeded` for a live hold of its exact
 //! amount in the store's currency places the order (PENDING_PAYMENT → PLACED, one conditional
 //! transaction); any other signed payment is recorded to be given back. Either way the event's
-//! ID is recorded with it, so a redelivery changes nothing. `refund.updated` and
-//! `charge.refunded` record a refund's outcome, only forward; `payment_intent.canceled` ends the
+//! ID is recorded with it, so a redelivery changes nothing. `refund.updated`, `refund.failed`
+//! and `charge.refunded` record a refund's outcome, only forward and only for the provider's
+//! refund recorded, of the amount, currency and PaymentIntent sent (a refund paid and then
+//! failed after all is REVERSED); `payment_intent.canceled` ends the
 //! hold still waiting for that PaymentIntent at once; `charge.dispute.created` flags the order
 //! the disputed payment placed, and alarms. Events of other types are
 //! acknowledged and ignored; a signed event the store cannot read is kept as signed, for a
@@ -17,10 +19,12 @@ use lambda_http::Request;
 use lambda_http::http::StatusCode;
 use serde::Serialize;
 use shared::domain::payment::{
-    Dispute, EventOutcome, Payment, ProviderEvent, RefundReason, Reported, ReportedRefund,
+    Dispute, EventOutcome, Payment, ProviderEvent, RefundReason, Reported,
 };
+use shared::domain::refund::{ProviderRefund, RefundStatus};
 use shared::dynamo::disputes::Flagged;
 use shared::dynamo::payments::PaymentOutcome;
+use shared::dynamo::refunds::ReportedOutcome;
 use shared::http::HttpResult;
 use shared::http::request::{header_value, raw_body};
 use shared::http::response::json_response;
@@ -121,15 +125,32 @@ async fn paid(
     Ok(answer)
 }
 
-/// Refunds' outcomes recorded, only forward: `refund-settled` when one moved.
+/// Refunds' outcomes recorded, only forward, each only for the refund it is: `refund-settled`
+/// when one moved. A refund paid and then failed after all is REVERSED, and alarms.
 async fn refunds_settled(
     store: &Store,
     event: &ProviderEvent,
-    refunds: &[ReportedRefund],
+    refunds: &[ProviderRefund],
 ) -> Result<EventOutcome, AppError> {
     let mut moved = false;
     for refund in refunds {
-        moved |= store.settle_reported_refund(refund).await?;
+        match store.settle_reported_refund(refund).await? {
+            ReportedOutcome::Moved(status) => {
+                moved = true;
+                let metric = match status {
+                    RefundStatus::Succeeded => Metric::RefundsSucceeded,
+                    RefundStatus::Reversed => {
+                        tracing::error!(event = %event.id, refund = %refund.id, failure = ?refund.failure_reason, "a refund the provider paid failed after all: REVERSED, the customer is still owed it");
+                        Metric::RefundsReversed
+                    }
+                    _ => Metric::RefundsFailed,
+                };
+                metrics::count(metric, 1);
+            }
+            ReportedOutcome::Left(why) => {
+                tracing::info!(event = %event.id, refund = %refund.id, %why, "a refund's event moved nothing");
+            }
+        }
     }
     if moved {
         tracing::info!(event = %event.id, "a refund's outcome recorded");

@@ -150,9 +150,9 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                 lines: plan
                     .lines
                     .iter()
-                    .map(|(line, quantity)| RefundLine {
-                        sku: line.sku.clone(),
-                        quantity: *quantity,
+                    .map(|planned| RefundLine {
+                        sku: planned.line.sku.clone(),
+                        quantity: planned.quantity,
                     })
                     .collect(),
                 restock: plan.restock,

@@ -2,25 +2,40 @@
 //! ([`RefundPlan`], checked against the balance and the lines), and the ledger
 //! `GET /orders/{orderId}/payments` shows ([`Ledger`]).
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use crate::AppError;
 use crate::domain::checkout::Currency;
 use crate::domain::ids::{OrderId, PaymentId};
 use crate::domain::order::{LineItem, OrderDetails};
-use crate::domain::refund::{
-    MAX_REFUNDS_PER_ORDER, Refund, RefundAsk, RefundKind, RefundLine, RefundStatus,
-};
+use crate::domain::refund::{MAX_REFUNDS_PER_ORDER, Refund, RefundAsk, RefundKind, RefundLine};
 
 /// A staff refund, checked against the order as read: what it gives back and of which lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RefundPlan {
     /// In the smallest unit.
     pub amount: i64,
-    /// The lines it gives back, with the order's line for each.
-    pub lines: Vec<(LineItem, u32)>,
+    /// The lines it gives back.
+    pub lines: Vec<PlannedLine>,
     /// Whether the lines go back into stock.
     pub restock: bool,
+}
+
+/// One line of a staff refund, as the order was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedLine {
+    /// The order's line.
+    pub line: LineItem,
+    /// How many of it are refunded.
+    pub quantity: u32,
+    /// How many of those go back into stock: with restock, those of them no cancellation,
+    /// refund or earlier restock put back already (each unit goes back once).
+    pub restock: u32,
+    /// How many of the line were back in stock when the order was read: the refund counts
+    /// on it, so two writers never both put the same unit back.
+    pub restocked: u32,
 }
 
 impl RefundAsk {
@@ -85,6 +100,7 @@ fn plan_lines(
             })?;
         let back = details.money.back(&ask.sku);
         let left = line.quantity.saturating_sub(back.refunded);
+        let out_of_stock = line.quantity.saturating_sub(back.restocked);
         if ask.quantity > left {
             return Err(AppError::RefundRefused(format!(
                 "{} of {} asked back, and only {left} of the line's {} may still go back",
@@ -96,7 +112,16 @@ fn plan_lines(
             .checked_mul(i64::from(ask.quantity))
             .and_then(|line_amount| amount.checked_add(line_amount))
             .ok_or_else(|| AppError::invalid("the refund's amount is out of range"))?;
-        lines.push((line.clone(), ask.quantity));
+        lines.push(PlannedLine {
+            line: line.clone(),
+            quantity: ask.quantity,
+            restock: if restock {
+                ask.quantity.min(out_of_stock)
+            } else {
+                0
+            },
+            restocked: back.restocked,
+        });
     }
     Ok(RefundPlan {
         amount,
@@ -111,19 +136,35 @@ fn plan_lines(
 pub struct Ledger {
     /// Which order.
     pub order_id: OrderId,
-    /// The store's currency: every amount below is in its smallest unit.
+    /// The store's currency: `paid`, `refunded` and `refundable` are in its smallest unit.
     pub currency: String,
-    /// Everything collected for the order: the payment that placed it, and any that placed
-    /// nothing.
+    /// Everything collected for the order in its currency: the payment that placed it, and any
+    /// that placed nothing.
     pub paid: i64,
-    /// Everything sent or to be sent back (every refund that has not FAILED).
+    /// Everything sent or to be sent back in its currency (every refund that has not FAILED or
+    /// been REVERSED).
     pub refunded: i64,
     /// What staff may still give back of the payment that placed it.
     pub refundable: i64,
+    /// The same sums for payments in any other currency (they placed nothing, and each is
+    /// given back whole), one per currency, in currency order: never added to the above.
+    pub other_currencies: Vec<CurrencyTotals>,
     /// Each payment.
     pub payments: Vec<LedgerPayment>,
     /// Each refund, in ID order.
     pub refunds: Vec<Refund>,
+}
+
+/// What was collected and sent back in one currency.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CurrencyTotals {
+    /// Lowercase ISO 4217.
+    pub currency: String,
+    /// Collected, in its smallest unit.
+    pub paid: i64,
+    /// Sent or to be sent back, in its smallest unit.
+    pub refunded: i64,
 }
 
 /// One payment of an order's ledger.
@@ -132,8 +173,10 @@ pub struct Ledger {
 pub struct LedgerPayment {
     /// The provider's payment.
     pub payment_id: PaymentId,
-    /// What it collected, in the smallest unit.
+    /// What it collected, in the smallest unit of `currency`.
     pub amount: i64,
+    /// Lowercase ISO 4217.
+    pub currency: String,
     /// `applied` (it placed the order) or `returned` (it placed nothing: its refund is listed).
     pub status: &'static str,
 }
@@ -143,11 +186,13 @@ impl Ledger {
     pub fn of(details: &OrderDetails, currency: &Currency) -> Self {
         let order = &details.order;
         let balance = details.money.balance;
+        let ours = currency.as_str();
         let mut payments = Vec::new();
         if let (Some(payment), Some(paid)) = (&order.payment_id, balance.paid) {
             payments.push(LedgerPayment {
                 payment_id: payment.clone(),
                 amount: paid,
+                currency: ours.to_owned(),
                 status: "applied",
             });
         }
@@ -159,22 +204,46 @@ impl Ledger {
                 .map(|refund| LedgerPayment {
                     payment_id: refund.payment_id.clone(),
                     amount: refund.amount,
+                    currency: refund.currency.to_ascii_lowercase(),
                     status: "returned",
                 }),
         );
-        let refunded = refunds
-            .iter()
-            .filter(|refund| refund.status != RefundStatus::Failed)
-            .map(|refund| refund.amount)
-            .sum();
+        let mut totals = totals(&payments, refunds);
+        let mine = totals.remove(ours);
         Ledger {
             order_id: order.order_id.clone(),
-            currency: currency.as_str().to_owned(),
-            paid: payments.iter().map(|payment| payment.amount).sum(),
-            refunded,
+            currency: ours.to_owned(),
+            paid: mine.as_ref().map_or(0, |t| t.paid),
+            refunded: mine.as_ref().map_or(0, |t| t.refunded),
             refundable: balance.refundable,
+            other_currencies: totals.into_values().collect(),
             payments,
             refunds: refunds.clone(),
         }
     }
+}
+
+/// What was collected and sent back in each currency of `payments` and `refunds`.
+fn totals(payments: &[LedgerPayment], refunds: &[Refund]) -> BTreeMap<String, CurrencyTotals> {
+    fn of<'a>(
+        totals: &'a mut BTreeMap<String, CurrencyTotals>,
+        currency: &str,
+    ) -> &'a mut CurrencyTotals {
+        let currency = currency.to_ascii_lowercase();
+        totals
+            .entry(currency.clone())
+            .or_insert_with(|| CurrencyTotals {
+                currency,
+                paid: 0,
+                refunded: 0,
+            })
+    }
+    let mut totals = BTreeMap::new();
+    for payment in payments {
+        of(&mut totals, &payment.currency).paid += payment.amount;
+    }
+    for refund in refunds.iter().filter(|r| !r.status.gave_nothing_back()) {
+        of(&mut totals, &refund.currency).refunded += refund.amount;
+    }
+    totals
 }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::AppError;
 use crate::domain::ids::{OrderId, PaymentEventId, PaymentId};
+use crate::domain::refund::ProviderRefund;
 
 crate::listed! {
     /// The provider event types the store acts on; an event of any other type is acknowledged
@@ -20,6 +21,8 @@ crate::listed! {
         PaymentCanceled,
         /// `refund.updated`: a refund's outcome (succeeded, failed or canceled).
         RefundUpdated,
+        /// `refund.failed`: a refund failed, possibly one reported as succeeded before.
+        RefundFailed,
         /// `charge.refunded`: a charge refunded, with its refunds.
         ChargeRefunded,
         /// `charge.dispute.created`: the payer's bank contests a payment; its order is flagged.
@@ -35,6 +38,7 @@ impl EventType {
             EventType::PaymentFailed => "payment_intent.payment_failed",
             EventType::PaymentCanceled => "payment_intent.canceled",
             EventType::RefundUpdated => "refund.updated",
+            EventType::RefundFailed => "refund.failed",
             EventType::ChargeRefunded => "charge.refunded",
             EventType::DisputeCreated => "charge.dispute.created",
         }
@@ -171,7 +175,7 @@ pub enum Reported {
     /// The provider canceled a PaymentIntent.
     Canceled(Payment),
     /// Refunds' outcomes (a `refund.updated`'s one, a `charge.refunded`'s list).
-    Refunds(Vec<ReportedRefund>),
+    Refunds(Vec<ProviderRefund>),
     /// A payment disputed.
     Disputed(Dispute),
 }
@@ -193,21 +197,6 @@ pub struct Dispute {
     pub reason: String,
 }
 
-/// A refund, as an event's object describes it.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct ReportedRefund {
-    /// The provider's refund.
-    pub id: crate::domain::ids::ProviderRefundId,
-    /// `pending`, `succeeded`, `failed`, `canceled`, `requires_action`.
-    pub status: String,
-    /// Why it failed.
-    #[serde(default)]
-    pub failure_reason: Option<String>,
-    /// What the store put on it when it sent it.
-    #[serde(default)]
-    pub metadata: RefundMetadata,
-}
-
 /// The metadata the store puts on each refund it sends: where its record is.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct RefundMetadata {
@@ -222,9 +211,12 @@ pub struct RefundMetadata {
     pub payment_id: Option<String>,
 }
 
-/// A charge, as a `charge.refunded` event's object describes it: its refunds.
+/// A charge, as a `charge.refunded` event's object describes it: its PaymentIntent, and its
+/// refunds.
 #[derive(Debug, Clone, Deserialize)]
 struct RefundedCharge {
+    #[serde(default)]
+    payment_intent: Option<PaymentId>,
     #[serde(default)]
     refunds: Option<RefundList>,
 }
@@ -232,7 +224,21 @@ struct RefundedCharge {
 #[derive(Debug, Clone, Deserialize)]
 struct RefundList {
     #[serde(default)]
-    data: Vec<ReportedRefund>,
+    data: Vec<ProviderRefund>,
+}
+
+impl RefundedCharge {
+    /// Its refunds, each of the charge's PaymentIntent where it names none itself.
+    fn refunds(self) -> Vec<ProviderRefund> {
+        let intent = self.payment_intent;
+        let mut refunds = self.refunds.map(|list| list.data).unwrap_or_default();
+        for refund in &mut refunds {
+            if refund.payment_intent.is_none() {
+                refund.payment_intent.clone_from(&intent);
+            }
+        }
+        refunds
+    }
 }
 
 /// A PaymentIntent's charges, in the older API versions' list.
@@ -292,13 +298,13 @@ impl ProviderEvent {
             EventType::PaymentSucceeded => Reported::Succeeded(payment()?),
             EventType::PaymentFailed => Reported::Failed(payment()?),
             EventType::PaymentCanceled => Reported::Canceled(payment()?),
-            EventType::RefundUpdated => Reported::Refunds(vec![
+            EventType::RefundUpdated | EventType::RefundFailed => Reported::Refunds(vec![
                 serde_json::from_value(object()).map_err(|err| unread("a refund", err))?,
             ]),
             EventType::ChargeRefunded => {
                 let charge: RefundedCharge =
                     serde_json::from_value(object()).map_err(|err| unread("a charge", err))?;
-                Reported::Refunds(charge.refunds.map(|list| list.data).unwrap_or_default())
+                Reported::Refunds(charge.refunds())
             }
             EventType::DisputeCreated => Reported::Disputed(
                 serde_json::from_value(object()).map_err(|err| unread("a dispute", err))?,

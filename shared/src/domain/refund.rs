@@ -1,13 +1,14 @@
 //! Refunds: money going back to a customer through the provider. Each refund is one record that
-//! moves REQUESTED → PENDING → SUCCEEDED or FAILED, only forward; an order's balance (what was
-//! paid, what went back, what may still go back) is kept on its header, and changes in the same
-//! transaction as the refund that changes it.
+//! moves REQUESTED → PENDING → SUCCEEDED or FAILED, only forward, and from SUCCEEDED to REVERSED
+//! when the provider reports that a refund it paid failed after all; an order's balance (what
+//! was paid, what went back, what may still go back) is kept on its header, and changes in the
+//! same transaction as the refund that changes it.
 
 use serde::{Deserialize, Serialize};
 
 use crate::AppError;
 use crate::domain::ids::{OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId, Sku};
-use crate::domain::payment::RefundReason;
+use crate::domain::payment::{RefundMetadata, RefundReason};
 use crate::domain::time::Timestamp;
 
 crate::listed! {
@@ -22,8 +23,12 @@ crate::listed! {
         /// The provider paid it back.
         Succeeded,
         /// The provider refused it, with its reason: the money stays with the store, and an
-        /// order's balance is given back to it.
+        /// order's balance (and the lines it gave back) are given back to it.
         Failed,
+        /// The provider paid it, then reported that it failed after all (the customer's bank
+        /// sent it back: a closed account, a lost card): the money is back with the store, and
+        /// the order's balance and lines are given back, as for FAILED. Nothing moves it.
+        Reversed,
     }
 }
 
@@ -35,12 +40,13 @@ impl RefundStatus {
             RefundStatus::Pending => "PENDING",
             RefundStatus::Succeeded => "SUCCEEDED",
             RefundStatus::Failed => "FAILED",
+            RefundStatus::Reversed => "REVERSED",
         }
     }
 
-    /// Whether nothing moves it any more.
-    pub fn is_final(self) -> bool {
-        matches!(self, RefundStatus::Succeeded | RefundStatus::Failed)
+    /// Whether its money is with the store (FAILED, REVERSED): none of it went back.
+    pub fn gave_nothing_back(self) -> bool {
+        matches!(self, RefundStatus::Failed | RefundStatus::Reversed)
     }
 
     /// What the provider's refund `status` means here: `succeeded`; `failed` or `canceled`;
@@ -69,7 +75,7 @@ impl std::str::FromStr for RefundStatus {
             .find(|status| status.as_str() == s)
             .ok_or_else(|| {
                 AppError::invalid(format!(
-                    "status must be one of REQUESTED, PENDING, SUCCEEDED, FAILED, not {s:?}"
+                    "status must be one of REQUESTED, PENDING, SUCCEEDED, FAILED, REVERSED, not {s:?}"
                 ))
             })
     }
@@ -238,6 +244,93 @@ pub struct Settled {
     pub failure: Option<String>,
 }
 
+/// A refund as the provider describes it: in its answers (`POST /v1/refunds`, a refund
+/// retrieved or listed) and in its events (`refund.updated`, `refund.failed`, a
+/// `charge.refunded`'s list).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct ProviderRefund {
+    /// The provider's refund (`re_...`).
+    pub id: ProviderRefundId,
+    /// In the smallest unit.
+    pub amount: i64,
+    /// Lowercase ISO 4217.
+    pub currency: String,
+    /// The PaymentIntent it gives back from (absent for a refund made of a charge alone).
+    #[serde(default)]
+    pub payment_intent: Option<PaymentId>,
+    /// `pending`, `requires_action`, `succeeded`, `failed` or `canceled`.
+    pub status: String,
+    /// Why it failed, when it did (`lost_or_stolen_card`, `expired_or_canceled_card`, ...).
+    #[serde(default)]
+    pub failure_reason: Option<String>,
+    /// What the store put on it when it sent it: where its record is.
+    #[serde(default)]
+    pub metadata: RefundMetadata,
+}
+
+impl ProviderRefund {
+    /// Where it is, as the store names it: SUCCEEDED, FAILED (failed or canceled) or PENDING.
+    pub fn status(&self) -> RefundStatus {
+        RefundStatus::of_provider(&self.status)
+    }
+
+    /// Why it failed, in the provider's words (`None` unless it did).
+    pub fn failure(&self) -> Option<String> {
+        (self.status() == RefundStatus::Failed).then(|| {
+            self.failure_reason
+                .clone()
+                .unwrap_or_else(|| format!("the provider's refund is {}", self.status))
+        })
+    }
+
+    /// What it means for the store's refund.
+    pub fn settled(&self) -> Settled {
+        Settled {
+            provider_refund_id: Some(self.id.clone()),
+            status: self.status(),
+            failure: self.failure(),
+        }
+    }
+
+    /// Why it is not the provider's side of `refund` (`None`: it is): another refund's ID once
+    /// one is recorded, other metadata, or another amount, currency or PaymentIntent than the
+    /// store sent. Metadata alone proves nothing: anyone with the account's key can put it on
+    /// any refund.
+    pub fn mismatch(&self, refund: &Refund) -> Option<String> {
+        let ours = refund.refund_id.as_str();
+        if let Some(recorded) = refund
+            .provider_refund_id
+            .as_ref()
+            .filter(|id| **id != self.id)
+        {
+            return Some(format!(
+                "refund {ours} is the provider's {recorded}, not {}",
+                self.id
+            ));
+        }
+        if self.metadata.refund_id.as_deref() != Some(ours) {
+            return Some(format!("{} carries no metadata of refund {ours}", self.id));
+        }
+        if self.amount != refund.amount || !self.currency.eq_ignore_ascii_case(&refund.currency) {
+            return Some(format!(
+                "{} is of {} {}, and refund {ours} of {} {}",
+                self.id, self.amount, self.currency, refund.amount, refund.currency
+            ));
+        }
+        if self.payment_intent.as_ref() != Some(&refund.payment_id) {
+            return Some(format!(
+                "{} gives back from {}, and refund {ours} from {}",
+                self.id,
+                self.payment_intent
+                    .as_ref()
+                    .map_or("no PaymentIntent", |pi| pi.as_str()),
+                refund.payment_id
+            ));
+        }
+        None
+    }
+}
+
 /// What staff ask to give back of a paid order: an amount, or lines (and whether they go back
 /// into stock).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -281,6 +374,77 @@ mod tests {
             RefundStatus::of_provider("requires_action"),
             RefundStatus::Pending
         );
+    }
+
+    fn sent() -> Refund {
+        Refund {
+            status: RefundStatus::Pending,
+            ..Refund::requested(
+                RefundId::parse("rf_1").expect("id"),
+                Some(OrderId::parse("o1").expect("id")),
+                PaymentId::parse("pi_1").expect("id"),
+                1500,
+                "usd",
+                RefundKind::Staff,
+                "late".to_owned(),
+            )
+        }
+    }
+
+    fn made(json: serde_json::Value) -> ProviderRefund {
+        let mut object = serde_json::json!({
+            "id": "re_A", "amount": 1500, "currency": "usd", "payment_intent": "pi_1",
+            "status": "succeeded",
+            "metadata": {"refundId": "rf_1", "orderId": "o1", "paymentId": "pi_1"},
+        });
+        for (field, value) in json.as_object().expect("fields") {
+            object[field] = value.clone();
+        }
+        serde_json::from_value(object).expect("a refund")
+    }
+
+    #[test]
+    fn a_providers_refund_is_the_stores_only_when_all_it_sent_matches() {
+        let refund = sent();
+        assert_eq!(made(serde_json::json!({})).mismatch(&refund), None);
+        assert_eq!(
+            made(serde_json::json!({"currency": "USD"})).mismatch(&refund),
+            None
+        );
+        let recorded = Refund {
+            provider_refund_id: Some(ProviderRefundId::parse("re_A").expect("id")),
+            ..sent()
+        };
+        assert_eq!(
+            made(serde_json::json!({"id": "re_B"})).mismatch(&recorded),
+            Some("refund rf_1 is the provider's re_A, not re_B".to_owned())
+        );
+        for other in [
+            serde_json::json!({"amount": 1}),
+            serde_json::json!({"currency": "eur"}),
+            serde_json::json!({"payment_intent": "pi_2"}),
+            serde_json::json!({"payment_intent": null}),
+            serde_json::json!({"metadata": {"refundId": "rf_2"}}),
+        ] {
+            assert!(made(other.clone()).mismatch(&refund).is_some(), "{other}");
+        }
+    }
+
+    #[test]
+    fn a_providers_failure_is_its_reason_or_its_status() {
+        let failed = made(serde_json::json!({"status": "canceled"}));
+        assert_eq!(failed.status(), RefundStatus::Failed);
+        assert_eq!(
+            failed.failure().as_deref(),
+            Some("the provider's refund is canceled")
+        );
+        let lost =
+            made(serde_json::json!({"status": "failed", "failure_reason": "lost_or_stolen_card"}));
+        assert_eq!(
+            lost.settled().failure.as_deref(),
+            Some("lost_or_stolen_card")
+        );
+        assert_eq!(made(serde_json::json!({})).failure(), None);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use crate::domain::ledger::RefundPlan;
 use crate::domain::order::OrderDetails;
-use crate::domain::refund::{Refund, RefundStatus, Settled};
+use crate::domain::refund::{ProviderRefund, Refund, RefundStatus, Settled};
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Item, key_text};
 use crate::dynamo::entities::{line_item, order_header, product, refund, refund_due};
@@ -24,7 +24,8 @@ pub enum Requested {
     Recorded,
     /// A refund of this ID was recorded already (a retried request): as it stands.
     Exists,
-    /// Another refund, a cancellation or a status change drew on what was read: read again.
+    /// Another refund, a cancellation or a status change drew on what was read (or put its
+    /// lines back into stock): read again.
     Changed,
 }
 
@@ -34,6 +35,17 @@ enum Action<'a> {
     Refund,
     Line,
     Restock(&'a crate::domain::ids::Sku),
+}
+
+/// `back` (a line's update) on the condition that the line's restocked count is still
+/// `restocked`, as read: of two writers putting the same units back, one does.
+pub(crate) fn restocked_as_read(back: Change, restocked: u32) -> Change {
+    back.condition(if restocked == 0 {
+        "attribute_not_exists(#restockedQuantity) OR #restockedQuantity = :restocked"
+    } else {
+        "#restockedQuantity = :restocked"
+    })
+    .value(":restocked", &line_item::RESTOCKED_QUANTITY, &restocked)
 }
 
 /// One refund of a page of the payer's: its record's key as a report names it (`PK / SK`), and
@@ -57,20 +69,22 @@ impl Store {
             Action::Header,
             self.draw_on_balance(details, plan.amount).build()?,
         )?;
-        for (line, quantity) in &plan.lines {
+        for planned in &plan.lines {
+            let sku = &planned.line.sku;
             let mut back = line_item::BACK
-                .on(&self.table, line_item::key(order, &line.sku))
-                .add(&line_item::REFUNDED_QUANTITY, quantity);
-            if plan.restock {
-                back = back.add(&line_item::RESTOCKED_QUANTITY, quantity);
+                .on(&self.table, line_item::key(order, sku))
+                .add(&line_item::REFUNDED_QUANTITY, &planned.quantity);
+            if planned.restock > 0 {
+                back = restocked_as_read(back, planned.restocked)
+                    .add(&line_item::RESTOCKED_QUANTITY, &planned.restock);
             }
             transaction.update(Action::Line, back.build()?)?;
-            if plan.restock {
+            if planned.restock > 0 {
                 let give_back = product::STOCK_UPDATE
-                    .on(&self.table, product::key(&line.sku))
-                    .add(&product::STOCK_CHANGE, &i64::from(*quantity))
+                    .on(&self.table, product::key(sku))
+                    .add(&product::STOCK_CHANGE, &i64::from(planned.restock))
                     .condition("attribute_exists(PK)");
-                transaction.update(Action::Restock(&line.sku), give_back.build()?)?;
+                transaction.update(Action::Restock(sku), give_back.build()?)?;
             }
         }
         transaction.put(Action::Refund, self.put_new(refund::to_item(refund)))?;
@@ -81,7 +95,9 @@ impl Store {
         if cancelled.condition_failed(|a| matches!(a, Action::Refund)) {
             return Ok(Requested::Exists);
         }
-        if cancelled.condition_failed(|a| matches!(a, Action::Header)) || cancelled.conflicted() {
+        if cancelled.condition_failed(|a| matches!(a, Action::Header | Action::Line))
+            || cancelled.conflicted()
+        {
             return Ok(Requested::Changed);
         }
         if let Some((Action::Restock(sku), _)) = cancelled
@@ -169,9 +185,9 @@ impl Store {
     }
 
     /// What the provider made of `read`, recorded only forward: on the condition that it is
-    /// not final yet and (`claimed`, from the payer) that nobody claimed it since. A refund that
-    /// FAILED gives its amount back to its order's balance in the same transaction. Whether it
-    /// was recorded.
+    /// not settled yet and (`claimed`, from the payer) that nobody claimed it since. A refund
+    /// that FAILED gives its amount back to its order's balance, and its lines to the order's
+    /// lines, in the same transaction. Whether it was recorded.
     pub async fn settle_refund(
         &self,
         read: &Refund,
@@ -199,8 +215,45 @@ impl Store {
                 &attempts,
             );
         }
-        let gives_back = settled.status == RefundStatus::Failed && read.kind.draws_on_balance();
-        let Some(order) = read.order_id.as_ref().filter(|_| gives_back) else {
+        let gives_back = settled.status == RefundStatus::Failed;
+        self.settle_giving_back(read, change, gives_back).await
+    }
+
+    /// A refund the provider paid (SUCCEEDED, as `read`) and then reported failed after all
+    /// (`failure`, its reason) recorded as REVERSED, only if it is still SUCCEEDED under the
+    /// same provider's refund: its amount back to its order's balance and its lines to the
+    /// order's lines, as for a refund that FAILED. Whether it was recorded.
+    pub async fn reverse_refund(&self, read: &Refund, failure: &str) -> Result<bool, AppError> {
+        let Some(made) = &read.provider_refund_id else {
+            return Ok(false);
+        };
+        let change = specs(read)
+            .1
+            .on(&self.table, refund::key(read))
+            .set(&refund::STATUS, &RefundStatus::Reversed)
+            .set(&refund::GSI1PK, &refund::gsi1pk(RefundStatus::Reversed))
+            .set(&refund::FAILURE, &failure.to_owned())
+            .condition("#status = :succeeded AND #providerRefundId = :made")
+            .value(":succeeded", &refund::STATUS, &RefundStatus::Succeeded)
+            .value(":made", &refund::PROVIDER_REFUND_ID, made);
+        self.settle_giving_back(read, change, true).await
+    }
+
+    /// `change` (a refund's settlement) sent; with `gives_back`, and for a refund that drew on
+    /// its order's balance, in ONE transaction with the balance given its amount back (one
+    /// refund more on its count, so that nothing drawing on the balance as read commits) and
+    /// its lines their refunded units. Whether the refund's condition held.
+    async fn settle_giving_back(
+        &self,
+        read: &Refund,
+        change: Change,
+        gives_back: bool,
+    ) -> Result<bool, AppError> {
+        let Some(order) = read
+            .order_id
+            .as_ref()
+            .filter(|_| gives_back && read.kind.draws_on_balance())
+        else {
             let sent = change.request(&self.client)?.send().await;
             return Ok(unless_condition_failed(sent)?.is_some());
         };
@@ -209,9 +262,15 @@ impl Store {
             .add(&order_header::REFUNDABLE, &read.amount)
             .add(&order_header::REFUNDED, &-read.amount)
             .add(&order_header::REFUND_COUNT, &1);
-        let mut transaction = Transaction::with_capacity(2);
+        let mut transaction = Transaction::with_capacity(2 + read.lines.len());
         transaction.update(true, change.build()?)?;
         transaction.update(false, back.build()?)?;
+        for line in &read.lines {
+            let line_back = line_item::BACK
+                .on(&self.table, line_item::key(order, &line.sku))
+                .add(&line_item::REFUNDED_CHANGE, &-i64::from(line.quantity));
+            transaction.update(false, line_back.build()?)?;
+        }
         match self.send(transaction).await? {
             Outcome::Committed => Ok(true),
             Outcome::Cancelled(c) if c.condition_failed(|refund| *refund) => Ok(false),
@@ -237,36 +296,68 @@ fn specs(refund: &Refund) -> (&'static UpdateSpec, &'static UpdateSpec) {
     }
 }
 
+/// What a provider's event did to the store's refund it named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReportedOutcome {
+    /// Settled: SUCCEEDED, FAILED or (a refund paid, then failed) REVERSED.
+    Moved(RefundStatus),
+    /// Nothing moved, and why: no refund of the store's, one not sent yet, another refund
+    /// than the one recorded, or nothing new.
+    Left(String),
+}
+
 impl Store {
-    /// A refund's outcome as a provider event reports it, recorded only forward: the refund
-    /// its metadata names, read, then settled unless it is final. Whether anything moved (an
-    /// outcome for a refund the store did not send, or one already final, moves nothing).
+    /// A refund's outcome as a provider event reports it, recorded only forward, and only for
+    /// the refund it is: the refund its metadata names, read, then settled only if its
+    /// provider's refund is the one recorded, with the amount, currency and PaymentIntent the
+    /// store sent. A refund not sent yet, or whose send's answer is not recorded yet, is the
+    /// payer's to settle (it looks the provider's refund up by ID); a SUCCEEDED one reported
+    /// failed is REVERSED.
     pub async fn settle_reported_refund(
         &self,
-        reported: &crate::domain::payment::ReportedRefund,
-    ) -> Result<bool, AppError> {
+        reported: &ProviderRefund,
+    ) -> Result<ReportedOutcome, AppError> {
+        let left = |why: String| Ok(ReportedOutcome::Left(why));
         let Some(key) = refund::key_of_metadata(&reported.metadata) else {
-            return Ok(false);
+            return left(format!("{} names no refund of the store's", reported.id));
         };
         let Some(read) = self.read_refund(key).await? else {
-            return Ok(false);
+            return left(format!(
+                "{} names a refund the store does not have",
+                reported.id
+            ));
         };
-        let status = RefundStatus::of_provider(&reported.status);
-        if read.status.is_final()
-            || (status == RefundStatus::Pending && read.provider_refund_id.is_some())
-        {
-            return Ok(false);
+        if read.provider_refund_id.is_none() {
+            return left(format!(
+                "refund {} is {} with no provider's refund recorded: the payer settles it",
+                read.refund_id, read.status
+            ));
         }
-        let settled = Settled {
-            provider_refund_id: Some(reported.id.clone()),
-            status,
-            failure: (status == RefundStatus::Failed).then(|| {
-                reported
-                    .failure_reason
-                    .clone()
-                    .unwrap_or_else(|| format!("the provider's refund is {}", reported.status))
-            }),
+        if let Some(mismatch) = reported.mismatch(&read) {
+            return left(mismatch);
+        }
+        let status = reported.status();
+        let moved = match (read.status, status) {
+            (RefundStatus::Pending, RefundStatus::Succeeded | RefundStatus::Failed) => {
+                self.settle_refund(&read, &reported.settled(), None).await?
+            }
+            (RefundStatus::Succeeded, RefundStatus::Failed) => {
+                let failure = reported.failure().unwrap_or_default();
+                self.reverse_refund(&read, &failure).await?
+            }
+            _ => false,
         };
-        self.settle_refund(&read, &settled, None).await
+        if !moved {
+            return left(format!(
+                "refund {} is {}: the provider's {} changes nothing",
+                read.refund_id, read.status, reported.status
+            ));
+        }
+        Ok(ReportedOutcome::Moved(match status {
+            RefundStatus::Failed if read.status == RefundStatus::Succeeded => {
+                RefundStatus::Reversed
+            }
+            other => other,
+        }))
     }
 }

@@ -13,7 +13,7 @@ use super::*;
 
 /// What the proxy does with the next `POST /v1/refunds`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Fault {
+pub(super) enum Fault {
     /// Answers this status itself; localstripe never sees the request.
     Status(u16),
     /// Never answers; localstripe never sees the request.
@@ -23,9 +23,9 @@ enum Fault {
 }
 
 /// The proxy: its base URL, and the faults still to apply, in order.
-struct Proxy {
+pub(super) struct Proxy {
     base: String,
-    faults: Arc<Mutex<VecDeque<Fault>>>,
+    pub(super) faults: Arc<Mutex<VecDeque<Fault>>>,
 }
 
 /// One request as read off a connection: its head's first line, headers and body.
@@ -114,7 +114,7 @@ async fn serve(stream: TcpStream, upstream: String, faults: Arc<Mutex<VecDeque<F
 }
 
 impl Proxy {
-    async fn start() -> Self {
+    pub(super) async fn start() -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://{}", listener.local_addr().expect("addr"));
         let upstream = local_engine::testing::provider()
@@ -131,7 +131,7 @@ impl Proxy {
         Self { base, faults }
     }
 
-    fn payer(&self, store: &Store) -> pay_refunds::Payer {
+    pub(super) fn payer(&self, store: &Store) -> pay_refunds::Payer {
         pay_refunds::Payer {
             store: store.clone(),
             provider: payment_provider::Provider::new(&self.base, LOCAL_API_KEY),

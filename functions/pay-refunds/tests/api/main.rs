@@ -4,6 +4,7 @@
 //! provider, and the order's ledger to the cent.
 
 mod faults;
+mod round_four;
 
 use std::time::Duration;
 
@@ -483,8 +484,9 @@ async fn refund_updated(store: &Store, event: &str, made: &Value, status: &str) 
         "object": "event",
         "type": "refund.updated",
         "data": {"object": {
-            "id": made["id"], "object": "refund", "amount": made["amount"], "status": status,
-            "metadata": made["metadata"],
+            "id": made["id"], "object": "refund", "amount": made["amount"],
+            "currency": made["currency"], "payment_intent": made["payment_intent"],
+            "status": status, "metadata": made["metadata"],
         }},
     })
     .to_string();

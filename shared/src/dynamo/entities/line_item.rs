@@ -29,9 +29,13 @@ pub const GSI2SK: Attr<String> = Attr::new(keys::GSI2SK);
 pub const REFUNDED_QUANTITY: Attr<u32> = Attr::new("refundedQuantity");
 /// How many of the line went back into stock.
 pub const RESTOCKED_QUANTITY: Attr<u32> = Attr::new("restockedQuantity");
-/// A refund of the line's quantities (with restock, or a cancellation's stock back): counted
-/// on the line. The header's refund count, in the same transaction, is what keeps two racing
-/// refunds from counting on the same read.
+/// A change of how many of the line were refunded: a refund that FAILED (or was REVERSED)
+/// gives its units back to the line, so they may be refunded again.
+pub const REFUNDED_CHANGE: Attr<i64> = Attr::new(REFUNDED_QUANTITY.name);
+/// A refund of the line's quantities (with restock, or a cancellation's stock back), or a
+/// failed refund's given back: counted on the line. The header's refund count, in the same
+/// transaction, keeps two racing refunds from counting on the same read; the restocked count
+/// as read, two writers from putting the same units back into stock.
 pub const BACK: UpdateSpec = UpdateSpec {
     add: &[REFUNDED_QUANTITY.name, RESTOCKED_QUANTITY.name],
     ..UpdateSpec::of(Entity::LineItem)

@@ -8,6 +8,7 @@ use crate::domain::refund::{CANCELLED_REASON, Refund, RefundKind};
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::entities::{line_item, order_header, order_listing, product, refund};
+use crate::dynamo::refunds::restocked_as_read;
 use crate::dynamo::transaction::{Cancelled, Outcome, Transaction};
 use crate::dynamo::update::Change;
 
@@ -78,7 +79,7 @@ enum StatusAction<'a> {
     ReleasePlace,
     /// A paid order cancelled: its refund.
     Refund,
-    /// A paid order cancelled: a line's stock back, counted on it.
+    /// A paid order's stock back: counted on its line, if no one put it back since it was read.
     Counted,
 }
 
@@ -149,7 +150,11 @@ impl Store {
                     next,
                 });
             }
-            if cancelled.conflicted() {
+            if cancelled.conflicted()
+                || cancelled.condition_failed(|action| matches!(action, StatusAction::Counted))
+            {
+                // Another transaction, or a refund that put the lines back into stock since
+                // they were read: read again.
                 return Err(StatusChangeError::Contended);
             }
             if cancelled.condition_failed(|action| matches!(action, StatusAction::Listing)) {
@@ -257,12 +262,16 @@ impl Store {
                 .add(&product::STOCK_CHANGE, &i64::from(*quantity))
                 .condition("attribute_exists(PK)");
             transaction.update(StatusAction::Restock(line), give_back.build()?)?;
-            if refund.is_some() {
-                // A paid order's lines count what went back, so a later refund cannot restock
-                // it again.
+            if details.money.balance.paid.is_some() {
+                // A paid order's lines count what went back (whether or not the cancellation
+                // has a refund to request), on the condition that nothing else put them back
+                // since the order was read: a later refund, or one racing this, cannot restock
+                // them again.
                 let counted = line_item::BACK
                     .on(&self.table, line_item::key(&current.order_id, &line.sku))
                     .add(&line_item::RESTOCKED_QUANTITY, quantity);
+                let restocked = details.money.back(&line.sku).restocked;
+                let counted = restocked_as_read(counted, restocked);
                 transaction.update(StatusAction::Counted, counted.build()?)?;
             }
         }
