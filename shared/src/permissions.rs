@@ -132,20 +132,24 @@ use Sends::{
     SendMessage, UpdateItem, WriteLogs,
 };
 
-/// What placing an order (or a checkout) reads first, in one BatchGetItem.
-const ORDER_INPUTS: [Sends; 3] = [
-    BatchGetItem(Entity::Customer),
-    BatchGetItem(Entity::Product),
-    BatchGetItem(Entity::IdempotencyRecord),
-];
+// What placing an order (or a checkout) reads first, in one BatchGetItem: the customer, the
+// products and the idempotency record.
+/// The customer, read with the order's inputs.
+const INPUT_CUSTOMER: Sends = BatchGetItem(Entity::Customer);
+/// The products, read with the order's inputs.
+const INPUT_PRODUCTS: Sends = BatchGetItem(Entity::Product);
+/// The idempotency record, read with the order's inputs.
+const INPUT_IDEMPOTENCY: Sends = BatchGetItem(Entity::IdempotencyRecord);
 
-/// A status change: header and listing, the stock given back, the place released.
-const STATUS_CHANGE: [Sends; 4] = [
-    UpdateItem(&[&order_header::STATUS_CHANGE]),
-    UpdateItem(&[&order_listing::STATUS_CHANGE]),
-    UpdateItem(&[&product::STOCK_UPDATE]),
-    UpdateItem(&[&open_order_count::COUNT_UPDATE]),
-];
+// A status change: header and listing, the stock given back, the place released.
+/// The header moved.
+const MOVE_HEADER: Sends = UpdateItem(&[&order_header::STATUS_CHANGE]);
+/// The listing moved (its GSI1PK following the status).
+const MOVE_LISTING: Sends = UpdateItem(&[&order_listing::STATUS_CHANGE]);
+/// The lines' stock given back to their products.
+const STOCK_BACK: Sends = UpdateItem(&[&product::STOCK_UPDATE]);
+/// The customer's place under the caps released.
+const RELEASE_PLACE: Sends = UpdateItem(&[&open_order_count::COUNT_UPDATE]);
 
 /// Every Lambda of the template, and what it sends.
 pub const FUNCTIONS: &[Function] = &[
@@ -155,9 +159,9 @@ pub const FUNCTIONS: &[Function] = &[
     function(
         "place-order",
         &[
-            ORDER_INPUTS[0],
-            ORDER_INPUTS[1],
-            ORDER_INPUTS[2],
+            INPUT_CUSTOMER,
+            INPUT_PRODUCTS,
+            INPUT_IDEMPOTENCY,
             UpdateItem(&[&product::TAKE_STOCK]),
             PutItem(&order_listing::PUT),
             PutItem(&order_header::PUT),
@@ -183,9 +187,9 @@ pub const FUNCTIONS: &[Function] = &[
         "checkout",
         &[
             Query(Entity::CartLine),
-            ORDER_INPUTS[0],
-            ORDER_INPUTS[1],
-            ORDER_INPUTS[2],
+            INPUT_CUSTOMER,
+            INPUT_PRODUCTS,
+            INPUT_IDEMPOTENCY,
             // The customer's count: whether it has its map of held units yet.
             BatchGetItem(Entity::OpenOrderCount),
             UpdateItem(&[&product::TAKE_STOCK]),
@@ -226,8 +230,8 @@ pub const FUNCTIONS: &[Function] = &[
             UpdateItem(&[&order_header::DISPUTE]),
             Query(Entity::OrderHeader),
             UpdateItem(order_header::ENDED_BY_PROVIDER),
-            STATUS_CHANGE[2],
-            STATUS_CHANGE[3],
+            STOCK_BACK,
+            RELEASE_PLACE,
             GetSecret("PaymentWebhookSecret"),
         ],
     ),
@@ -240,9 +244,9 @@ pub const FUNCTIONS: &[Function] = &[
             ),
             Query(Entity::OrderHeader),
             UpdateItem(order_header::ENDED),
-            STATUS_CHANGE[1],
-            STATUS_CHANGE[2],
-            STATUS_CHANGE[3],
+            MOVE_LISTING,
+            STOCK_BACK,
+            RELEASE_PLACE,
             GetSecret("PaymentApiKeySecret"),
         ],
     ),
@@ -269,7 +273,7 @@ pub const FUNCTIONS: &[Function] = &[
             Query(Entity::OrderHeader),
             UpdateItem(&[&order_header::REFUND]),
             UpdateItem(&[&line_item::BACK]),
-            STATUS_CHANGE[2],
+            STOCK_BACK,
             PutItem(&refund::PUT),
         ],
     ),
@@ -278,10 +282,10 @@ pub const FUNCTIONS: &[Function] = &[
         "update-order-status",
         &[
             Query(Entity::OrderHeader),
-            STATUS_CHANGE[0],
-            STATUS_CHANGE[1],
-            STATUS_CHANGE[2],
-            STATUS_CHANGE[3],
+            MOVE_HEADER,
+            MOVE_LISTING,
+            STOCK_BACK,
+            RELEASE_PLACE,
             UpdateItem(order_header::CANCELLED_PAID),
             UpdateItem(&[&line_item::BACK]),
             PutItem(&refund::PUT),
