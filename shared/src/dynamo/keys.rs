@@ -434,9 +434,9 @@ impl Entity {
 mod tests {
     use super::*;
 
-    /// The `PK` and `SK` cells of each row of the markdown table in `text` whose header starts
-    /// with `| entity | PK | SK |`, backticks dropped.
-    fn key_table(text: &str) -> Vec<(String, String)> {
+    /// The entity, `PK` and `SK` cells of each row of the markdown table in `text` whose header
+    /// starts with `| entity | PK | SK |`, backticks dropped.
+    fn key_table(text: &str) -> Vec<(String, String, String)> {
         let cell = |raw: &str| raw.trim().replace('`', "");
         text.lines()
             .map(|line| line.trim_start_matches("//!").trim())
@@ -445,15 +445,22 @@ mod tests {
             .take_while(|line| line.starts_with('|'))
             .map(|row| {
                 let cells: Vec<&str> = row.split('|').collect();
-                (cell(cells[2]), cell(cells[3]))
+                (cell(cells[1]), cell(cells[2]), cell(cells[3]))
             })
             .collect()
     }
 
-    fn registry() -> Vec<(String, String)> {
+    /// Each entity's name (the explorer's legend) and keys.
+    fn registry() -> Vec<(String, String, String)> {
         Entity::ALL
             .iter()
-            .map(|e| (e.keys().0.to_owned(), e.keys().1.to_owned()))
+            .map(|e| {
+                (
+                    e.name().to_owned(),
+                    e.keys().0.to_owned(),
+                    e.keys().1.to_owned(),
+                )
+            })
             .collect()
     }
 
@@ -465,7 +472,10 @@ mod tests {
         let mut expected = registry();
         rows.sort();
         expected.sort();
-        assert_eq!(rows, expected, "README.md's key design table");
+        assert_eq!(
+            rows, expected,
+            "README.md's key design table: one name per entity, the explorer's"
+        );
     }
 
     #[test]

@@ -9,3 +9,4 @@ mod openapi;
 mod paying;
 mod routes;
 mod server;
+mod settings;
