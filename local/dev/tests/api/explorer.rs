@@ -282,6 +282,117 @@ fn the_explorer_draws_the_table_runs_a_pattern_and_logs_requests() {
         "{} bytes",
         png.len()
     );
+    // The picture says which entities its legend shows (the registry's, as checked above), so
+    // the committed one can be held to the registry.
+    let shown = legend_names();
+    let png = with_text(&png, ENTITIES_KEYWORD, &shown);
+    std::fs::write(&shot, &png).expect("the screenshot, labelled");
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/images/explorer.png");
+    let drawn = std::fs::read(&committed)
+        .ok()
+        .and_then(|png| text_of(&png, ENTITIES_KEYWORD));
+    if drawn.as_deref() != Some(shown.as_str()) {
+        std::fs::write(&committed, &png).expect("the README's screenshot refreshed");
+        panic!(
+            "docs/images/explorer.png showed {drawn:?}, and the explorer shows {shown:?}: the \
+             fresh screenshot replaced it; commit it"
+        );
+    }
+}
+
+/// The tEXt keyword under which a screenshot lists the entities its legend shows.
+const ENTITIES_KEYWORD: &str = "Entities";
+
+/// The legend's entities, as the page draws them: the registry's names, in its order.
+fn legend_names() -> String {
+    shared::dynamo::keys::Entity::ALL
+        .iter()
+        .map(|entity| entity.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The PNG's chunks: (type, data).
+fn chunks(png: &[u8]) -> Vec<([u8; 4], &[u8])> {
+    let mut found = Vec::new();
+    let mut at = 8;
+    while at + 12 <= png.len() {
+        let len = u32::from_be_bytes(png[at..at + 4].try_into().expect("4 bytes")) as usize;
+        let kind: [u8; 4] = png[at + 4..at + 8].try_into().expect("4 bytes");
+        let Some(data) = png.get(at + 8..at + 8 + len) else {
+            break;
+        };
+        found.push((kind, data));
+        at += 12 + len;
+    }
+    found
+}
+
+/// The text a PNG's tEXt chunk keeps under `keyword`.
+fn text_of(png: &[u8], keyword: &str) -> Option<String> {
+    chunks(png).into_iter().find_map(|(kind, data)| {
+        let (key, text) = data.split_at(data.iter().position(|b| *b == 0)?);
+        (&kind == b"tEXt" && key == keyword.as_bytes())
+            .then(|| String::from_utf8_lossy(&text[1..]).into_owned())
+    })
+}
+
+/// `png` with a tEXt chunk of `text` under `keyword`, right after its header.
+fn with_text(png: &[u8], keyword: &str, text: &str) -> Vec<u8> {
+    let mut data = keyword.as_bytes().to_vec();
+    data.push(0);
+    data.extend_from_slice(text.as_bytes());
+    let mut chunk = (data.len() as u32).to_be_bytes().to_vec();
+    let mut typed = b"tEXt".to_vec();
+    typed.extend_from_slice(&data);
+    chunk.extend_from_slice(&typed);
+    chunk.extend_from_slice(&crc32(&typed).to_be_bytes());
+    // The signature (8 bytes), then IHDR: length, type, 13 bytes, CRC.
+    let header_end = 8 + 12 + 13;
+    let mut out = png[..header_end].to_vec();
+    out.extend_from_slice(&chunk);
+    out.extend_from_slice(&png[header_end..]);
+    out
+}
+
+/// PNG's CRC-32 (ISO 3309), bit by bit.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for byte in bytes {
+        crc ^= u32::from(*byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+#[test]
+fn a_screenshots_label_reads_back_and_its_checksum_is_pngs() {
+    assert_eq!(
+        crc32(b"IEND"),
+        0xAE42_6082,
+        "the checksum every PNG's end carries"
+    );
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend_from_slice(&13u32.to_be_bytes());
+    png.extend_from_slice(b"IHDR");
+    png.extend_from_slice(&[0; 17]);
+    png.extend_from_slice(&[0, 0, 0, 0]);
+    png.extend_from_slice(b"IEND");
+    png.extend_from_slice(&crc32(b"IEND").to_be_bytes());
+    let labelled = with_text(&png, ENTITIES_KEYWORD, "Customer, Line item");
+    assert_eq!(
+        text_of(&labelled, ENTITIES_KEYWORD).as_deref(),
+        Some("Customer, Line item")
+    );
+    assert_eq!(text_of(&png, ENTITIES_KEYWORD), None);
+    let kinds: Vec<[u8; 4]> = chunks(&labelled).into_iter().map(|(k, _)| k).collect();
+    assert_eq!(kinds, [*b"IHDR", *b"tEXt", *b"IEND"]);
 }
 
 #[test]
