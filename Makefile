@@ -19,15 +19,16 @@ PAYMENTS := $(PAYMENTS_VENV)/.installed
 READ_FUNCTIONS := get-customer list-customer-orders get-order-items list-orders-by-status
 FUNCTIONS := $(notdir $(wildcard functions/*))
 
-.PHONY: help dev token pay test chromium checkov contract checkout-load stripe-params client-compare lint build sam-local deploy bench load migrate query tools clean
+.PHONY: help dev token pay test chromium checkov contract readme-session checkout-load stripe-params client-compare lint build sam-local deploy bench load migrate query tools clean
 
 help:
 	@echo "make dev     run the store locally: DynamoDB engine on 127.0.0.1:8000, HTTP API on 127.0.0.1:3000"
 	@echo "make token   a bearer token make dev accepts: make token CUSTOMER=c1 | make token STAFF=1"
 	@echo "make pay     pay for a hold at make dev's provider, localstripe: make -s pay ORDER=<orderId> [CARD=declined]"
-	@echo "make test    all tests: keys, handlers on an embedded engine, faults, events/, template checks, the API contract, the explorer in Chromium"
+	@echo "make test    all tests: keys, handlers on an embedded engine, faults, events/, template checks, the API contract, the explorer in Chromium, the README's session"
 	@echo "make checkov  the security scanner on template.yaml (part of make test)"
 	@echo "make contract  schemathesis against a fresh make dev, from api/openapi.yaml (part of make test)"
+	@echo "make readme-session  the README's first session against a fresh make dev, each output as shown (part of make test)"
 	@echo "make checkout-load  500 checkouts by 50 customers against make dev, every hold accounted for (part of make test)"
 	@echo "make lint    rustfmt, clippy, unused dependencies, README/docs links, as CI runs them"
 	@echo "make build   sam build (release binaries for Lambda, arm64 by default)"
@@ -62,6 +63,7 @@ test: $(TOOLS) $(CHECKOV) $(PAYMENTS) chromium
 	cfn-lint template.yaml
 	$(MAKE) checkov
 	$(MAKE) contract
+	$(MAKE) readme-session
 	$(MAKE) checkout-load
 
 # Headless Chromium for the explorer's browser test (local/dev/tests/api/explorer.rs): Debian's
@@ -85,6 +87,12 @@ checkov: $(CHECKOV)
 contract: $(TOOLS) $(PAYMENTS)
 	cargo build --locked -p local-dev --bins
 	python3 local/contract_check.py
+
+# The README's first session, pasted as a newcomer would, against a fresh make dev on ports of
+# its own: each command's output held to what the README shows (local/readme_session.py).
+readme-session: $(TOOLS) $(PAYMENTS)
+	cargo build --locked -p local-dev --bins
+	python3 local/readme_session.py
 
 # Checkout under load against a fresh make dev (bench/src/checkout_load.rs): 500 checkouts by 50
 # customers at once, a third paid, a third left to expire, a third paid after expiry; fails unless
