@@ -10,7 +10,7 @@ says the rest: `# 403: ...` is the HTTP status of a curl, `(exit 2)` the command
 `"status":"EXPIRED"` or `{...}` in it what the output holds. `make dev` itself is this run's
 store (`HOLD_MINUTES=0.1 make dev` restarts it so, on the same data file). A command whose
 program this machine lacks (the AWS CLI) is reported as skipped; anything else that differs
-fails, each difference listed.
+fails, each difference listed. `SHOW=1` prints what each command printed.
 """
 
 import os
@@ -33,6 +33,9 @@ PROGRAM = re.compile(r"^[a-z][a-z0-9_-]*$")
 # A terminal, as the README's reader has: `make -s query` draws its table there, and what a
 # command writes to stderr shows among what it prints.
 TERMINAL = shutil.which("script")
+if TERMINAL and subprocess.run([TERMINAL, "-qefc", "true", "/dev/null"], capture_output=True,
+                               stdin=subprocess.DEVNULL).returncode != 0:
+    TERMINAL = None  # no pseudo-terminal here
 
 
 def free_port() -> int:
@@ -169,6 +172,8 @@ def run(step: Step, store: Store, state: Path) -> list[str]:
     words = [w for w in step.code.replace("\\", " ").split() if not ASSIGNMENT.match(w)]
     if words and PROGRAM.match(words[0]) and not shutil.which(words[0]):
         return [f"skipped: this machine has no {words[0]}"]
+    if not TERMINAL and step.expected and "make -s query" in step.code:
+        return ["skipped: no terminal here, and the table is drawn on one"]
     status = re.match(r"(\d{3})\b", step.comment)
     code = moved(step.code, store.env)
     if status and code.lstrip().startswith("curl "):
@@ -182,6 +187,8 @@ def run(step: Step, store: Store, state: Path) -> list[str]:
     done = subprocess.run(command, cwd=ROOT, env=dict(store.env, COLUMNS="200"),
                           capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL)
     out = "\n".join(line.strip() for line in done.stdout.splitlines() if line.strip())
+    if os.environ.get("SHOW"):
+        print(f"      printed {out[:1200]}")
     problems = []
     if status and code.lstrip().startswith("curl "):
         body, _, got = out.rpartition("\n")
