@@ -173,3 +173,56 @@ fn the_contracts_enumerations_are_the_codes_lists() {
         spelled(&OrderStatus::ALL.map(OrderStatus::as_str))
     );
 }
+
+/// Every property of every schema in `value`, with where it is.
+fn properties<'a>(value: &'a Value, at: &str, found: &mut Vec<(String, String, &'a Value)>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Object(props)) = map.get("properties") {
+                for (name, schema) in props {
+                    found.push((format!("{at}.{name}"), name.clone(), schema));
+                }
+            }
+            for (key, inner) in map {
+                properties(inner, &format!("{at}/{key}"), found);
+            }
+        }
+        Value::Array(items) => {
+            for (i, inner) in items.iter().enumerate() {
+                properties(inner, &format!("{at}/{i}"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The schema a property refers to, directly or through `allOf`.
+fn referred(schema: &Value) -> Option<&str> {
+    schema["$ref"]
+        .as_str()
+        .or_else(|| schema["allOf"][0]["$ref"].as_str())
+        .and_then(|r| r.strip_prefix("#/components/schemas/"))
+}
+
+#[test]
+fn money_has_two_forms_each_named_by_its_schema() {
+    let document = document();
+    let mut found = Vec::new();
+    properties(&document, "", &mut found);
+    let mut checked = 0;
+    for (at, name, schema) in found {
+        let want: &[&str] = match name.as_str() {
+            // What goes through the payment provider: integers in the smallest unit.
+            "amount" | "paid" | "refunded" | "refundable" => &["MinorUnits"],
+            // The catalog's and the orders' money: decimal strings.
+            "price" | "total" | "totalSpent" => &["Money", "Price"],
+            _ => continue,
+        };
+        checked += 1;
+        assert!(
+            referred(schema).is_some_and(|r| want.contains(&r)),
+            "{at}: money must refer to {want:?}, not {schema}"
+        );
+    }
+    assert!(checked >= 20, "{checked} money properties");
+}
