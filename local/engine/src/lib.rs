@@ -4,6 +4,7 @@
 
 mod answer;
 pub mod capacity;
+pub mod contract;
 pub mod counter;
 pub mod faults;
 pub mod gateway;

@@ -279,6 +279,10 @@ pub fn header(response: &Response<Body>, name: &str) -> Option<String> {
 
 /// Status, content type and JSON body of a response.
 pub fn parts(response: Response<Body>) -> (u16, String, Value) {
+    parts_of(&response)
+}
+
+fn parts_of(response: &Response<Body>) -> (u16, String, Value) {
     let status = response.status().as_u16();
     let content_type = response
         .headers()
@@ -292,6 +296,36 @@ pub fn parts(response: Response<Body>) -> (u16, String, Value) {
         _ => Value::Null,
     };
     (status, content_type, body)
+}
+
+/// `handler` answering `req` as the Lambda's bootstrap does (`shared::http::serve::dispatch`),
+/// the answer held to the contract: a status, content type or body that `api/openapi.yaml`
+/// does not declare for the request's route fails the test that sent it
+/// ([`crate::contract`]).
+pub async fn dispatch<'a, D: ?Sized, F, Fut>(
+    deps: &'a D,
+    req: Request,
+    handler: F,
+) -> Response<Body>
+where
+    F: FnOnce(&'a D, Request) -> Fut,
+    Fut: std::future::Future<Output = shared::http::HttpResult> + 'a,
+{
+    let route = req
+        .extensions()
+        .get::<shared::http::routes::RouteKey>()
+        .map(|key| key.0.clone());
+    let response = shared::http::serve::dispatch(deps, req, handler).await;
+    if let Some(route) = route {
+        let (status, content_type, body) = parts_of(&response);
+        let broken = crate::contract::violations(&route, status, &content_type, &body);
+        assert!(
+            broken.is_empty(),
+            "the answer breaks api/openapi.yaml:\n  {}\n{body}",
+            broken.join("\n  ")
+        );
+    }
+    response
 }
 
 /// The `orderId`s of a listing body's items, in order.

@@ -539,10 +539,10 @@ fn the_docs_listing_of_unread_events_is_a_read_of_one_gsi1_partition() {
     let doc = include_str!("../../../docs/checkout.md");
     let line = doc
         .lines()
-        .find(|l| l.starts_with("$ make query Q=") && l.contains("UNREAD_EVENTS"))
+        .find(|l| l.starts_with("$ make -s query Q=") && l.contains("UNREAD_EVENTS"))
         .expect("the command in docs/checkout.md");
     let quoted = line
-        .strip_prefix("$ make query Q=\"")
+        .strip_prefix("$ make -s query Q=\"")
         .and_then(|rest| rest.strip_suffix('"'))
         .expect("Q=\"...\"");
     // As the shell hands it to make: the escaped quotes are quotes.

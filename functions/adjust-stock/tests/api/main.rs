@@ -1,9 +1,9 @@
 //! `POST /products/{sku}/stock` through its handler: staff add and take stock, which racing
 //! changes never lose and never take below 0; an unknown product is a 404, never created.
 
+use local_engine::testing::dispatch;
 use local_engine::testing::{TestApp, Who, catalog, from_event_file, parts};
 use serde_json::{Value, json};
-use shared::http::serve::dispatch;
 
 async fn adjust(app: &TestApp, who: Who<'_>, sku: &str, delta: i64) -> (u16, Value) {
     let req = catalog::adjust_stock(who, sku, delta);

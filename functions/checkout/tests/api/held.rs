@@ -5,11 +5,11 @@
 
 use std::time::Duration;
 
+use local_engine::testing::dispatch;
 use local_engine::testing::payments::{briefly_held, hold_line};
 use local_engine::testing::{TestApp, parts};
 use serde_json::{Value, json};
 use shared::Store;
-use shared::http::serve::dispatch;
 
 use super::check_out;
 

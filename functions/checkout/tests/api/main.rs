@@ -1,11 +1,11 @@
 //! Checkout through API Gateway events, against its own engine: the cart becomes an order
 //! holding its stock, in one transaction, exactly once.
 
+use local_engine::testing::dispatch;
 use local_engine::testing::payments::{checkout, hold_line};
 use local_engine::testing::{TestApp, from_event_file, header, parts};
 use serde_json::Value;
 use shared::Store;
-use shared::http::serve::dispatch;
 
 mod held;
 mod lambda;

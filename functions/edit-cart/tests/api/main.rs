@@ -3,9 +3,9 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::LOCAL_TABLE;
+use local_engine::testing::dispatch;
 use local_engine::testing::{TestApp, Who, call, from_event_file, parts, send_json};
 use serde_json::{Value, json};
-use shared::http::serve::dispatch;
 
 const PUT: &str = "PUT /customers/{customerId}/cart/items/{sku}";
 const REMOVE: &str = "DELETE /customers/{customerId}/cart/items/{sku}";

@@ -4,11 +4,11 @@
 
 use std::time::Duration;
 
+use local_engine::testing::dispatch;
 use local_engine::testing::payments::{briefly_held, checkout, hold_line, succeeded, webhook};
 use local_engine::testing::{TestApp, parts, webhook_secrets};
 use payment_webhook::Webhook;
 use shared::Store;
-use shared::http::serve::dispatch;
 
 const BUDGET: Duration = Duration::from_secs(5);
 

@@ -2,9 +2,9 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::LOCAL_TABLE;
+use local_engine::testing::dispatch;
 use local_engine::testing::{TestApp, Who, from_event_file, get, parts};
 use serde_json::json;
-use shared::http::serve::dispatch;
 
 const ROUTE: &str = "GET /customers/{customerId}/cart";
 

@@ -1,8 +1,8 @@
 //! GET /customers/{customerId} through API Gateway events, against its own embedded engine.
 
+use local_engine::testing::dispatch;
 use local_engine::testing::{TestApp, Who, from_event_file, get, parts};
 use serde_json::json;
-use shared::http::serve::dispatch;
 
 const ROUTE: &str = "GET /customers/{customerId}";
 

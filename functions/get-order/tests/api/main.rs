@@ -1,9 +1,9 @@
 //! GET /orders/{orderId} through API Gateway events, against its own engine.
 
+use local_engine::testing::dispatch;
 use local_engine::testing::{TestApp, Who, from_event_file, get, parts};
 use local_engine::{LOCAL_TABLE, seed};
 use serde_json::{Value, json};
-use shared::http::serve::dispatch;
 
 const ROUTE: &str = "GET /orders/{orderId}";
 

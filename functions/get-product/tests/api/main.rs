@@ -1,9 +1,9 @@
 //! `GET /products/{sku}` through its handler: any signed-in caller reads a product with its
 //! stock; an unknown SKU is a 404 and a caller without a token a 401.
 
+use local_engine::testing::dispatch;
 use local_engine::testing::{TestApp, Who, catalog, from_event_file, parts};
 use serde_json::json;
-use shared::http::serve::dispatch;
 
 async fn product(app: &TestApp, who: Who<'_>, sku: &str) -> (u16, serde_json::Value) {
     let response = dispatch(

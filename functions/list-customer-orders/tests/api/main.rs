@@ -3,10 +3,10 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
+use local_engine::testing::dispatch;
 use local_engine::testing::{TestApp, Who, from_event_file, get, order_ids, parts};
 use local_engine::{LOCAL_TABLE, seed};
 use serde_json::{Value, json};
-use shared::http::serve::dispatch;
 
 const ROUTE: &str = "GET /customers/{customerId}/orders";
 

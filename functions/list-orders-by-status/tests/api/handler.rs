@@ -1,10 +1,10 @@
 //! GET /orders?status= through API Gateway events, against its own engine (GSI1).
 
 use local_engine::seed;
+use local_engine::testing::dispatch;
 use local_engine::testing::{TestApp, Who, from_event_file, get, order_ids, parts};
 use serde_json::Value;
 use shared::domain::status::OrderStatus;
-use shared::http::serve::dispatch;
 
 const ROUTE: &str = "GET /orders";
 

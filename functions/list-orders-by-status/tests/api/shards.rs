@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 
 use aws_sdk_dynamodb::types::AttributeValue;
+use local_engine::testing::dispatch;
 use local_engine::testing::{
     TestApp, Who, change_status, get, order_ids, parts, send_json, stock_catalog,
 };
@@ -18,7 +19,6 @@ use shared::domain::status::OrderStatus;
 use shared::domain::time::Timestamp;
 use shared::dynamo::entities::order_listing;
 use shared::dynamo::keys::StatusShards;
-use shared::http::serve::dispatch;
 
 fn shards(n: u32) -> StatusShards {
     StatusShards::new(n).expect("shard count")

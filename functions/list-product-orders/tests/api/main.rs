@@ -2,9 +2,9 @@
 //! first, one Query on GSI2 per page; the window, cursors bound to the caller and to the exact
 //! keys the store writes; staff only.
 
+use local_engine::testing::dispatch;
 use local_engine::testing::{TestApp, Who, from_event_file, get, parts, send_json};
 use serde_json::Value;
-use shared::http::serve::dispatch;
 
 const ROUTE: &str = "GET /products/{sku}/orders";
 

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeSet;
 
+use local_engine::testing::dispatch;
 use local_engine::testing::{TestApp, Who, catalog, from_event_file, parts};
 use serde_json::Value;
-use shared::http::serve::dispatch;
 
 async fn list(app: &TestApp, who: Who<'_>, query: &str) -> (u16, Value) {
     let req = catalog::list_products(who, query);

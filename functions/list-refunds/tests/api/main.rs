@@ -1,10 +1,10 @@
 //! The refunds due (access pattern 10) through API Gateway events: staff's, oldest first, one
 //! Query on GSI1 per page.
 
+use local_engine::testing::dispatch;
 use local_engine::testing::payments::{succeeded, webhook};
 use local_engine::testing::{TestApp, Who, from_event_file, get, parts, webhook_secrets};
 use payment_webhook::Webhook;
-use shared::http::serve::dispatch;
 
 #[tokio::test]
 async fn staff_see_the_payments_to_give_back_oldest_first_a_page_at_a_time() {

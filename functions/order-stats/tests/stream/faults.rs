@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use local_engine::faults::Fault;
 use local_engine::streams::{self, StreamSource};
+use local_engine::testing::dispatch;
 use local_engine::testing::{
     TestApp, Who, all_items, change_status, parts, send_json, stock_catalog,
 };
 use local_engine::{LOCAL_TABLE, template};
 use shared::domain::ids::CustomerId;
-use shared::http::serve::dispatch;
 
 fn source(app: &TestApp) -> StreamSource {
     let consumer = streams::consumers(&template::parse().expect("template"))

@@ -8,6 +8,7 @@ use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::streams::DynamoDbEventResponse;
 use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::streams::{self, StreamSource};
+use local_engine::testing::dispatch;
 use local_engine::testing::{
     TestApp, Who, all_items, change_status, get, parts, send_json, stock_catalog,
 };
@@ -20,7 +21,6 @@ use shared::domain::order::Order;
 use shared::domain::status::OrderStatus;
 use shared::domain::time::Timestamp;
 use shared::dynamo::entities::order_listing;
-use shared::http::serve::dispatch;
 
 fn source(app: &TestApp) -> StreamSource {
     let consumer = streams::consumers(&template::parse().expect("template"))

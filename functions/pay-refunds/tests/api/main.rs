@@ -9,11 +9,11 @@ mod round_four;
 use std::time::Duration;
 
 use local_engine::provider::{LOCAL_API_KEY, form_post};
+use local_engine::testing::dispatch;
 use local_engine::testing::payments::{briefly_held, checkout, hold_line, succeeded, webhook};
 use local_engine::testing::{TestApp, Who, change_status, get, parts, send_json, webhook_secrets};
 use serde_json::Value;
 use shared::Store;
-use shared::http::serve::dispatch;
 
 const BUDGET: Duration = Duration::from_secs(5);
 

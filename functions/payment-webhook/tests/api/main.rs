@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use local_engine::testing::dispatch;
 use local_engine::testing::payments::{
     briefly_held, checkout, now, succeeded, webhook, webhook_with,
 };
@@ -12,7 +13,6 @@ use local_engine::testing::{
 };
 use payment_webhook::Webhook;
 use serde_json::Value;
-use shared::http::serve::dispatch;
 use shared::http::signature::{WebhookSecrets, sign};
 
 fn hooked(app: &TestApp) -> Webhook {

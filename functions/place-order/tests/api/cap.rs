@@ -1,10 +1,10 @@
 //! The cap on a customer's open orders (`MAX_OPEN_ORDERS`): decided inside each order's
 //! transaction, so racing orders cannot pass it; shipping or cancelling an order frees its place.
 
+use local_engine::testing::dispatch;
 use local_engine::testing::{TestApp, Who, change_status, parts, send_json};
 use serde_json::Value;
 use shared::Store;
-use shared::http::serve::dispatch;
 
 async fn place(store: &Store, customer: &str) -> (u16, Value) {
     let req = send_json(

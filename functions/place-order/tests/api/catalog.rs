@@ -11,13 +11,13 @@ use aws_smithy_runtime_api::client::orchestrator::Metadata;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::config_bag::ConfigBag;
 use local_engine::dynoxide::Database;
+use local_engine::testing::dispatch;
 use local_engine::testing::{TestApp, Who, change_status, parts, send_json};
 use local_engine::{LOCAL_TABLE, RequestCounter};
 use serde_json::{Value, json};
 use shared::Store;
 use shared::domain::ids::Sku;
 use shared::domain::product::price;
-use shared::http::serve::dispatch;
 
 const ROUTE: &str = "POST /customers/{customerId}/orders";
 

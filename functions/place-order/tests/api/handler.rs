@@ -3,13 +3,13 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
+use local_engine::testing::dispatch;
 use local_engine::testing::{
     TestApp, Who, all_items, from_event_file, header, parts, send_json, source_design,
     stock_catalog,
 };
 use serde_json::{Value, json};
 use shared::domain::status::OrderStatus;
-use shared::http::serve::dispatch;
 
 const ROUTE: &str = "POST /customers/{customerId}/orders";
 const TWO_LINES: &str = r#"{"items":[{"sku":"sku-1","quantity":2,"price":"19.95"},{"sku":"sku-2","quantity":1,"price":"4.50"}]}"#;

@@ -2,9 +2,9 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::LOCAL_TABLE;
+use local_engine::testing::dispatch;
 use local_engine::testing::{TestApp, Who, all_items, from_event_file, header, parts, send_json};
 use serde_json::{Value, json};
-use shared::http::serve::dispatch;
 
 const ROUTE: &str = "PUT /customers/{customerId}";
 

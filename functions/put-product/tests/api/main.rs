@@ -1,9 +1,9 @@
 //! `PUT /products/{sku}` through its handler: staff create and replace products (a replacement
 //! keeps the stock); customers and callers without a token change nothing; bad bodies are 400s.
 
+use local_engine::testing::dispatch;
 use local_engine::testing::{TestApp, Who, catalog, from_event_file, parts};
 use serde_json::{Value, json};
-use shared::http::serve::dispatch;
 
 async fn put(app: &TestApp, who: Who<'_>, sku: &str, body: &str) -> (u16, Value) {
     let req = catalog::put_product(who, sku, body);

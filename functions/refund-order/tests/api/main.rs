@@ -5,9 +5,9 @@
 //! `functions/pay-refunds/tests`' part.
 
 use aws_sdk_dynamodb::types::AttributeValue::{N, S};
+use local_engine::testing::dispatch;
 use local_engine::testing::{TestApp, Who, from_event_file, parts, send_json};
 use serde_json::Value;
-use shared::http::serve::dispatch;
 
 const ROUTE: &str = "POST /orders/{orderId}/refunds";
 /// o100: 2 × sku-1 at 19.95.

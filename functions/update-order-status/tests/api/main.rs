@@ -1,13 +1,13 @@
 //! PATCH /orders/{orderId} through API Gateway events, against its own engine.
 
 use aws_sdk_dynamodb::types::AttributeValue;
+use local_engine::testing::dispatch;
 use local_engine::testing::{
     TestApp, Who, all_items, from_event_file, parts, send_json, source_design,
 };
 use local_engine::{LOCAL_TABLE, seed};
 use serde_json::Value;
 use shared::domain::status::OrderStatus;
-use shared::http::serve::dispatch;
 
 const ROUTE: &str = "PATCH /orders/{orderId}";
 

@@ -1,6 +1,7 @@
 //! The error paths' sample events (`events/cases/`): each, invoked as API Gateway delivers it
 //! on the sample data, gets the status its name says and a problem document, and leaves the
-//! table as it was. (`template-tests`' `observed.rs` holds the requests they send to each
+//! table as it was, its answer held to `api/openapi.yaml` as every function test's is.
+//! (`template-tests`' `observed.rs` holds the requests they send to each
 //! binary's declaration too.)
 
 use local_engine::testing::{TestApp, all_items, cases, from_event_file};
@@ -15,6 +16,11 @@ async fn every_error_case_answers_its_status_with_a_problem_and_writes_nothing()
         let app = TestApp::seeded().await.expect("app");
         let before = all_items(&app).await;
         let req = from_event_file(case.path.to_str().expect("path")).expect("event");
+        let route = req
+            .extensions()
+            .get::<shared::http::routes::RouteKey>()
+            .map(|key| key.0.clone())
+            .expect("the event's route");
         let response = local_dev::invoke(
             &case.binary,
             &local_dev::Services::for_test(&app.store),
@@ -26,6 +32,17 @@ async fn every_error_case_answers_its_status_with_a_problem_and_writes_nothing()
             lambda_http::Body::Text(text) => serde_json::from_str(text).expect("json"),
             other => panic!("{}: {other:?}", case.what),
         };
+        let content_type = response.headers()["content-type"]
+            .to_str()
+            .unwrap_or_default();
+        for broken in local_engine::contract::violations(
+            &route,
+            response.status().as_u16(),
+            content_type,
+            &body,
+        ) {
+            wrong.push(format!("{} {}: {broken}", case.binary, case.what));
+        }
         if response.status().as_u16() != case.status {
             wrong.push(format!(
                 "{} {}: {} {body}",

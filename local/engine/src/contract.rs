@@ -1,0 +1,284 @@
+//! `api/openapi.yaml` as every test holds the answers it sees to it: each response the tests'
+//! [`dispatch`](crate::testing::dispatch) returns is checked against its operation (the route
+//! it came in on): its status is one the operation declares (or `default`), its content type
+//! one that status declares, and its body valid under that content's schema. A field the
+//! contract does not have, a required one the answer lacks, a value of another type or outside
+//! an enumeration, fails the test that sent the request.
+//!
+//! The schemas are read as the contract writes them (OpenAPI 3.1, JSON Schema): `$ref` (with
+//! siblings), `allOf`, `oneOf`, `anyOf`, `type` (one or a list), `enum`, `const`, `properties`,
+//! `required`, `additionalProperties`, `items`, `minItems`/`maxItems`, `minLength`/`maxLength`,
+//! `minimum`/`maximum`. `pattern` and `format` are left to schemathesis (`make contract`), which
+//! checks every operation against the same document.
+
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+const YAML: &str = include_str!("../../../api/openapi.yaml");
+
+fn document() -> &'static Value {
+    static DOCUMENT: OnceLock<Value> = OnceLock::new();
+    DOCUMENT.get_or_init(|| serde_yaml::from_str(YAML).expect("api/openapi.yaml parses"))
+}
+
+/// What `route`'s answer (`status`, `content_type`, `body`: `Null` when it is not JSON)
+/// breaks of the contract; empty when it holds.
+pub fn violations(route: &str, status: u16, content_type: &str, body: &Value) -> Vec<String> {
+    let document = document();
+    let Some((method, path)) = route.split_once(' ') else {
+        return vec![format!("{route:?} is no route key")];
+    };
+    let operation = &document["paths"][path][method.to_ascii_lowercase()];
+    if operation.is_null() {
+        return vec![format!("the contract has no operation {route}")];
+    }
+    let responses = &operation["responses"];
+    let declared = &responses[status.to_string()];
+    let response = resolve(
+        document,
+        if declared.is_null() {
+            &responses["default"]
+        } else {
+            declared
+        },
+    );
+    if response.is_null() {
+        return vec![format!("{route} does not declare a {status}")];
+    }
+    let media = content_type.split(';').next().unwrap_or_default().trim();
+    let Some(content) = response["content"].as_object() else {
+        return if body.is_null() {
+            Vec::new()
+        } else {
+            vec![format!("{route} {status} declares no body, and one came")]
+        };
+    };
+    let Some(declared) = content.get(media) else {
+        return vec![format!(
+            "{route} {status} declares {:?}, not {media:?}",
+            content.keys().collect::<Vec<_>>()
+        )];
+    };
+    let mut found = Vec::new();
+    validate(document, &declared["schema"], body, "body", &mut found);
+    found
+        .into_iter()
+        .map(|v| format!("{route} {status} {media}: {v}"))
+        .collect()
+}
+
+/// `schema` with its `$ref`s followed.
+fn resolve<'a>(document: &'a Value, schema: &'a Value) -> &'a Value {
+    let mut schema = schema;
+    for _ in 0..16 {
+        match schema["$ref"].as_str() {
+            Some(reference) if schema.as_object().is_some_and(|o| o.len() == 1) => {
+                schema = pointer(document, reference);
+            }
+            _ => break,
+        }
+    }
+    schema
+}
+
+fn pointer<'a>(document: &'a Value, reference: &str) -> &'a Value {
+    static NULL: Value = Value::Null;
+    reference
+        .strip_prefix('#')
+        .and_then(|path| document.pointer(path))
+        .unwrap_or(&NULL)
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn is_type(value: &Value, name: &str) -> bool {
+    let kind = kind(value);
+    kind == name || (name == "number" && kind == "integer")
+}
+
+/// Whether `value` is valid under `schema` (no reasons kept: for `oneOf`/`anyOf`).
+fn valid(document: &Value, schema: &Value, value: &Value) -> bool {
+    let mut found = Vec::new();
+    validate(document, schema, value, "", &mut found);
+    found.is_empty()
+}
+
+fn validate(document: &Value, schema: &Value, value: &Value, at: &str, found: &mut Vec<String>) {
+    let Some(rules) = schema.as_object() else {
+        return;
+    };
+    if let Some(reference) = rules.get("$ref").and_then(Value::as_str) {
+        validate(document, pointer(document, reference), value, at, found);
+    }
+    for all in rules
+        .get("allOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        validate(document, all, value, at, found);
+    }
+    if let Some(one) = rules.get("oneOf").and_then(Value::as_array) {
+        let matching = one.iter().filter(|s| valid(document, s, value)).count();
+        if matching != 1 {
+            found.push(format!(
+                "{at}: valid under {matching} of oneOf's {} schemas",
+                one.len()
+            ));
+        }
+    }
+    if let Some(any) = rules.get("anyOf").and_then(Value::as_array)
+        && !any.iter().any(|s| valid(document, s, value))
+    {
+        found.push(format!("{at}: valid under none of anyOf's schemas"));
+    }
+    match rules.get("type") {
+        Some(Value::String(name)) if !is_type(value, name) => {
+            found.push(format!(
+                "{at}: {} where the contract says {name}",
+                kind(value)
+            ));
+            return;
+        }
+        Some(Value::Array(names))
+            if !names
+                .iter()
+                .any(|n| n.as_str().is_some_and(|n| is_type(value, n))) =>
+        {
+            found.push(format!(
+                "{at}: {} where the contract says one of {names:?}",
+                kind(value)
+            ));
+            return;
+        }
+        _ => {}
+    }
+    if let Some(allowed) = rules.get("enum").and_then(Value::as_array)
+        && !allowed.contains(value)
+    {
+        found.push(format!("{at}: {value} is not one of {allowed:?}"));
+    }
+    if let Some(constant) = rules.get("const")
+        && constant != value
+    {
+        found.push(format!("{at}: {value} is not {constant}"));
+    }
+    bounds(rules, value, at, found);
+    match value {
+        Value::Object(fields) => object(document, rules, fields, at, found),
+        Value::Array(items) => {
+            if let Some(schema) = rules.get("items") {
+                for (i, item) in items.iter().enumerate() {
+                    validate(document, schema, item, &format!("{at}[{i}]"), found);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The sizes and the ranges a schema sets.
+fn bounds(
+    rules: &serde_json::Map<String, Value>,
+    value: &Value,
+    at: &str,
+    found: &mut Vec<String>,
+) {
+    let limit = |name: &str| rules.get(name).and_then(Value::as_f64);
+    let size = match value {
+        Value::String(text) => Some((text.chars().count(), "minLength", "maxLength")),
+        Value::Array(items) => Some((items.len(), "minItems", "maxItems")),
+        _ => None,
+    };
+    if let Some((len, min, max)) = size {
+        let len = len as f64;
+        if limit(min).is_some_and(|m| len < m) || limit(max).is_some_and(|m| len > m) {
+            found.push(format!(
+                "{at}: {len} long, outside the contract's {min}/{max}"
+            ));
+        }
+    }
+    if let Some(number) = value.as_f64()
+        && (limit("minimum").is_some_and(|m| number < m)
+            || limit("maximum").is_some_and(|m| number > m))
+    {
+        found.push(format!(
+            "{at}: {number} is outside the contract's minimum/maximum"
+        ));
+    }
+}
+
+fn object(
+    document: &Value,
+    rules: &serde_json::Map<String, Value>,
+    fields: &serde_json::Map<String, Value>,
+    at: &str,
+    found: &mut Vec<String>,
+) {
+    let properties = rules.get("properties").and_then(Value::as_object);
+    for required in rules
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(name) = required.as_str()
+            && !fields.contains_key(name)
+        {
+            found.push(format!("{at}: lacks {name:?}, which the contract requires"));
+        }
+    }
+    for (name, field) in fields {
+        let at = format!("{at}.{name}");
+        match properties.and_then(|p| p.get(name)) {
+            Some(schema) => validate(document, schema, field, &at, found),
+            None => match rules.get("additionalProperties") {
+                Some(Value::Bool(false)) => {
+                    found.push(format!("{at}: a field the contract does not have"));
+                }
+                Some(schema @ Value::Object(_)) => validate(document, schema, field, &at, found),
+                _ => {}
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_answer_is_held_to_its_operations_status_type_and_schema() {
+        let route = "GET /customers/{customerId}";
+        let profile = json!({"customerId": "c1", "name": "Ana", "email": "a@example.com",
+            "orderCount": 1, "totalSpent": "9.00", "lastOrderAt": "2026-10-28T18:42:06Z"});
+        assert_eq!(
+            violations(route, 200, "application/json", &profile),
+            Vec::<String>::new()
+        );
+        let mut extra = profile.clone();
+        extra["phone"] = json!("1");
+        assert!(violations(route, 200, "application/json", &extra)[0].contains("phone"));
+        let mut lacking = profile.clone();
+        lacking.as_object_mut().expect("object").remove("email");
+        assert!(violations(route, 200, "application/json", &lacking)[0].contains("email"));
+        let mut typed = profile.clone();
+        typed["orderCount"] = json!("1");
+        assert!(!violations(route, 200, "application/json", &typed).is_empty());
+        assert!(!violations(route, 200, "text/plain", &profile).is_empty());
+        assert!(!violations(route, 418, "application/json", &profile).is_empty());
+        assert!(!violations("GET /nowhere", 200, "application/json", &profile).is_empty());
+    }
+}
