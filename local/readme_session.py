@@ -118,8 +118,13 @@ class Store:
 
     def __init__(self, workdir: Path):
         self.workdir = workdir
+        # A reader pastes the commands into a shell of their own, not under make (run from
+        # `make test`, a nested make would print "Entering directory" into `$(make -s token)`).
+        outside = {k: v for k, v in os.environ.items()
+                   if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "MAKE_TERMOUT",
+                                "MAKE_TERMERR")}
         self.env = dict(
-            os.environ,
+            outside,
             STORE_DATA_FILE=str(workdir / "store.db"),
             API_PORT=str(free_port()),
             DYNAMODB_PORT=str(free_port()),
