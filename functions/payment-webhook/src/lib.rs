@@ -18,10 +18,8 @@ pub mod secret;
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
 use serde::Serialize;
-use shared::domain::payment::{
-    Dispute, EventOutcome, Payment, ProviderEvent, RefundReason, Reported,
-};
-use shared::domain::refund::{ProviderRefund, RefundStatus};
+use shared::domain::payment::{Dispute, EventOutcome, Payment, ProviderEvent, Reported};
+use shared::domain::refund::{ProviderRefund, RefundReason, RefundStatus};
 use shared::dynamo::disputes::Flagged;
 use shared::dynamo::payments::PaymentOutcome;
 use shared::dynamo::refunds::ReportedOutcome;

@@ -197,20 +197,6 @@ pub struct Dispute {
     pub reason: String,
 }
 
-/// The metadata the store puts on each refund it sends: where its record is.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-pub struct RefundMetadata {
-    /// The store's refund.
-    #[serde(rename = "refundId")]
-    pub refund_id: Option<String>,
-    /// Its order, for an order's refund.
-    #[serde(rename = "orderId")]
-    pub order_id: Option<String>,
-    /// Its payment.
-    #[serde(rename = "paymentId")]
-    pub payment_id: Option<String>,
-}
-
 /// A charge, as a `charge.refunded` event's object describes it: its PaymentIntent, and its
 /// refunds.
 #[derive(Debug, Clone, Deserialize)]
@@ -390,62 +376,6 @@ impl Payment {
     }
 }
 
-crate::listed! {
-    /// Why a signed payment placed nothing and is recorded to be given back.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-    #[serde(rename_all = "kebab-case")]
-    pub enum RefundReason {
-        /// It names no order the store has.
-        UnknownOrder,
-        /// It is not of the PaymentIntent the store made for the order it names.
-        UnknownPayment,
-        /// Its amount is not the order's total.
-        WrongAmount,
-        /// Its currency is not the store's.
-        WrongCurrency,
-        /// The order's hold had ended (or was ending) when it arrived.
-        HoldEnded,
-        /// The order was not waiting for payment: paid already, or never a hold.
-        NotPending,
-    }
-}
-
-impl RefundReason {
-    /// As stored and shown: `unknown-order`, `wrong-amount`, ….
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RefundReason::UnknownOrder => "unknown-order",
-            RefundReason::UnknownPayment => "unknown-payment",
-            RefundReason::WrongAmount => "wrong-amount",
-            RefundReason::WrongCurrency => "wrong-currency",
-            RefundReason::HoldEnded => "hold-ended",
-            RefundReason::NotPending => "not-pending",
-        }
-    }
-
-    /// A payment that arrived too late for its hold, rather than one that matches no hold.
-    pub fn is_late(self) -> bool {
-        matches!(self, RefundReason::HoldEnded | RefundReason::NotPending)
-    }
-}
-
-impl std::fmt::Display for RefundReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for RefundReason {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        RefundReason::ALL
-            .into_iter()
-            .find(|reason| reason.as_str() == s)
-            .ok_or_else(|| format!("{s:?} is no refund reason"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -540,13 +470,5 @@ mod tests {
                 serde_json::Value::from(outcome.as_str())
             );
         }
-    }
-
-    #[test]
-    fn refund_reasons_round_trip() {
-        for reason in RefundReason::ALL {
-            assert_eq!(reason.as_str().parse::<RefundReason>(), Ok(reason));
-        }
-        assert!(RefundReason::HoldEnded.is_late() && !RefundReason::WrongAmount.is_late());
     }
 }

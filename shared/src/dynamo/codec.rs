@@ -36,7 +36,7 @@ use crate::domain::ids::{
     CustomerId, DisputeId, OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId,
 };
 use crate::domain::money::{self, Decimal, Money};
-use crate::domain::payment::RefundReason;
+use crate::domain::refund::RefundReason;
 use crate::domain::refund::{RefundKind, RefundStatus};
 use crate::domain::stats::ShareVersion;
 use crate::domain::status::OrderStatus;

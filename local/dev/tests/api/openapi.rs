@@ -145,7 +145,8 @@ fn contract_enum(document: &Value, name: &str, property: Option<&str>) -> Vec<St
 
 #[test]
 fn the_contracts_enumerations_are_the_codes_lists() {
-    use shared::domain::payment::{EventOutcome, RefundReason};
+    use shared::domain::payment::EventOutcome;
+    use shared::domain::refund::RefundReason;
     use shared::domain::status::OrderStatus;
     let document = document();
     let spelled = |all: &[&str]| all.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();

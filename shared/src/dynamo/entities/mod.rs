@@ -226,8 +226,8 @@ mod tests {
         use crate::domain::ids::RefundId;
         use crate::domain::money::{Decimal, Money};
         use crate::domain::order::LineItem;
-        use crate::domain::payment::RefundReason;
         use crate::domain::product::CatalogEntry;
+        use crate::domain::refund::RefundReason;
         use crate::domain::refund::{Refund, RefundKind, RefundLine};
         use crate::domain::stats::ShareVersion;
         use crate::domain::status::OrderStatus;

@@ -7,7 +7,7 @@
 //! what both are made of.
 
 use crate::domain::ids::{OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId, Sku};
-use crate::domain::payment::RefundMetadata;
+use crate::domain::refund::RefundMetadata;
 use crate::domain::refund::{Refund, RefundKind, RefundLine, RefundStatus};
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, primary_key};

@@ -49,8 +49,8 @@ pub fn pointer(refund: &Refund) -> Option<Item> {
 mod tests {
     use super::*;
     use crate::domain::ids::{PaymentEventId, PaymentId, RefundId};
-    use crate::domain::payment::RefundReason;
     use crate::domain::refund::RefundKind;
+    use crate::domain::refund::RefundReason;
     use crate::dynamo::entities::test_support::{pairs, placed, shape};
 
     #[test]
