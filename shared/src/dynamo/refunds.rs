@@ -37,17 +37,6 @@ enum Action<'a> {
     Restock(&'a crate::domain::ids::Sku),
 }
 
-/// `back` (a line's update) on the condition that the line's restocked count is still
-/// `restocked`, as read: of two writers putting the same units back, one does.
-pub(crate) fn restocked_as_read(back: Change, restocked: u32) -> Change {
-    back.condition(if restocked == 0 {
-        "attribute_not_exists(#restockedQuantity) OR #restockedQuantity = :restocked"
-    } else {
-        "#restockedQuantity = :restocked"
-    })
-    .value(":restocked", &line_item::RESTOCKED_QUANTITY, &restocked)
-}
-
 /// One refund of a page of the payer's: its record's key as a report names it (`PK / SK`), and
 /// the refund, or why it could not be read.
 pub type Listed = (String, Result<Refund, String>);
@@ -75,8 +64,7 @@ impl Store {
                 .on(&self.table, line_item::key(order, sku))
                 .add(&line_item::REFUNDED_QUANTITY, &planned.quantity);
             if planned.restock > 0 {
-                back = restocked_as_read(back, planned.restocked)
-                    .add(&line_item::RESTOCKED_QUANTITY, &planned.restock);
+                back = line_item::restocked(back, planned.restock, planned.restocked);
             }
             transaction.update(Action::Line, back.build()?)?;
             if planned.restock > 0 {
@@ -336,16 +324,17 @@ impl Store {
         if let Some(mismatch) = reported.mismatch(&read) {
             return left(mismatch);
         }
-        let status = reported.status();
-        let moved = match (read.status, status) {
-            (RefundStatus::Pending, RefundStatus::Succeeded | RefundStatus::Failed) => {
-                self.settle_refund(&read, &reported.settled(), None).await?
-            }
+        let (moved, now) = match (read.status, reported.status()) {
+            (RefundStatus::Pending, now @ (RefundStatus::Succeeded | RefundStatus::Failed)) => (
+                self.settle_refund(&read, &reported.settled(), None).await?,
+                now,
+            ),
             (RefundStatus::Succeeded, RefundStatus::Failed) => {
                 let failure = reported.failure().unwrap_or_default();
-                self.reverse_refund(&read, &failure).await?
+                let reversed = self.reverse_refund(&read, &failure).await?;
+                (reversed, RefundStatus::Reversed)
             }
-            _ => false,
+            _ => (false, read.status),
         };
         if !moved {
             return left(format!(
@@ -353,11 +342,6 @@ impl Store {
                 read.refund_id, read.status, reported.status
             ));
         }
-        Ok(ReportedOutcome::Moved(match status {
-            RefundStatus::Failed if read.status == RefundStatus::Succeeded => {
-                RefundStatus::Reversed
-            }
-            other => other,
-        }))
+        Ok(ReportedOutcome::Moved(now))
     }
 }

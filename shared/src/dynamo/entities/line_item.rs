@@ -12,7 +12,7 @@ use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, SK, primary_key};
 use crate::dynamo::entities::product;
 use crate::dynamo::keys::{self, Entity, ITEM_PREFIX, MalformedKey, ORDER_PREFIX, malformed};
-use crate::dynamo::update::{PutSpec, UpdateSpec};
+use crate::dynamo::update::{Change, PutSpec, UpdateSpec};
 
 /// How many.
 pub const QUANTITY: Attr<u32> = Attr::new("quantity");
@@ -40,6 +40,19 @@ pub const BACK: UpdateSpec = UpdateSpec {
     add: &[REFUNDED_QUANTITY.name, RESTOCKED_QUANTITY.name],
     ..UpdateSpec::of(Entity::LineItem)
 };
+
+/// `back` (an update of the line by [`BACK`]) putting `quantity` more of it back into stock, on
+/// the condition that its restocked count is still `restocked`, as the order was read: of a
+/// refund and a cancellation putting the same units back, one does, and the other reads again.
+pub fn restocked(back: Change, quantity: u32, restocked: u32) -> Change {
+    back.add(&RESTOCKED_QUANTITY, &quantity)
+        .condition(if restocked == 0 {
+            "attribute_not_exists(#restockedQuantity) OR #restockedQuantity = :restocked"
+        } else {
+            "#restockedQuantity = :restocked"
+        })
+        .value(":restocked", &RESTOCKED_QUANTITY, &restocked)
+}
 
 /// What of the line went back, as its item says.
 pub fn back(item: &Item) -> LineBack {

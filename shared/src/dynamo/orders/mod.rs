@@ -1,7 +1,12 @@
-//! Orders: placed in one transaction and read by order ID in one Query; `status` moves them
-//! between statuses with the header and the listing kept in step.
+//! Orders placed in one transaction (this file); `read` reads one by its ID in one Query;
+//! `caps` keeps the customer's count of what they hold open, in the order's own transaction;
+//! `status` moves an order between statuses with the header and the listing kept in step.
 
+mod caps;
+mod read;
 mod status;
+
+use caps::{Release, why_not_counted};
 
 pub(crate) use status::Settle;
 pub use status::StatusChangeError;
@@ -11,24 +16,19 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::builders::{DeleteBuilder, UpdateBuilder};
 use aws_sdk_dynamodb::types::{Delete, Put};
 
-use crate::domain::access::Caller;
 use crate::domain::idempotency::{IDEMPOTENCY_TTL_SECONDS, IdempotencyRecord};
-use crate::domain::ids::{CustomerId, IdempotencyKey, OrderId, Sku};
-use crate::domain::order::{
-    LineBack, LineItem, MAX_LINES, Order, OrderDetails, OrderMoney, RequestedLine, price_lines,
-};
+use crate::domain::ids::{CustomerId, IdempotencyKey, Sku};
+use crate::domain::order::{LineItem, MAX_LINES, OrderDetails, RequestedLine, price_lines};
 use crate::domain::product::Product;
 use crate::dynamo::cart::StoredCartLine;
-use crate::dynamo::codec::{self, Item, item_size};
+use crate::dynamo::codec::{Item, item_size};
 use crate::dynamo::entities::{
     cart_line, customer, idempotency, line_item, open_order_count, order_header, order_listing,
-    product, refund,
+    product,
 };
-use crate::dynamo::keys::{Entity, ORDER_PARTITION, PK, SK};
-use crate::dynamo::query::{Index, KeyQuery};
+use crate::dynamo::keys::{PK, SK};
 use crate::dynamo::store::epoch_seconds;
 use crate::dynamo::transaction::{Cancelled, MAX_ACTIONS, Outcome, Transaction};
-use crate::dynamo::update::Change;
 use crate::{AppError, Store};
 
 /// DynamoDB's limits, checked before anything is sent.
@@ -162,16 +162,6 @@ impl From<PlaceOrderError> for AppError {
     }
 }
 
-/// What an order leaving the open statuses gives back to its customer's count
-/// ([`Store::release_holding`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Release {
-    /// Its place under `MAX_OPEN_ORDERS`.
-    pub place: bool,
-    /// Its lines' units under `MAX_HELD_QUANTITY` (a checkout's).
-    pub held: bool,
-}
-
 /// What each action of an order's transaction is for.
 enum OrderAction<'a> {
     /// The line's product's stock taken, on its price and stock.
@@ -243,73 +233,6 @@ fn why_not_placed(
     } else {
         PlaceOrderError::Failed(cancelled.unexplained("order"))
     }
-}
-
-/// Why the customer's count refused an order, from the count as it stands: their places all
-/// taken, or too many units of some products held; neither, and its map of held units came
-/// (or went) since it was read: worth another try.
-fn why_not_counted(
-    count: &Item,
-    lines: &[LineItem],
-    (max_open, max_held): (Option<u32>, Option<u32>),
-) -> PlaceOrderError {
-    if let Some(max) = max_open
-        && open_order_count::COUNT.get(count).unwrap_or(0) >= max
-    {
-        return PlaceOrderError::TooManyOpen(max);
-    }
-    if let Some(max) = max_held {
-        let over: Vec<Sku> = lines
-            .iter()
-            .filter(|line| {
-                open_order_count::held_units(count, &line.sku) + u64::from(line.quantity)
-                    > u64::from(max)
-            })
-            .map(|line| line.sku.clone())
-            .collect();
-        if !over.is_empty() {
-            return PlaceOrderError::TooMuchHeld(over, max);
-        }
-    }
-    PlaceOrderError::Contended
-}
-
-/// `count` with each line's units added to what the customer holds of its product, on the
-/// condition that none goes past `max`: the map set whole by the first checkout counted
-/// (`counts_held` false, and only if it is still absent), its entries added to after.
-fn held_counted(count: Change, lines: &[LineItem], counts_held: bool, max: u32) -> Change {
-    use open_order_count::{HELD, UNITS};
-    if !counts_held {
-        return count
-            .set(&HELD, &open_order_count::held_map(lines))
-            .condition("attribute_not_exists(#held)")
-            .returning_old_on_failure();
-    }
-    let count = count.condition("attribute_exists(#held)");
-    let counted = lines.iter().enumerate().fold(count, |count, (n, line)| {
-        let entry = Change::entry(&HELD, n);
-        count
-            .add_to_entry(&HELD, line.sku.as_str(), i64::from(line.quantity))
-            .condition(format!(
-                "attribute_not_exists({entry}) OR {entry} <= :room_{n}"
-            ))
-            .value_named(format!(":room_{n}"), &UNITS, &(max - line.quantity))
-    });
-    counted.returning_old_on_failure()
-}
-
-/// `count` with each line's units taken back from what the customer holds of its product, on
-/// the condition that each entry holds them (an order counted before units were: it fails, and
-/// the caller gives back the place alone).
-fn held_released(count: Change, lines: &[LineItem]) -> Change {
-    use open_order_count::{HELD, UNITS};
-    lines.iter().enumerate().fold(count, |count, (n, line)| {
-        let entry = Change::entry(&HELD, n);
-        count
-            .add_to_entry(&HELD, line.sku.as_str(), -i64::from(line.quantity))
-            .condition(format!("{entry} >= :units_{n}"))
-            .value_named(format!(":units_{n}"), &UNITS, &line.quantity)
-    })
 }
 
 /// `item` has the keys of `key`.
@@ -439,65 +362,6 @@ impl Store {
             .build()
     }
 
-    /// The customer's count of what they hold, taken in the order's transaction (one action on
-    /// one item): one more place, only while they hold fewer than `MAX_OPEN_ORDERS`; and, for a
-    /// checkout (`counts_held`: whether the count has its map yet), each line's units, only
-    /// while that keeps the product's units held within `MAX_HELD_QUANTITY`. Racing checkouts
-    /// cannot pass either cap together. None: no cap applies.
-    fn take_holding(
-        &self,
-        placed: &OrderDetails,
-        counts_held: Option<bool>,
-    ) -> Result<Option<Change>, PlaceOrderError> {
-        let customer = &placed.order.customer_id;
-        let count = self.max_open_orders.map(|max| {
-            self.count_change(customer)
-                .add(&open_order_count::COUNT_CHANGE, &1)
-                .condition("attribute_not_exists(#placedCount) OR #placedCount < :max")
-                .value(":max", &open_order_count::COUNT, &max)
-                .returning_old_on_failure()
-        });
-        let (Some(max), Some(counts_held)) = (self.max_held_quantity, counts_held) else {
-            return Ok(count);
-        };
-        let over: Vec<Sku> = (placed.items.iter())
-            .filter(|line| line.quantity > max)
-            .map(|line| line.sku.clone())
-            .collect();
-        if !over.is_empty() {
-            return Err(PlaceOrderError::TooMuchHeld(over, max));
-        }
-        let count = count.unwrap_or_else(|| self.count_change(customer));
-        Ok(Some(held_counted(count, &placed.items, counts_held, max)))
-    }
-
-    /// An update of `customer`'s count, doing nothing yet.
-    fn count_change(&self, customer: &CustomerId) -> Change {
-        open_order_count::COUNT_UPDATE.on(&self.table, open_order_count::key(customer))
-    }
-
-    /// What `details` leaving the open statuses gives back to its customer's count, each part
-    /// only where it was counted (never below zero): its place, and a checkout's units of each
-    /// line. None: nothing to give back.
-    pub(super) fn release_holding(
-        &self,
-        details: &OrderDetails,
-        release: Release,
-    ) -> Result<Option<UpdateBuilder>, AppError> {
-        let customer = &details.order.customer_id;
-        let mut count = release.place.then(|| {
-            self.count_change(customer)
-                .add(&open_order_count::COUNT_CHANGE, &-1)
-                .condition("#placedCount > :zero")
-                .value(":zero", &open_order_count::COUNT, &0)
-        });
-        if release.held {
-            let count_or_new = count.unwrap_or_else(|| self.count_change(customer));
-            count = Some(held_released(count_or_new, &details.items));
-        }
-        count.map(Change::build).transpose()
-    }
-
     /// A cart line deleted, only if it is still as the checkout read it: its quantity and its
     /// expiry (which every edit moves).
     fn take_cart_line(&self, customer: &CustomerId, line: &StoredCartLine) -> DeleteBuilder {
@@ -512,78 +376,5 @@ impl Store {
                 cart_line::QUANTITY.value(&line.line.quantity),
             )
             .expression_attribute_values(":expires", cart_line::EXPIRES_AT.value(&line.expires_at))
-    }
-
-    /// The order's header and line items, for a caller who may see the order (`None`
-    /// otherwise, as for a missing order: the route admits its owner and staff,
-    /// `Admits::OrderOwner`): ONE Query on the order's partition. The only way to read an order
-    /// from outside the store: there is no read that does not take the caller.
-    ///
-    /// ```compile_fail
-    /// # async fn unchecked(store: &shared::Store, id: &shared::domain::ids::OrderId) {
-    /// let _ = store.read_order(id).await; // private: an order is read for a caller
-    /// # }
-    /// ```
-    /// ```compile_fail
-    /// # async fn unchecked(store: &shared::Store, id: &shared::domain::ids::OrderId) {
-    /// let _ = store.read_header(id).await; // private too
-    /// # }
-    /// ```
-    pub async fn get_order(
-        &self,
-        order: &OrderId,
-        caller: &Caller,
-    ) -> Result<Option<OrderDetails>, AppError> {
-        Ok(self
-            .read_order(order)
-            .await?
-            .filter(|details| caller.may_see_order(Some(&details.order.customer_id))))
-    }
-
-    /// The order's header and line items, whoever asks (the store's own work: a hold's end):
-    /// ONE strongly consistent Query on the order's partition.
-    pub(crate) async fn read_order(
-        &self,
-        order: &OrderId,
-    ) -> Result<Option<OrderDetails>, AppError> {
-        let out = KeyQuery::on(Index::Table, order_header::pk(order))
-            .request(self)
-            .consistent_read(true)
-            .send()
-            .await?;
-        let mut found = None;
-        let mut lines = Vec::new();
-        let mut money = OrderMoney::default();
-        for item in out.items.unwrap_or_default() {
-            let sk = codec::SK.get(&item).unwrap_or_default();
-            match ORDER_PARTITION.entity_of(&sk) {
-                Some(Entity::OrderHeader) => {
-                    money.balance = order_header::balance(&item);
-                    found = Some(order_header::from_item(item)?);
-                }
-                Some(Entity::LineItem) => {
-                    let back = line_item::back(&item);
-                    let line = line_item::from_item(item)?;
-                    if back != LineBack::default() {
-                        money.lines.insert(line.sku.clone(), back);
-                    }
-                    lines.push(line);
-                }
-                Some(Entity::OrderRefund) => money.refunds.push(refund::from_item(item)?),
-                _ => {}
-            }
-        }
-        Ok(found.map(|order| OrderDetails {
-            order,
-            items: lines,
-            money: Box::new(money),
-        }))
-    }
-
-    /// The order's header alone (one strongly consistent GetItem): what a payment is judged
-    /// against.
-    pub(crate) async fn read_header(&self, order: &OrderId) -> Result<Option<Order>, AppError> {
-        let item = self.get_consistent(order_header::key(order)).await?;
-        Ok(item.map(order_header::from_item).transpose()?)
     }
 }

@@ -8,7 +8,6 @@ use crate::domain::refund::{CANCELLED_REASON, Refund, RefundKind};
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::entities::{line_item, order_header, order_listing, product, refund};
-use crate::dynamo::refunds::restocked_as_read;
 use crate::dynamo::transaction::{Cancelled, Outcome, Transaction};
 use crate::dynamo::update::Change;
 
@@ -267,11 +266,11 @@ impl Store {
                 // has a refund to request), on the condition that nothing else put them back
                 // since the order was read: a later refund, or one racing this, cannot restock
                 // them again.
-                let counted = line_item::BACK
-                    .on(&self.table, line_item::key(&current.order_id, &line.sku))
-                    .add(&line_item::RESTOCKED_QUANTITY, quantity);
-                let restocked = details.money.back(&line.sku).restocked;
-                let counted = restocked_as_read(counted, restocked);
+                let counted = line_item::restocked(
+                    line_item::BACK.on(&self.table, line_item::key(&current.order_id, &line.sku)),
+                    *quantity,
+                    details.money.back(&line.sku).restocked,
+                );
                 transaction.update(StatusAction::Counted, counted.build()?)?;
             }
         }

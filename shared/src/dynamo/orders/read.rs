@@ -1,0 +1,86 @@
+//! An order read by its ID: the header, its line items and its money in ONE Query on the
+//! order's partition, only for a caller who may see it; the header alone for a payment.
+
+use crate::domain::access::Caller;
+use crate::domain::ids::OrderId;
+use crate::domain::order::{LineBack, Order, OrderDetails, OrderMoney};
+use crate::dynamo::codec;
+use crate::dynamo::entities::{line_item, order_header, refund};
+use crate::dynamo::keys::{Entity, ORDER_PARTITION};
+use crate::dynamo::query::{Index, KeyQuery};
+use crate::{AppError, Store};
+
+impl Store {
+    /// The order's header and line items, for a caller who may see the order (`None`
+    /// otherwise, as for a missing order: the route admits its owner and staff,
+    /// `Admits::OrderOwner`): ONE Query on the order's partition. The only way to read an order
+    /// from outside the store: there is no read that does not take the caller.
+    ///
+    /// ```compile_fail
+    /// # async fn unchecked(store: &shared::Store, id: &shared::domain::ids::OrderId) {
+    /// let _ = store.read_order(id).await; // private: an order is read for a caller
+    /// # }
+    /// ```
+    /// ```compile_fail
+    /// # async fn unchecked(store: &shared::Store, id: &shared::domain::ids::OrderId) {
+    /// let _ = store.read_header(id).await; // private too
+    /// # }
+    /// ```
+    pub async fn get_order(
+        &self,
+        order: &OrderId,
+        caller: &Caller,
+    ) -> Result<Option<OrderDetails>, AppError> {
+        Ok(self
+            .read_order(order)
+            .await?
+            .filter(|details| caller.may_see_order(Some(&details.order.customer_id))))
+    }
+
+    /// The order's header and line items, whoever asks (the store's own work: a hold's end):
+    /// ONE strongly consistent Query on the order's partition.
+    pub(crate) async fn read_order(
+        &self,
+        order: &OrderId,
+    ) -> Result<Option<OrderDetails>, AppError> {
+        let out = KeyQuery::on(Index::Table, order_header::pk(order))
+            .request(self)
+            .consistent_read(true)
+            .send()
+            .await?;
+        let mut found = None;
+        let mut lines = Vec::new();
+        let mut money = OrderMoney::default();
+        for item in out.items.unwrap_or_default() {
+            let sk = codec::SK.get(&item).unwrap_or_default();
+            match ORDER_PARTITION.entity_of(&sk) {
+                Some(Entity::OrderHeader) => {
+                    money.balance = order_header::balance(&item);
+                    found = Some(order_header::from_item(item)?);
+                }
+                Some(Entity::LineItem) => {
+                    let back = line_item::back(&item);
+                    let line = line_item::from_item(item)?;
+                    if back != LineBack::default() {
+                        money.lines.insert(line.sku.clone(), back);
+                    }
+                    lines.push(line);
+                }
+                Some(Entity::OrderRefund) => money.refunds.push(refund::from_item(item)?),
+                _ => {}
+            }
+        }
+        Ok(found.map(|order| OrderDetails {
+            order,
+            items: lines,
+            money: Box::new(money),
+        }))
+    }
+
+    /// The order's header alone (one strongly consistent GetItem): what a payment is judged
+    /// against.
+    pub(crate) async fn read_header(&self, order: &OrderId) -> Result<Option<Order>, AppError> {
+        let item = self.get_consistent(order_header::key(order)).await?;
+        Ok(item.map(order_header::from_item).transpose()?)
+    }
+}
