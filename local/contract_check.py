@@ -13,39 +13,17 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.parse
 import urllib.request
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "debug"
+from store_local import ROOT, TARGET, free_port, wait_for
+
 MIN_REQUESTS = 200
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(url: str, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=2) as reply:
-                if reply.status == 200:
-                    return
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            raise SystemExit(f"make dev did not answer {url} within {seconds:.0f}s")
-        time.sleep(0.2)
 
 
 def operations(document: dict) -> list[tuple[str, re.Pattern]]:

@@ -17,16 +17,13 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "debug"
+from store_local import ROOT, TARGET, free_port, wait_for
+
 KEPT = ("C1", "STAFF", "ORDER")
 ASSIGNMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=")
 PROGRAM = re.compile(r"^[a-z][a-z0-9_-]*$")
@@ -36,12 +33,6 @@ TERMINAL = shutil.which("script")
 if TERMINAL and subprocess.run([TERMINAL, "-qefc", "true", "/dev/null"], capture_output=True,
                                stdin=subprocess.DEVNULL).returncode != 0:
     TERMINAL = None  # no pseudo-terminal here
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def split_comment(line: str) -> tuple[str, str]:
@@ -138,18 +129,7 @@ class Store:
         log = open(self.workdir / "store-local.log", "a")
         env = dict(self.env, **settings)
         self.server = subprocess.Popen([TARGET / "store-local"], env=env, stdout=log, stderr=log, cwd=ROOT)
-        deadline = time.monotonic() + 60
-        url = f"http://127.0.0.1:{self.env['API_PORT']}/openapi.json"
-        while True:
-            try:
-                with urllib.request.urlopen(url, timeout=2) as reply:
-                    if reply.status == 200:
-                        return
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise SystemExit(f"make dev did not answer {url} within 60s")
-            time.sleep(0.2)
+        wait_for(f"http://127.0.0.1:{self.env['API_PORT']}/openapi.json", 60)
 
     def stop(self) -> None:
         if self.server is not None:

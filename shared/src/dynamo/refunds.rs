@@ -203,8 +203,7 @@ impl Store {
                 &attempts,
             );
         }
-        let gives_back = settled.status == RefundStatus::Failed;
-        self.settle_giving_back(read, change, gives_back).await
+        self.settle_giving_back(read, change, settled.status).await
     }
 
     /// A refund the provider paid (SUCCEEDED, as `read`) and then reported failed after all
@@ -224,23 +223,24 @@ impl Store {
             .condition("#status = :succeeded AND #providerRefundId = :made")
             .value(":succeeded", &refund::STATUS, &RefundStatus::Succeeded)
             .value(":made", &refund::PROVIDER_REFUND_ID, made);
-        self.settle_giving_back(read, change, true).await
+        self.settle_giving_back(read, change, RefundStatus::Reversed)
+            .await
     }
 
-    /// `change` (a refund's settlement) sent; with `gives_back`, and for a refund that drew on
-    /// its order's balance, in ONE transaction with the balance given its amount back (one
+    /// `change` (a refund's settlement, to `to`) sent; when it gave nothing back (FAILED,
+    /// REVERSED) and the refund drew on its order's balance, in ONE transaction with the balance given its amount back (one
     /// refund more on its count, so that nothing drawing on the balance as read commits) and
     /// its lines their refunded units. Whether the refund's condition held.
     async fn settle_giving_back(
         &self,
         read: &Refund,
         change: Change,
-        gives_back: bool,
+        to: RefundStatus,
     ) -> Result<bool, AppError> {
         let Some(order) = read
             .order_id
             .as_ref()
-            .filter(|_| gives_back && read.kind.draws_on_balance())
+            .filter(|_| to.gave_nothing_back() && read.kind.draws_on_balance())
         else {
             let sent = change.request(&self.client)?.send().await;
             return Ok(unless_condition_failed(sent)?.is_some());

@@ -8,6 +8,7 @@ mod round_four;
 
 use std::time::Duration;
 
+use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::provider::{LOCAL_API_KEY, form_post};
 use local_engine::testing::dispatch;
 use local_engine::testing::payments::{briefly_held, checkout, hold_line, succeeded, webhook};
@@ -162,13 +163,9 @@ async fn staff_refunds_are_paid_once_each_and_the_ledger_adds_up_to_the_cent() {
     );
     assert_eq!(app.stock("sku-2").await, before_2);
 
-    let run = pay_refunds::handle(&payer(store), BUDGET)
-        .await
-        .expect("run");
+    let run = pay(store).await;
     assert_eq!((run.sent, run.succeeded, run.failed), (2, 2, 0), "{run:?}");
-    let again = pay_refunds::handle(&payer(store), BUDGET)
-        .await
-        .expect("run");
+    let again = pay(store).await;
     assert_eq!(again.sent + again.found, 0, "nothing sent twice: {again:?}");
 
     let at_provider = refunds_at_provider(&intent);
@@ -218,9 +215,7 @@ async fn a_paid_order_cancelled_is_refunded_whole_and_an_unpaid_one_has_nothing_
     );
     assert_eq!(ledger_now["refunds"][0]["amount"], amount, "{ledger_now}");
     assert_eq!(ledger_now["refundable"], 0, "{ledger_now}");
-    let run = pay_refunds::handle(&payer(store), BUDGET)
-        .await
-        .expect("run");
+    let run = pay(store).await;
     assert_eq!(run.succeeded, 1, "{run:?}");
     let at_provider = refunds_at_provider(&intent);
     assert_eq!(at_provider.len(), 1, "{at_provider:?}");
@@ -268,9 +263,7 @@ async fn a_payment_that_came_after_its_hold_ended_is_refunded_at_the_provider() 
         (Some("refund-due"), Some("hold-ended")),
         "{late}"
     );
-    let run = pay_refunds::handle(&payer(&store), BUDGET)
-        .await
-        .expect("run");
+    let run = pay(&store).await;
     assert_eq!(run.succeeded, 1, "{run:?}");
     let at_provider = refunds_at_provider(&intent);
     assert_eq!(at_provider.len(), 1, "{at_provider:?}");
@@ -284,25 +277,76 @@ async fn a_payment_that_came_after_its_hold_ended_is_refunded_at_the_provider() 
     );
 }
 
-/// `order`'s refund `refund` as a send whose answer was lost leaves it: PENDING, claimed long
-/// ago, with no provider refund.
-async fn as_if_unanswered(store: &Store, order: &str, refund: &str) {
-    use aws_sdk_dynamodb::types::AttributeValue::{N, S};
-    store
+/// `order`'s refund `refund` set PENDING (on GSI1 too), with `more` attributes, as a send
+/// leaves it.
+async fn pending_with(store: &Store, order: &str, refund: &str, more: &[(&str, AttributeValue)]) {
+    use aws_sdk_dynamodb::types::AttributeValue::S;
+    let mut update = store
         .client()
         .update_item()
         .table_name(store.table())
         .key("PK", S(format!("ORDER#{order}")))
         .key("SK", S(format!("REFUND#{refund}")))
-        .update_expression("SET #s = :p, GSI1PK = :g, attempts = :a, sentAt = :t")
         .expression_attribute_names("#s", "status")
         .expression_attribute_values(":p", S("PENDING".into()))
-        .expression_attribute_values(":g", S("REFUNDS#PENDING".into()))
-        .expression_attribute_values(":a", N("1".into()))
-        .expression_attribute_values(":t", S("2026-01-01T00:00:00Z".into()))
+        .expression_attribute_values(":g", S("REFUNDS#PENDING".into()));
+    let mut expression = "SET #s = :p, GSI1PK = :g".to_owned();
+    for (n, (name, value)) in more.iter().enumerate() {
+        expression.push_str(&format!(", {name} = :v{n}"));
+        update = update.expression_attribute_values(format!(":v{n}"), value.clone());
+    }
+    update
+        .update_expression(expression)
         .send()
         .await
         .expect("update");
+}
+
+/// `order`'s refund `refund` as a send whose answer was lost leaves it: PENDING, claimed long
+/// ago, with no provider refund.
+async fn as_if_unanswered(store: &Store, order: &str, refund: &str) {
+    use aws_sdk_dynamodb::types::AttributeValue::{N, S};
+    let claimed = [
+        ("attempts", N("1".into())),
+        ("sentAt", S("2026-01-01T00:00:00Z".into())),
+    ];
+    pending_with(store, order, refund, &claimed).await;
+}
+
+/// Staff's refund of `order` under `key` (`body`), recorded: its ID.
+async fn requested(store: &Store, order: &str, key: &str, body: &str) -> String {
+    let (status, asked) = refund(store, order, key, body).await;
+    assert_eq!(status, 202, "{asked}");
+    asked["refundId"].as_str().expect("id").to_owned()
+}
+
+/// A refund made at the provider by hand, of `intent`, carrying the metadata of the store's
+/// refund `id` of `order`: the provider's refund.
+fn made_at_provider(intent: &str, amount: i64, id: &str, order: &str) -> Value {
+    let base = local_engine::testing::provider().base().to_owned();
+    let amount = amount.to_string();
+    let (status, made) = form_post(
+        &base,
+        "/v1/refunds",
+        Some(LOCAL_API_KEY),
+        &[
+            ("payment_intent", intent),
+            ("amount", amount.as_str()),
+            ("metadata[refundId]", id),
+            ("metadata[orderId]", order),
+            ("metadata[paymentId]", intent),
+        ],
+    )
+    .expect("provider");
+    assert_eq!(status, 200, "{made}");
+    made
+}
+
+/// One run of the payer against localstripe.
+async fn pay(store: &Store) -> pay_refunds::Run {
+    pay_refunds::handle(&payer(store), BUDGET)
+        .await
+        .expect("run")
 }
 
 /// A paid order of `customer`'s (`sku`) and staff's refund of 100 cents of it (under `key`),
@@ -316,30 +360,14 @@ async fn unanswered_refund(
     let (order, amount, intent) = hold(store, customer, &[(sku, 2)]).await;
     pay_at_provider(&intent);
     deliver(store, &format!("evt_{key}"), &intent, amount, &order).await;
-    let (status, asked) = refund(
+    let id = requested(
         store,
         &order,
         key,
         r#"{"amount":100,"reason":"late delivery"}"#,
     )
     .await;
-    assert_eq!(status, 202, "{asked}");
-    let id = asked["refundId"].as_str().expect("id").to_owned();
-    let base = local_engine::testing::provider().base().to_owned();
-    let (status, made) = form_post(
-        &base,
-        "/v1/refunds",
-        Some(LOCAL_API_KEY),
-        &[
-            ("payment_intent", intent.as_str()),
-            ("amount", "100"),
-            ("metadata[refundId]", id.as_str()),
-            ("metadata[orderId]", order.as_str()),
-            ("metadata[paymentId]", intent.as_str()),
-        ],
-    )
-    .expect("provider");
-    assert_eq!(status, 200, "{made}");
+    let made = made_at_provider(&intent, 100, &id, &order);
     as_if_unanswered(store, &order, &id).await;
     (order, amount, intent, id, made)
 }
@@ -349,9 +377,7 @@ async fn an_answer_lost_on_the_way_back_is_looked_for_and_never_refunded_twice()
     let app = TestApp::seeded().await.expect("app");
     let store = &app.store;
     let (order, amount, intent, _, _) = unanswered_refund(store, ("c4", "sku-5"), "lost").await;
-    let run = pay_refunds::handle(&payer(store), BUDGET)
-        .await
-        .expect("run");
+    let run = pay(store).await;
     assert_eq!((run.found, run.sent, run.succeeded), (1, 0, 1), "{run:?}");
     assert_eq!(
         refunds_at_provider(&intent).len(),
@@ -377,9 +403,7 @@ async fn an_answer_lost_on_the_way_back_is_looked_for_and_never_refunded_twice()
     assert_eq!((run.sent, run.unsettled.len()), (0, 1), "{run:?}");
     let id = made["refundId"].as_str().expect("id").to_owned();
     as_if_unanswered(store, &order, &id).await;
-    let run = pay_refunds::handle(&payer(store), BUDGET)
-        .await
-        .expect("run");
+    let run = pay(store).await;
     assert_eq!((run.found, run.sent, run.succeeded), (0, 1, 1), "{run:?}");
     let at_provider = refunds_at_provider(&intent);
     let sent: i64 = at_provider
@@ -421,9 +445,7 @@ async fn two_refunds_of_the_last_balance_at_once_refund_it_once() {
     let mut statuses = [first.0, second.0];
     statuses.sort_unstable();
     assert_eq!(statuses, [202, 409], "{first:?} {second:?}");
-    let run = pay_refunds::handle(&payer(store), BUDGET)
-        .await
-        .expect("run");
+    let run = pay(store).await;
     assert_eq!(run.succeeded, 1, "{run:?}");
     assert_eq!(refunds_at_provider(&intent).len(), 1);
     let ledger = ledger(store, &order).await;
@@ -458,9 +480,7 @@ async fn a_refund_racing_a_cancellation_never_goes_past_what_was_paid() {
     // Refund first: half, then the cancellation the rest. Cancellation first: all, and the
     // refund refused.
     assert!([202, 409].contains(&refunded), "{answer}");
-    let run = pay_refunds::handle(&payer(store), BUDGET)
-        .await
-        .expect("run");
+    let run = pay(store).await;
     assert_eq!(run.failed, 0, "{run:?}");
     let at_provider = refunds_at_provider(&intent);
     let sent: i64 = at_provider

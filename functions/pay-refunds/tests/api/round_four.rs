@@ -74,46 +74,11 @@ async fn refund_event(
     answer
 }
 
-/// A refund made at the provider by hand, of `intent`, carrying the metadata of the store's
-/// refund `id` of `order`: the provider's refund.
-fn made_at_provider(intent: &str, amount: i64, id: &str, order: &str) -> Value {
-    let base = local_engine::testing::provider().base().to_owned();
-    let amount = amount.to_string();
-    let (status, made) = form_post(
-        &base,
-        "/v1/refunds",
-        Some(LOCAL_API_KEY),
-        &[
-            ("payment_intent", intent),
-            ("amount", amount.as_str()),
-            ("metadata[refundId]", id),
-            ("metadata[orderId]", order),
-            ("metadata[paymentId]", intent),
-        ],
-    )
-    .expect("provider");
-    assert_eq!(status, 200, "{made}");
-    made
-}
-
 /// `order`'s refund `id` as the store has it while the provider's `made` is under way: PENDING,
 /// its provider's refund recorded.
 async fn as_if_under_way(store: &Store, order: &str, id: &str, made: &str) {
-    use aws_sdk_dynamodb::types::AttributeValue::S;
-    store
-        .client()
-        .update_item()
-        .table_name(store.table())
-        .key("PK", S(format!("ORDER#{order}")))
-        .key("SK", S(format!("REFUND#{id}")))
-        .update_expression("SET #s = :p, GSI1PK = :g, providerRefundId = :m")
-        .expression_attribute_names("#s", "status")
-        .expression_attribute_values(":p", S("PENDING".into()))
-        .expression_attribute_values(":g", S("REFUNDS#PENDING".into()))
-        .expression_attribute_values(":m", S(made.into()))
-        .send()
-        .await
-        .expect("update");
+    let recorded = [("providerRefundId", AttributeValue::S(made.into()))];
+    pending_with(store, order, id, &recorded).await;
 }
 
 fn only_refund(ledger: &Value) -> &Value {
@@ -159,9 +124,7 @@ async fn a_cancellation_whose_refund_failed_then_refunded_by_lines_restocks_once
         before,
         "the units are in stock once, not twice"
     );
-    let run = pay_refunds::handle(&payer(store), BUDGET)
-        .await
-        .expect("run");
+    let run = pay(store).await;
     assert_eq!(run.succeeded, 1, "{run:?}");
     assert_eq!(ledger(store, &order).await["refunded"], amount);
 }
@@ -240,9 +203,7 @@ async fn a_failed_lines_refund_gives_its_lines_back_to_be_refunded_again() {
         status, 202,
         "the failed refund's lines may go back again: {again}"
     );
-    let run = pay_refunds::handle(&payer(store), BUDGET)
-        .await
-        .expect("run");
+    let run = pay(store).await;
     assert_eq!(run.succeeded, 1, "{run:?}");
     let (status, past) = refund(store, &order, "r4-4c", &lines_refund("sku-6", 1, false)).await;
     assert_eq!(status, 409, "all of the line went back: {past}");
@@ -253,9 +214,7 @@ async fn an_event_for_another_providers_refund_settles_nothing() {
     let app = TestApp::seeded().await.expect("app");
     let store = &app.store;
     let (order, amount, intent) = paid(store, "c5", "sku-8", "evt_r4_5").await;
-    let (status, asked) = refund(store, &order, "r4-5", r#"{"amount":1500,"reason":"late"}"#).await;
-    assert_eq!(status, 202, "{asked}");
-    let id = asked["refundId"].as_str().expect("id").to_owned();
+    let id = requested(store, &order, "r4-5", r#"{"amount":1500,"reason":"late"}"#).await;
     let ours = made_at_provider(&intent, 1500, &id, &order);
     as_if_under_way(store, &order, &id, ours["id"].as_str().expect("id")).await;
     // Another refund at the provider, carrying the same metadata.
@@ -296,9 +255,7 @@ async fn an_event_for_a_refund_never_sent_settles_nothing_and_it_is_still_paid()
     let store = &app.store;
     let (order, _, intent) = paid(store, "c6", "sku-4", "evt_r4_6").await;
     let (elsewhere, _, other_intent) = paid(store, "c1", "sku-1", "evt_r4_6b").await;
-    let (status, asked) = refund(store, &order, "r4-6", r#"{"amount":1500,"reason":"late"}"#).await;
-    assert_eq!(status, 202, "{asked}");
-    let id = asked["refundId"].as_str().expect("id").to_owned();
+    let id = requested(store, &order, "r4-6", r#"{"amount":1500,"reason":"late"}"#).await;
     // One cent of another PaymentIntent, carrying the REQUESTED refund's metadata.
     let cent = made_at_provider(&other_intent, 1, &id, &order);
     let answer = refund_event(store, "evt_r4_6c", "refund.updated", &cent, json!({})).await;
@@ -307,9 +264,7 @@ async fn an_event_for_a_refund_never_sent_settles_nothing_and_it_is_still_paid()
         only_refund(&ledger(store, &order).await)["status"],
         "REQUESTED"
     );
-    let run = pay_refunds::handle(&payer(store), BUDGET)
-        .await
-        .expect("run");
+    let run = pay(store).await;
     assert_eq!((run.sent, run.succeeded), (1, 1), "{run:?}");
     let at_provider = refunds_at_provider(&intent);
     assert_eq!(
@@ -363,9 +318,7 @@ async fn a_refund_paid_then_failed_after_all_is_reversed_with_its_money_and_line
     let (order, amount, intent) = paid(store, "c3", "sku-7", "evt_r4_8").await;
     let (status, asked) = refund(store, &order, "r4-8a", &lines_refund("sku-7", 1, false)).await;
     assert_eq!(status, 202, "{asked}");
-    let run = pay_refunds::handle(&payer(store), BUDGET)
-        .await
-        .expect("run");
+    let run = pay(store).await;
     assert_eq!(run.succeeded, 1, "{run:?}");
     let made = refunds_at_provider(&intent).remove(0);
     let paid_back = ledger(store, &order).await["refunded"]
@@ -407,15 +360,11 @@ async fn a_provider_refund_carrying_our_metadata_is_not_taken_for_ours_unless_it
     let app = TestApp::seeded().await.expect("app");
     let store = &app.store;
     let (order, _, intent) = paid(store, "c4", "sku-1", "evt_r4_9").await;
-    let (status, asked) = refund(store, &order, "r4-9", r#"{"amount":100,"reason":"late"}"#).await;
-    assert_eq!(status, 202, "{asked}");
-    let id = asked["refundId"].as_str().expect("id").to_owned();
+    let id = requested(store, &order, "r4-9", r#"{"amount":100,"reason":"late"}"#).await;
     // A send whose answer was lost, and at the provider one cent carrying its metadata.
     made_at_provider(&intent, 1, &id, &order);
     as_if_unanswered(store, &order, &id).await;
-    let run = pay_refunds::handle(&payer(store), BUDGET)
-        .await
-        .expect("run");
+    let run = pay(store).await;
     assert_eq!(
         (run.found, run.sent, run.unsettled.len()),
         (0, 0, 1),
