@@ -57,8 +57,14 @@ pay:
 	@cargo run --quiet --locked -p local-dev --bin store-pay -- $(ORDER) \
 		$(if $(CARD),--card $(CARD)) $(if $(SELF_SIGNED),--self-signed) $(if $(AMOUNT),--amount $(AMOUNT))
 
+# Each test notes the declared requests it sent (local/engine/src/declared.rs) in SENDS_USED;
+# declared-unused then lists those no test sent, and fails on any.
+SENDS_USED := $(CURDIR)/target/sends-used
+
 test: $(TOOLS) $(CHECKOV) $(PAYMENTS) chromium
-	cargo test --workspace --locked
+	rm -rf $(SENDS_USED)
+	STORE_SENDS_USED=$(SENDS_USED) cargo test --workspace --locked
+	STORE_SENDS_USED=$(SENDS_USED) cargo run --quiet --locked -p template-tests --bin declared-unused
 	sam validate --lint
 	cfn-lint template.yaml
 	$(MAKE) checkov

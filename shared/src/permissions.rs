@@ -2,8 +2,9 @@
 //! operation, on which entity or index partition, and for a write the spec that renders it),
 //! of its stream, and of other services. template-tests derives each function's IAM grants from
 //! this table and holds template.yaml's policies to them in both directions without running
-//! anything (a grant missing, too broad or unused fails), and its runtime backstop holds every
-//! request a handler sends on the embedded engine to its binary's line here.
+//! anything (a grant missing, too broad or unused fails); every test holds every request a
+//! handler sends to its binary's line here where it is sent (`local_engine::declared`), and
+//! `make test` lists the lines no test sent.
 //!
 //! Key prefixes come from the entities' own key shapes ([`Entity::keys`]), attributes from the
 //! specs in the entity files: nothing here spells a key or an attribute.

@@ -24,8 +24,25 @@ macro_rules! handlers {
 
         /// Calls the handler of the Lambda built from `binary`, as its `main` would: the
         /// payment webhook with the endpoint secrets, checkout with the payment provider,
-        /// every other with the store alone.
+        /// every other with the store alone; each request it sends held to the binary's
+        /// declaration in `shared::permissions`.
         pub async fn invoke(
+            binary: &str,
+            services: &Services,
+            req: Request,
+        ) -> Option<Response<Body>> {
+            if !knows(binary) {
+                return None;
+            }
+            let work = handle(binary, services, req);
+            if services.strict_declarations {
+                local_engine::declared::as_function(binary, work).await
+            } else {
+                as_declared(binary, work).await
+            }
+        }
+
+        async fn handle(
             binary: &str,
             services: &Services,
             req: Request,
@@ -62,6 +79,9 @@ pub struct Services {
     pub secrets: WebhookSecrets,
     /// The payment provider checkout asks for each payment.
     pub provider: Provider,
+    /// Whether a request outside its function's declaration fails (the tests) or is only
+    /// logged (make dev); in both it is refused, as IAM refuses it ([`local_engine::declared`]).
+    pub strict_declarations: bool,
 }
 
 impl Services {
@@ -72,6 +92,7 @@ impl Services {
             store: store.clone(),
             secrets: local_engine::testing::webhook_secrets(),
             provider: local_engine::testing::provider(),
+            strict_declarations: true,
         }
     }
 }
@@ -98,6 +119,20 @@ handlers! {
     "edit-cart" => edit_cart::handle,
     "list-refunds" => list_refunds::handle,
     "refund-order" => refund_order::handle,
+}
+
+/// Runs `work` as make dev runs `binary`: each request held to its declaration, one outside it
+/// refused as IAM would refuse it, and logged.
+pub async fn as_declared<F: Future>(binary: &str, work: F) -> F::Output {
+    let (output, refused) = local_engine::declared::serving(binary, work).await;
+    if !refused.is_empty() {
+        tracing::error!(
+            binary,
+            ?refused,
+            "requests shared::permissions does not declare: IAM would refuse them in AWS"
+        );
+    }
+    output
 }
 
 /// Whether [`invoke`] knows the binary.

@@ -219,6 +219,7 @@ async fn run() -> Result<(), Error> {
                 store,
                 secrets: webhook_secrets,
                 provider: provider_api,
+                strict_declarations: false,
             },
             issuer.verifier(),
             config.explorer.clone(),
@@ -316,7 +317,9 @@ fn spawn_stream_consumers(
             loop {
                 tick.tick().await;
                 match source
-                    .drain(|event| order_stats::handle(&store, event))
+                    .drain(|event| {
+                        local_dev::as_declared("order-stats", order_stats::handle(&store, event))
+                    })
                     .await
                 {
                     Ok(drained) if drained.records > 0 => {

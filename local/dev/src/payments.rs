@@ -99,7 +99,8 @@ pub fn spawn_payer(payer: pay_refunds::Payer, every: Duration) {
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             ticks.tick().await;
-            match pay_refunds::handle(&payer, every.mul_f64(0.8)).await {
+            let run = pay_refunds::handle(&payer, every.mul_f64(0.8));
+            match crate::as_declared("pay-refunds", run).await {
                 Ok(run) if run.sent + run.found > 0 || !run.unsettled.is_empty() => {
                     tracing::info!(?run, "refunds paid");
                 }
@@ -121,7 +122,8 @@ pub fn spawn_expiry(expiry: expire_holds::Expiry, every: Duration) {
         loop {
             ticks.tick().await;
             let budget = every.mul_f64(0.8);
-            if let Err(err) = expire_holds::handle(&expiry, budget).await {
+            let run = expire_holds::handle(&expiry, budget);
+            if let Err(err) = crate::as_declared("expire-holds", run).await {
                 tracing::warn!(error = %err, "the holds' expiry failed; the next run tries again");
             }
         }

@@ -6,6 +6,7 @@ mod answer;
 pub mod capacity;
 pub mod contract;
 pub mod counter;
+pub mod declared;
 pub mod faults;
 pub mod gateway;
 pub mod journal;
@@ -191,7 +192,8 @@ pub fn client(endpoint: &str, counter: Option<RequestCounter>) -> Client {
     Client::from_conf(config.build())
 }
 
-/// The SDK configuration for a local engine: the functions' own timeouts, retries and metrics.
+/// The SDK configuration for a local engine: the functions' own timeouts, retries and metrics,
+/// and the declarations' check ([`declared`]).
 fn config(endpoint: &str) -> aws_sdk_dynamodb::config::Builder {
     aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
@@ -201,6 +203,8 @@ fn config(endpoint: &str) -> aws_sdk_dynamodb::config::Builder {
         .retry_config(shared::dynamo::client::retries())
         .http_client(shared::dynamo::client::http_client())
         .interceptor(shared::metrics::DynamoDbOutcomes)
+        // Inside a handler's scope, each request held to its function's declaration.
+        .interceptor(declared::Enforce)
         .credentials_provider(Credentials::new(
             "local",
             "local",

@@ -301,7 +301,8 @@ fn parts_of(response: &Response<Body>) -> (u16, String, Value) {
 /// `handler` answering `req` as the Lambda's bootstrap does (`shared::http::serve::dispatch`),
 /// the answer held to the contract: a status, content type or body that `api/openapi.yaml`
 /// does not declare for the request's route fails the test that sent it
-/// ([`crate::contract`]).
+/// ([`crate::contract`]); and each request the handler sends held to its route's binary's
+/// declaration ([`crate::declared`]).
 pub async fn dispatch<'a, D: ?Sized, F, Fut>(
     deps: &'a D,
     req: Request,
@@ -315,7 +316,17 @@ where
         .extensions()
         .get::<shared::http::routes::RouteKey>()
         .map(|key| key.0.clone());
-    let response = shared::http::serve::dispatch(deps, req, handler).await;
+    let binary = route
+        .as_deref()
+        .and_then(shared::http::routes::find)
+        .map(|route| route.binary);
+    let response = match binary {
+        Some(binary) => {
+            crate::declared::as_function(binary, shared::http::serve::dispatch(deps, req, handler))
+                .await
+        }
+        None => shared::http::serve::dispatch(deps, req, handler).await,
+    };
     if let Some(route) = route {
         let (status, content_type, body) = parts_of(&response);
         let broken = crate::contract::violations(&route, status, &content_type, &body);

@@ -2,6 +2,7 @@
 //! table and its stream, the routes' authorizer and throttling, and the alarms and dashboard
 //! operators rely on.
 
+mod declared;
 mod grants;
 mod observed;
 mod operations;

@@ -2,6 +2,7 @@
 //! and their place under the cap is freed; a hold still running is left alone; and a payment
 //! racing the expiry has exactly one outcome.
 
+use local_engine::declared::as_function;
 use std::time::Duration;
 
 use local_engine::testing::dispatch;
@@ -57,14 +58,20 @@ async fn holds_past_their_time_end_with_their_stock_back_and_running_ones_stay()
     let (ended, _, ended_intent) = hold_one(&store, "c3", "sku-5").await;
     let (running, _, running_intent) = hold_one(&app.store, "c4", "sku-5").await;
     assert_eq!(app.stock("sku-5").await, before - 2);
-    let run = expire_holds::handle(&expiry(&store), BUDGET)
-        .await
-        .expect("run");
+    let run = as_function(
+        "expire-holds",
+        expire_holds::handle(&expiry(&store), BUDGET),
+    )
+    .await
+    .expect("run");
     assert_eq!(run.holds.expired, 0, "nothing due yet: {run:?}");
     tokio::time::sleep(Duration::from_millis(3_100)).await;
-    let run = expire_holds::handle(&expiry(&store), BUDGET)
-        .await
-        .expect("run");
+    let run = as_function(
+        "expire-holds",
+        expire_holds::handle(&expiry(&store), BUDGET),
+    )
+    .await
+    .expect("run");
     assert_eq!(
         (run.holds.expired, run.holds.unfinished),
         (1, false),
@@ -82,9 +89,12 @@ async fn holds_past_their_time_end_with_their_stock_back_and_running_ones_stay()
     assert_eq!(intent_status(&ended_intent), "canceled");
     assert_eq!(intent_status(&running_intent), "requires_payment_method");
     // Run again: nothing twice.
-    let run = expire_holds::handle(&expiry(&store), BUDGET)
-        .await
-        .expect("run");
+    let run = as_function(
+        "expire-holds",
+        expire_holds::handle(&expiry(&store), BUDGET),
+    )
+    .await
+    .expect("run");
     assert_eq!(run.holds.expired, 0);
     // c3's place under the cap of one is free again.
     hold_one(&store, "c3", "sku-5").await;
@@ -114,7 +124,10 @@ async fn a_payment_racing_the_expiry_either_places_the_order_or_is_recorded_for_
             let body = succeeded(&format!("evt_race_{i}"), intent, *amount, "usd", order);
             parts(dispatch(&hook, webhook(&body), payment_webhook::handle).await)
         };
-        let ((status, _, answer), run) = tokio::join!(pay, expire_holds::handle(&ending, BUDGET));
+        let ((status, _, answer), run) = tokio::join!(
+            pay,
+            as_function("expire-holds", expire_holds::handle(&ending, BUDGET))
+        );
         run.expect("expiry");
         assert_eq!(status, 200, "{answer}");
         let outcome = answer["outcome"].as_str().expect("outcome").to_owned();
@@ -124,9 +137,12 @@ async fn a_payment_racing_the_expiry_either_places_the_order_or_is_recorded_for_
             assert_eq!(outcome, "refund-due", "{answer}");
         }
         // The expiry may not have reached an ended hold in that run: the next one does.
-        expire_holds::handle(&expiry(&app.store), BUDGET)
-            .await
-            .expect("expiry");
+        as_function(
+            "expire-holds",
+            expire_holds::handle(&expiry(&app.store), BUDGET),
+        )
+        .await
+        .expect("expiry");
         let status = app.status_of(order).await;
         match outcome.as_str() {
             "placed" => assert_eq!(status, "PLACED"),
@@ -162,9 +178,12 @@ async fn an_item_the_expiry_cannot_read_is_reported_and_every_other_hold_still_e
         .await
         .expect("put");
     tokio::time::sleep(Duration::from_millis(3_100)).await;
-    let run = expire_holds::handle(&expiry(&store), BUDGET)
-        .await
-        .expect("run");
+    let run = as_function(
+        "expire-holds",
+        expire_holds::handle(&expiry(&store), BUDGET),
+    )
+    .await
+    .expect("run");
     assert_eq!(run.holds.expired, 1, "{run:?}");
     assert_eq!(app.status_of(&ended).await, "EXPIRED");
     assert_eq!(app.stock("sku-5").await, before);
@@ -175,9 +194,12 @@ async fn an_item_the_expiry_cannot_read_is_reported_and_every_other_hold_still_e
     );
     assert!(run.holds.failures[0].reason.contains("total"), "{run:?}");
     // The next run reports it again, and nothing else.
-    let run = expire_holds::handle(&expiry(&store), BUDGET)
-        .await
-        .expect("run");
+    let run = as_function(
+        "expire-holds",
+        expire_holds::handle(&expiry(&store), BUDGET),
+    )
+    .await
+    .expect("run");
     assert_eq!(
         (run.holds.expired, run.holds.failures.len()),
         (0, 1),

@@ -2,6 +2,7 @@
 //! throttling are retried, a batch that cannot be written is reported for redelivery with
 //! nothing half-written, and the statistics end exact.
 
+use local_engine::declared::as_function;
 use std::collections::BTreeMap;
 
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
@@ -119,7 +120,11 @@ async fn collisions_throttling_and_failures_are_retried_and_the_statistics_end_e
         .inject("TransactWriteItems", Fault::ThroughputExceeded, 1)
         .inject("TransactWriteItems", Fault::InternalServerError, 1)
         .inject("TransactWriteItems", Fault::TimeoutAfterApplying, 1);
-    let response = order_stats::handle(&app.store, event(records)).await;
+    let response = as_function(
+        "order-stats",
+        order_stats::handle(&app.store, event(records)),
+    )
+    .await;
     assert!(response.batch_item_failures.is_empty());
     assert_eq!(faults.injected().len(), 6, "every planned fault was met");
     let (shown, truth) = stats_and_truth(&app).await;
@@ -133,7 +138,11 @@ async fn a_batch_dynamodb_will_not_take_is_reported_whole_and_writes_nothing_unt
     let before = all_items(&app).await.len();
     let (shown_before, _) = stats_and_truth(&app).await;
     faults.always("TransactWriteItems", Fault::Throttling);
-    let response = order_stats::handle(&app.store, event(records.clone())).await;
+    let response = as_function(
+        "order-stats",
+        order_stats::handle(&app.store, event(records.clone())),
+    )
+    .await;
     let reported: Vec<String> = response
         .batch_item_failures
         .iter()
@@ -151,7 +160,11 @@ async fn a_batch_dynamodb_will_not_take_is_reported_whole_and_writes_nothing_unt
         "no statistic moved"
     );
     faults.clear();
-    let response = order_stats::handle(&app.store, event(records)).await;
+    let response = as_function(
+        "order-stats",
+        order_stats::handle(&app.store, event(records)),
+    )
+    .await;
     assert!(response.batch_item_failures.is_empty());
     let (shown, truth) = stats_and_truth(&app).await;
     assert_eq!(shown, truth);

@@ -1,6 +1,7 @@
 //! The stream consumer against its own engine: real stream records, delivered the way Lambda
 //! delivers them, twice, interleaved, with poison, and under load.
 
+use local_engine::declared::as_function;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -41,7 +42,7 @@ fn unfiltered_source(app: &TestApp) -> StreamSource {
 /// Delivers everything on the stream to the consumer, as Lambda would.
 async fn drain(app: &TestApp, source: &mut StreamSource) {
     let drained = source
-        .drain(|event| order_stats::handle(&app.store, event))
+        .drain(|event| as_function("order-stats", order_stats::handle(&app.store, event)))
         .await
         .expect("drained");
     assert_eq!(drained.abandoned, 0);
@@ -246,13 +247,21 @@ async fn every_batch_twice_and_customers_interleaved_still_count_once() {
     assert!(batches.len() > 5);
     for batch in &batches {
         for _ in 0..2 {
-            let response = order_stats::handle(&app.store, event(batch.clone())).await;
+            let response = as_function(
+                "order-stats",
+                order_stats::handle(&app.store, event(batch.clone())),
+            )
+            .await;
             assert!(failures(&response).is_empty());
         }
     }
     // A whole replay, much later, changes nothing either.
     for batch in batches.iter().rev() {
-        order_stats::handle(&app.store, event(batch.clone())).await;
+        as_function(
+            "order-stats",
+            order_stats::handle(&app.store, event(batch.clone())),
+        )
+        .await;
     }
     let truth = ground_truth(&app).await;
     assert_eq!(served(&app, truth.keys()).await, truth);
@@ -284,7 +293,11 @@ async fn a_poison_record_is_reported_with_the_records_after_it_and_nothing_else(
     poison.change.new_image = image.into();
     batch[2] = poison;
 
-    let response = order_stats::handle(&app.store, event(batch.clone())).await;
+    let response = as_function(
+        "order-stats",
+        order_stats::handle(&app.store, event(batch.clone())),
+    )
+    .await;
     let expected: Vec<String> = batch[2..]
         .iter()
         .map(|r| r.change.sequence_number.clone().expect("seq"))
@@ -303,8 +316,11 @@ async fn a_poison_record_is_reported_with_the_records_after_it_and_nothing_else(
     // and replay elsewhere: the rest now count, the first two still once.
     let mut retry = source_records_after(&batch, 2);
     retry.remove(0);
-    let response =
-        order_stats::handle(&app.store, event([batch[..2].to_vec(), retry].concat())).await;
+    let response = as_function(
+        "order-stats",
+        order_stats::handle(&app.store, event([batch[..2].to_vec(), retry].concat())),
+    )
+    .await;
     assert!(failures(&response).is_empty());
     let c5 = app
         .store
@@ -333,7 +349,11 @@ async fn records_that_are_not_order_listings_are_ignored_by_the_consumer_itself(
     assert!(others.len() > 20, "{} other records", others.len());
     let before = all_items(&app).await;
     app.requests.reset();
-    let response = order_stats::handle(&app.store, event(others)).await;
+    let response = as_function(
+        "order-stats",
+        order_stats::handle(&app.store, event(others)),
+    )
+    .await;
     assert!(failures(&response).is_empty());
     assert_eq!(app.requests.total(), 0, "not one request for them");
     assert_eq!(all_items(&app).await, before);
@@ -352,7 +372,7 @@ async fn the_filter_lets_only_order_listings_through_and_the_consumers_writes_ne
         }),
         "the template's filter lets only order listings through"
     );
-    let response = order_stats::handle(&app.store, event(all)).await;
+    let response = as_function("order-stats", order_stats::handle(&app.store, event(all))).await;
     assert!(failures(&response).is_empty());
     let mut raw = unfiltered_source(&app);
     let written = raw.read_all().expect("records");
@@ -378,7 +398,7 @@ async fn the_sample_event_is_applied() {
     put_profile(&app, "c1").await;
     let text = std::fs::read_to_string("../../events/order-stats.json").expect("event file");
     let sample: Event = serde_json::from_str(&text).expect("a DynamoDB stream event");
-    let response = order_stats::handle(&app.store, sample).await;
+    let response = as_function("order-stats", order_stats::handle(&app.store, sample)).await;
     assert!(failures(&response).is_empty());
     let c1 = app
         .store
@@ -623,7 +643,8 @@ async fn delivered_in_any_order_and_redelivered_the_statistics_never_go_negative
             batches
         };
         for batch in batches {
-            let response = order_stats::handle(&run.store, event(batch)).await;
+            let response =
+                as_function("order-stats", order_stats::handle(&run.store, event(batch))).await;
             assert!(failures(&response).is_empty());
             for customer in ["c1", "c2"] {
                 let stats = run
@@ -669,7 +690,7 @@ async fn consumers_meeting_a_new_customer_at_once_count_every_order_once() {
         let store = app.store.clone();
         let batch = records[k * 4..(k * 4 + 10).min(records.len())].to_vec();
         tasks.push(tokio::spawn(async move {
-            failures(&order_stats::handle(&store, event(batch)).await)
+            failures(&as_function("order-stats", order_stats::handle(&store, event(batch))).await)
         }));
     }
     for task in tasks {
@@ -741,7 +762,7 @@ async fn a_thousand_orders_for_fifty_customers_placed_concurrently_count_exactly
     app.requests.reset();
     let started = Instant::now();
     let drained = source
-        .drain(|event| order_stats::handle(&app.store, event))
+        .drain(|event| as_function("order-stats", order_stats::handle(&app.store, event)))
         .await
         .expect("drained");
     let elapsed = started.elapsed();

@@ -2,6 +2,7 @@
 //! `POST /v1/refunds` with a 500, a 429, no answer at all, or localstripe's own answer lost
 //! after localstripe made the refund. For every fault, exactly one refund at the provider.
 
+use local_engine::declared::as_function;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -168,9 +169,12 @@ async fn under_every_fault_the_provider_makes_each_refund_exactly_once() {
         // Runs until it settles, each one past the last's claim (as the next minute's would be).
         let mut runs = Vec::new();
         for _ in 0..3 {
-            let run = pay_refunds::handle(&proxy.payer(store), BUDGET)
-                .await
-                .expect("run");
+            let run = as_function(
+                "pay-refunds",
+                pay_refunds::handle(&proxy.payer(store), BUDGET),
+            )
+            .await
+            .expect("run");
             let settled = run.succeeded == 1;
             runs.push(run);
             if settled {

@@ -6,6 +6,7 @@
 mod faults;
 mod round_four;
 
+use local_engine::declared::as_function;
 use std::time::Duration;
 
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -255,7 +256,9 @@ async fn a_payment_that_came_after_its_hold_ended_is_refunded_at_the_provider() 
         store: store.clone(),
         provider: local_engine::testing::provider(),
     };
-    let run = expire_holds::handle(&expiry, BUDGET).await.expect("expiry");
+    let run = as_function("expire-holds", expire_holds::handle(&expiry, BUDGET))
+        .await
+        .expect("expiry");
     assert_eq!(run.holds.expired, 1, "{run:?}");
     let late = deliver(&store, "evt_late_1", &intent, amount, &order).await;
     assert_eq!(
@@ -275,6 +278,62 @@ async fn a_payment_that_came_after_its_hold_ended_is_refunded_at_the_provider() 
         (&Value::from(amount), &Value::from(amount)),
         "{ledger}"
     );
+}
+
+/// The refunds staff's work list shows in `status`.
+async fn refunds_listed(store: &Store, status: &str) -> Vec<Value> {
+    let req = get(
+        Who::Staff,
+        "GET /payments/refunds",
+        "/payments/refunds",
+        &format!("status={status}"),
+    );
+    let (code, _, body) = parts(dispatch(store, req, list_refunds::handle).await);
+    assert_eq!(code, 200, "{body}");
+    body["items"].as_array().cloned().unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_payment_naming_no_order_is_refunded_once_and_reversed_when_the_provider_says_so() {
+    let app = TestApp::seeded().await.expect("app");
+    let store = &app.store;
+    // A PaymentIntent the store never made, paid, whose metadata names no order of the store.
+    let base = local_engine::testing::provider().base().to_owned();
+    let (status, made) = form_post(
+        &base,
+        "/v1/payment_intents",
+        Some(LOCAL_API_KEY),
+        &[
+            ("amount", "1500"),
+            ("currency", "usd"),
+            ("metadata[orderId]", "o-nowhere"),
+        ],
+    )
+    .expect("provider");
+    assert_eq!(status, 200, "{made}");
+    let intent = made["id"].as_str().expect("id").to_owned();
+    pay_at_provider(&intent);
+    let due = deliver(store, "evt_nowhere", &intent, 1500, "o-nowhere").await;
+    assert_eq!(due["outcome"], "refund-due", "{due}");
+    let run = pay(store).await;
+    assert_eq!((run.sent, run.succeeded), (1, 1), "{run:?}");
+    assert_eq!(pay(store).await.sent, 0, "paid once");
+    let at_provider = refunds_at_provider(&intent);
+    assert_eq!(at_provider.len(), 1, "{at_provider:?}");
+    assert_eq!(at_provider[0]["amount"], 1500, "{at_provider:?}");
+    let succeeded = refunds_listed(store, "SUCCEEDED").await;
+    assert_eq!(succeeded.len(), 1, "{succeeded:?}");
+    // The provider then reports the refund failed after all.
+    let reversed = refund_updated(store, "evt_nowhere_failed", &at_provider[0], "failed").await;
+    assert_eq!(reversed["outcome"], "refund-settled", "{reversed}");
+    let listed = refunds_listed(store, "REVERSED").await;
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(
+        (&listed[0]["paymentId"], &listed[0]["amount"]),
+        (&Value::from(intent.as_str()), &Value::from(1500)),
+        "{listed:?}"
+    );
+    assert!(refunds_listed(store, "SUCCEEDED").await.is_empty());
 }
 
 /// `order`'s refund `refund` set PENDING (on GSI1 too), with `more` attributes, as a send
@@ -344,7 +403,7 @@ fn made_at_provider(intent: &str, amount: i64, id: &str, order: &str) -> Value {
 
 /// One run of the payer against localstripe.
 async fn pay(store: &Store) -> pay_refunds::Run {
-    pay_refunds::handle(&payer(store), BUDGET)
+    as_function("pay-refunds", pay_refunds::handle(&payer(store), BUDGET))
         .await
         .expect("run")
 }
@@ -399,7 +458,9 @@ async fn an_answer_lost_on_the_way_back_is_looked_for_and_never_refunded_twice()
         store: store.clone(),
         provider: payment_provider::Provider::new("http://127.0.0.1:9", LOCAL_API_KEY),
     };
-    let run = pay_refunds::handle(&down, BUDGET).await.expect("run");
+    let run = as_function("pay-refunds", pay_refunds::handle(&down, BUDGET))
+        .await
+        .expect("run");
     assert_eq!((run.sent, run.unsettled.len()), (0, 1), "{run:?}");
     let id = made["refundId"].as_str().expect("id").to_owned();
     as_if_unanswered(store, &order, &id).await;
@@ -522,7 +583,7 @@ async fn the_providers_event_racing_the_payers_own_look_settles_the_refund_once_
     let (order, _, intent, _, made) = unanswered_refund(store, ("c1", "sku-8"), "race-d").await;
     let racing = payer(store);
     let (run, event) = tokio::join!(
-        pay_refunds::handle(&racing, BUDGET),
+        as_function("pay-refunds", pay_refunds::handle(&racing, BUDGET)),
         refund_updated(store, "evt_refund_1", &made, "succeeded")
     );
     let run = run.expect("run");
@@ -556,7 +617,7 @@ async fn a_page_dynamodb_refuses_is_reported_and_the_other_refunds_are_still_pai
     let (_, _, intent, _, _) = unanswered_refund(store, ("c5", "sku-6"), "refused").await;
     // Every attempt at the first Query (REQUESTED) fails: the SDK makes 4.
     faults.inject("Query", Fault::InternalServerError, 4);
-    let run = pay_refunds::handle(&payer(store), BUDGET)
+    let run = as_function("pay-refunds", pay_refunds::handle(&payer(store), BUDGET))
         .await
         .expect("the run goes on");
     assert_eq!(

@@ -4,6 +4,7 @@
 //! that keeps each currency apart; and a refund the provider paid and then failed after all,
 //! REVERSED with its money back on the balance.
 
+use local_engine::declared::as_function;
 use local_engine::testing::payments::{succeeded, webhook};
 use serde_json::{Value, json};
 use shared::domain::access::Caller;
@@ -44,9 +45,12 @@ async fn refused_run(store: &Store, refunds: usize) {
             .expect("lock")
             .push_back(Fault::Status(400));
     }
-    let run = pay_refunds::handle(&proxy.payer(store), BUDGET)
-        .await
-        .expect("run");
+    let run = as_function(
+        "pay-refunds",
+        pay_refunds::handle(&proxy.payer(store), BUDGET),
+    )
+    .await
+    .expect("run");
     assert_eq!((run.sent, run.failed), (refunds, refunds), "{run:?}");
 }
 

@@ -1,8 +1,7 @@
 //! The error paths' sample events (`events/cases/`): each, invoked as API Gateway delivers it
 //! on the sample data, gets the status its name says and a problem document, and leaves the
 //! table as it was, its answer held to `api/openapi.yaml` as every function test's is.
-//! (`template-tests`' `observed.rs` holds the requests they send to each
-//! binary's declaration too.)
+//! Each request they send is held to its binary's declaration (`local_engine::declared`).
 
 use local_engine::testing::{TestApp, all_items, cases, from_event_file};
 use serde_json::Value;
