@@ -8,7 +8,6 @@ use futures_util::future::join_all;
 
 use crate::domain::cart::{Cart, CartLine, LineChange, MAX_CART_LINES};
 use crate::domain::ids::{CustomerId, Sku};
-use aws_sdk_dynamodb::types::Put;
 
 use crate::dynamo::codec::Item;
 use crate::dynamo::entities::{cart_line, cart_version};
@@ -145,10 +144,9 @@ impl Store {
         match at {
             // Still there (else it was checked out or removed meanwhile: read again).
             Ok(index) => {
-                let sent = (self.client.put_item())
-                    .table_name(&self.table)
-                    .set_item(Some(item))
-                    .condition_expression("attribute_exists(PK)")
+                let sent = (cart_line::PUT.put(&self.table, item))
+                    .only_existing()
+                    .request(&self.client)?
                     .send()
                     .await;
                 unless_condition_failed(sent)?.ok_or(Edit::Raced)?;
@@ -190,8 +188,8 @@ impl Store {
             }
         };
         let mut transaction = Transaction::with_capacity(2);
-        let put = Put::builder().table_name(&self.table).set_item(Some(item));
-        transaction.put(CartAction::Line, put)?;
+        let put = cart_line::PUT.put(&self.table, item);
+        transaction.put(CartAction::Line, put.build()?)?;
         transaction.update(CartAction::Version, moved.build()?)?;
         match self.send(transaction).await? {
             Outcome::Committed => Ok(()),
@@ -206,10 +204,8 @@ impl Store {
     /// Removes the cart's line for `sku`, if there is one (one DeleteItem; removing a line that
     /// is not there changes nothing).
     pub async fn remove_cart_line(&self, customer: &CustomerId, sku: &Sku) -> Result<(), AppError> {
-        self.client
-            .delete_item()
-            .table_name(&self.table)
-            .set_key(Some(cart_line::key(customer, sku)))
+        (cart_line::REMOVE.delete(&self.table, cart_line::key(customer, sku)))
+            .request(&self.client)?
             .send()
             .await?;
         Ok(())

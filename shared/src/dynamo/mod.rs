@@ -12,6 +12,7 @@ pub mod disputes;
 pub mod entities;
 pub mod errors;
 pub mod holds;
+pub mod item_write;
 pub mod keys;
 pub mod migrations;
 pub mod order_pages;

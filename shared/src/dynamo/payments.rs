@@ -8,7 +8,6 @@
 //! finds it moved, and a payment that lost is recorded for refund. The event's record is put
 //! only where none is, so a redelivery (even a concurrent one) changes nothing.
 
-use aws_sdk_dynamodb::types::Put;
 use aws_sdk_dynamodb::types::builders::PutBuilder;
 
 use crate::domain::access::Caller;
@@ -196,15 +195,12 @@ impl Store {
         event: &PaymentEventId,
         outcome: EventOutcome,
         order: Option<&OrderId>,
-    ) -> PutBuilder {
+    ) -> Result<PutBuilder, AppError> {
         let now = epoch_seconds();
         let item = payment_event::to_item(event, outcome, order, now + EVENT_TTL_SECONDS);
-        Put::builder()
-            .table_name(&self.table)
-            .set_item(Some(item))
-            .condition_expression("attribute_not_exists(PK) OR #expires < :now")
-            .expression_attribute_names("#expires", payment_event::EXPIRES_AT.name)
-            .expression_attribute_values(":now", payment_event::EXPIRES_AT.value(&now))
+        (payment_event::PUT.put(&self.table, item))
+            .new_or_expired(&payment_event::EXPIRES_AT, now)
+            .build()
     }
 
     /// The hold placed: header and listing PENDING_PAYMENT → PLACED (the header only while its
@@ -230,13 +226,11 @@ impl Store {
         transaction.update(PaymentAction::Header, header.build()?)?;
         transaction.update(PaymentAction::Listing, listing.build()?)?;
         let placed_by = payment_order::to_item(&payment.id, &order.order_id);
-        let placed_by = Put::builder()
-            .table_name(&self.table)
-            .set_item(Some(placed_by));
-        transaction.put(PaymentAction::PaymentOrder, placed_by)?;
+        let placed_by = payment_order::PUT.put(&self.table, placed_by);
+        transaction.put(PaymentAction::PaymentOrder, placed_by.build()?)?;
         transaction.put(
             PaymentAction::Event,
-            self.event_record(event, EventOutcome::Placed, Some(&order.order_id)),
+            self.event_record(event, EventOutcome::Placed, Some(&order.order_id))?,
         )?;
         let cancelled = match self.send(transaction).await? {
             Outcome::Committed => {
@@ -280,15 +274,18 @@ impl Store {
         let mut transaction = Transaction::with_capacity(3);
         if let Some(pointer) = refund_due::pointer(&refund) {
             // One refund per payment, whichever order its events name.
-            transaction.put(PaymentAction::Refund, self.put_new(pointer))?;
+            let pointer = refund_due::POINTER.put(&self.table, pointer).only_new();
+            transaction.put(PaymentAction::Refund, pointer.build()?)?;
         }
-        transaction.put(
-            PaymentAction::Refund,
-            self.put_new(refund::to_item(&refund)),
-        )?;
+        let spec = match refund::entity(&refund) {
+            Entity::RefundDue => &refund_due::PUT,
+            _ => &refund::PUT,
+        };
+        let record = spec.put(&self.table, refund::to_item(&refund)).only_new();
+        transaction.put(PaymentAction::Refund, record.build()?)?;
         transaction.put(
             PaymentAction::Event,
-            self.event_record(event, EventOutcome::RefundDue, refund.order_id.as_ref()),
+            self.event_record(event, EventOutcome::RefundDue, refund.order_id.as_ref())?,
         )?;
         match self.send(transaction).await? {
             Outcome::Committed => Ok(Attempt::Done(PaymentOutcome::RefundDue(Box::new(refund)))),
@@ -349,12 +346,10 @@ impl Store {
     /// person to look at ([`unread_event`]): put once per body, so a redelivery finds it kept
     /// and the first `receivedAt` stands.
     pub async fn keep_unread_event(&self, body: &[u8], reason: &str) -> Result<(), AppError> {
-        let sent = self
-            .client
-            .put_item()
-            .table_name(&self.table)
-            .set_item(Some(unread_event::to_item(body, reason, Timestamp::now())))
-            .condition_expression("attribute_not_exists(PK)")
+        let item = unread_event::to_item(body, reason, Timestamp::now());
+        let sent = (unread_event::PUT.put(&self.table, item))
+            .only_new()
+            .request(&self.client)?
             .send()
             .await;
         unless_condition_failed(sent)?;

@@ -7,7 +7,7 @@ use std::sync::{Mutex, PoisonError};
 
 use aws_sdk_dynamodb::types::builders::UpdateBuilder;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, ConsumedCapacity, KeysAndAttributes, Put, ReturnConsumedCapacity,
+    AttributeValue, ConsumedCapacity, KeysAndAttributes, ReturnConsumedCapacity,
 };
 
 use crate::AppError;
@@ -154,7 +154,7 @@ impl Store {
                 )?;
                 transaction.put(
                     ProductAction::CatalogEntry,
-                    Put::builder().table_name(&self.table).set_item(Some(entry)),
+                    catalog_entry::PUT.put(&self.table, entry).build()?,
                 )?;
                 match self.send(transaction).await? {
                     Outcome::Committed => Ok((replacement, current.is_none())),

@@ -75,7 +75,10 @@ impl Store {
                 transaction.update(Action::Restock(sku), give_back.build()?)?;
             }
         }
-        transaction.put(Action::Refund, self.put_new(refund::to_item(refund)))?;
+        let record = refund::PUT
+            .put(&self.table, refund::to_item(refund))
+            .only_new();
+        transaction.put(Action::Refund, record.build()?)?;
         let cancelled = match self.send(transaction).await? {
             Outcome::Committed => return Ok(Requested::Recorded),
             Outcome::Cancelled(cancelled) => cancelled,

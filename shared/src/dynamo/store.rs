@@ -4,8 +4,6 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::types::Put;
-use aws_sdk_dynamodb::types::builders::PutBuilder;
 
 use crate::AppError;
 use crate::domain::cart::CartTtl;
@@ -77,14 +75,6 @@ impl Store {
     /// How long a checkout holds its stock.
     pub fn hold(&self) -> HoldDuration {
         self.hold
-    }
-
-    /// A put only where no item is yet.
-    pub(crate) fn put_new(&self, item: Item) -> PutBuilder {
-        Put::builder()
-            .table_name(&self.table)
-            .set_item(Some(item))
-            .condition_expression("attribute_not_exists(PK)")
     }
 
     /// The item at `key`, read strongly consistent (one GetItem).

@@ -433,7 +433,7 @@ fn key_text<'a>(key: &'a Item, name: &str) -> Option<&'a str> {
 }
 
 /// The names after each `sigil` in `text` (`#status` → `status`), in order of appearance.
-fn placeholders(text: &str, sigil: char) -> Vec<String> {
+pub(crate) fn placeholders(text: &str, sigil: char) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = text;
     while let Some(at) = rest.find(sigil) {

@@ -14,7 +14,6 @@ pub use status::StatusChangeError;
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::builders::{DeleteBuilder, UpdateBuilder};
-use aws_sdk_dynamodb::types::{Delete, Put};
 
 use crate::domain::idempotency::{IDEMPOTENCY_TTL_SECONDS, IdempotencyRecord};
 use crate::domain::ids::{CustomerId, IdempotencyKey, Sku};
@@ -302,11 +301,17 @@ impl Store {
         for line in lines {
             transaction.update(OrderAction::TakeStock(line), self.take_stock(line)?)?;
         }
+        // A checkout's order is a hold, with what a hold writes besides.
+        let (listing, header) = match checkout {
+            Some(_) => (&order_listing::PUT_HOLD, &order_header::PUT_HOLD),
+            None => (&order_listing::PUT, &order_header::PUT),
+        };
         let mut new_items = vec![
-            order_listing::to_item(order, self.status_shards),
-            order_header::to_item(order),
+            (listing, order_listing::to_item(order, self.status_shards)),
+            (header, order_header::to_item(order)),
         ];
-        new_items.extend(lines.iter().map(|line| line_item::to_item(order, line)));
+        new_items
+            .extend((lines.iter()).map(|line| (&line_item::PUT, line_item::to_item(order, line))));
         let now = epoch_seconds();
         let record_item = idempotency.map(|(key, record)| {
             idempotency::to_item(
@@ -316,27 +321,24 @@ impl Store {
                 now + IDEMPOTENCY_TTL_SECONDS,
             )
         });
-        check_sizes(new_items.iter().chain(&record_item))?;
-        for item in new_items {
-            transaction.put(OrderAction::Write, self.put_new(item))?;
+        check_sizes((new_items.iter().map(|(_, item)| item)).chain(&record_item))?;
+        for (spec, item) in new_items {
+            let put = spec.put(&self.table, item).only_new();
+            transaction.put(OrderAction::Write, put.build()?)?;
         }
         if let Some(count) = self.take_holding(placed, checkout.map(|parts| parts.counts_held))? {
             transaction.update(OrderAction::TakePlace, count.build()?)?;
         }
         if let Some(item) = record_item {
             // An expired record that TTL has not yet removed may be taken over.
-            let put = Put::builder()
-                .table_name(&self.table)
-                .set_item(Some(item))
-                .condition_expression("attribute_not_exists(PK) OR #expires < :now")
-                .expression_attribute_names("#expires", idempotency::EXPIRES_AT.name)
-                .expression_attribute_values(":now", idempotency::EXPIRES_AT.value(&now));
-            transaction.put(OrderAction::ClaimKey, put)?;
+            let put = (idempotency::PUT.put(&self.table, item))
+                .new_or_expired(&idempotency::EXPIRES_AT, now);
+            transaction.put(OrderAction::ClaimKey, put.build()?)?;
         }
         for line in cart {
             transaction.delete(
                 OrderAction::EmptyCart,
-                self.take_cart_line(&order.customer_id, line),
+                self.take_cart_line(&order.customer_id, line)?,
             )?;
         }
         match self.send(transaction).await? {
@@ -364,17 +366,15 @@ impl Store {
 
     /// A cart line deleted, only if it is still as the checkout read it: its quantity and its
     /// expiry (which every edit moves).
-    fn take_cart_line(&self, customer: &CustomerId, line: &StoredCartLine) -> DeleteBuilder {
-        Delete::builder()
-            .table_name(&self.table)
-            .set_key(Some(cart_line::key(customer, &line.line.sku)))
-            .condition_expression("#quantity = :quantity AND #expires = :expires")
-            .expression_attribute_names("#quantity", cart_line::QUANTITY.name)
-            .expression_attribute_names("#expires", cart_line::EXPIRES_AT.name)
-            .expression_attribute_values(
-                ":quantity",
-                cart_line::QUANTITY.value(&line.line.quantity),
-            )
-            .expression_attribute_values(":expires", cart_line::EXPIRES_AT.value(&line.expires_at))
+    fn take_cart_line(
+        &self,
+        customer: &CustomerId,
+        line: &StoredCartLine,
+    ) -> Result<DeleteBuilder, AppError> {
+        (cart_line::TAKE.delete(&self.table, cart_line::key(customer, &line.line.sku)))
+            .condition("#quantity = :quantity AND #expiresAt = :expires")
+            .value(":quantity", &cart_line::QUANTITY, &line.line.quantity)
+            .value(":expires", &cart_line::EXPIRES_AT, &line.expires_at)
+            .build()
     }
 }

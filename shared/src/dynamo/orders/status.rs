@@ -275,7 +275,10 @@ impl Store {
             }
         }
         if let Some(refund) = refund {
-            transaction.put(StatusAction::Refund, self.put_new(refund::to_item(refund)))?;
+            let record = refund::PUT
+                .put(&self.table, refund::to_item(refund))
+                .only_new();
+            transaction.put(StatusAction::Refund, record.build()?)?;
         }
         if let Some(count) = self.release_holding(details, release)? {
             transaction.update(StatusAction::ReleasePlace, count)?;

@@ -238,7 +238,7 @@ impl Store {
             for change in &group.changes {
                 transaction.put(
                     StatsAction::Share(change.order_id.clone()),
-                    self.share_write(&group.customer, change),
+                    self.share_write(&group.customer, change)?,
                 )?;
             }
         }

@@ -2,7 +2,6 @@
 //! share, each conditioned so that the statistics stay the sum of the shares.
 
 use aws_sdk_dynamodb::types::builders::{PutBuilder, UpdateBuilder};
-use aws_sdk_dynamodb::types::{Put, ReturnValuesOnConditionCheckFailure};
 
 use crate::domain::ids::CustomerId;
 use crate::domain::stats::{ShareChange, StatsDelta};
@@ -42,26 +41,28 @@ impl Store {
 
     /// One order's part: its share (or, once removed, just its version) put on the condition
     /// that the stored share is the one the change starts from, under an older version.
-    pub(super) fn share_write(&self, customer: &CustomerId, change: &ShareChange) -> PutBuilder {
-        let put = Put::builder()
-            .table_name(&self.table)
-            .set_item(Some(counted_order::to_item(
-                customer,
-                &change.order_id,
-                change.after.as_ref(),
-                &change.version,
-            )))
-            .expression_attribute_names("#version", counted_order::VERSION.name)
-            .expression_attribute_names("#share", counted_order::SPENT.name)
-            .expression_attribute_values(":version", counted_order::VERSION.value(&change.version))
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+    pub(super) fn share_write(
+        &self,
+        customer: &CustomerId,
+        change: &ShareChange,
+    ) -> Result<PutBuilder, AppError> {
+        let item = counted_order::to_item(
+            customer,
+            &change.order_id,
+            change.after.as_ref(),
+            &change.version,
+        );
+        let put = (counted_order::PUT.put(&self.table, item))
+            .value(":version", &counted_order::VERSION, &change.version)
+            .returning_old_on_failure();
         match change.before {
-            None => put.condition_expression(
-                "attribute_not_exists(PK) OR (#version < :version AND attribute_not_exists(#share))",
+            None => put.condition(
+                "attribute_not_exists(PK) OR (#countedVersion < :version AND attribute_not_exists(#countedSpent))",
             ),
             Some(before) => put
-                .condition_expression("#version < :version AND #share = :before")
-                .expression_attribute_values(":before", counted_order::SPENT.value(&before)),
+                .condition("#countedVersion < :version AND #countedSpent = :before")
+                .value(":before", &counted_order::SPENT, &before),
         }
+        .build()
     }
 }
