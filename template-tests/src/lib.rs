@@ -21,3 +21,71 @@ pub fn resources_of<'a>(
 pub fn functions(template: &serde_yaml::Value) -> impl Iterator<Item = (&str, &serde_yaml::Value)> {
     resources_of(template, "AWS::Serverless::Function")
 }
+
+/// The IAM statements a function is granted: those of its inline `Policies`, or of the role it
+/// names, and of every managed policy of the template either attaches (`!Ref WarmUpPolicy`).
+pub fn policy_statements(
+    template: &serde_yaml::Value,
+    function: &serde_yaml::Value,
+) -> Vec<serde_yaml::Value> {
+    let properties = &function["Properties"];
+    let (documents, managed): (Vec<serde_yaml::Value>, Vec<serde_yaml::Value>) = match &properties["Role"]
+    {
+        serde_yaml::Value::Null => properties["Policies"]
+            .as_sequence()
+            .expect("Policies")
+            .iter()
+            .cloned()
+            .partition(|policy| !is_ref(policy)),
+        role => {
+            let role = &template["Resources"][referred(role, "GetAtt").trim_end_matches(".Arn")]["Properties"];
+            (
+                role["Policies"]
+                    .as_sequence()
+                    .expect("role policies")
+                    .iter()
+                    .map(|p| p["PolicyDocument"].clone())
+                    .collect(),
+                role["ManagedPolicyArns"]
+                    .as_sequence()
+                    .cloned()
+                    .unwrap_or_default(),
+            )
+        }
+    };
+    let managed = managed.iter().map(|reference| {
+        let policy = &template["Resources"][referred(reference, "Ref")];
+        assert_eq!(
+            policy["Type"].as_str(),
+            Some("AWS::IAM::ManagedPolicy"),
+            "{reference:?}: a managed policy of this template"
+        );
+        policy["Properties"]["PolicyDocument"].clone()
+    });
+    documents
+        .into_iter()
+        .chain(managed)
+        .flat_map(|policy| {
+            policy["Statement"]
+                .as_sequence()
+                .unwrap_or_else(|| {
+                    panic!("only inline or the template's managed policies, no SAM policy templates: {policy:?}")
+                })
+                .clone()
+        })
+        .collect()
+}
+
+fn is_ref(value: &serde_yaml::Value) -> bool {
+    matches!(value, serde_yaml::Value::Tagged(tagged) if tagged.tag == "Ref")
+}
+
+/// The name a `!Ref` or `!GetAtt` names.
+fn referred<'a>(value: &'a serde_yaml::Value, tag: &str) -> &'a str {
+    match value {
+        serde_yaml::Value::Tagged(tagged) if tagged.tag == tag => {
+            tagged.value.as_str().expect("a name")
+        }
+        other => panic!("not a !{tag}: {other:?}"),
+    }
+}

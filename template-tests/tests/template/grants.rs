@@ -8,42 +8,6 @@ use shared::permissions::{self, Sends};
 use template_tests as template;
 use template_tests::functions;
 
-/// The statements of a function's policies: its inline `Policies`, or those of the role it
-/// names.
-fn statements(template: &Value, function: &Value) -> Vec<Value> {
-    let documents: Vec<Value> = match &function["Properties"]["Role"] {
-        Value::Null => function["Properties"]["Policies"]
-            .as_sequence()
-            .expect("Policies")
-            .clone(),
-        role => {
-            let role = serde_yaml::to_string(role).expect("role");
-            let name = role
-                .trim()
-                .trim_start_matches("!GetAtt ")
-                .trim_end_matches(".Arn")
-                .to_owned();
-            template["Resources"][name.as_str()]["Properties"]["Policies"]
-                .as_sequence()
-                .expect("role policies")
-                .iter()
-                .map(|p| p["PolicyDocument"].clone())
-                .collect()
-        }
-    };
-    documents
-        .iter()
-        .flat_map(|policy| {
-            policy["Statement"]
-                .as_sequence()
-                .unwrap_or_else(|| {
-                    panic!("only inline policies, no SAM policy templates: {policy:?}")
-                })
-                .clone()
-        })
-        .collect()
-}
-
 /// One granted action: what, on which resource, under which conditions (`operator key` to
 /// values, sorted).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,7 +21,7 @@ pub(crate) struct Grant {
 /// to.
 pub(crate) fn grants(template: &Value, function: &Value) -> Vec<Grant> {
     let mut out = Vec::new();
-    for statement in statements(template, function) {
+    for statement in template::policy_statements(template, function) {
         assert_eq!(statement["Effect"].as_str(), Some("Allow"));
         let actions = match &statement["Action"] {
             Value::String(one) => vec![one.clone()],
@@ -127,7 +91,7 @@ fn the_warm_up_grant_reads_the_reserved_key_and_nothing_else() {
     let template = template::parse().expect("template");
     let mut seen = 0;
     for (name, function) in functions(&template) {
-        let warm_ups: Vec<Value> = statements(&template, function)
+        let warm_ups: Vec<Value> = template::policy_statements(&template, function)
             .into_iter()
             .filter(|s| {
                 s["Condition"]["ForAllValues:StringEquals"]["dynamodb:LeadingKeys"]

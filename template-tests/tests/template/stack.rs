@@ -240,7 +240,10 @@ fn the_migration_policy_is_for_operators_and_the_only_grant_of_a_scan() {
     // No function may Scan: the policy is the one place.
     for (name, function) in functions(&template) {
         assert!(
-            !text(&function["Properties"]["Policies"]).contains("dynamodb:Scan"),
+            !text(&Value::Sequence(template::policy_statements(
+                &template, function
+            )))
+            .contains("dynamodb:Scan"),
             "{name} may Scan"
         );
     }
@@ -306,7 +309,10 @@ fn the_operator_policy_reads_with_partiql_and_never_scans() {
     // An operator's grant, not a function's: no function may run PartiQL.
     for (name, function) in functions(&template) {
         assert!(
-            !text(&function["Properties"]["Policies"]).contains("PartiQL"),
+            !text(&Value::Sequence(template::policy_statements(
+                &template, function
+            )))
+            .contains("PartiQL"),
             "{name} may run PartiQL"
         );
     }
@@ -340,12 +346,7 @@ fn the_machine_client_signs_in_no_user() {
 fn every_grant_on_the_table_or_an_index_is_held_to_its_partitions() {
     let template = template::parse().expect("template");
     for (name, function) in functions(&template) {
-        let policies = function["Properties"]["Policies"].as_sequence();
-        for statement in policies
-            .into_iter()
-            .flatten()
-            .flat_map(|p| p["Statement"].as_sequence().into_iter().flatten())
-        {
+        for statement in &template::policy_statements(&template, function) {
             let resource = serde_yaml::to_string(&statement["Resource"]).expect("yaml");
             if !resource.contains("AppTable.Arn") {
                 continue;
@@ -394,4 +395,97 @@ fn every_function_is_told_the_cap_on_open_orders() {
     )
     .expect("yaml");
     assert!(variable.contains("MaxOpenOrders"), "{variable}");
+}
+
+#[test]
+fn every_function_skips_the_same_checkov_checks_for_the_same_reasons() {
+    // Metadata has no Globals and CloudFormation takes no YAML anchors, so the block is written
+    // in each function: this holds the copies equal, reasons included. Two reasons may differ,
+    // each where the function differs: why there is no DLQ (a scheduled function's runs make
+    // each other good), and why the variables hold no secret (a payment function names the
+    // variable that would, and says where the secret is read from instead).
+    let template = template::parse().expect("template");
+    let skips = |function: &Value| -> Vec<(String, String)> {
+        function["Metadata"]["checkov"]["skip"]
+            .as_sequence()
+            .expect("a skip list")
+            .iter()
+            .map(|skip| {
+                let id = skip["id"].as_str().expect("id").to_owned();
+                let comment = skip["comment"].as_str().expect("a reason").to_owned();
+                (id, comment)
+            })
+            .collect()
+    };
+    let all: Vec<(&str, &Value)> = functions(&template).collect();
+    assert!(all.len() >= 20, "{} functions", all.len());
+    let (first, canonical) = (all[0].0, skips(all[0].1));
+    let ids: Vec<&str> = canonical.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["CKV_AWS_115", "CKV_AWS_116", "CKV_AWS_117", "CKV_AWS_173"]
+    );
+    for (name, function) in &all {
+        let variables =
+            serde_yaml::to_string(&function["Properties"]["Environment"]).expect("yaml");
+        let secret = ["PAYMENT_API_KEY", "PAYMENT_WEBHOOK_SECRET"]
+            .into_iter()
+            .find(|variable| variables.contains(variable));
+        let scheduled = serde_yaml::to_string(&function["Properties"]["Events"])
+            .expect("yaml")
+            .contains("Type: Schedule");
+        for ((id, comment), (canonical_id, canonical_comment)) in
+            skips(function).iter().zip(&canonical)
+        {
+            assert_eq!(
+                id, canonical_id,
+                "{name}'s checkov skips differ from {first}'s"
+            );
+            match (id.as_str(), secret) {
+                ("CKV_AWS_116", _) if scheduled => assert!(
+                    comment.starts_with("The schedule invokes it"),
+                    "{name} runs on a schedule: its reason must say so: {comment}"
+                ),
+                ("CKV_AWS_173", Some(variable)) => assert!(
+                    comment.contains(variable) && comment.contains("Secrets Manager"),
+                    "{name} holds {variable}: its reason must say so: {comment}"
+                ),
+                _ => assert_eq!(
+                    comment, canonical_comment,
+                    "{name}'s reason for {id} differs from {first}'s"
+                ),
+            }
+        }
+        assert_eq!(skips(function).len(), canonical.len(), "{name}");
+    }
+}
+
+#[test]
+fn every_function_is_granted_the_warm_up_once_through_the_one_policy() {
+    let template = template::parse().expect("template");
+    let warm_up = serde_yaml::from_str::<Value>("!Ref WarmUpPolicy").expect("yaml");
+    let text = |v: &Value| serde_yaml::to_string(v).expect("yaml");
+    for (name, function) in functions(&template) {
+        let properties = &function["Properties"];
+        let attached: Vec<&Value> = match &properties["Role"] {
+            Value::Null => properties["Policies"].as_sequence(),
+            role => {
+                let role = text(role);
+                let role = role
+                    .trim()
+                    .trim_start_matches("!GetAtt ")
+                    .trim_end_matches(".Arn");
+                template["Resources"][role]["Properties"]["ManagedPolicyArns"].as_sequence()
+            }
+        }
+        .expect("policies")
+        .iter()
+        .filter(|policy| **policy == warm_up)
+        .collect();
+        assert_eq!(attached.len(), 1, "{name}");
+        assert!(
+            !text(&properties["Policies"]).contains("WARMUP"),
+            "{name} writes the warm-up grant again inline"
+        );
+    }
 }
