@@ -3,7 +3,9 @@
 //! it came in on): its status is one the operation declares (or `default`), its content type
 //! one that status declares, and its body valid under that content's schema. A field the
 //! contract does not have, a required one the answer lacks, a value of another type or outside
-//! an enumeration, fails the test that sent the request.
+//! an enumeration, fails the test that sent the request. So does a JSON request body the
+//! handler accepted (2xx) that the operation's `requestBody` does not declare: a field the
+//! handler takes and the contract does not name is a drift of the contract as surely.
 //!
 //! The schemas are read as the contract writes them (OpenAPI 3.1, JSON Schema): `$ref` (with
 //! siblings), `allOf`, `oneOf`, `anyOf`, `type` (one or a list), `enum`, `const`, `properties`,
@@ -65,6 +67,37 @@ pub fn violations(route: &str, status: u16, content_type: &str, body: &Value) ->
     found
         .into_iter()
         .map(|v| format!("{route} {status} {media}: {v}"))
+        .collect()
+}
+
+/// What a request `route` accepted (answered 2xx) breaks of the contract: its JSON `body`
+/// must be one the operation's `requestBody` declares. A field the handler takes and the
+/// contract does not name (or one the contract requires and the handler does without) fails
+/// the test that sent it, as a drift of the answer does. Bodies refused (4xx) are what the
+/// refusals' own tests are about, and are not checked; nor is one the `answer` says was
+/// acknowledged unread (the webhook keeps a signed event it cannot read, `"outcome":
+/// "unreadable"`, so that the provider stops resending it).
+pub fn request_violations(route: &str, status: u16, body: &Value, answer: &Value) -> Vec<String> {
+    if !(200..300).contains(&status) || body.is_null() || answer["outcome"] == "unreadable" {
+        return Vec::new();
+    }
+    let document = document();
+    let Some((method, path)) = route.split_once(' ') else {
+        return vec![format!("{route:?} is no route key")];
+    };
+    let operation = &document["paths"][path][method.to_ascii_lowercase()];
+    let declared = resolve(document, &operation["requestBody"]);
+    let schema = &declared["content"]["application/json"]["schema"];
+    if schema.is_null() {
+        return vec![format!(
+            "{route} took a JSON body and answered {status}; the contract declares none"
+        )];
+    }
+    let mut found = Vec::new();
+    validate(document, schema, body, "request body", &mut found);
+    found
+        .into_iter()
+        .map(|v| format!("{route} (answered {status}): {v}"))
         .collect()
 }
 
@@ -280,5 +313,23 @@ mod tests {
         assert!(!violations(route, 200, "text/plain", &profile).is_empty());
         assert!(!violations(route, 418, "application/json", &profile).is_empty());
         assert!(!violations("GET /nowhere", 200, "application/json", &profile).is_empty());
+    }
+
+    #[test]
+    fn a_body_accepted_is_held_to_its_operations_request_schema() {
+        let route = "PUT /customers/{customerId}";
+        let body = json!({"name": "Ana", "email": "a@example.com"});
+        let none = Vec::<String>::new();
+        assert_eq!(request_violations(route, 200, &body, &body), none);
+        let mut extra = body.clone();
+        extra["phone"] = json!("+34600000000");
+        assert!(request_violations(route, 201, &extra, &body)[0].contains("phone"));
+        // A refusal is its own test's business; so is a body acknowledged unread.
+        assert_eq!(request_violations(route, 400, &extra, &body), none);
+        let unread = json!({"received": true, "outcome": "unreadable"});
+        assert_eq!(request_violations(route, 200, &extra, &unread), none);
+        // A body where the contract declares none.
+        let listing = "GET /customers/{customerId}/orders";
+        assert!(!request_violations(listing, 200, &body, &json!({})).is_empty());
     }
 }

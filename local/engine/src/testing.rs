@@ -300,7 +300,8 @@ fn parts_of(response: &Response<Body>) -> (u16, String, Value) {
 
 /// `handler` answering `req` as the Lambda's bootstrap does (`shared::http::serve::dispatch`),
 /// the answer held to the contract: a status, content type or body that `api/openapi.yaml`
-/// does not declare for the request's route fails the test that sent it
+/// does not declare for the request's route, or a JSON body it accepted that the route's
+/// `requestBody` does not, fails the test that sent it
 /// ([`crate::contract`]); and each request the handler sends held to its route's binary's
 /// declaration ([`crate::declared`]).
 pub async fn dispatch<'a, D: ?Sized, F, Fut>(
@@ -320,6 +321,11 @@ where
         .as_deref()
         .and_then(shared::http::routes::find)
         .map(|route| route.binary);
+    let sent: Value = match req.body() {
+        Body::Text(text) => serde_json::from_str(text).unwrap_or(Value::Null),
+        Body::Binary(bytes) => serde_json::from_slice(bytes).unwrap_or(Value::Null),
+        _ => Value::Null,
+    };
     // Boxed: a handler's future is deep, and the scope and the contract
     // check around it would push a spawned test past the compiler's layout
     // depth. A box stops the layout at a pointer; this is test code only.
@@ -330,10 +336,13 @@ where
     };
     if let Some(route) = route {
         let (status, content_type, body) = parts_of(&response);
-        let broken = crate::contract::violations(&route, status, &content_type, &body);
+        let mut broken = crate::contract::violations(&route, status, &content_type, &body);
+        broken.extend(crate::contract::request_violations(
+            &route, status, &sent, &body,
+        ));
         assert!(
             broken.is_empty(),
-            "the answer breaks api/openapi.yaml:\n  {}\n{body}",
+            "the exchange breaks api/openapi.yaml:\n  {}\n{body}",
             broken.join("\n  ")
         );
     }

@@ -30,10 +30,8 @@ impl Store {
     /// (its order statistics, which may predate the customer). One UpdateItem; `true` when the
     /// customer is new, i.e. had no name.
     pub async fn put_customer(&self, customer: &Customer) -> Result<bool, AppError> {
-        let out = customer::PROFILE_UPDATE
-            .on(&self.table, customer::key(&customer.customer_id))
-            .set(&customer::NAME, &customer.name)
-            .set(&customer::EMAIL, &customer.email)
+        let change = customer::PROFILE_UPDATE.on(&self.table, customer::key(&customer.customer_id));
+        let out = customer::Profile::replace(change, customer)
             .request(&self.client)?
             .return_values(ReturnValue::UpdatedOld)
             .send()

@@ -20,6 +20,7 @@ pub mod orders;
 pub mod payments;
 pub mod products;
 pub mod query;
+pub mod record;
 pub mod refunds;
 pub mod reshard;
 pub mod stats;

@@ -11,21 +11,36 @@ use crate::domain::money::{Decimal, Money};
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
 use crate::dynamo::keys::{self, CUSTOMER_PREFIX, Entity, MalformedKey, malformed};
+use crate::dynamo::record::record;
 use crate::dynamo::update::UpdateSpec;
 
 /// The profile's sort key.
 pub const SORT_KEY: &str = keys::PROFILE_SK;
 
-/// The customer's name.
-pub const NAME: Attr<String> = Attr::new("name");
-/// The customer's email address.
-pub const EMAIL: Attr<String> = Attr::new("email");
-/// How many of the customer's orders count.
-pub const ORDER_COUNT: Attr<u64> = Attr::new("orderCount");
-/// What those orders came to.
-pub const TOTAL_SPENT: Attr<Money> = Attr::new("totalSpent");
-/// When the latest of them was placed.
-pub const LAST_ORDER_AT: Attr<Timestamp> = Attr::new("lastOrderAt");
+record! {
+    /// What a profile stores of the customer: name and email, as the source design writes
+    /// them.
+    pub Profile stores Customer beside (customer_id: CustomerId) {
+        /// The customer's name.
+        name: String = NAME "name", required, source;
+        /// The customer's email address.
+        email: String = EMAIL "email", required, source;
+    }
+}
+
+record! {
+    /// The order statistics a profile stores, kept by the stream consumer: none (zero orders)
+    /// until it has counted one.
+    pub Stats stores OrderStats beside () {
+        /// How many of the customer's orders count.
+        order_count: u64 = ORDER_COUNT "orderCount", default, store;
+        /// What those orders came to.
+        total_spent: Money = TOTAL_SPENT "totalSpent", default, store;
+        /// When the latest of them was placed.
+        last_order_at: Timestamp = LAST_ORDER_AT "lastOrderAt", optional, store;
+    }
+}
+
 /// Set once every order of the customer's partition has been counted (see `dynamo::stats`);
 /// from then on the stream keeps the statistics exact by itself.
 pub const STATS_COMPLETE: Attr<bool> = Attr::new("statsComplete");
@@ -34,9 +49,11 @@ pub const ORDER_COUNT_CHANGE: Attr<i64> = Attr::new("orderCount");
 /// What an update adds to (or takes from) `totalSpent`.
 pub const TOTAL_SPENT_CHANGE: Attr<Decimal> = Attr::new("totalSpent");
 
-/// Replacing a profile's name and email, keeping its statistics (`put-customer`).
+/// Replacing a profile's name and email, keeping its statistics (`put-customer`):
+/// [`Profile::replace`].
 pub const PROFILE_UPDATE: UpdateSpec = UpdateSpec {
-    set: &[NAME.name, EMAIL.name],
+    set: Profile::NAMES,
+    remove: Profile::OPTIONAL,
     ..UpdateSpec::of(Entity::Customer)
 };
 /// The statistics' part of a statistics transaction (`order-stats`): the counts added to, the
@@ -72,8 +89,7 @@ pub fn key(customer: &CustomerId) -> Item {
 /// The profile as the source design writes it: keys, name and email (no statistics yet).
 pub fn to_item(customer: &Customer) -> Item {
     let mut item = key(&customer.customer_id);
-    NAME.put(&mut item, &customer.name);
-    EMAIL.put(&mut item, &customer.email);
+    Profile::write(&mut item, customer);
     item
 }
 
@@ -81,16 +97,8 @@ pub fn to_item(customer: &Customer) -> Item {
 pub fn from_item(mut item: Item) -> Result<CustomerProfile, BadItem> {
     let customer_id = parse_pk(&PK.take(&mut item)?)?;
     Ok(CustomerProfile {
-        customer: Customer {
-            customer_id,
-            name: NAME.take(&mut item)?,
-            email: EMAIL.take(&mut item)?,
-        },
-        stats: OrderStats {
-            order_count: ORDER_COUNT.take_optional(&mut item)?.unwrap_or(0),
-            total_spent: TOTAL_SPENT.take_optional(&mut item)?.unwrap_or_default(),
-            last_order_at: LAST_ORDER_AT.take_optional(&mut item)?,
-        },
+        customer: Profile::read(&mut item, customer_id)?,
+        stats: Stats::read(&mut item)?,
     })
 }
 
@@ -137,6 +145,25 @@ mod tests {
         LAST_ORDER_AT.put(&mut item, &stats.last_order_at.expect("set"));
         let read = from_item(item).expect("reads");
         assert_eq!((read.customer, read.stats), (customer, stats));
+    }
+
+    #[test]
+    fn a_profile_the_source_design_wrote_reads_whatever_the_store_adds() {
+        // What the boto3 code writes is required; whatever the store adds to a profile must
+        // read as absent from an item that code wrote.
+        let table = Profile::ATTRIBUTES.iter().chain(Stats::ATTRIBUTES);
+        let source: Vec<&str> = table.clone().filter(|a| a.source).map(|a| a.name).collect();
+        assert_eq!(source, ["name", "email"]);
+        for attribute in table.filter(|a| !a.source) {
+            assert_ne!(attribute.absent, "required", "{attribute:?}");
+        }
+        let boto3 = Item::from([
+            ("PK".into(), s("CUSTOMER#c1")),
+            ("SK".into(), s("PROFILE")),
+            ("name".into(), s("Ana Torres")),
+            ("email".into(), s("ana@example.com")),
+        ]);
+        assert!(from_item(boto3).is_ok());
     }
 
     #[test]

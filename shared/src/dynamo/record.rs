@@ -1,0 +1,157 @@
+//! An entity's stored fields declared once, as a table in its entity's file: each field of the
+//! domain type beside the attribute that stores it, its DynamoDB type (the field's `Stored`
+//! type), how a reader treats its absence, and whether the source design's boto3 code writes
+//! it. [`record!`](crate::dynamo::record::record) generates from the table the attributes'
+//! [`Attr`](crate::dynamo::codec::Attr) constants, the codec that writes the fields into an
+//! item and reads them back, the update that replaces them, and the name lists an
+//! [`UpdateSpec`](crate::dynamo::update::UpdateSpec) or a projection takes. Generated, not
+//! interpreted: the code is what a hand codec would be (one `put` or `take` per field, no
+//! serde_dynamo), so it costs what the hand codecs measured (`codec`'s module comment).
+//!
+//! A field's absence, read:
+//! - `required`: the item must have it (a source-design attribute, say);
+//! - `default`: absent reads as the type's default (a count the stream keeps, 0 until it does);
+//! - `optional`: the field is an `Option`, absent reads as `None`; the update that replaces the
+//!   record REMOVEs it when it is `None`.
+//!
+//! ```
+//! use shared::dynamo::codec::Item;
+//! # #[derive(Debug, PartialEq)]
+//! # pub struct Pet { pub id: String, pub name: String, pub legs: u64, pub nickname: Option<String> }
+//! shared::dynamo::record::record! {
+//!     /// What an item stores of a pet.
+//!     pub PetRecord stores Pet beside (id: String) {
+//!         /// Its name.
+//!         name: String = NAME "name", required, source;
+//!         /// How many legs, 0 until counted.
+//!         legs: u64 = LEGS "legs", default, store;
+//!         /// What it answers to.
+//!         nickname: String = NICKNAME "nickname", optional, store;
+//!     }
+//! }
+//! let pet = Pet { id: "p1".into(), name: "Rex".into(), legs: 4, nickname: None };
+//! let mut item = Item::new();
+//! PetRecord::write(&mut item, &pet);
+//! assert_eq!(item.len(), 2, "an absent nickname is not written");
+//! assert_eq!(PetRecord::read(&mut item, "p1".into()).unwrap(), pet);
+//! assert_eq!(PetRecord::NAMES, ["name", "legs", "nickname"]);
+//! assert_eq!(PetRecord::OPTIONAL, ["nickname"]);
+//! assert!(PetRecord::ATTRIBUTES[0].source && !PetRecord::ATTRIBUTES[1].source);
+//! ```
+
+/// One stored attribute of a record, as its table declares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attribute {
+    /// The attribute's name in the item.
+    pub name: &'static str,
+    /// Its DynamoDB form, as a reader is told it: "a string", "a decimal number".
+    pub expected: &'static str,
+    /// How a reader treats its absence: `required`, `default` or `optional`.
+    pub absent: &'static str,
+    /// The source design's boto3 code writes it (what an item written by that code holds).
+    pub source: bool,
+}
+
+/// Declares a record: see the module's documentation.
+#[macro_export]
+macro_rules! record {
+    (
+        $(#[$meta:meta])*
+        $vis:vis $record:ident stores $domain:ident beside ($($key:ident : $key_ty:ty),* $(,)?) {
+            $(
+                $(#[$field_meta:meta])*
+                $field:ident : $ty:ty = $attr:ident $name:literal, $absent:ident, $origin:ident;
+            )*
+        }
+    ) => {
+        $(
+            $(#[$field_meta])*
+            $vis const $attr: $crate::dynamo::codec::Attr<$ty> =
+                $crate::dynamo::codec::Attr::new($name);
+        )*
+
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy)]
+        $vis struct $record;
+
+        impl $record {
+            /// Every attribute the record stores, in its table's order.
+            pub const NAMES: &'static [&'static str] = &[$($name),*];
+            /// Those a reader may find absent and the replacing update removes (`optional`).
+            pub const OPTIONAL: &'static [&'static str] =
+                $crate::record!(@optional [] $($name $absent)*);
+            /// The table itself.
+            pub const ATTRIBUTES: &'static [$crate::dynamo::record::Attribute] = &[$(
+                $crate::dynamo::record::Attribute {
+                    name: $name,
+                    expected: <$ty as $crate::dynamo::codec::Stored>::EXPECTED,
+                    absent: stringify!($absent),
+                    source: $crate::record!(@source $origin),
+                }
+            ),*];
+
+            /// Writes the record's fields of `value` into `item` (an absent optional one not at
+            /// all).
+            pub fn write(item: &mut $crate::dynamo::codec::Item, value: &$domain) {
+                $($crate::record!(@put $absent, $attr, item, value.$field);)*
+            }
+
+            /// The domain value `item` holds, beside the fields its key gives; the record's
+            /// attributes are taken out of `item`.
+            pub fn read(
+                item: &mut $crate::dynamo::codec::Item,
+                $($key: $key_ty),*
+            ) -> Result<$domain, $crate::dynamo::codec::BadItem> {
+                Ok($domain {
+                    $($key,)*
+                    $($field: $crate::record!(@take $absent, $attr, item),)*
+                })
+            }
+
+            /// `change` replacing every field of the record with `value`'s: SET, or REMOVE for
+            /// an absent optional one. Its spec declares [`Self::NAMES`] under `set` and
+            /// [`Self::OPTIONAL`] under `remove`.
+            pub fn replace(
+                change: $crate::dynamo::update::Change,
+                value: &$domain,
+            ) -> $crate::dynamo::update::Change {
+                $(let change = $crate::record!(@set $absent, $attr, change, value.$field);)*
+                change
+            }
+        }
+    };
+
+    (@source source) => { true };
+    (@source store) => { false };
+
+    (@optional [$($acc:literal),*]) => { &[$($acc),*] };
+    (@optional [$($acc:literal),*] $name:literal optional $($rest:tt)*) => {
+        $crate::record!(@optional [$($acc,)* $name] $($rest)*)
+    };
+    (@optional [$($acc:literal),*] $name:literal $other:ident $($rest:tt)*) => {
+        $crate::record!(@optional [$($acc),*] $($rest)*)
+    };
+
+    (@put optional, $attr:ident, $item:ident, $value:expr) => {
+        $attr.put_optional($item, $value.as_ref())
+    };
+    (@put $absent:ident, $attr:ident, $item:ident, $value:expr) => {
+        $attr.put($item, &$value)
+    };
+
+    (@take required, $attr:ident, $item:ident) => { $attr.take($item)? };
+    (@take default, $attr:ident, $item:ident) => { $attr.take_optional($item)?.unwrap_or_default() };
+    (@take optional, $attr:ident, $item:ident) => { $attr.take_optional($item)? };
+
+    (@set optional, $attr:ident, $change:ident, $value:expr) => {
+        match &$value {
+            Some(value) => $change.set(&$attr, value),
+            None => $change.remove(&$attr),
+        }
+    };
+    (@set $absent:ident, $attr:ident, $change:ident, $value:expr) => {
+        $change.set(&$attr, &$value)
+    };
+}
+
+pub use crate::record;
