@@ -302,8 +302,8 @@ mod tests {
             Vec::<String>::new()
         );
         let mut extra = profile.clone();
-        extra["phone"] = json!("1");
-        assert!(violations(route, 200, "application/json", &extra)[0].contains("phone"));
+        extra["fax"] = json!("1");
+        assert!(violations(route, 200, "application/json", &extra)[0].contains("fax"));
         let mut lacking = profile.clone();
         lacking.as_object_mut().expect("object").remove("email");
         assert!(violations(route, 200, "application/json", &lacking)[0].contains("email"));
@@ -322,8 +322,8 @@ mod tests {
         let none = Vec::<String>::new();
         assert_eq!(request_violations(route, 200, &body, &body), none);
         let mut extra = body.clone();
-        extra["phone"] = json!("+34600000000");
-        assert!(request_violations(route, 201, &extra, &body)[0].contains("phone"));
+        extra["fax"] = json!("+34600000000");
+        assert!(request_violations(route, 201, &extra, &body)[0].contains("fax"));
         // A refusal is its own test's business; so is a body acknowledged unread.
         assert_eq!(request_violations(route, 400, &extra, &body), none);
         let unread = json!({"received": true, "outcome": "unreadable"});

@@ -410,10 +410,10 @@ mod tests {
             .try_into()
             .expect("one");
         assert!(!covering(put, &named).is_empty(), "{named:?}");
-        let [phone] = requests_of("UpdateItem", &update(json!({"#a": "phone"})))
+        let [fax] = requests_of("UpdateItem", &update(json!({"#a": "fax"})))
             .try_into()
             .expect("one");
-        assert_eq!(covering(put, &phone), [0usize; 0]);
+        assert_eq!(covering(put, &fax), [0usize; 0]);
         // A write its declaration does not make at all.
         let delete = json!({"Key": {"PK": {"S": "CUSTOMER#c1"}, "SK": {"S": "PROFILE"}}});
         let [gone] = requests_of("DeleteItem", &delete).try_into().expect("one");
