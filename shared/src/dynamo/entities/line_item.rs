@@ -12,12 +12,20 @@ use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, SK, primary_key};
 use crate::dynamo::entities::product;
 use crate::dynamo::keys::{self, Entity, ITEM_PREFIX, MalformedKey, ORDER_PREFIX, malformed};
+use crate::dynamo::record::record;
 use crate::dynamo::update::{Change, PutSpec, UpdateSpec};
 
-/// How many.
-pub const QUANTITY: Attr<u32> = Attr::new("quantity");
-/// The price of one, as ordered.
-pub const PRICE: Attr<Money> = Attr::new("price");
+record! {
+    /// What a line item stores of the line: quantity and price, as the source design writes
+    /// them.
+    pub Record stores LineItem beside (sku: Sku) {
+        /// How many.
+        quantity: u32 = QUANTITY "quantity", required, source;
+        /// The price of one, as ordered.
+        price: Money = PRICE "price", required, source;
+    }
+}
+
 /// The order's customer: what a product's orders show beside the line (access pattern 8).
 pub const CUSTOMER_ID: Attr<CustomerId> = Attr::new("customerId");
 /// GSI2's partition key: the line's product.
@@ -155,8 +163,7 @@ pub fn key(order: &OrderId, sku: &Sku) -> Item {
 /// The line as the source design's boto3 code writes it: quantity and price.
 pub fn source_design_item(order: &OrderId, line: &LineItem) -> Item {
     let mut item = key(order, &line.sku);
-    QUANTITY.put(&mut item, &line.quantity);
-    PRICE.put(&mut item, &line.price);
+    Record::write(&mut item, line);
     item
 }
 
@@ -172,11 +179,8 @@ pub fn to_item(order: &Order, line: &LineItem) -> Item {
 
 /// The line an item holds, in the source design's shape (quantity and price).
 pub fn from_item(mut item: Item) -> Result<LineItem, BadItem> {
-    Ok(LineItem {
-        sku: parse_sk(&SK.take(&mut item)?)?,
-        quantity: QUANTITY.take(&mut item)?,
-        price: PRICE.take(&mut item)?,
-    })
+    let sku = parse_sk(&SK.take(&mut item)?)?;
+    Record::read(&mut item, sku)
 }
 
 /// A line as GSI2 projects it: the order from the table's key, the time from GSI2's.

@@ -7,17 +7,25 @@ use crate::domain::money::Money;
 use crate::domain::product::Product;
 use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
 use crate::dynamo::keys::{self, Entity, MalformedKey, PRODUCT_PREFIX, malformed};
+use crate::dynamo::record::record;
 use crate::dynamo::update::UpdateSpec;
 
 /// The product's sort key.
 pub const SORT_KEY: &str = keys::PRODUCT_SK;
 
-/// What the catalog calls it.
-pub const NAME: Attr<String> = Attr::new("name");
-/// The price of one.
-pub const PRICE: Attr<Money> = Attr::new("price");
-/// How many are left to order.
-pub const STOCK: Attr<u64> = Attr::new("stock");
+record! {
+    /// What the product's item stores of it (the catalog is this store's, not the source
+    /// design's).
+    pub Record stores Product beside (sku: Sku) {
+        /// What the catalog calls it.
+        name: String = NAME "name", required, store;
+        /// The price of one.
+        price: Money = PRICE "price", required, store;
+        /// How many are left to order.
+        stock: u64 = STOCK "stock", required, store;
+    }
+}
+
 /// How many times the catalog changed its name or price.
 pub const VERSION: Attr<u64> = Attr::new("version");
 /// What an order takes from or a cancellation gives back to the stock.
@@ -62,21 +70,15 @@ pub fn key(sku: &Sku) -> Item {
 /// The product at `version`.
 pub fn to_item(product: &Product, version: u64) -> Item {
     let mut item = key(&product.sku);
-    NAME.put(&mut item, &product.name);
-    PRICE.put(&mut item, &product.price);
-    STOCK.put(&mut item, &product.stock);
+    Record::write(&mut item, product);
     VERSION.put(&mut item, &version);
     item
 }
 
 /// The product and its version.
 pub fn from_item(mut item: Item) -> Result<(Product, u64), BadItem> {
-    let product = Product {
-        sku: parse_pk(&PK.take(&mut item)?)?,
-        name: NAME.take(&mut item)?,
-        price: PRICE.take(&mut item)?,
-        stock: STOCK.take(&mut item)?,
-    };
+    let sku = parse_pk(&PK.take(&mut item)?)?;
+    let product = Record::read(&mut item, sku)?;
     Ok((product, VERSION.take_optional(&mut item)?.unwrap_or(0)))
 }
 
