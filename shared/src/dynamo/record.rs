@@ -8,6 +8,10 @@
 //! interpreted: the code is what a hand codec would be (one `put` or `take` per field, no
 //! serde_dynamo), so it costs what the hand codecs measured (`codec`'s module comment).
 //!
+//! `beside` names the domain type's fields the item's keys give (the caller reads them);
+//! `without`, those the record never holds (`None` when read from it: a listing holds no
+//! payment, its order's header does).
+//!
 //! A field's absence, read:
 //! - `required`: the item must have it (a source-design attribute, say);
 //! - `default`: absent reads as the type's default (a count the stream keeps, 0 until it does);
@@ -57,7 +61,8 @@ pub struct Attribute {
 macro_rules! record {
     (
         $(#[$meta:meta])*
-        $vis:vis $record:ident stores $domain:ident beside ($($key:ident : $key_ty:ty),* $(,)?) {
+        $vis:vis $record:ident stores $domain:ident beside ($($key:ident : $key_ty:ty),* $(,)?)
+        $(without ($($none:ident),* $(,)?))? {
             $(
                 $(#[$field_meta:meta])*
                 $field:ident : $ty:ty = $attr:ident $name:literal, $absent:ident, $origin:ident;
@@ -104,6 +109,7 @@ macro_rules! record {
             ) -> Result<$domain, $crate::dynamo::codec::BadItem> {
                 Ok($domain {
                     $($key,)*
+                    $($($none: None,)*)?
                     $($field: $crate::record!(@take $absent, $attr, item),)*
                 })
             }

@@ -3,30 +3,44 @@
 //! total), in the order's own partition, sorted before its line items (`keys::ORDER_PARTITION`).
 
 use crate::domain::ids::{CustomerId, DisputeId, OrderId, PaymentId};
+use crate::domain::money::Money;
 use crate::domain::order::{Balance, Order, OrderDispute};
+use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
 use crate::dynamo::entities::line_item;
 use crate::dynamo::keys::{self, Entity};
+use crate::dynamo::record::record;
 use crate::dynamo::update::{PutSpec, UpdateSpec};
-
-pub use crate::dynamo::entities::order_listing::{HOLD_UNTIL, STATUS, TOTAL};
 
 /// The header's sort key.
 pub const SORT_KEY: &str = keys::HEADER_SK;
 
-/// Whose order: what a lookup by order ID needs to decide who may see it.
-pub const CUSTOMER_ID: Attr<CustomerId> = Attr::new("customerId");
-/// When it was placed: where its listing is.
-pub const PLACED_AT: Attr<Timestamp> = Attr::new("placedAt");
-
-/// The payment that placed a checked-out order (set when it is paid).
-pub const PAYMENT_ID: Attr<PaymentId> = Attr::new("paymentId");
-/// Why the last attempt to pay the hold failed, in the provider's words (until it is paid).
-pub const PAYMENT_ERROR: Attr<String> = Attr::new("paymentError");
-/// The PaymentIntent checkout asked the provider for (set once it answers): only a payment of
-/// it places the order.
-pub const PAYMENT_INTENT_ID: Attr<PaymentId> = Attr::new("paymentIntentId");
+record! {
+    /// What the header stores of its order (the header is this store's, not the source
+    /// design's); its status, total and hold's end are named as the listing names them
+    /// (a test holds the two tables to each other).
+    pub Header stores Order beside (order_id: OrderId, dispute: Option<OrderDispute>) {
+        /// Whose order: what a lookup by order ID needs to decide who may see it.
+        customer_id: CustomerId = CUSTOMER_ID "customerId", required, store;
+        /// When it was placed: where its listing is.
+        placed_at: Timestamp = PLACED_AT "placedAt", required, store;
+        /// Where the order is in its life.
+        status: OrderStatus = STATUS "status", required, store;
+        /// What the order comes to.
+        total: Money = TOTAL "total", required, store;
+        /// When a PENDING_PAYMENT order's hold ends.
+        hold_until: Timestamp = HOLD_UNTIL "holdUntil", optional, store;
+        /// The PaymentIntent checkout asked the provider for (set once it answers): only a
+        /// payment of it places the order.
+        payment_intent_id: PaymentId = PAYMENT_INTENT_ID "paymentIntentId", optional, store;
+        /// The payment that placed a checked-out order (set when it is paid).
+        payment_id: PaymentId = PAYMENT_ID "paymentId", optional, store;
+        /// Why the last attempt to pay the hold failed, in the provider's words (until it is
+        /// paid).
+        payment_error: String = PAYMENT_ERROR "paymentError", optional, store;
+    }
+}
 
 /// What the payment that placed it collected, in the smallest unit (set with the payment).
 pub const PAID_AMOUNT: Attr<i64> = Attr::new("paid");
@@ -145,14 +159,11 @@ pub fn key(order: &OrderId) -> Item {
     primary_key(pk(order), SORT_KEY)
 }
 
-/// The header of `order`.
+/// The header of `order`, as placing it writes it (a new order has no payment yet: what the
+/// payment's updates set later is absent, so not written).
 pub fn to_item(order: &Order) -> Item {
     let mut item = key(&order.order_id);
-    CUSTOMER_ID.put(&mut item, &order.customer_id);
-    PLACED_AT.put(&mut item, &order.placed_at);
-    STATUS.put(&mut item, &order.status);
-    TOTAL.put(&mut item, &order.total);
-    HOLD_UNTIL.put_optional(&mut item, order.hold_until.as_ref());
+    Header::write(&mut item, order);
     item
 }
 
@@ -168,18 +179,9 @@ pub fn balance(item: &Item) -> Balance {
 
 /// The order a header holds.
 pub fn from_item(mut item: Item) -> Result<Order, BadItem> {
-    Ok(Order {
-        order_id: line_item::parse_pk(&PK.take(&mut item)?)?,
-        customer_id: CUSTOMER_ID.take(&mut item)?,
-        placed_at: PLACED_AT.take(&mut item)?,
-        status: STATUS.take(&mut item)?,
-        total: TOTAL.take(&mut item)?,
-        hold_until: HOLD_UNTIL.take_optional(&mut item)?,
-        payment_intent_id: PAYMENT_INTENT_ID.take_optional(&mut item)?,
-        payment_id: PAYMENT_ID.take_optional(&mut item)?,
-        payment_error: PAYMENT_ERROR.take_optional(&mut item)?,
-        dispute: dispute(&mut item)?,
-    })
+    let order_id = line_item::parse_pk(&PK.take(&mut item)?)?;
+    let dispute = dispute(&mut item)?;
+    Header::read(&mut item, order_id, dispute)
 }
 
 /// The dispute a header is flagged with, if any.
@@ -200,6 +202,22 @@ mod tests {
     use super::*;
     use crate::domain::status::OrderStatus;
     use crate::dynamo::entities::test_support::{o100, order, pairs, shape};
+
+    #[test]
+    fn what_the_header_shares_with_the_listing_it_stores_as_the_listing_does() {
+        // Placing an order writes both in one transaction, and a status change moves both:
+        // the same attribute, of the same form, read the same way, in each.
+        use crate::dynamo::entities::order_listing::Listing;
+        for shared in Listing::ATTRIBUTES {
+            let header = Header::ATTRIBUTES.iter().find(|a| a.name == shared.name);
+            assert_eq!(
+                header.map(|a| (a.expected, a.absent)),
+                Some((shared.expected, shared.absent)),
+                "{}",
+                shared.name
+            );
+        }
+    }
 
     #[test]
     fn order_header_keys() {

@@ -3,7 +3,7 @@
 //! first: Query on PK) and 4 (orders with a status, oldest first: Query on GSI1). In the source
 //! design's shape; with one status shard, exactly the source design's keys.
 
-use crate::domain::ids::OrderId;
+use crate::domain::ids::{CustomerId, OrderId};
 use crate::domain::money::Money;
 use crate::domain::order::Order;
 use crate::domain::status::OrderStatus;
@@ -14,16 +14,26 @@ use crate::dynamo::keys::{
     self, CUSTOMER_PARTITION, Entity, MalformedKey, ORDER_PREFIX, STATUS_PREFIX, StatusShards,
     malformed,
 };
+use crate::dynamo::record::record;
 use crate::dynamo::update::{PutSpec, UpdateSpec};
 
 /// The order's ID, as the source design writes it (the sort key holds it too).
 pub const ORDER_ID: Attr<OrderId> = Attr::new("orderId");
-/// Where the order is in its life.
-pub const STATUS: Attr<OrderStatus> = Attr::new("status");
-/// What the order comes to.
-pub const TOTAL: Attr<Money> = Attr::new("total");
-/// When a PENDING_PAYMENT order's hold ends: the expiry reads it from GSI1 (projected whole).
-pub const HOLD_UNTIL: Attr<Timestamp> = Attr::new("holdUntil");
+record! {
+    /// What a listing stores of its order: status and total as the source design writes them,
+    /// and a hold's end. The rest of an [`Order`] is the listing's keys' (who, when, which) or
+    /// the header's alone (its payment and dispute: none, read from a listing).
+    pub Listing stores Order beside (order_id: OrderId, customer_id: CustomerId, placed_at: Timestamp)
+        without (payment_intent_id, payment_id, payment_error, dispute) {
+        /// Where the order is in its life.
+        status: OrderStatus = STATUS "status", required, source;
+        /// What the order comes to.
+        total: Money = TOTAL "total", required, source;
+        /// When a PENDING_PAYMENT order's hold ends: the expiry reads it from GSI1 (projected
+        /// whole).
+        hold_until: Timestamp = HOLD_UNTIL "holdUntil", optional, store;
+    }
+}
 /// GSI1's partition key: the status and its shard.
 pub const GSI1PK: Attr<String> = Attr::new(keys::GSI1PK);
 /// GSI1's sort key: when the order was placed.
@@ -146,30 +156,18 @@ pub fn key(order: &Order) -> Item {
 pub fn to_item(order: &Order, shards: StatusShards) -> Item {
     let mut item = key(order);
     ORDER_ID.put(&mut item, &order.order_id);
-    STATUS.put(&mut item, &order.status);
-    TOTAL.put(&mut item, &order.total);
+    Listing::write(&mut item, order);
     let shard = shards.of(&order.order_id);
     GSI1PK.put(&mut item, &gsi1pk(order.status, shard));
     GSI1SK.put(&mut item, &gsi1sk(order.placed_at));
-    HOLD_UNTIL.put_optional(&mut item, order.hold_until.as_ref());
     item
 }
 
 /// Ids and time from the keys, status and total from the attributes the source design writes.
 pub fn from_item(mut item: Item) -> Result<Order, BadItem> {
     let (placed_at, order_id) = parse_sk(&SK.take(&mut item)?)?;
-    Ok(Order {
-        order_id,
-        customer_id: customer::parse_pk(&PK.take(&mut item)?)?,
-        placed_at,
-        status: STATUS.take(&mut item)?,
-        total: TOTAL.take(&mut item)?,
-        hold_until: HOLD_UNTIL.take_optional(&mut item)?,
-        payment_intent_id: None,
-        payment_id: None,
-        payment_error: None,
-        dispute: None,
-    })
+    let customer_id = customer::parse_pk(&PK.take(&mut item)?)?;
+    Listing::read(&mut item, order_id, customer_id, placed_at)
 }
 
 #[cfg(test)]
