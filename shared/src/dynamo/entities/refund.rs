@@ -13,40 +13,48 @@ use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, primary_key};
 use crate::dynamo::entities::line_item;
 use crate::dynamo::keys::{self, Entity, REFUND_PREFIX, REFUNDS_GSI1_PREFIX};
+use crate::dynamo::record::record;
 use crate::dynamo::update::{PutSpec, UpdateSpec};
 
-/// Its ID.
-pub const REFUND_ID: Attr<RefundId> = Attr::new("refundId");
-/// The order it is of (an order's refund only).
-pub const ORDER_ID: Attr<OrderId> = Attr::new("orderId");
-/// The payment it gives back from.
-pub const PAYMENT_ID: Attr<PaymentId> = Attr::new("paymentId");
-/// In the currency's smallest unit.
-pub const AMOUNT: Attr<i64> = Attr::new("amount");
-/// Lowercase ISO 4217.
-pub const CURRENCY: Attr<String> = Attr::new("currency");
-/// What it gives back.
-pub const KIND: Attr<RefundKind> = Attr::new("kind");
-/// Why.
-pub const REASON: Attr<String> = Attr::new("reason");
-/// Where it is.
-pub const STATUS: Attr<RefundStatus> = Attr::new("status");
-/// The provider's refund, once it made one.
-pub const PROVIDER_REFUND_ID: Attr<ProviderRefundId> = Attr::new("providerRefundId");
-/// Why the provider refused it.
-pub const FAILURE: Attr<String> = Attr::new("failure");
-/// When it was recorded.
-pub const REQUESTED_AT: Attr<Timestamp> = Attr::new("requestedAt");
-/// The event that reported the payment.
-pub const EVENT_ID: Attr<PaymentEventId> = Attr::new("eventId");
+record! {
+    /// What a refund's item stores of it; its lines are a map of SKU to quantity, written
+    /// and read beside the table ([`LINES`]).
+    pub Record stores Refund beside (lines: Vec<RefundLine>) {
+        /// Its ID.
+        refund_id: RefundId = REFUND_ID "refundId", required, store;
+        /// The order it is of (an order's refund only).
+        order_id: OrderId = ORDER_ID "orderId", optional, store;
+        /// The payment it gives back from.
+        payment_id: PaymentId = PAYMENT_ID "paymentId", required, store;
+        /// In the currency's smallest unit.
+        amount: i64 = AMOUNT "amount", required, store;
+        /// Lowercase ISO 4217.
+        currency: String = CURRENCY "currency", required, store;
+        /// What it gives back.
+        kind: RefundKind = KIND "kind", required, store;
+        /// Why.
+        reason: String = REASON "reason", required, store;
+        /// Where it is.
+        status: RefundStatus = STATUS "status", required, store;
+        /// The provider's refund, once it made one.
+        provider_refund_id: ProviderRefundId = PROVIDER_REFUND_ID "providerRefundId", optional, store;
+        /// Why the provider refused it.
+        failure: String = FAILURE "failure", optional, store;
+        /// When it was recorded.
+        requested_at: Timestamp = REQUESTED_AT "requestedAt", required, store;
+        /// The event that reported the payment.
+        event_id: PaymentEventId = EVENT_ID "eventId", optional, store;
+        /// Whether its lines went back into stock.
+        restock: bool = RESTOCK "restock", default, store;
+        /// How many times it was claimed for sending.
+        attempts: u32 = ATTEMPTS "attempts", default, store;
+        /// When it was last claimed for sending.
+        sent_at: Timestamp = SENT_AT "sentAt", optional, store;
+    }
+}
+
 /// The lines it gives back: a map of SKU to quantity.
 pub const LINES: Attr<Item> = Attr::new("lines");
-/// Whether its lines went back into stock.
-pub const RESTOCK: Attr<bool> = Attr::new("restock");
-/// How many times it was claimed for sending.
-pub const ATTEMPTS: Attr<u32> = Attr::new("attempts");
-/// When it was last claimed for sending.
-pub const SENT_AT: Attr<Timestamp> = Attr::new("sentAt");
 /// GSI1's partition key: `REFUNDS#<status>`.
 pub const GSI1PK: Attr<String> = Attr::new(keys::GSI1PK);
 /// GSI1's sort key: when it was recorded.
@@ -193,18 +201,7 @@ pub fn entity(refund: &Refund) -> Entity {
 /// The record of `refund`.
 pub fn to_item(refund: &Refund) -> Item {
     let mut item = key(refund);
-    REFUND_ID.put(&mut item, &refund.refund_id);
-    ORDER_ID.put_optional(&mut item, refund.order_id.as_ref());
-    PAYMENT_ID.put(&mut item, &refund.payment_id);
-    AMOUNT.put(&mut item, &refund.amount);
-    CURRENCY.put(&mut item, &refund.currency);
-    KIND.put(&mut item, &refund.kind);
-    REASON.put(&mut item, &refund.reason);
-    STATUS.put(&mut item, &refund.status);
-    PROVIDER_REFUND_ID.put_optional(&mut item, refund.provider_refund_id.as_ref());
-    FAILURE.put_optional(&mut item, refund.failure.as_ref());
-    REQUESTED_AT.put(&mut item, &refund.requested_at);
-    EVENT_ID.put_optional(&mut item, refund.event_id.as_ref());
+    Record::write(&mut item, refund);
     if !refund.lines.is_empty() {
         let lines = refund
             .lines
@@ -213,9 +210,6 @@ pub fn to_item(refund: &Refund) -> Item {
             .collect();
         LINES.put(&mut item, &lines);
     }
-    RESTOCK.put(&mut item, &refund.restock);
-    ATTEMPTS.put(&mut item, &refund.attempts);
-    SENT_AT.put_optional(&mut item, refund.sent_at.as_ref());
     GSI1PK.put(&mut item, &gsi1pk(refund.status));
     GSI1SK.put(&mut item, &refund.requested_at.to_string());
     item
@@ -246,24 +240,7 @@ pub fn from_item(mut item: Item) -> Result<Refund, BadItem> {
         })
         .collect::<Result<Vec<_>, BadItem>>()?;
     lines.sort_by(|a, b| a.sku.cmp(&b.sku));
-    Ok(Refund {
-        refund_id: REFUND_ID.take(&mut item)?,
-        order_id: ORDER_ID.take_optional(&mut item)?,
-        payment_id: PAYMENT_ID.take(&mut item)?,
-        amount: AMOUNT.take(&mut item)?,
-        currency: CURRENCY.take(&mut item)?,
-        kind: KIND.take(&mut item)?,
-        reason: REASON.take(&mut item)?,
-        status: STATUS.take(&mut item)?,
-        provider_refund_id: PROVIDER_REFUND_ID.take_optional(&mut item)?,
-        failure: FAILURE.take_optional(&mut item)?,
-        requested_at: REQUESTED_AT.take(&mut item)?,
-        event_id: EVENT_ID.take_optional(&mut item)?,
-        lines,
-        restock: RESTOCK.take_optional(&mut item)?.unwrap_or(false),
-        attempts: ATTEMPTS.take_optional(&mut item)?.unwrap_or(0),
-        sent_at: SENT_AT.take_optional(&mut item)?,
-    })
+    Record::read(&mut item, lines)
 }
 
 #[cfg(test)]
