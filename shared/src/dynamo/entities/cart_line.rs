@@ -10,10 +10,17 @@ use crate::domain::ids::{CustomerId, Sku};
 use crate::dynamo::codec::{Attr, BadItem, Item, SK, primary_key};
 use crate::dynamo::entities::customer;
 use crate::dynamo::keys::{self, CART_PREFIX, Entity, MalformedKey, malformed};
+use crate::dynamo::record::record;
 use crate::dynamo::update::{DeleteSpec, PutSpec};
 
-/// How many.
-pub const QUANTITY: Attr<u32> = Attr::new("quantity");
+record! {
+    /// What a cart line stores of the line.
+    pub Record stores CartLine beside (sku: Sku) {
+        /// How many.
+        quantity: u32 = QUANTITY "quantity", required, store;
+    }
+}
+
 /// When the line expires (seconds since the epoch): the table's TTL attribute.
 pub const EXPIRES_AT: Attr<u64> = Attr::new("expiresAt");
 
@@ -61,17 +68,15 @@ pub fn key(customer: &CustomerId, sku: &Sku) -> Item {
 /// The line, expiring at `expires_at`.
 pub fn to_item(customer: &CustomerId, line: &CartLine, expires_at: u64) -> Item {
     let mut item = key(customer, &line.sku);
-    QUANTITY.put(&mut item, &line.quantity);
+    Record::write(&mut item, line);
     EXPIRES_AT.put(&mut item, &expires_at);
     item
 }
 
 /// The line an item holds, and when it expires.
 pub fn from_item(mut item: Item) -> Result<(CartLine, u64), BadItem> {
-    let line = CartLine {
-        sku: parse_sk(&SK.take(&mut item)?)?,
-        quantity: QUANTITY.take(&mut item)?,
-    };
+    let sku = parse_sk(&SK.take(&mut item)?)?;
+    let line = Record::read(&mut item, sku)?;
     Ok((line, EXPIRES_AT.take(&mut item)?))
 }
 

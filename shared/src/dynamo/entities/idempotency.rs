@@ -6,17 +6,24 @@ use crate::domain::idempotency::IdempotencyRecord;
 use crate::domain::ids::{CustomerId, IdempotencyKey, OrderId};
 use crate::dynamo::codec::{Attr, BadItem, Item, primary_key};
 use crate::dynamo::keys::{self, Entity, IDEMPOTENCY_PREFIX};
+use crate::dynamo::record::record;
 use crate::dynamo::update::PutSpec;
 
 /// The record's sort key.
 pub const SORT_KEY: &str = keys::RESPONSE_SK;
 
-/// What identifies the first request's body.
-pub const FINGERPRINT: Attr<String> = Attr::new("fingerprint");
-/// The order the first request placed.
-pub const ORDER_ID: Attr<OrderId> = Attr::new("orderId");
-/// The first request's answer, as sent.
-pub const RESPONSE: Attr<String> = Attr::new("response");
+record! {
+    /// What an idempotency record stores of the first request.
+    pub Record stores IdempotencyRecord beside () {
+        /// What identifies the first request's body.
+        fingerprint: String = FINGERPRINT "fingerprint", required, store;
+        /// The order the first request placed.
+        order_id: OrderId = ORDER_ID "orderId", required, store;
+        /// The first request's answer, as sent.
+        response: String = RESPONSE "response", required, store;
+    }
+}
+
 /// When the record expires (seconds since the epoch): the table's TTL attribute.
 pub const EXPIRES_AT: Attr<u64> = Attr::new("expiresAt");
 
@@ -51,20 +58,14 @@ pub fn to_item(
     expires_at: u64,
 ) -> Item {
     let mut item = key(customer, idempotency_key);
-    FINGERPRINT.put(&mut item, &record.fingerprint);
-    ORDER_ID.put(&mut item, &record.order_id);
-    RESPONSE.put(&mut item, &record.response);
+    Record::write(&mut item, record);
     EXPIRES_AT.put(&mut item, &expires_at);
     item
 }
 
 /// The record and when it expires (0 when the item has no expiry).
 pub fn from_item(mut item: Item) -> Result<(IdempotencyRecord, u64), BadItem> {
-    let record = IdempotencyRecord {
-        fingerprint: FINGERPRINT.take(&mut item)?,
-        order_id: ORDER_ID.take(&mut item)?,
-        response: RESPONSE.take(&mut item)?,
-    };
+    let record = Record::read(&mut item)?;
     Ok((record, EXPIRES_AT.take_optional(&mut item)?.unwrap_or(0)))
 }
 
