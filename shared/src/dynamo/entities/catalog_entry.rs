@@ -4,14 +4,25 @@
 //! and orders (which change stock) never write here.
 
 use crate::domain::ids::Sku;
+use crate::domain::money::Money;
 use crate::domain::product::CatalogEntry;
 use crate::dynamo::codec::{BadItem, Item, SK, primary_key};
 use crate::dynamo::keys::{
     self, CATALOG_PREFIX, Entity, MalformedKey, PRODUCT_PREFIX, fnv1a, malformed,
 };
+use crate::dynamo::record::record;
 use crate::dynamo::update::PutSpec;
 
-pub use crate::dynamo::entities::product::{NAME, PRICE};
+record! {
+    /// What an entry stores of its product: name and price, named as the product's item names
+    /// them (a test holds the two tables to each other).
+    pub Record stores CatalogEntry beside (sku: Sku) {
+        /// What the catalog calls it.
+        name: String = NAME "name", required, store;
+        /// The price of one.
+        price: Money = PRICE "price", required, store;
+    }
+}
 
 /// How many catalog partitions the products are spread over.
 pub const SHARDS: u32 = 4;
@@ -53,26 +64,33 @@ pub fn is_canonical_key(pk: &str, sk: &str) -> bool {
 /// The entry, in its SKU's shard.
 pub fn to_item(entry: &CatalogEntry) -> Item {
     let mut item = primary_key(pk(shard(&entry.sku)), sk(&entry.sku));
-    NAME.put(&mut item, &entry.name);
-    PRICE.put(&mut item, &entry.price);
+    Record::write(&mut item, entry);
     item
 }
 
 /// The entry an item holds.
 pub fn from_item(mut item: Item) -> Result<CatalogEntry, BadItem> {
-    Ok(CatalogEntry {
-        sku: parse_sk(&SK.take(&mut item)?)?,
-        name: NAME.take(&mut item)?,
-        price: PRICE.take(&mut item)?,
-    })
+    let sku = parse_sk(&SK.take(&mut item)?)?;
+    Record::read(&mut item, sku)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::money::Money;
+    use crate::dynamo::entities::product;
     use crate::dynamo::entities::test_support::sku1;
     use aws_sdk_dynamodb::types::AttributeValue;
+
+    #[test]
+    fn an_entry_stores_its_products_name_and_price_as_the_product_does() {
+        // put-product writes both in one transaction: the same attributes, of the same form.
+        for shared in Record::ATTRIBUTES {
+            let product = product::Record::ATTRIBUTES
+                .iter()
+                .find(|a| a.name == shared.name);
+            assert_eq!(product, Some(shared), "{}", shared.name);
+        }
+    }
 
     #[test]
     fn catalog_keys() {
