@@ -22,38 +22,40 @@ pub fn functions(template: &serde_yaml::Value) -> impl Iterator<Item = (&str, &s
     resources_of(template, "AWS::Serverless::Function")
 }
 
-/// The IAM statements a function is granted: those of its inline `Policies`, or of the role it
-/// names, and of every managed policy of the template either attaches (`!Ref WarmUpPolicy`).
+/// The policies a function is granted: the documents written in its inline `Policies` (or its
+/// role's), and the managed policies either attaches (`!Ref WarmUpPolicy`), as written.
+pub fn attached_policies<'a>(
+    template: &'a serde_yaml::Value,
+    function: &'a serde_yaml::Value,
+) -> (Vec<serde_yaml::Value>, Vec<&'a serde_yaml::Value>) {
+    let properties = &function["Properties"];
+    match &properties["Role"] {
+        serde_yaml::Value::Null => {
+            let policies = properties["Policies"].as_sequence().expect("Policies");
+            let (managed, inline): (Vec<_>, Vec<_>) = policies.iter().partition(|p| is_ref(p));
+            (inline.into_iter().cloned().collect(), managed)
+        }
+        role => {
+            let name = referred(role, "GetAtt").trim_end_matches(".Arn");
+            let role = &template["Resources"][name]["Properties"];
+            let inline = role["Policies"].as_sequence().expect("role policies");
+            let managed = role["ManagedPolicyArns"].as_sequence();
+            (
+                inline.iter().map(|p| p["PolicyDocument"].clone()).collect(),
+                managed.into_iter().flatten().collect(),
+            )
+        }
+    }
+}
+
+/// The IAM statements a function is granted: those of its [`attached_policies`], each managed
+/// one looked up in the template.
 pub fn policy_statements(
     template: &serde_yaml::Value,
     function: &serde_yaml::Value,
 ) -> Vec<serde_yaml::Value> {
-    let properties = &function["Properties"];
-    let (documents, managed): (Vec<serde_yaml::Value>, Vec<serde_yaml::Value>) = match &properties["Role"]
-    {
-        serde_yaml::Value::Null => properties["Policies"]
-            .as_sequence()
-            .expect("Policies")
-            .iter()
-            .cloned()
-            .partition(|policy| !is_ref(policy)),
-        role => {
-            let role = &template["Resources"][referred(role, "GetAtt").trim_end_matches(".Arn")]["Properties"];
-            (
-                role["Policies"]
-                    .as_sequence()
-                    .expect("role policies")
-                    .iter()
-                    .map(|p| p["PolicyDocument"].clone())
-                    .collect(),
-                role["ManagedPolicyArns"]
-                    .as_sequence()
-                    .cloned()
-                    .unwrap_or_default(),
-            )
-        }
-    };
-    let managed = managed.iter().map(|reference| {
+    let (documents, managed) = attached_policies(template, function);
+    let managed = managed.into_iter().map(|reference| {
         let policy = &template["Resources"][referred(reference, "Ref")];
         assert_eq!(
             policy["Type"].as_str(),
@@ -66,12 +68,10 @@ pub fn policy_statements(
         .into_iter()
         .chain(managed)
         .flat_map(|policy| {
-            policy["Statement"]
-                .as_sequence()
-                .unwrap_or_else(|| {
-                    panic!("only inline or the template's managed policies, no SAM policy templates: {policy:?}")
-                })
-                .clone()
+            let statements = policy["Statement"].as_sequence().unwrap_or_else(|| {
+                panic!("only inline or the template's own managed policies: {policy:?}")
+            });
+            statements.clone()
         })
         .collect()
 }

@@ -28,13 +28,10 @@ fn document() -> &'static Value {
 /// breaks of the contract; empty when it holds.
 pub fn violations(route: &str, status: u16, content_type: &str, body: &Value) -> Vec<String> {
     let document = document();
-    let Some((method, path)) = route.split_once(' ') else {
-        return vec![format!("{route:?} is no route key")];
+    let operation = match operation(document, route) {
+        Ok(operation) => operation,
+        Err(broken) => return vec![broken],
     };
-    let operation = &document["paths"][path][method.to_ascii_lowercase()];
-    if operation.is_null() {
-        return vec![format!("the contract has no operation {route}")];
-    }
     let responses = &operation["responses"];
     let declared = &responses[status.to_string()];
     let response = resolve(
@@ -82,10 +79,10 @@ pub fn request_violations(route: &str, status: u16, body: &Value, answer: &Value
         return Vec::new();
     }
     let document = document();
-    let Some((method, path)) = route.split_once(' ') else {
-        return vec![format!("{route:?} is no route key")];
+    let operation = match operation(document, route) {
+        Ok(operation) => operation,
+        Err(broken) => return vec![broken],
     };
-    let operation = &document["paths"][path][method.to_ascii_lowercase()];
     let declared = resolve(document, &operation["requestBody"]);
     let schema = &declared["content"]["application/json"]["schema"];
     if schema.is_null() {
@@ -99,6 +96,18 @@ pub fn request_violations(route: &str, status: u16, body: &Value, answer: &Value
         .into_iter()
         .map(|v| format!("{route} (answered {status}): {v}"))
         .collect()
+}
+
+/// The operation `route` (`"GET /customers/{customerId}"`) names in the contract.
+fn operation<'a>(document: &'a Value, route: &str) -> Result<&'a Value, String> {
+    let Some((method, path)) = route.split_once(' ') else {
+        return Err(format!("{route:?} is no route key"));
+    };
+    let operation = &document["paths"][path][method.to_ascii_lowercase()];
+    if operation.is_null() {
+        return Err(format!("the contract has no operation {route}"));
+    }
+    Ok(operation)
 }
 
 /// `schema` with its `$ref`s followed.

@@ -290,12 +290,16 @@ fn parts_of(response: &Response<Body>) -> (u16, String, Value) {
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_owned();
-    let body = match response.body() {
+    (status, content_type, json_of(response.body()))
+}
+
+/// A body's JSON; `Null` when it is empty or not JSON.
+fn json_of(body: &Body) -> Value {
+    match body {
         Body::Text(text) => serde_json::from_str(text).unwrap_or(Value::Null),
         Body::Binary(bytes) => serde_json::from_slice(bytes).unwrap_or(Value::Null),
         _ => Value::Null,
-    };
-    (status, content_type, body)
+    }
 }
 
 /// `handler` answering `req` as the Lambda's bootstrap does (`shared::http::serve::dispatch`),
@@ -321,11 +325,7 @@ where
         .as_deref()
         .and_then(shared::http::routes::find)
         .map(|route| route.binary);
-    let sent: Value = match req.body() {
-        Body::Text(text) => serde_json::from_str(text).unwrap_or(Value::Null),
-        Body::Binary(bytes) => serde_json::from_slice(bytes).unwrap_or(Value::Null),
-        _ => Value::Null,
-    };
+    let sent = json_of(req.body());
     // Boxed: a handler's future is deep, and the scope and the contract
     // check around it would push a spawned test past the compiler's layout
     // depth. A box stops the layout at a pointer; this is test code only.

@@ -8,6 +8,10 @@
 //! interpreted: the code is what a hand codec would be (one `put` or `take` per field, no
 //! serde_dynamo), so it costs what the hand codecs measured (`codec`'s module comment).
 //!
+//! A line with the attribute's name declares it; a line without (`status: OrderStatus = STATUS,
+//! required, store;`) stores the field in an attribute another entity's file declares, for
+//! items written side by side in one transaction (an order's header and listing).
+//!
 //! `beside` names the domain type's fields the item's keys give (the caller reads them);
 //! `without`, those the record never holds (`None` when read from it: a listing holds no
 //! payment, its order's header does).
@@ -43,6 +47,17 @@
 //! assert!(PetRecord::ATTRIBUTES[0].source && !PetRecord::ATTRIBUTES[1].source);
 //! ```
 
+/// How a reader treats an attribute's absence (the module's documentation says each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Absent {
+    /// The item must have it.
+    Required,
+    /// Absent reads as the type's default.
+    Default,
+    /// Absent reads as `None`.
+    Optional,
+}
+
 /// One stored attribute of a record, as its table declares it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Attribute {
@@ -50,8 +65,8 @@ pub struct Attribute {
     pub name: &'static str,
     /// Its DynamoDB form, as a reader is told it: "a string", "a decimal number".
     pub expected: &'static str,
-    /// How a reader treats its absence: `required`, `default` or `optional`.
-    pub absent: &'static str,
+    /// How a reader treats its absence.
+    pub absent: Absent,
     /// The source design's boto3 code writes it (what an item written by that code holds).
     pub source: bool,
 }
@@ -65,15 +80,11 @@ macro_rules! record {
         $(without ($($none:ident),* $(,)?))? {
             $(
                 $(#[$field_meta:meta])*
-                $field:ident : $ty:ty = $attr:ident $name:literal, $absent:ident, $origin:ident;
+                $field:ident : $ty:ty = $attr:ident $($name:literal)?, $absent:ident, $origin:ident;
             )*
         }
     ) => {
-        $(
-            $(#[$field_meta])*
-            $vis const $attr: $crate::dynamo::codec::Attr<$ty> =
-                $crate::dynamo::codec::Attr::new($name);
-        )*
+        $($crate::record!(@declare [$(#[$field_meta])*] $vis $attr $ty [$($name)?]);)*
 
         $(#[$meta])*
         #[derive(Debug, Clone, Copy)]
@@ -81,16 +92,16 @@ macro_rules! record {
 
         impl $record {
             /// Every attribute the record stores, in its table's order.
-            pub const NAMES: &'static [&'static str] = &[$($name),*];
+            pub const NAMES: &'static [&'static str] = &[$($attr.name),*];
             /// Those a reader may find absent and the replacing update removes (`optional`).
             pub const OPTIONAL: &'static [&'static str] =
-                $crate::record!(@optional [] $($name $absent)*);
+                $crate::record!(@optional [] $($attr $absent)*);
             /// The table itself.
             pub const ATTRIBUTES: &'static [$crate::dynamo::record::Attribute] = &[$(
                 $crate::dynamo::record::Attribute {
-                    name: $name,
+                    name: $attr.name,
                     expected: <$ty as $crate::dynamo::codec::Stored>::EXPECTED,
-                    absent: stringify!($absent),
+                    absent: $crate::record!(@absent $absent),
                     source: $crate::record!(@source $origin),
                 }
             ),*];
@@ -127,14 +138,26 @@ macro_rules! record {
         }
     };
 
+    // A field with a name declares its attribute; one without names an attribute another
+    // entity's file declares (the same item shape written twice in one transaction).
+    (@declare [$($meta:tt)*] $vis:vis $attr:ident $ty:ty [$name:literal]) => {
+        $($meta)*
+        $vis const $attr: $crate::dynamo::codec::Attr<$ty> = $crate::dynamo::codec::Attr::new($name);
+    };
+    (@declare [$($meta:tt)*] $vis:vis $attr:ident $ty:ty []) => {};
+
     (@source source) => { true };
     (@source store) => { false };
 
-    (@optional [$($acc:literal),*]) => { &[$($acc),*] };
-    (@optional [$($acc:literal),*] $name:literal optional $($rest:tt)*) => {
-        $crate::record!(@optional [$($acc,)* $name] $($rest)*)
+    (@absent required) => { $crate::dynamo::record::Absent::Required };
+    (@absent default) => { $crate::dynamo::record::Absent::Default };
+    (@absent optional) => { $crate::dynamo::record::Absent::Optional };
+
+    (@optional [$($acc:expr),*]) => { &[$($acc),*] };
+    (@optional [$($acc:expr),*] $attr:ident optional $($rest:tt)*) => {
+        $crate::record!(@optional [$($acc,)* $attr.name] $($rest)*)
     };
-    (@optional [$($acc:literal),*] $name:literal $other:ident $($rest:tt)*) => {
+    (@optional [$($acc:expr),*] $attr:ident $other:ident $($rest:tt)*) => {
         $crate::record!(@optional [$($acc),*] $($rest)*)
     };
 

@@ -13,14 +13,14 @@ use crate::dynamo::keys::{
 use crate::dynamo::record::record;
 use crate::dynamo::update::PutSpec;
 
+pub use crate::dynamo::entities::product::{NAME, PRICE};
+
 record! {
-    /// What an entry stores of its product: name and price, named as the product's item names
-    /// them (a test holds the two tables to each other).
+    /// What an entry stores of its product: name and price, in the product item's attributes
+    /// (put-product writes both in one transaction).
     pub Record stores CatalogEntry beside (sku: Sku) {
-        /// What the catalog calls it.
-        name: String = NAME "name", required, store;
-        /// The price of one.
-        price: Money = PRICE "price", required, store;
+        name: String = NAME, required, store;
+        price: Money = PRICE, required, store;
     }
 }
 

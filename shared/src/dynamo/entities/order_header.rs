@@ -13,24 +13,23 @@ use crate::dynamo::keys::{self, Entity};
 use crate::dynamo::record::record;
 use crate::dynamo::update::{PutSpec, UpdateSpec};
 
+pub use crate::dynamo::entities::order_listing::{HOLD_UNTIL, STATUS, TOTAL};
+
 /// The header's sort key.
 pub const SORT_KEY: &str = keys::HEADER_SK;
 
 record! {
     /// What the header stores of its order (the header is this store's, not the source
-    /// design's); its status, total and hold's end are named as the listing names them
-    /// (a test holds the two tables to each other).
+    /// design's); its status, total and hold's end in the listing's attributes, since placing
+    /// an order writes both and a status change moves both.
     pub Header stores Order beside (order_id: OrderId, dispute: Option<OrderDispute>) {
         /// Whose order: what a lookup by order ID needs to decide who may see it.
         customer_id: CustomerId = CUSTOMER_ID "customerId", required, store;
         /// When it was placed: where its listing is.
         placed_at: Timestamp = PLACED_AT "placedAt", required, store;
-        /// Where the order is in its life.
-        status: OrderStatus = STATUS "status", required, store;
-        /// What the order comes to.
-        total: Money = TOTAL "total", required, store;
-        /// When a PENDING_PAYMENT order's hold ends.
-        hold_until: Timestamp = HOLD_UNTIL "holdUntil", optional, store;
+        status: OrderStatus = STATUS, required, store;
+        total: Money = TOTAL, required, store;
+        hold_until: Timestamp = HOLD_UNTIL, optional, store;
         /// The PaymentIntent checkout asked the provider for (set once it answers): only a
         /// payment of it places the order.
         payment_intent_id: PaymentId = PAYMENT_INTENT_ID "paymentIntentId", optional, store;
