@@ -3,36 +3,12 @@
 //! (the route table, `shared::http::routes`).
 
 use lambda_http::Request;
-use serde::Serialize;
 use shared::Store;
-use shared::domain::ids::{CustomerId, OrderId};
-use shared::domain::money::Money;
+use shared::domain::ids::CustomerId;
 use shared::domain::order::Order;
-use shared::domain::status::OrderStatus;
-use shared::domain::time::Timestamp;
 use shared::http::HttpResult;
 use shared::http::request::{caller, page_request, path_param, placed_window};
 use shared::http::response::list_response;
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct OrderView {
-    order_id: OrderId,
-    placed_at: Timestamp,
-    status: OrderStatus,
-    total: Money,
-}
-
-impl From<Order> for OrderView {
-    fn from(order: Order) -> Self {
-        Self {
-            order_id: order.order_id,
-            placed_at: order.placed_at,
-            status: order.status,
-            total: order.total,
-        }
-    }
-}
 
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let customer = path_param(&req, "customerId", CustomerId::parse)?;
@@ -42,6 +18,5 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let orders = store
         .list_customer_orders(&customer, window, &page, caller)
         .await?;
-    let items = orders.items.into_iter().map(OrderView::from).collect();
-    Ok(list_response::<OrderView>(items, orders.next_cursor))
+    Ok(list_response::<Order>(orders.items, orders.next_cursor))
 }

@@ -3,8 +3,8 @@
 
 use local_engine::testing::dispatch;
 use local_engine::testing::payments::{checkout, hold_line};
-use local_engine::testing::{TestApp, from_event_file, header, parts};
-use serde_json::Value;
+use local_engine::testing::{TestApp, Who, from_event_file, get, header, parts};
+use serde_json::{Value, json};
 use shared::Store;
 
 mod held;
@@ -87,6 +87,25 @@ async fn the_sample_event_holds_the_carts_stock_in_one_order_and_empties_the_car
     assert_eq!(app.stock("sku-3").await, sku3 - 2);
     assert_eq!(cart_len(&app, "c2").await, 0);
     assert_eq!(app.status_of(order).await, "PENDING_PAYMENT");
+    // The customer's listing shows the hold as checkout answered it, when it ends included.
+    let listing = get(
+        Who::Customer("c2"),
+        "GET /customers/{customerId}/orders",
+        "/customers/c2/orders",
+        "",
+    );
+    let (_, _, listed) = parts(dispatch(&app.store, listing, list_customer_orders::handle).await);
+    assert_eq!(
+        listed["items"][0],
+        json!({
+            "orderId": order,
+            "customerId": "c2",
+            "placedAt": body["placedAt"],
+            "status": "PENDING_PAYMENT",
+            "total": "43.95",
+            "holdUntil": body["holdUntil"],
+        })
+    );
     // The same key again: the first answer, and nothing taken twice.
     let req = from_event_file("../../events/checkout.json").expect("event");
     let (status, _, again) = parts(dispatch(&service(&app.store), req, checkout::handle).await);

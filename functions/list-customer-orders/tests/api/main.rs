@@ -63,7 +63,7 @@ async fn orders_are_listed_newest_first_in_the_source_designs_shape() {
         .expect("o100 listed");
     assert_eq!(
         o100,
-        &json!({"orderId": "o100", "placedAt": "2026-10-08T14:30:00Z", "status": "PLACED", "total": "39.90"})
+        &json!({"orderId": "o100", "customerId": "c1", "placedAt": "2026-10-08T14:30:00Z", "status": "PLACED", "total": "39.90"})
     );
     assert_eq!(body["nextCursor"], Value::Null);
 }
