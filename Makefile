@@ -16,15 +16,19 @@ CHECKOV := $(CHECKOV_VENV)/.installed
 # localstripe (make dev's payment provider) has one too: its aiohttp pins are its own.
 PAYMENTS_VENV := .venv-payments
 PAYMENTS := $(PAYMENTS_VENV)/.installed
+# moto's server (make dev's EventBridge, SQS and SES) in its own, for the same reason.
+EVENTS_VENV := .venv-events
+EVENTS := $(EVENTS_VENV)/.installed
 READ_FUNCTIONS := get-customer list-customer-orders get-order-items list-orders-by-status
 FUNCTIONS := $(notdir $(wildcard functions/*))
 
-.PHONY: help dev token pay test chromium checkov contract readme-session checkout-load stripe-params client-compare lint build sam-local deploy bench load migrate query tools clean
+.PHONY: help dev token pay events test chromium checkov contract readme-session checkout-load stripe-params client-compare lint build sam-local deploy bench load migrate query tools clean
 
 help:
 	@echo "make dev     run the store locally: DynamoDB engine on 127.0.0.1:8000, HTTP API on 127.0.0.1:3000"
 	@echo "make token   a bearer token make dev accepts: make token CUSTOMER=c1 | make token STAFF=1"
 	@echo "make pay     pay for a hold at make dev's provider, localstripe: make -s pay ORDER=<orderId> [CARD=declined]"
+	@echo "make events  the store's events as make dev's bus delivers them: make -s events [WAIT=2] [ORDER=<orderId>] [JSON=1]"
 	@echo "make test    all tests: keys, handlers on an embedded engine, faults, events/, template checks, the API contract, the explorer in Chromium, the README's session"
 	@echo "make checkov  the security scanner on template.yaml (part of make test)"
 	@echo "make contract  schemathesis against a fresh make dev, from api/openapi.yaml (part of make test)"
@@ -39,7 +43,7 @@ help:
 	@echo "make query   a read-only PartiQL SELECT that never scans by accident: make query Q=\"SELECT ...\""
 	@echo "make migrate every pending data migration, on make dev's engine (or TABLE_NAME's table); MIGRATE_ARGS=..."
 
-dev: $(PAYMENTS)
+dev: $(PAYMENTS) $(EVENTS)
 	cargo run --locked -p local-dev --bin store-local
 
 # A token from make dev's local issuer (its key beside STORE_DATA_FILE), valid for an hour. With
@@ -57,11 +61,17 @@ pay:
 	@cargo run --quiet --locked -p local-dev --bin store-pay -- $(ORDER) \
 		$(if $(CARD),--card $(CARD)) $(if $(SELF_SIGNED),--self-signed) $(if $(AMOUNT),--amount $(AMOUNT))
 
+# The store's events as make dev's bus delivers them, a line each (local/dev/src/events_tail.rs):
+# make -s events [WAIT=<seconds without an event before it stops>] [ORDER=<id>] [JSON=1]
+events:
+	@cargo run --quiet --locked -p local-dev --bin store-events -- \
+		$(if $(WAIT),--wait $(WAIT)) $(if $(ORDER),--order $(ORDER)) $(if $(filter 1,$(JSON)),--json)
+
 # Each test notes the declared requests it sent (local/engine/src/declared.rs) in SENDS_USED;
 # declared-unused then lists those no test sent, and fails on any.
 SENDS_USED := $(CURDIR)/target/sends-used
 
-test: $(TOOLS) $(CHECKOV) $(PAYMENTS) chromium
+test: $(TOOLS) $(CHECKOV) $(PAYMENTS) $(EVENTS) chromium
 	rm -rf $(SENDS_USED)
 	STORE_SENDS_USED=$(SENDS_USED) cargo test --workspace --locked
 	STORE_SENDS_USED=$(SENDS_USED) cargo run --quiet --locked -p template-tests --bin declared-unused
@@ -90,13 +100,13 @@ checkov: $(CHECKOV)
 
 # The HTTP API against its contract: schemathesis generates requests from api/openapi.yaml
 # (api/schemathesis.toml says how, and why each exception) against a fresh make dev.
-contract: $(TOOLS) $(PAYMENTS)
+contract: $(TOOLS) $(PAYMENTS) $(EVENTS)
 	cargo build --locked -p local-dev --bins
 	python3 local/contract_check.py
 
 # The README's first session, pasted as a newcomer would, against a fresh make dev on ports of
 # its own: each command's output held to what the README shows (local/readme_session.py).
-readme-session: $(TOOLS) $(PAYMENTS)
+readme-session: $(TOOLS) $(PAYMENTS) $(EVENTS)
 	cargo build --locked -p local-dev --bins
 	python3 local/readme_session.py
 
@@ -215,6 +225,12 @@ $(TOOLS): local/tools-requirements.txt
 $(PAYMENTS): local/payments-requirements.txt
 	python3 -m venv $(PAYMENTS_VENV)
 	$(PAYMENTS_VENV)/bin/pip install --quiet --disable-pip-version-check -r local/payments-requirements.txt
+	touch $@
+
+# moto's server, make dev's EventBridge, SQS and SES (local_engine::bus runs it).
+$(EVENTS): local/events-requirements.txt
+	python3 -m venv $(EVENTS_VENV)
+	$(EVENTS_VENV)/bin/pip install --quiet --disable-pip-version-check -r local/events-requirements.txt
 	touch $@
 
 $(CHECKOV): local/checkov-requirements.txt

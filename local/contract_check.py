@@ -46,8 +46,9 @@ def main() -> int:
         STORE_DATA_FILE=str(workdir / "store.db"),
         API_PORT=str(api_port),
         DYNAMODB_PORT=str(dynamodb_port),
-        # make dev's payment provider, on a port of its own too.
+        # make dev's payment provider and its events' server, on ports of their own too.
         PAYMENT_PORT=str(free_port()),
+        EVENTS_PORT=str(free_port()),
         RUST_LOG=os.environ.get("RUST_LOG", "warn"),
     )
     base = f"http://127.0.0.1:{api_port}"

@@ -120,6 +120,7 @@ class Store:
             API_PORT=str(free_port()),
             DYNAMODB_PORT=str(free_port()),
             PAYMENT_PORT=str(free_port()),
+            EVENTS_PORT=str(free_port()),
             RUST_LOG=os.environ.get("RUST_LOG", "warn"),
         )
         self.server = None

@@ -153,6 +153,8 @@ impl Server {
             .env("DYNAMODB_PORT", dynamodb_port.to_string())
             // No payment provider unless `env` names a port: the load signs its own payments.
             .env("PAYMENT_PORT", "off")
+            // No events either, unless `env` names a port for them.
+            .env("EVENTS_PORT", "off")
             // Its own warnings; not the engine's for every cancelled transaction, which is
             // how the store works (as make dev logs).
             .env("RUST_LOG", "warn,dynoxide=error")

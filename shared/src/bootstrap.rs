@@ -214,10 +214,27 @@ where
     F: Fn(&'a Store, StreamEvent) -> Fut + Copy + Send + 'a,
     Fut: Future<Output = DynamoDbEventResponse> + Send + 'a,
 {
+    serve_batches(store, move |store, event, _| handler(store, event)).await
+}
+
+/// Serves the batches an event source mapping hands over (a stream's records, a queue's
+/// messages) with `handler`, given the time it may spend before its deadline (less
+/// [`SCHEDULED_MARGIN`]), until the runtime stops. The handler reports what failed in its
+/// response (its partial batch failures) rather than failing the whole invocation.
+pub async fn serve_batches<'a, D, E, R, F, Fut>(deps: &'a D, handler: F) -> Result<(), BoxError>
+where
+    D: Sync + ?Sized,
+    E: serde::de::DeserializeOwned + Send,
+    R: serde::Serialize,
+    F: Fn(&'a D, E, Duration) -> Fut + Copy + Send + 'a,
+    Fut: Future<Output = R> + Send + 'a,
+{
     lambda_runtime::run(service_fn(
-        move |LambdaEvent { payload, context }: LambdaEvent<StreamEvent>| async move {
+        move |LambdaEvent { payload, context }: LambdaEvent<E>| async move {
             let cold_start = metrics::cold_start();
-            let (response, recorded) = metrics::recorded(cold_start, handler(store, payload)).await;
+            let budget = budget_until(context.deadline);
+            let (response, recorded) =
+                metrics::recorded(cold_start, handler(deps, payload, budget)).await;
             metrics::emit(&recorded, &context);
             Ok::<_, Infallible>(response)
         },

@@ -91,6 +91,24 @@ crate::listed! {
         /// Payments the payer's bank disputes: the order is flagged, and a person must answer
         /// the dispute at the provider before its deadline.
         DisputesOpened,
+        /// Store events EventBridge accepted (each redelivery's again: consumers drop
+        /// duplicates by `eventId`).
+        EventsPublished,
+        /// Store event entries EventBridge refused or never answered for, each attempt: the
+        /// entry is sent again, and its record reported failed once its attempts are spent.
+        EventEntriesFailed,
+        /// Stream records the publisher sent to its dead-letter queue with their reason: their
+        /// events are not on the bus, and a person must look.
+        EventRecordsDeadLettered,
+        /// Customer emails the mail service took.
+        EmailsSent,
+        /// Deliveries of an event whose email was dealt with already (sent, or not to be).
+        EmailsDuplicate,
+        /// Customer emails the mail service refused for good (an address it will not deliver
+        /// to, a sender it does not know): a person must look.
+        EmailsRefused,
+        /// Customer emails not sent because the customer has no address (or no profile).
+        EmailsWithoutAddress,
     }
 }
 
@@ -125,6 +143,13 @@ impl Metric {
             Metric::RefundsOverdue => "RefundsOverdue",
             Metric::RefundsReversed => "RefundsReversed",
             Metric::DisputesOpened => "DisputesOpened",
+            Metric::EventsPublished => "EventsPublished",
+            Metric::EventEntriesFailed => "EventEntriesFailed",
+            Metric::EventRecordsDeadLettered => "EventRecordsDeadLettered",
+            Metric::EmailsSent => "EmailsSent",
+            Metric::EmailsDuplicate => "EmailsDuplicate",
+            Metric::EmailsRefused => "EmailsRefused",
+            Metric::EmailsWithoutAddress => "EmailsWithoutAddress",
         }
     }
 

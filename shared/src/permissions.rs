@@ -11,9 +11,9 @@
 
 use crate::domain::status::OrderStatus;
 use crate::dynamo::entities::{
-    cart_line, cart_version, catalog_entry, counted_order, customer, idempotency, line_item,
-    open_order_count, order_header, order_listing, payment_event, payment_order, product, refund,
-    refund_due, unread_event,
+    cart_line, cart_version, catalog_entry, counted_order, customer, customer_email, idempotency,
+    line_item, open_order_count, order_header, order_listing, payment_event, payment_order,
+    product, refund, refund_due, unread_event,
 };
 use crate::dynamo::keys::{Entity, PRODUCT_PREFIX, REFUNDS_GSI1_PREFIX, STATUS_PREFIX};
 use crate::dynamo::query::Index;
@@ -70,6 +70,13 @@ pub enum Sends {
     SendMessage(&'static str),
     /// Log events to a log group, by the template's logical ID.
     WriteLogs(&'static str),
+    /// Events to an EventBridge bus, by the template's logical ID.
+    PutEvents(&'static str),
+    /// An SQS queue's messages, received and deleted by the event source mapping on the
+    /// function's behalf (the template's logical ID).
+    ReadQueue(&'static str),
+    /// Emails through SES, from the template's sender address (`EmailSender`) only.
+    SendEmail,
 }
 
 impl Sends {
@@ -87,7 +94,10 @@ impl Sends {
             | Sends::ReadStream
             | Sends::GetSecret(_)
             | Sends::SendMessage(_)
-            | Sends::WriteLogs(_) => None,
+            | Sends::WriteLogs(_)
+            | Sends::PutEvents(_)
+            | Sends::ReadQueue(_)
+            | Sends::SendEmail => None,
         }
     }
 
@@ -129,8 +139,8 @@ const fn function(binary: &'static str, sends: &'static [Sends]) -> Function {
 }
 
 use Sends::{
-    BatchGetItem, DeleteItem, GetItem, GetSecret, PutItem, Query, QueryIndex, ReadStream,
-    SendMessage, UpdateItem, WriteLogs,
+    BatchGetItem, DeleteItem, GetItem, GetSecret, PutEvents, PutItem, Query, QueryIndex, ReadQueue,
+    ReadStream, SendEmail, SendMessage, UpdateItem, WriteLogs,
 };
 
 // What placing an order (or a checkout) reads first, in one BatchGetItem: the customer, the
@@ -306,6 +316,34 @@ pub const FUNCTIONS: &[Function] = &[
             Query(Entity::CountedOrder),
             SendMessage("OrderStatsFailureQueue"),
             WriteLogs("OrderStatsLogGroup"),
+        ],
+    ),
+    function(
+        "publish-events",
+        &[
+            ReadStream,
+            // An order placed: its lines, for the event.
+            Query(Entity::LineItem),
+            PutEvents("StoreEventBus"),
+            // A record that cannot be published, with its reason.
+            SendMessage("PublishEventsFailureQueue"),
+            WriteLogs("PublishEventsLogGroup"),
+        ],
+    ),
+    function(
+        "email-customers",
+        &[
+            ReadQueue("CustomerEmailQueue"),
+            PutItem(&customer_email::CLAIM),
+            UpdateItem(&[&customer_email::FINISH]),
+            DeleteItem(&customer_email::RELEASE),
+            // A claim refused: how another delivery dealt with the email.
+            GetItem(Entity::CustomerEmail),
+            // Whom to write to: the customer's address; a refund's order's customer.
+            GetItem(Entity::Customer),
+            GetItem(Entity::OrderHeader),
+            SendEmail,
+            WriteLogs("EmailCustomersLogGroup"),
         ],
     ),
     function("get-product", &[GetItem(Entity::Product)]),

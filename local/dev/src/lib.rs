@@ -2,6 +2,7 @@
 //! the same handler code as its Lambda, through the same API Gateway (payload 2.0) event.
 
 pub mod auth;
+pub mod events;
 pub mod explorer;
 pub mod openapi;
 pub mod payments;

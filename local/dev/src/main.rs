@@ -6,7 +6,9 @@
 //! MAX_OPEN_ORDERS (template.yaml's MaxOpenOrders default), MAX_HELD_QUANTITY (its
 //! MaxHeldQuantity default), STORE_EXPLORER (the explorer at
 //! /_explorer is served on a loopback STORE_HOST only, unless this is 1), PAYMENT_PORT (8420:
-//! the payment provider, localstripe, started here; `off` starts none).
+//! the payment provider, localstripe, started here; `off` starts none), EVENTS_PORT (8430:
+//! EventBridge, SQS and SES, moto's server, started here; `off` starts none), and the rest of
+//! docs/local-dev.md's table.
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -185,11 +187,25 @@ async fn run() -> Result<(), Error> {
     let (store, status_shards, caps) = configured_store(&template, engine.dev_client())?;
     let data_dir = local_dev::data_dir(&config.data_file);
     let webhook_secrets = local_dev::payments::secrets(&data_dir)?;
-    let provider = start_provider(&config, &data_dir).await?;
+    // The payment provider and the events' server start side by side.
+    let (provider, events) = tokio::join!(
+        start_provider(&config, &data_dir),
+        local_dev::events::start(&template, &data_dir)
+    );
+    let (provider, events) = (provider?, events?);
     // One client for checkout, the expiry and the refunds payer, as each Lambda builds one at init.
     let provider_api = provider_client(provider.as_ref());
     local_dev::payments::spawn_schedules(&store, &provider_api)?;
-    let consumers = spawn_stream_consumers(&template, &engine, &store, &config.data_file)?;
+    let consumers = spawn_stream_consumers(
+        &template,
+        &engine,
+        &store,
+        &config.data_file,
+        events.as_ref(),
+    )?;
+    if let Some(events) = &events {
+        events.spawn_emails(&store)?;
+    }
     // API Gateway's JWT authorizer, locally: tokens of the issuer whose key lives beside the
     // data (`make token`).
     let issuer = Issuer::open(&local_dev::data_dir(&config.data_file))?;
@@ -210,6 +226,7 @@ async fn run() -> Result<(), Error> {
         status_shards,
         caps,
         provider.as_ref(),
+        events.as_ref(),
     );
     axum::serve(
         listener,
@@ -232,6 +249,7 @@ async fn run() -> Result<(), Error> {
         config.data_file.display()
     );
     drop(provider);
+    drop(events);
     engine.stop().await
 }
 
@@ -284,54 +302,79 @@ async fn start_provider(
 }
 
 /// Drives template.yaml's stream consumers from the engine's stream, as Lambda's event source
-/// mapping would: a poll every 250 ms, resuming after restarts from a checkpoint file.
+/// mapping would: a poll every 250 ms, resuming after restarts from a checkpoint file. The
+/// publisher runs only where the events' server does (`EVENTS_PORT`).
 fn spawn_stream_consumers(
     template: &serde_yaml::Value,
     engine: &Engine,
     store: &Store,
     data_file: &std::path::Path,
+    events: Option<&local_dev::events::Events>,
 ) -> Result<Vec<String>, Error> {
     let mut names = Vec::new();
     for consumer in streams::consumers(template)? {
-        if consumer.binary != "order-stats" {
-            return Err(format!(
-                "template.yaml's stream consumer {} is not known to store-local",
-                consumer.binary
-            )
-            .into());
-        }
-        names.push(format!(
+        let label = format!(
             "{} (batches of {}, {} retries)",
             consumer.binary, consumer.batch_size, consumer.max_retries
-        ));
+        );
         let checkpoint = data_file.with_extension(format!("{}.checkpoint.json", consumer.binary));
-        let mut source = streams::StreamSource::open(
-            engine.database(),
-            LOCAL_TABLE,
-            consumer,
-            Some(checkpoint),
-        )?;
-        let store = store.clone();
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_millis(250));
-            loop {
-                tick.tick().await;
-                match source
-                    .drain(|event| {
+        let open = |consumer| {
+            streams::StreamSource::open(engine.database(), LOCAL_TABLE, consumer, Some(checkpoint))
+        };
+        match (consumer.binary.as_str(), events) {
+            ("order-stats", _) => {
+                let store = store.clone();
+                spawn_consumer(open(consumer)?, move |event| {
+                    let store = store.clone();
+                    async move {
                         local_dev::as_declared("order-stats", order_stats::handle(&store, event))
-                    })
-                    .await
-                {
-                    Ok(drained) if drained.records > 0 => {
-                        tracing::debug!(?drained, "stream delivered")
+                            .await
                     }
-                    Ok(_) => {}
-                    Err(err) => tracing::warn!(error = %err, "stream poll failed"),
-                }
+                });
             }
-        });
+            ("publish-events", Some(events)) => {
+                let publisher = events.publisher(store)?;
+                spawn_consumer(open(consumer)?, move |event| {
+                    let publisher = publisher.clone();
+                    async move { local_dev::events::Events::publish(&publisher, event).await }
+                });
+            }
+            ("publish-events", None) => {
+                names.push(format!("{label}: off (EVENTS_PORT=off)"));
+                continue;
+            }
+            (other, _) => {
+                return Err(format!(
+                    "template.yaml's stream consumer {other} is not known to store-local"
+                )
+                .into());
+            }
+        }
+        names.push(label);
     }
     Ok(names)
+}
+
+/// `source` drained into `handler` every 250 ms, for as long as make dev runs.
+fn spawn_consumer<F, Fut>(mut source: streams::StreamSource, mut handler: F)
+where
+    F: FnMut(aws_lambda_events::event::dynamodb::Event) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = aws_lambda_events::event::streams::DynamoDbEventResponse>
+        + Send,
+{
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_millis(250));
+        loop {
+            tick.tick().await;
+            match source.drain(&mut handler).await {
+                Ok(drained) if drained.records > 0 => {
+                    tracing::debug!(?drained, "stream delivered")
+                }
+                Ok(_) => {}
+                Err(err) => tracing::warn!(error = %err, "stream poll failed"),
+            }
+        }
+    });
 }
 
 /// The engine expires TTL items only when asked to, and a sweep reads every item (~70 ms of
@@ -427,6 +470,7 @@ fn print_banner(
     status_shards: StatusShards,
     (max_open, max_held): Caps,
     provider: Option<&LocalProvider>,
+    events: Option<&local_dev::events::Events>,
 ) {
     let data = config.data_file.display();
     let table = match (created, seeded) {
@@ -471,6 +515,7 @@ fn print_banner(
         println!("  stream consumer  {consumer}");
     }
     print_payments(provider);
+    print_events(events);
     println!("  authorizer       JWT (RS256), issuer {LOCAL_ISSUER}, audience {LOCAL_AUDIENCE}");
     println!(
         "Try (every API route needs a token, `make -s token` prints one; the webhook, /openapi.json and /_explorer need none):"
@@ -494,6 +539,23 @@ fn print_banner(
         "  AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1 \\\n      aws dynamodb scan --table-name {LOCAL_TABLE} --endpoint-url {dynamodb} --max-items 3"
     );
     println!("Ctrl-C stops everything.");
+}
+
+/// The banner's lines for the events: the bus and where the emails go.
+fn print_events(events: Option<&local_dev::events::Events>) {
+    match events {
+        Some(events) => {
+            println!(
+                "  events           moto {} (EVENTS_PORT): bus {}, its archive and rules from template.yaml; make -s events prints them",
+                events.bus.base, events.made.bus
+            );
+            println!(
+                "  emails           from {} (EMAIL_SENDER), through moto's SES: the explorer shows them",
+                events.sender
+            );
+        }
+        None => println!("  events           none published (EVENTS_PORT=off)"),
+    }
 }
 
 /// The banner's line for the payment provider: where it runs, or where checkout asks instead.

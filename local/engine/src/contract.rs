@@ -98,6 +98,69 @@ pub fn request_violations(route: &str, status: u16, body: &Value, answer: &Value
         .collect()
 }
 
+/// `api/events.yaml` (AsyncAPI 3), its references into `api/openapi.yaml` followed: the
+/// HTTP contract's schemas grafted in under `x-openapi`, every `$ref` rewritten to point
+/// there, so one document resolves them all.
+const EVENTS_YAML: &str = include_str!("../../../api/events.yaml");
+
+fn events_document() -> &'static Value {
+    static DOCUMENT: OnceLock<Value> = OnceLock::new();
+    DOCUMENT.get_or_init(|| {
+        let mut events: Value = serde_yaml::from_str(EVENTS_YAML).expect("api/events.yaml parses");
+        let mut openapi = document().clone();
+        rebase(&mut openapi, "#/", "#/x-openapi/");
+        rebase(&mut events, "openapi.yaml#/", "#/x-openapi/");
+        events["x-openapi"] = openapi;
+        events
+    })
+}
+
+/// Every `$ref` under `value` that starts with `from` made to start with `to`.
+fn rebase(value: &mut Value, from: &str, to: &str) {
+    match value {
+        Value::Object(fields) => {
+            for (name, field) in fields.iter_mut() {
+                match field {
+                    Value::String(reference) if name == "$ref" => {
+                        if let Some(rest) = reference.strip_prefix(from) {
+                            *reference = format!("{to}{rest}");
+                        }
+                    }
+                    other => rebase(other, from, to),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| rebase(item, from, to)),
+        _ => {}
+    }
+}
+
+/// What an event, as a queue on the bus receives it (EventBridge's envelope around the
+/// store's event), breaks of `api/events.yaml`: its message is the one its `detail-type`
+/// names, and the detail's `type` is that too. Empty when it holds.
+pub fn event_violations(envelope: &Value) -> Vec<String> {
+    let document = events_document();
+    let kind = envelope["detail-type"].as_str().unwrap_or_default();
+    let message = document["components"]["messages"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(_, message)| message)
+        .find(|message| message["name"] == kind);
+    let Some(message) = message else {
+        return vec![format!("api/events.yaml has no message {kind:?}")];
+    };
+    let mut found = Vec::new();
+    if envelope["detail"]["type"] != kind {
+        found.push(format!(
+            "detail.type {} is not the detail-type {kind}",
+            envelope["detail"]["type"]
+        ));
+    }
+    validate(document, &message["payload"], envelope, "event", &mut found);
+    found.into_iter().map(|v| format!("{kind}: {v}")).collect()
+}
+
 /// The operation `route` (`"GET /customers/{customerId}"`) names in the contract.
 fn operation<'a>(document: &'a Value, route: &str) -> Result<&'a Value, String> {
     let Some((method, path)) = route.split_once(' ') else {
@@ -300,6 +363,50 @@ fn object(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_event_is_held_to_its_message_in_the_events_contract() {
+        let envelope = json!({
+            "version": "0", "id": "e-1", "detail-type": "order.shipped", "source": "rust-store",
+            "account": "123456789012", "time": "2026-12-04T10:00:00Z", "region": "us-east-1",
+            "resources": [],
+            "detail": {
+                "eventId": "order/o1/3", "type": "order.shipped", "version": 1,
+                "occurredAt": "2026-12-04T10:00:00Z", "sequence": 3, "orderId": "o1",
+                "customerId": "c1", "previousStatus": "PLACED",
+                "order": {"orderId": "o1", "customerId": "c1", "placedAt": "2026-12-01T10:00:00Z",
+                    "status": "SHIPPED", "total": "39.90"},
+            },
+        });
+        assert_eq!(event_violations(&envelope), Vec::<String>::new());
+        let mut unnamed = envelope.clone();
+        unnamed["detail"]["fax"] = json!("1");
+        assert!(event_violations(&unnamed)[0].contains("fax"));
+        let mut no_previous = envelope.clone();
+        no_previous["detail"]
+            .as_object_mut()
+            .expect("object")
+            .remove("previousStatus");
+        assert!(
+            !event_violations(&no_previous).is_empty(),
+            "a status change says from what"
+        );
+        let mut money = envelope.clone();
+        money["detail"]["order"]["total"] = json!(39.9);
+        assert!(
+            !event_violations(&money).is_empty(),
+            "money is Money, as the API's"
+        );
+        let mut other = envelope.clone();
+        other["detail-type"] = json!("order.delivered");
+        assert!(
+            !event_violations(&other).is_empty(),
+            "the detail's type is the detail-type"
+        );
+        let mut unknown = envelope;
+        unknown["detail-type"] = json!("order.updated");
+        assert!(!event_violations(&unknown).is_empty());
+    }
 
     #[test]
     fn an_answer_is_held_to_its_operations_status_type_and_schema() {

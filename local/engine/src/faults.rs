@@ -42,6 +42,10 @@ pub enum Fault {
     /// BatchGetItem or Query without `ConsistentRead` answers as if the table were empty (a
     /// consistent one is answered by the engine and does not count).
     StaleRead,
+    /// EventBridge's partial failure of a `PutEvents`: its first entry is not taken, with this
+    /// error code (`FailedEntryCount` 1), the others reach the bus and are answered as it
+    /// answers them.
+    FirstEntryFailed(&'static str),
 }
 
 struct Rule {
@@ -170,14 +174,16 @@ struct FaultyConnector {
     faults: Faults,
 }
 
-/// `DynamoDB_20120810.PutItem` → `PutItem`.
+/// `DynamoDB_20120810.PutItem` → `PutItem` (the JSON protocols name it in a header); SES v2's
+/// REST `POST /v2/email/outbound-emails` → `SendEmail`.
 fn operation(request: &HttpRequest) -> String {
-    request
-        .headers()
-        .get("x-amz-target")
-        .and_then(|target| target.rsplit('.').next())
-        .unwrap_or_default()
-        .to_owned()
+    if let Some(target) = request.headers().get("x-amz-target") {
+        return target.rsplit('.').next().unwrap_or_default().to_owned();
+    }
+    if request.uri().ends_with("/v2/email/outbound-emails") {
+        return "SendEmail".to_owned();
+    }
+    String::new()
 }
 
 /// The JSON a request sends (null when there is none in memory).
@@ -315,6 +321,50 @@ impl HttpConnector for FaultyConnector {
                 })
             }
             Fault::StaleRead => answer(nothing_seen(&operation, &json_body(&request))),
+            Fault::FirstEntryFailed(code) => first_entry_failed(&self.inner, request, code),
         }
     }
+}
+
+/// `request` (a `PutEvents`) sent on without its first entry; the answer, with that entry
+/// failed with `code` in first place.
+fn first_entry_failed(
+    inner: &SharedHttpConnector,
+    mut request: HttpRequest,
+    code: &'static str,
+) -> HttpConnectorFuture {
+    let mut body = json_body(&request);
+    if let Some(entries) = body["Entries"].as_array_mut()
+        && !entries.is_empty()
+    {
+        entries.remove(0);
+    }
+    let sent = body.to_string();
+    request
+        .headers_mut()
+        .insert("content-length", sent.len().to_string());
+    *request.body_mut() = SdkBody::from(sent);
+    let rest_empty = body["Entries"].as_array().is_none_or(Vec::is_empty);
+    let call = (!rest_empty).then(|| inner.call(request));
+    HttpConnectorFuture::new(async move {
+        let mut answer = json!({"FailedEntryCount": 0, "Entries": []});
+        if let Some(call) = call {
+            let response = call.await?;
+            let bytes = aws_smithy_types::byte_stream::ByteStream::new(response.into_body())
+                .collect()
+                .await
+                .map_err(|err| {
+                    aws_smithy_runtime_api::client::result::ConnectorError::other(err.into(), None)
+                })?;
+            answer = serde_json::from_slice(&bytes.into_bytes()).unwrap_or(answer);
+        }
+        let failed =
+            json!({"ErrorCode": code, "ErrorMessage": "injected: the entry was not taken"});
+        if let Some(entries) = answer["Entries"].as_array_mut() {
+            entries.insert(0, failed);
+        }
+        let count = answer["FailedEntryCount"].as_i64().unwrap_or(0) + 1;
+        answer["FailedEntryCount"] = json!(count);
+        Ok(json_answer(200, &answer))
+    })
 }

@@ -3,12 +3,14 @@
 //! definition, the sample data, and an SDK client that can count its requests.
 
 mod answer;
+pub mod bus;
 pub mod capacity;
 pub mod contract;
 pub mod counter;
 pub mod declared;
 pub mod faults;
 pub mod gateway;
+pub mod heard;
 pub mod journal;
 pub mod plain_http;
 pub mod provider;

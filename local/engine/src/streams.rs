@@ -69,6 +69,14 @@ pub fn consumers(template: &serde_yaml::Value) -> Result<Vec<Consumer>, Error> {
     Ok(out)
 }
 
+/// The stream consumer built from `binary`.
+pub fn consumer(template: &serde_yaml::Value, binary: &str) -> Result<Consumer, Error> {
+    consumers(template)?
+        .into_iter()
+        .find(|consumer| consumer.binary == binary)
+        .ok_or_else(|| format!("template.yaml has no stream consumer {binary}").into())
+}
+
 /// Refuses filter operators this emulation does not implement, rather than misapplying them.
 fn check_pattern(pattern: &Value) -> Result<(), Error> {
     match pattern {
@@ -393,12 +401,15 @@ mod tests {
     }
 
     #[test]
-    fn the_templates_consumer_is_read_with_its_filter() {
+    fn the_templates_consumers_are_read_with_their_filters() {
         let template = crate::template::parse().expect("template");
-        let consumers = consumers(&template).expect("consumers");
-        assert_eq!(consumers.len(), 1);
-        let c = &consumers[0];
-        assert_eq!(c.binary, "order-stats");
+        let binaries: Vec<String> = consumers(&template)
+            .expect("consumers")
+            .into_iter()
+            .map(|c| c.binary)
+            .collect();
+        assert_eq!(binaries, ["order-stats", "publish-events"]);
+        let c = &consumer(&template, "order-stats").expect("order-stats");
         assert!(!c.filters.is_empty());
         for event in ["INSERT", "MODIFY", "REMOVE"] {
             assert!(
@@ -421,6 +432,37 @@ mod tests {
                 !c.filters.iter().any(|f| matches(f, &record(event, sk))),
                 "{event} {sk}"
             );
+        }
+    }
+
+    /// The publisher hears exactly the entities whose changes are events
+    /// (`shared::dynamo::events::EVENTFUL`), inserted or modified: its filter is held to the
+    /// key design, entity by entity.
+    #[test]
+    fn the_publisher_hears_exactly_the_entities_whose_changes_are_events() {
+        use shared::dynamo::events::EVENTFUL;
+        use shared::dynamo::keys::Entity;
+        let template = crate::template::parse().expect("template");
+        let publisher = consumer(&template, "publish-events").expect("the publisher");
+        let keys = |entity: Entity| -> (String, String) {
+            let (pk, sk) = entity.keys();
+            let pk = pk.split('<').next().unwrap_or_default().to_owned() + "x1";
+            let sk = sk.split(',').next().unwrap_or_default();
+            let sk = match sk.find('<') {
+                Some(at) => format!("{}x1", &sk[..at]),
+                None => sk.to_owned(),
+            };
+            (pk, sk)
+        };
+        for entity in Entity::ALL {
+            let (pk, sk) = keys(entity);
+            assert_eq!(Entity::of(&pk, &sk), Some(entity), "{pk} {sk}");
+            for event in ["INSERT", "MODIFY", "REMOVE"] {
+                let record = json!({"eventName": event, "dynamodb": {"Keys": {"PK": {"S": pk}, "SK": {"S": sk}}}});
+                let heard = publisher.filters.iter().any(|f| matches(f, &record));
+                let eventful = EVENTFUL.contains(&entity) && event != "REMOVE";
+                assert_eq!(heard, eventful, "{entity:?} {event} ({pk} {sk})");
+            }
         }
     }
 }

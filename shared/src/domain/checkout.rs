@@ -119,6 +119,19 @@ impl Currency {
     }
 }
 
+/// `amount` in the smallest unit of `currency` (any the provider takes: the code as it writes
+/// it) as the decimal it is in the currency's major unit: 3990 usd is 39.90, 500 jpy is 500.
+pub fn major_units(amount: i64, currency: &str) -> Decimal {
+    let exponent = if ZERO_DECIMAL.contains(&currency) {
+        0
+    } else if THREE_DECIMAL.contains(&currency) {
+        3
+    } else {
+        2
+    };
+    Decimal::new(amount, exponent)
+}
+
 impl Default for Currency {
     fn default() -> Self {
         Self("usd".to_owned())

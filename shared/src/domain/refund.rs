@@ -43,6 +43,14 @@ impl RefundStatus {
         }
     }
 
+    /// Whether the provider has said how it ended (SUCCEEDED, FAILED, REVERSED).
+    pub fn is_settled(self) -> bool {
+        matches!(
+            self,
+            RefundStatus::Succeeded | RefundStatus::Failed | RefundStatus::Reversed
+        )
+    }
+
     /// Whether its money is with the store (FAILED, REVERSED): none of it went back.
     pub fn gave_nothing_back(self) -> bool {
         matches!(self, RefundStatus::Failed | RefundStatus::Reversed)
@@ -215,15 +223,16 @@ pub struct RefundLine {
     pub quantity: u32,
 }
 
-/// One refund, as its record holds it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One refund, as its record holds it (and as a refund's event carries it, which a subscriber
+/// reads back).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Refund {
     /// Its ID: the provider's `Idempotency-Key` and `metadata[refundId]`.
     pub refund_id: RefundId,
     /// The order whose partition keeps it (`None`: a payment that names no order the store
     /// has, kept under `REFUND#<paymentId>`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order_id: Option<OrderId>,
     /// The payment it gives back from.
     pub payment_id: PaymentId,
@@ -238,18 +247,18 @@ pub struct Refund {
     /// Where it is.
     pub status: RefundStatus,
     /// The provider's refund, once it made one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_refund_id: Option<ProviderRefundId>,
     /// Why the provider refused it (FAILED only).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
     /// When it was recorded.
     pub requested_at: Timestamp,
     /// The event that reported the payment (a payment's refund only).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub event_id: Option<PaymentEventId>,
     /// The lines it gives back (a staff refund by lines).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lines: Vec<RefundLine>,
     /// Whether its lines went back into stock.
     pub restock: bool,

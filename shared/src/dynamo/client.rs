@@ -155,6 +155,36 @@ impl Environment {
     }
 }
 
+/// The endpoint of another service when one is set: `variable` (its own, as the SDK names it:
+/// `AWS_ENDPOINT_URL_EVENTBRIDGE`), else `AWS_ENDPOINT_URL`; `None` is the region's own.
+pub fn endpoint_from_env(variable: &str) -> Option<String> {
+    [variable, "AWS_ENDPOINT_URL"].into_iter().find_map(|name| {
+        std::env::var(name)
+            .ok()
+            .filter(|value| !value.trim().is_empty())
+    })
+}
+
+/// A client of another AWS service (`$sdk`, its SDK crate), configured as the store's DynamoDB
+/// client is: the Lambda environment's region and credentials, the same HTTP client and
+/// retries, `$timeouts`, and the endpoint `$variable` names when it is set (make dev's local
+/// stand-in: [`endpoint_from_env`]).
+#[macro_export]
+macro_rules! service_client {
+    ($sdk:ident, $environment:expr, $timeouts:expr, $variable:literal) => {{
+        let environment: &$crate::dynamo::client::Environment = $environment;
+        let mut config = $sdk::Config::builder()
+            .behavior_version($sdk::config::BehaviorVersion::latest())
+            .region($sdk::config::Region::new(environment.region.clone()))
+            .credentials_provider(environment.credentials.clone())
+            .http_client($crate::dynamo::client::http_client())
+            .timeout_config($timeouts)
+            .retry_config($crate::dynamo::client::retries());
+        config.set_endpoint_url($crate::dynamo::client::endpoint_from_env($variable));
+        $sdk::Client::from_conf(config.build())
+    }};
+}
+
 /// The SDK client for `environment`: the functions' timeouts, retries and HTTP client.
 pub fn sdk_client(environment: Environment) -> aws_sdk_dynamodb::Client {
     let mut config = aws_sdk_dynamodb::Config::builder()

@@ -32,6 +32,8 @@ use std::marker::PhantomData;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::AppError;
+use crate::domain::email::EmailState;
+use crate::domain::event::{EventId, EventType};
 use crate::domain::ids::{
     CustomerId, DisputeId, OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId,
 };
@@ -129,6 +131,9 @@ stored_as!(PaymentId, S, "a payment id", |s: &str| PaymentId::parse(s)
 stored_as!(PaymentEventId, S, "an event id", |s: &str| {
     PaymentEventId::parse(s).ok()
 });
+stored_as!(EventType, S, "an event type", |s: &str| s.parse().ok());
+stored_as!(EventId, S, "an event id", |s: &str| EventId::parse(s).ok());
+stored_as!(EmailState, S, "an email state", |s: &str| s.parse().ok());
 stored_as!(RefundReason, S, "a refund reason", |s: &str| s.parse().ok());
 stored_as!(RefundStatus, S, "a refund status", |s: &str| s.parse().ok());
 stored_as!(RefundKind, S, "a refund kind", |s: &str| s.parse().ok());

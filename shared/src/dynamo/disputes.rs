@@ -32,16 +32,17 @@ impl Store {
         let Some(order) = self.order_of_payment(payment).await? else {
             return Ok(Flagged::NoOrder);
         };
-        let sent = order_header::DISPUTE
-            .on(&self.table, order_header::key(&order))
-            .set(&order_header::DISPUTE_ID, &dispute.id)
-            .set(&order_header::DISPUTE_REASON, &dispute.reason)
-            .set(&order_header::DISPUTE_AMOUNT, &dispute.amount)
-            .set(&order_header::DISPUTED_AT, &Timestamp::now())
-            .condition("attribute_exists(#PK) AND attribute_not_exists(#disputeId)")
-            .request(&self.client)?
-            .send()
-            .await;
+        let sent = order_header::counting_event(
+            order_header::DISPUTE.on(&self.table, order_header::key(&order)),
+        )
+        .set(&order_header::DISPUTE_ID, &dispute.id)
+        .set(&order_header::DISPUTE_REASON, &dispute.reason)
+        .set(&order_header::DISPUTE_AMOUNT, &dispute.amount)
+        .set(&order_header::DISPUTED_AT, &Timestamp::now())
+        .condition("attribute_exists(#PK) AND attribute_not_exists(#disputeId)")
+        .request(&self.client)?
+        .send()
+        .await;
         Ok(match unless_condition_failed(sent)? {
             Some(_) => Flagged::Now(order),
             None => Flagged::Already(order),

@@ -141,6 +141,16 @@ impl Putting {
         self.condition(condition).value(":now", expires, &now)
     }
 
+    /// [`Putting::new_or_expired`], or where `other` holds of the item there (a claim whose
+    /// holder's time is up, say).
+    pub fn new_expired_or(self, expires: &'static Attr<u64>, now: u64, other: &str) -> Self {
+        let condition = format!(
+            "attribute_not_exists(PK) OR #{} < :now OR ({other})",
+            expires.name
+        );
+        self.condition(condition).value(":now", expires, &now)
+    }
+
     /// A condition, ANDed with the others: `#name` placeholders name attributes the spec
     /// writes, `:name` ones values bound with [`Putting::value`].
     pub fn condition(mut self, condition: impl Into<String>) -> Self {

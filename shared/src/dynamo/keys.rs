@@ -22,6 +22,7 @@
 //! | Refund due | `REFUND#<paymentId>` | `REFUND` | 10 (GSI1: `REFUNDS#<status>` / `<requestedAt>`) |
 //! | Order refund | `ORDER#<orderId>` | `REFUND#<refundId>` | 10, the ledger (GSI1: `REFUNDS#<status>` / `<requestedAt>`) |
 //! | Unread provider event | `UNREAD_EVENT#<sha256>` | `RAW` | a person's look (GSI1: `UNREAD_EVENTS` / `<receivedAt>`) |
+//! | Customer email | `EMAIL#<eventId>` | `EMAIL` | one email per event |
 //!
 //! The table above is tested against [`Entity::keys`] (and so is the README's), and the order
 //! of sort keys within a shared partition against [`CUSTOMER_PARTITION`] and
@@ -80,6 +81,8 @@ pub const REFUND_PREFIX: &str = "REFUND#";
 pub const REFUNDS_GSI1_PREFIX: &str = "REFUNDS#";
 /// Signed provider events the store could not read: their partitions.
 pub const UNREAD_EVENT_PREFIX: &str = "UNREAD_EVENT#";
+/// Customer emails' partitions: one per event emailed about.
+pub const EMAIL_PREFIX: &str = "EMAIL#";
 /// GSI1's partition of unread provider events.
 pub const UNREAD_EVENTS_GSI1PK: &str = "UNREAD_EVENTS";
 
@@ -104,6 +107,8 @@ pub const PAYMENT_ORDER_SK: &str = "ORDER";
 pub const REFUND_SK: &str = "REFUND";
 /// An unread provider event's sort key.
 pub const RAW_SK: &str = "RAW";
+/// A customer email's sort key.
+pub const EMAIL_SK: &str = "EMAIL";
 
 /// FNV-1a of `text`'s bytes: stable across releases and machines, so a shard chosen with it
 /// never moves unless its count does.
@@ -339,6 +344,8 @@ crate::listed! {
         OrderRefund,
         /// A signed provider event the store could not read, kept for a person to look at.
         UnreadEvent,
+        /// One event's email to its customer: claimed, then sent once.
+        CustomerEmail,
     }
 }
 
@@ -363,6 +370,7 @@ impl Entity {
             Entity::RefundDue => "Refund due",
             Entity::OrderRefund => "Order refund",
             Entity::UnreadEvent => "Unread provider event",
+            Entity::CustomerEmail => "Customer email",
         }
     }
 
@@ -386,6 +394,7 @@ impl Entity {
             Entity::RefundDue => ("REFUND#<paymentId>", REFUND_SK),
             Entity::OrderRefund => ("ORDER#<orderId>", "REFUND#<refundId>"),
             Entity::UnreadEvent => ("UNREAD_EVENT#<sha256>", RAW_SK),
+            Entity::CustomerEmail => ("EMAIL#<eventId>", EMAIL_SK),
             Entity::MigrationState => (
                 "MIGRATION#<name>",
                 "STATUS, SEGMENT#<total>#<i>, DEFERRED#<orderId>#<sku>, UNPLACEABLE#<PK>#<SK>",
@@ -422,6 +431,8 @@ impl Entity {
             Some(Entity::RefundDue)
         } else if under(UNREAD_EVENT_PREFIX) && sk == RAW_SK {
             Some(Entity::UnreadEvent)
+        } else if under(EMAIL_PREFIX) && sk == EMAIL_SK {
+            Some(Entity::CustomerEmail)
         } else if under(MIGRATION_PREFIX) {
             Some(Entity::MigrationState)
         } else {

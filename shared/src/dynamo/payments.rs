@@ -326,19 +326,20 @@ impl Store {
         let Some(order) = payment.order_id() else {
             return Ok(false);
         };
-        let sent = order_header::PAYMENT_FAILED
-            .on(&self.table, order_header::key(&order))
-            .set(&order_header::PAYMENT_ERROR, &payment.failure())
-            .condition("#status = :pending AND #paymentIntentId = :intent")
-            .value(
-                ":pending",
-                &order_header::STATUS,
-                &OrderStatus::PendingPayment,
-            )
-            .value(":intent", &order_header::PAYMENT_INTENT_ID, &payment.id)
-            .request(&self.client)?
-            .send()
-            .await;
+        let sent = order_header::counting_event(
+            order_header::PAYMENT_FAILED.on(&self.table, order_header::key(&order)),
+        )
+        .set(&order_header::PAYMENT_ERROR, &payment.failure())
+        .condition("#status = :pending AND #paymentIntentId = :intent")
+        .value(
+            ":pending",
+            &order_header::STATUS,
+            &OrderStatus::PendingPayment,
+        )
+        .value(":intent", &order_header::PAYMENT_INTENT_ID, &payment.id)
+        .request(&self.client)?
+        .send()
+        .await;
         Ok(unless_condition_failed(sent)?.is_some())
     }
 

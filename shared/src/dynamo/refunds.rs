@@ -199,6 +199,11 @@ impl Store {
         if let Some(failure) = &settled.failure {
             change = change.set(&refund::FAILURE, failure);
         }
+        if settled.status.is_settled() {
+            // Its end is an event of the refund's (a provider's answer that it is still under
+            // way is none).
+            change = refund::counting_event(change);
+        }
         if let Some(attempts) = claimed {
             change = change.condition("#attempts = :claimed").value(
                 ":claimed",
@@ -217,9 +222,7 @@ impl Store {
         let Some(made) = &read.provider_refund_id else {
             return Ok(false);
         };
-        let change = specs(read)
-            .1
-            .on(&self.table, refund::key(read))
+        let change = refund::counting_event(specs(read).1.on(&self.table, refund::key(read)))
             .set(&refund::STATUS, &RefundStatus::Reversed)
             .set(&refund::GSI1PK, &refund::gsi1pk(RefundStatus::Reversed))
             .set(&refund::FAILURE, &failure.to_owned())

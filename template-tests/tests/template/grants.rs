@@ -35,12 +35,14 @@ pub(crate) fn grants(template: &Value, function: &Value) -> Vec<Grant> {
         let mut conditions = BTreeMap::new();
         for (operator, keys) in statement["Condition"].as_mapping().into_iter().flatten() {
             for (key, values) in keys.as_mapping().expect("condition keys") {
-                let mut values: Vec<String> = values
-                    .as_sequence()
-                    .expect("condition values")
-                    .iter()
-                    .map(|v| v.as_str().expect("string").to_owned())
-                    .collect();
+                let mut values: Vec<String> = match values {
+                    Value::Sequence(many) => many
+                        .iter()
+                        .map(|v| v.as_str().expect("string").to_owned())
+                        .collect(),
+                    // One value, as written (`ses:FromAddress: !Ref EmailSender`).
+                    one => vec![serde_yaml::to_string(one).expect("value").trim().to_owned()],
+                };
                 values.sort();
                 let name = format!(
                     "{} {}",
@@ -127,7 +129,20 @@ pub(crate) struct Needed {
     pub(crate) resource: String,
     pub(crate) leading_keys: Option<String>,
     pub(crate) attributes: Option<Vec<String>>,
+    /// Conditions of other services' grants (`operator key` to values), as written.
+    pub(crate) conditions: BTreeMap<String, Vec<String>>,
 }
+
+/// The identities the email subscriber may send as: the sender's address, and its domain.
+const SES_IDENTITIES: &str =
+    "- !Sub arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/${EmailSender}
+- !Sub
+  - arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/${Domain}
+  - Domain: !Select
+    - 1
+    - !Split
+      - '@'
+      - !Ref EmailSender";
 
 /// The resource an index's grants name.
 pub(crate) fn index_arn(index: Index) -> String {
@@ -148,12 +163,14 @@ pub(crate) fn needed(sends: Sends) -> Vec<Needed> {
         attributes: sends
             .attributes()
             .map(|names| names.into_iter().map(str::to_owned).collect()),
+        conditions: BTreeMap::new(),
     };
     let other = |action, resource: String| Needed {
         action,
         resource,
         leading_keys: None,
         attributes: None,
+        conditions: BTreeMap::new(),
     };
     match sends {
         Sends::GetItem(e) => vec![on_table("dynamodb:GetItem", e)],
@@ -164,6 +181,7 @@ pub(crate) fn needed(sends: Sends) -> Vec<Needed> {
             resource: index_arn(index),
             leading_keys: Some(partitions.leading_keys()),
             attributes: None,
+            conditions: BTreeMap::new(),
         }],
         Sends::PutItem(spec) => vec![on_table("dynamodb:PutItem", spec.entity)],
         Sends::DeleteItem(spec) => vec![on_table("dynamodb:DeleteItem", spec.entity)],
@@ -186,6 +204,23 @@ pub(crate) fn needed(sends: Sends) -> Vec<Needed> {
             .into_iter()
             .map(|action| other(action, format!("!GetAtt {id}.Arn")))
             .collect(),
+        Sends::PutEvents(id) => vec![other("events:PutEvents", format!("!GetAtt {id}.Arn"))],
+        Sends::ReadQueue(id) => [
+            "sqs:ReceiveMessage",
+            "sqs:DeleteMessage",
+            "sqs:GetQueueAttributes",
+        ]
+        .into_iter()
+        .map(|action| other(action, format!("!GetAtt {id}.Arn")))
+        .collect(),
+        // From the sender's address alone, under its identity or its domain's.
+        Sends::SendEmail => vec![Needed {
+            conditions: BTreeMap::from([(
+                "StringEquals ses:FromAddress".to_owned(),
+                vec!["!Ref EmailSender".to_owned()],
+            )]),
+            ..other("ses:SendEmail", SES_IDENTITIES.to_owned())
+        }],
     }
 }
 
@@ -198,7 +233,7 @@ pub(crate) fn allows(grant: &Grant, need: &Needed) -> bool {
         && grant.resource == need.resource
         && match &need.leading_keys {
             Some(pattern) => keys.is_some_and(|keys| keys.contains(pattern)),
-            None => grant.conditions.is_empty(),
+            None => grant.conditions == need.conditions,
         }
         && match (&need.attributes, attributes) {
             (Some(wanted), Some(allowed)) => wanted.iter().all(|a| allowed.contains(a)),

@@ -73,9 +73,11 @@ fn scenarios(binary: &str) -> Vec<Vec<Step>> {
         let text = std::fs::read_to_string(file).expect("event");
         let parsed: Value = serde_json::from_str(&text).expect("json");
         let binary = match event {
-            // The schedules' events name no route.
+            // The schedules', the publisher's and the email queue's events name no route.
             "expire-holds" => "expire-holds",
             "pay-refunds" => "pay-refunds",
+            "publish-events" => "publish-events",
+            "email-customers" => "email-customers",
             _ => parsed["routeKey"]
                 .as_str()
                 .and_then(shared::http::routes::find)
@@ -242,7 +244,9 @@ async fn the_hold(store: &Store) -> (String, i64, String) {
 /// A route's request, built before the step runs (`None` for the schedule and the stream).
 async fn prepare(store: &Store, step: &Step) -> Option<(Store, lambda_http::Request)> {
     match step.event.as_str() {
-        "expire-holds" | "order-stats" | "pay-refunds" => None,
+        "expire-holds" | "order-stats" | "pay-refunds" | "publish-events" | "email-customers" => {
+            None
+        }
         _ => Some(request(store, step).await),
     }
 }
@@ -282,6 +286,7 @@ async fn run(store: &Store, step: &Step, prepared: Option<(Store, lambda_http::R
             let response = as_function("order-stats", order_stats::handle(store, event)).await;
             assert!(response.batch_item_failures.is_empty(), "{response:?}");
         }
+        "publish-events" | "email-customers" => subscribe(store, step).await,
         _ => {
             let (store, req) = prepared.expect("a route's request");
             let response =
@@ -300,6 +305,58 @@ async fn run(store: &Store, step: &Step, prepared: Option<(Store, lambda_http::R
                 response.body()
             );
         }
+    }
+}
+
+/// The publisher's or the email subscriber's sample event, on a bus of its own (moto's
+/// server, template.yaml's bus and queues made on it): nothing reported failed.
+async fn subscribe(store: &Store, step: &Step) {
+    let bus = tokio::task::spawn_blocking(local_engine::bus::LocalBus::for_test)
+        .await
+        .expect("join")
+        .expect("moto");
+    let sender = "orders@store.example";
+    let made = bus
+        .provision(
+            &template::parse().expect("template"),
+            &[("EmailSender", sender)],
+        )
+        .await
+        .expect("the bus");
+    let text = std::fs::read_to_string(step.file()).expect("event");
+    let budget = std::time::Duration::from_secs(10);
+    if step.event == "publish-events" {
+        let publisher = publish_events::Publisher {
+            store: store.clone(),
+            bus: publish_events::Bus::new(bus.eventbridge(), made.bus.clone()),
+            dead_letters: publish_events::DeadLetters::new(
+                bus.sqs(),
+                made.queue("PublishEventsFailureQueue")
+                    .expect("queue")
+                    .to_owned(),
+            ),
+            rules: shared::dynamo::events::EventRules { low_stock: 5 },
+        };
+        let event = serde_json::from_str(&text).expect("stream event");
+        let response = as_function(
+            "publish-events",
+            publish_events::handle(&publisher, event, budget),
+        )
+        .await;
+        assert!(response.batch_item_failures.is_empty(), "{response:?}");
+    } else {
+        let mailer = email_customers::Mailer {
+            store: store.clone(),
+            ses: bus.sesv2(),
+            sender: sender.to_owned(),
+        };
+        let event = serde_json::from_str(&text).expect("queue event");
+        let response = as_function(
+            "email-customers",
+            email_customers::handle(&mailer, event, budget),
+        )
+        .await;
+        assert!(response.batch_item_failures.is_empty(), "{response:?}");
     }
 }
 

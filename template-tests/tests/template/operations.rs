@@ -82,8 +82,9 @@ fn every_function_has_an_alarm_on_its_errors_and_throttles() {
         .collect();
     binaries.sort();
     binaries.dedup();
-    // ...and the holds' expiry and the refunds payer, on their schedules.
-    assert_eq!(functions.len(), binaries.len() + 3);
+    // ...and the holds' expiry and the refunds payer, on their schedules; the event publisher,
+    // on the stream; the customers' emails, on their queue.
+    assert_eq!(functions.len(), binaries.len() + 5);
     let alarms = alarms(&template);
     for function in functions {
         let watching: Vec<(String, String)> = alarms
@@ -122,12 +123,26 @@ fn the_api_the_stream_the_failure_queue_and_the_table_are_watched() {
     };
     assert!(has("AWS/ApiGateway", "5xx", "HttpApi"));
     assert!(has("AWS/ApiGateway", "Count", "HttpApi"), "5xx as a rate");
-    assert!(has("AWS/Lambda", "IteratorAge", "OrderStatsFunction"));
-    assert!(has(
-        "AWS/SQS",
-        "ApproximateNumberOfMessagesVisible",
-        "OrderStatsFailureQueue.QueueName"
-    ));
+    for consumer in ["OrderStatsFunction", "PublishEventsFunction"] {
+        assert!(has("AWS/Lambda", "IteratorAge", consumer), "{consumer}");
+    }
+    for queue in [
+        "OrderStatsFailureQueue",
+        "PublishEventsFailureQueue",
+        "CustomerEmailDeadLetterQueue",
+    ] {
+        assert!(
+            has(
+                "AWS/SQS",
+                "ApproximateNumberOfMessagesVisible",
+                &format!("{queue}.QueueName")
+            ),
+            "{queue}"
+        );
+    }
+    for metric in ["EventEntriesFailed", "EmailsRefused"] {
+        assert!(has("OnlineStore", metric, ""), "{metric}");
+    }
     for metric in ["ReadThrottleEvents", "WriteThrottleEvents"] {
         assert!(has("AWS/DynamoDB", metric, "AppTable"), "{metric}");
     }

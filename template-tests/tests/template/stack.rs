@@ -431,9 +431,13 @@ fn every_function_skips_the_same_checkov_checks_for_the_same_reasons() {
         let secret = ["PAYMENT_API_KEY", "PAYMENT_WEBHOOK_SECRET"]
             .into_iter()
             .find(|variable| variables.contains(variable));
-        let scheduled = serde_yaml::to_string(&function["Properties"]["Events"])
-            .expect("yaml")
-            .contains("Type: Schedule");
+        let events = serde_yaml::to_string(&function["Properties"]["Events"]).expect("yaml");
+        let scheduled = events.contains("Type: Schedule");
+        let queued = function["Properties"]["Events"]
+            .as_mapping()
+            .into_iter()
+            .flatten()
+            .any(|(_, event)| event["Type"].as_str() == Some("SQS"));
         let own = skips(function);
         assert_eq!(own.len(), canonical.len(), "{name}");
         for ((id, comment), (canonical_id, canonical_comment)) in own.iter().zip(&canonical) {
@@ -445,6 +449,10 @@ fn every_function_skips_the_same_checkov_checks_for_the_same_reasons() {
                 ("CKV_AWS_116", _) if scheduled => assert!(
                     comment.starts_with("The schedule invokes it"),
                     "{name} runs on a schedule: its reason must say so: {comment}"
+                ),
+                ("CKV_AWS_116", _) if queued => assert!(
+                    comment.contains("the queue invokes it synchronously"),
+                    "{name} reads a queue: its reason must say so: {comment}"
                 ),
                 ("CKV_AWS_173", Some(variable)) => assert!(
                     comment.contains(variable) && comment.contains("Secrets Manager"),

@@ -45,6 +45,7 @@ pub(crate) fn start_dev(name: &str, host: &str) -> (Dev, String) {
         .env("API_PORT", api_port.to_string())
         .env("DYNAMODB_PORT", free_port().to_string())
         .env("PAYMENT_PORT", payment_port.to_string())
+        .env("EVENTS_PORT", free_port().to_string())
         .env("STORE_DATA_FILE", dir.join("store.db"))
         .env("RUST_LOG", "warn")
         .env_remove("STORE_EXPLORER")

@@ -36,6 +36,7 @@ fn sources() -> Vec<std::path::PathBuf> {
         "shared/src/bootstrap.rs",
         "shared/src/http/gateway.rs",
         "local/engine/src/provider.rs",
+        "local/engine/src/bus.rs",
     ] {
         files.push(root().join(file));
     }

@@ -13,6 +13,7 @@ pub mod cart_version;
 pub mod catalog_entry;
 pub mod counted_order;
 pub mod customer;
+pub mod customer_email;
 pub mod idempotency;
 pub mod line_item;
 pub mod migration_state;
@@ -27,7 +28,7 @@ pub mod refund_due;
 pub mod unread_event;
 
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 
 use crate::dynamo::update::{DeleteSpec, PutSpec, UpdateSpec};
 
@@ -55,6 +56,7 @@ pub const UPDATES: &[&UpdateSpec] = &[
     &product::REPLACE,
     &product::STOCK_UPDATE,
     &product::TAKE_STOCK,
+    &customer_email::FINISH,
 ];
 
 /// Every kind of PutItem the store sends.
@@ -74,10 +76,15 @@ pub const PUTS: &[&PutSpec] = &[
     &refund_due::PUT,
     &refund_due::POINTER,
     &unread_event::PUT,
+    &customer_email::CLAIM,
 ];
 
 /// Every kind of DeleteItem the store sends.
-pub const DELETES: &[&DeleteSpec] = &[&cart_line::REMOVE, &cart_line::TAKE];
+pub const DELETES: &[&DeleteSpec] = &[
+    &cart_line::REMOVE,
+    &cart_line::TAKE,
+    &customer_email::RELEASE,
+];
 
 #[cfg(test)]
 mod tests {
@@ -327,6 +334,20 @@ mod tests {
                 &unread_event::PUT,
                 unread_event::to_item(b"{}", "unreadable", test_support::placed()),
             ),
+            (
+                &customer_email::CLAIM,
+                customer_email::to_item(
+                    &crate::domain::email::CustomerEmail {
+                        event_id: crate::domain::event::EventId::parse("order/o100/1").expect("id"),
+                        kind: crate::domain::event::EventType::Placed,
+                        state: crate::domain::email::EmailState::Sending,
+                        claimed_at: test_support::placed(),
+                        message_id: None,
+                        reason: None,
+                    },
+                    1,
+                ),
+            ),
         ];
         assert_eq!(written.len(), PUTS.len(), "a put spec without an item here");
         for (spec, item) in &written {
@@ -393,6 +414,12 @@ mod tests {
                 Entity::OrderRefund,
             ),
             (unread_event::key(b"{}"), Entity::UnreadEvent),
+            (
+                customer_email::key(
+                    &crate::domain::event::EventId::parse("order/o100/1").expect("id"),
+                ),
+                Entity::CustomerEmail,
+            ),
         ];
         for (item, entity) in &written {
             let pk = PK.get(item).expect("PK");

@@ -11,7 +11,7 @@ use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
 use crate::dynamo::entities::line_item;
 use crate::dynamo::keys::{self, Entity};
 use crate::dynamo::record::record;
-use crate::dynamo::update::{PutSpec, UpdateSpec};
+use crate::dynamo::update::{Change, PutSpec, UpdateSpec};
 
 pub use crate::dynamo::entities::order_listing::{HOLD_UNTIL, STATUS, TOTAL};
 
@@ -50,6 +50,12 @@ pub const REFUNDED: Attr<i64> = Attr::new("refunded");
 /// How many refunds drew on the balance.
 pub const REFUND_COUNT: Attr<u32> = Attr::new("refundCount");
 
+/// How many events the order has given: its last event's `sequence` (`domain::event`). Every
+/// write that gives one moves it on by one in the same request, so a change's stream record
+/// says how many events it gives and where they stand; absent, 0 (an order written before
+/// events were published, or the sample data).
+pub const EVENT_SEQUENCE: Attr<u64> = Attr::new("eventSequence");
+
 /// The first dispute of the payment that placed it: the provider's ID.
 pub const DISPUTE_ID: Attr<DisputeId> = Attr::new("disputeId");
 /// The bank's reason.
@@ -67,12 +73,15 @@ pub const DISPUTE: UpdateSpec = UpdateSpec {
         DISPUTE_AMOUNT.name,
         DISPUTED_AT.name,
     ],
+    add: &[EVENT_SEQUENCE.name],
     ..UpdateSpec::of(Entity::OrderHeader)
 };
 
-/// A status change of the header, on the condition that its status is still the one read.
+/// A status change of the header, on the condition that its status is still the one read:
+/// an event of the order's.
 pub const STATUS_CHANGE: UpdateSpec = UpdateSpec {
     set: &[STATUS.name],
+    add: &[EVENT_SEQUENCE.name],
     ..UpdateSpec::of(Entity::OrderHeader)
 };
 /// A hold's status change decided by its time (paid while it lasts, ended once past): the
@@ -92,6 +101,7 @@ pub const PAYMENT: UpdateSpec = UpdateSpec {
 /// PaymentIntent.
 pub const PAYMENT_FAILED: UpdateSpec = UpdateSpec {
     set: &[PAYMENT_ERROR.name],
+    add: &[EVENT_SEQUENCE.name],
     checks: &[STATUS.name, PAYMENT_INTENT_ID.name],
     ..UpdateSpec::of(Entity::OrderHeader)
 };
@@ -132,6 +142,7 @@ pub const PUT: PutSpec = PutSpec {
         PLACED_AT.name,
         STATUS.name,
         TOTAL.name,
+        EVENT_SEQUENCE.name,
     ],
 };
 /// What a checkout writes of its hold's header: an order's, and when the hold ends.
@@ -145,6 +156,7 @@ pub const PUT_HOLD: PutSpec = PutSpec {
         STATUS.name,
         TOTAL.name,
         HOLD_UNTIL.name,
+        EVENT_SEQUENCE.name,
     ],
 };
 
@@ -159,11 +171,24 @@ pub fn key(order: &OrderId) -> Item {
 }
 
 /// The header of `order`, as placing it writes it (a new order has no payment yet: what the
-/// payment's updates set later is absent, so not written).
+/// payment's updates set later is absent, so not written): its first event, a hold's start
+/// or its placing.
 pub fn to_item(order: &Order) -> Item {
     let mut item = key(&order.order_id);
     Header::write(&mut item, order);
+    EVENT_SEQUENCE.put(&mut item, &1);
     item
+}
+
+/// How many events the header's order has given ([`EVENT_SEQUENCE`]).
+pub fn event_sequence(item: &Item) -> u64 {
+    EVENT_SEQUENCE.get(item).unwrap_or(0)
+}
+
+/// A write of an event of the order's: `change` (an update of its header) with the order's
+/// event counter moved on by one.
+pub fn counting_event(change: Change) -> Change {
+    change.add(&EVENT_SEQUENCE, &1)
 }
 
 /// The balance a header keeps (read before [`from_item`] takes the item).
@@ -234,6 +259,7 @@ mod tests {
                 ("PK", "S ORDER#o100"),
                 ("SK", "S HEADER"),
                 ("customerId", "S c1"),
+                ("eventSequence", "N 1"),
                 ("placedAt", "S 2026-10-08T14:30:00Z"),
                 ("status", "S PLACED"),
                 ("total", "N 39.90"),

@@ -14,7 +14,7 @@ use crate::dynamo::codec::{Attr, BadItem, Item, primary_key};
 use crate::dynamo::entities::line_item;
 use crate::dynamo::keys::{self, Entity, REFUND_PREFIX, REFUNDS_GSI1_PREFIX};
 use crate::dynamo::record::record;
-use crate::dynamo::update::{PutSpec, UpdateSpec};
+use crate::dynamo::update::{Change, PutSpec, UpdateSpec};
 
 record! {
     /// What a refund's item stores of it; its lines are a map of SKU to quantity, written
@@ -59,6 +59,10 @@ pub const LINES: Attr<Item> = Attr::new("lines");
 pub const GSI1PK: Attr<String> = Attr::new(keys::GSI1PK);
 /// GSI1's sort key: when it was recorded.
 pub const GSI1SK: Attr<String> = Attr::new(keys::GSI1SK);
+/// How many events the refund has given: its last event's `sequence` (`domain::event`),
+/// moved on by the write that gives one, as an order's header counts its own; absent, 0 (a
+/// refund recorded before events were published).
+pub const EVENT_SEQUENCE: Attr<u64> = Attr::new("eventSequence");
 
 /// Every attribute a refund's record holds.
 pub const ATTRIBUTES: &[&str] = &[
@@ -79,6 +83,7 @@ pub const ATTRIBUTES: &[&str] = &[
     ATTEMPTS.name,
     GSI1PK.name,
     GSI1SK.name,
+    EVENT_SEQUENCE.name,
 ];
 
 /// What a refund of a payment naming no order holds: the same, but the order.
@@ -99,6 +104,7 @@ pub const DUE_ATTRIBUTES: &[&str] = &[
     ATTEMPTS.name,
     GSI1PK.name,
     GSI1SK.name,
+    EVENT_SEQUENCE.name,
 ];
 
 /// What requesting an order's refund puts: the record whole.
@@ -128,6 +134,7 @@ pub const fn settle_spec(entity: Entity) -> UpdateSpec {
             FAILURE.name,
             GSI1PK.name,
         ],
+        add: &[EVENT_SEQUENCE.name],
         checks: &[STATUS.name, ATTEMPTS.name],
         ..UpdateSpec::of(entity)
     }
@@ -212,7 +219,24 @@ pub fn to_item(refund: &Refund) -> Item {
     }
     GSI1PK.put(&mut item, &gsi1pk(refund.status));
     GSI1SK.put(&mut item, &refund.requested_at.to_string());
+    EVENT_SEQUENCE.put(&mut item, &events_at_insert(refund.status));
     item
+}
+
+/// How many events a refund recorded in `status` gives at once: its request, and its end when
+/// it is recorded settled.
+pub fn events_at_insert(status: RefundStatus) -> u64 {
+    if status.is_settled() { 2 } else { 1 }
+}
+
+/// How many events a refund's record has given ([`EVENT_SEQUENCE`]).
+pub fn event_sequence(item: &Item) -> u64 {
+    EVENT_SEQUENCE.get(item).unwrap_or(0)
+}
+
+/// A settlement (an event of the refund's): `change` with its event counter moved on by one.
+pub fn counting_event(change: Change) -> Change {
+    change.add(&EVENT_SEQUENCE, &1)
 }
 
 fn line_quantity(quantity: u32) -> aws_sdk_dynamodb::types::AttributeValue {
@@ -282,6 +306,7 @@ mod tests {
                 ("amount", "N 1990"),
                 ("attempts", "N 0"),
                 ("currency", "S usd"),
+                ("eventSequence", "N 1"),
                 ("kind", "S staff"),
                 ("lines", "M({\"SKU-1\": N(\"2\")})"),
                 ("orderId", "S o100"),

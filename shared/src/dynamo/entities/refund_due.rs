@@ -81,6 +81,7 @@ mod tests {
                 ("attempts", "N 0"),
                 ("currency", "S usd"),
                 ("eventId", "S evt_1"),
+                ("eventSequence", "N 1"),
                 ("kind", "S payment"),
                 ("paymentId", "S pi_1"),
                 ("reason", "S unknown-order"),

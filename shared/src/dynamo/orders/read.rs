@@ -3,10 +3,10 @@
 
 use crate::domain::access::Caller;
 use crate::domain::ids::OrderId;
-use crate::domain::order::{LineBack, Order, OrderDetails, OrderMoney};
+use crate::domain::order::{LineBack, LineItem, Order, OrderDetails, OrderMoney};
 use crate::dynamo::codec;
 use crate::dynamo::entities::{line_item, order_header, refund};
-use crate::dynamo::keys::{Entity, ORDER_PARTITION};
+use crate::dynamo::keys::{Entity, ITEM_PREFIX, ORDER_PARTITION};
 use crate::dynamo::query::{Index, KeyQuery};
 use crate::{AppError, Store};
 
@@ -82,5 +82,19 @@ impl Store {
     pub(crate) async fn read_header(&self, order: &OrderId) -> Result<Option<Order>, AppError> {
         let item = self.get_consistent(order_header::key(order)).await?;
         Ok(item.map(order_header::from_item).transpose()?)
+    }
+}
+
+impl Store {
+    /// What `order` was placed with: its line items (one strongly consistent Query of its
+    /// lines), for the event that tells of its placing. Never a caller's read.
+    pub async fn placed_lines(&self, order: &OrderId) -> Result<Vec<LineItem>, AppError> {
+        KeyQuery::on(Index::Table, line_item::pk(order))
+            .begins_with(ITEM_PREFIX)
+            .read_all(self, true)
+            .await?
+            .into_iter()
+            .map(|item| line_item::from_item(item).map_err(AppError::from))
+            .collect()
     }
 }

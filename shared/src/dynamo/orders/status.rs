@@ -187,9 +187,9 @@ impl Store {
                 .condition("#status = :current")
                 .value(":current", &order_listing::STATUS, &current.status)
         };
-        let mut header = still(
+        let mut header = still(order_header::counting_event(
             order_header::STATUS_CHANGE.on(&self.table, order_header::key(&current.order_id)),
-        )
+        ))
         .returning_old_on_failure();
         if let Settle::IntentCanceled(intent) = settle {
             header = header

@@ -1,0 +1,206 @@
+//! What an event's email says, and its sending through SES v2 (`SendEmail`, plain text).
+
+use std::fmt::Write;
+
+use aws_sdk_sesv2::operation::send_email::SendEmailError;
+use aws_sdk_sesv2::types::{Body, Content, Destination, EmailContent, Message};
+use shared::domain::checkout::major_units;
+use shared::domain::email::EmailState;
+use shared::domain::event::{EventType, StoreEvent};
+
+/// One email: its subject and text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Email {
+    /// The subject line.
+    pub subject: String,
+    /// The text.
+    pub text: String,
+}
+
+/// The email of `event` (`currency`: the store's, in which orders' totals are), or `None`
+/// when the event carries too little to write about.
+pub(crate) fn email(event: &StoreEvent, currency: &str) -> Option<Email> {
+    let currency = currency.to_uppercase();
+    match event.kind {
+        EventType::Placed => {
+            let order = event.order.as_ref()?;
+            let mut text = format!(
+                "Thank you for your order {}, placed {}.\n\n",
+                order.order_id, order.placed_at
+            );
+            for line in event.lines.iter().flatten() {
+                let _ = writeln!(
+                    text,
+                    "  {} x {} at {} {currency}",
+                    line.quantity, line.sku, line.price
+                );
+            }
+            let _ = write!(text, "\nTotal: {} {currency}\n", order.total);
+            Some(Email {
+                subject: format!("Your order {} is placed", order.order_id),
+                text,
+            })
+        }
+        EventType::Shipped => {
+            let order = event.order.as_ref()?;
+            Some(Email {
+                subject: format!("Your order {} is on its way", order.order_id),
+                text: format!(
+                    "Your order {} ({} {currency}) has shipped.\n",
+                    order.order_id, order.total
+                ),
+            })
+        }
+        EventType::RefundSucceeded => {
+            let refund = event.refund.as_ref()?;
+            let amount = major_units(refund.amount, &refund.currency);
+            let of_order = refund
+                .order_id
+                .as_ref()
+                .map(|order| format!(" for order {order}"))
+                .unwrap_or_default();
+            let currency = refund.currency.to_uppercase();
+            Some(Email {
+                subject: format!("We refunded {amount} {currency}{of_order}"),
+                text: format!(
+                    "We paid {amount} {currency}{of_order} back to the card you paid with. \
+                     Your bank may take a few days to show it.\n"
+                ),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// `email` sent from `sender` to `to`: the mail service's message ID; or, for good, why not
+/// (`Refused`: the service rejects the message or its address); or (`Err`) why not yet.
+pub(crate) async fn send(
+    ses: &aws_sdk_sesv2::Client,
+    sender: &str,
+    to: &str,
+    email: &Email,
+) -> Result<Result<String, (EmailState, String)>, String> {
+    let text = |data: &str| {
+        Content::builder()
+            .data(data)
+            .charset("UTF-8")
+            .build()
+            .map_err(|err| err.to_string())
+    };
+    let message = Message::builder()
+        .subject(text(&email.subject)?)
+        .body(Body::builder().text(text(&email.text)?).build())
+        .build();
+    let sent = ses
+        .send_email()
+        .from_email_address(sender)
+        .destination(Destination::builder().to_addresses(to).build())
+        .content(EmailContent::builder().simple(message).build())
+        .send()
+        .await;
+    match sent {
+        Ok(out) => Ok(Ok(out.message_id().unwrap_or_default().to_owned())),
+        Err(err) => {
+            let why = aws_sdk_sesv2::error::DisplayErrorContext(&err).to_string();
+            match err.as_service_error() {
+                Some(
+                    SendEmailError::MessageRejected(_) | SendEmailError::BadRequestException(_),
+                ) => Ok(Err((EmailState::Refused, why))),
+                _ => Err(why),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::domain::event::Subject;
+    use shared::domain::ids::{CustomerId, OrderId, PaymentId, RefundId, Sku};
+    use shared::domain::money::Money;
+    use shared::domain::order::{LineItem, Order};
+    use shared::domain::refund::{Refund, RefundKind};
+    use shared::domain::status::OrderStatus;
+    use shared::domain::time::Timestamp;
+
+    fn placed_order() -> Order {
+        Order {
+            order_id: OrderId::parse("o1").expect("id"),
+            customer_id: CustomerId::parse("c1").expect("id"),
+            placed_at: Timestamp::parse("2026-12-04T10:00:00Z").expect("time"),
+            status: OrderStatus::Placed,
+            total: Money::parse_number("44.9").expect("money"),
+            hold_until: None,
+            payment_intent_id: None,
+            payment_id: None,
+            payment_error: None,
+            dispute: None,
+        }
+    }
+
+    fn at() -> Timestamp {
+        Timestamp::parse("2026-12-04T10:00:01Z").expect("time")
+    }
+
+    #[test]
+    fn an_order_placed_is_told_with_its_lines_and_total() {
+        let order = placed_order();
+        let mut event = StoreEvent::new(
+            EventType::Placed,
+            &Subject::Order(order.order_id.clone()),
+            2,
+            at(),
+        )
+        .about_order(&order);
+        event.lines = Some(vec![
+            LineItem {
+                sku: Sku::parse("sku-1").expect("sku"),
+                quantity: 2,
+                price: Money::parse_number("19.95").expect("money"),
+            },
+            LineItem {
+                sku: Sku::parse("sku-2").expect("sku"),
+                quantity: 1,
+                price: Money::parse_number("5").expect("money"),
+            },
+        ]);
+        let email = email(&event, "usd").expect("an email");
+        assert_eq!(email.subject, "Your order o1 is placed");
+        assert_eq!(
+            email.text,
+            "Thank you for your order o1, placed 2026-12-04T10:00:00Z.\n\n  2 x sku-1 at 19.95 USD\n  1 x sku-2 at 5.00 USD\n\nTotal: 44.90 USD\n"
+        );
+    }
+
+    #[test]
+    fn a_refund_paid_is_told_in_its_own_currency() {
+        let refund = Refund {
+            status: shared::domain::refund::RefundStatus::Succeeded,
+            ..Refund::requested(
+                RefundId::parse("rf_1").expect("id"),
+                Some(OrderId::parse("o1").expect("id")),
+                PaymentId::parse("pi_1").expect("id"),
+                1500,
+                "eur",
+                RefundKind::Staff,
+                "damaged".into(),
+            )
+        };
+        let event = StoreEvent::new(
+            EventType::RefundSucceeded,
+            &Subject::Refund(refund.refund_id.clone()),
+            2,
+            at(),
+        )
+        .about_refund(&refund);
+        let email = email(&event, "usd").expect("an email");
+        assert_eq!(email.subject, "We refunded 15.00 EUR for order o1");
+        let shipped = StoreEvent::new(
+            EventType::Shipped,
+            &Subject::Order(OrderId::parse("o1").expect("id")),
+            3,
+            at(),
+        );
+        assert_eq!(super::email(&shipped, "usd"), None, "no order to tell of");
+    }
+}

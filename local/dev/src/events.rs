@@ -1,0 +1,179 @@
+//! make dev's events: moto's server on `EVENTS_PORT` (8430; `off`: none; or
+//! `EVENTS_ENDPOINT`, one already running) holding template.yaml's bus, archive, rules and
+//! queues; the publisher driven from the stream as order-stats is; the customers' emails driven
+//! from their queue as Lambda's SQS mapping drives them; and a tap on the bus that `make
+//! events` prints.
+
+use std::path::Path;
+use std::time::Duration;
+
+use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
+use local_engine::bus::{LocalBus, Provisioned};
+use shared::Store;
+use shared::domain::event::SOURCE;
+use shared::dynamo::events::EventRules;
+
+pub use shared::domain::error::BoxError as Error;
+
+/// The tap's queue, and the rule that fills it with every event of the store's.
+pub const TAP: &str = "store-local-events";
+/// Who make dev's emails are from unless `EMAIL_SENDER` says otherwise.
+pub const DEFAULT_SENDER: &str = "orders@rust-store.example";
+/// What a batch of the publisher or the emails may spend (the template's timeouts, less the
+/// margin a function keeps).
+const BUDGET: Duration = Duration::from_secs(25);
+
+/// The events side of make dev, running.
+#[derive(Debug)]
+pub struct Events {
+    /// The server (stopped with make dev, unless it was running already).
+    pub bus: LocalBus,
+    /// What template.yaml made on it.
+    pub made: Provisioned,
+    /// Who the emails are from.
+    pub sender: String,
+    /// `LowStockThreshold`.
+    pub low_stock: u64,
+}
+
+fn env_value(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// The server, its resources made from `template` and the tap; `None` for `EVENTS_PORT=off`.
+pub async fn start(template: &serde_yaml::Value, data_dir: &Path) -> Result<Option<Events>, Error> {
+    let bus = match env_value("EVENTS_ENDPOINT") {
+        Some(base) => LocalBus::at(&base),
+        None => {
+            let Some(port) = local_engine::bus::port_from_env()? else {
+                return Ok(None);
+            };
+            let log = data_dir.join("moto.log");
+            tokio::task::spawn_blocking(move || LocalBus::start(port, &log))
+                .await
+                .map_err(|err| err.to_string())??
+        }
+    };
+    let sender = env_value("EMAIL_SENDER").unwrap_or_else(|| DEFAULT_SENDER.to_owned());
+    let low_stock = match env_value("LOW_STOCK_THRESHOLD") {
+        Some(raw) => raw
+            .trim()
+            .parse()
+            .map_err(|_| format!("LOW_STOCK_THRESHOLD must be a whole number, not {raw:?}"))?,
+        None => template["Parameters"]["LowStockThreshold"]["Default"]
+            .as_u64()
+            .ok_or("template.yaml has no LowStockThreshold default")?,
+    };
+    let made = bus
+        .provision(template, &[("EmailSender", sender.as_str())])
+        .await
+        .map_err(|err| format!("the events' resources on {}: {err}", bus.base))?;
+    bus.tap(&made.bus, TAP, SOURCE).await?;
+    Ok(Some(Events {
+        bus,
+        made,
+        sender,
+        low_stock,
+    }))
+}
+
+impl Events {
+    /// The publisher as its Lambda builds it, its clients pointed at the server.
+    pub fn publisher(&self, store: &Store) -> Result<publish_events::Publisher, Error> {
+        Ok(publish_events::Publisher {
+            store: store.clone(),
+            bus: publish_events::Bus::new(self.bus.eventbridge(), self.made.bus.clone()),
+            dead_letters: publish_events::DeadLetters::new(
+                self.bus.sqs(),
+                self.made.queue("PublishEventsFailureQueue")?.to_owned(),
+            ),
+            rules: EventRules {
+                low_stock: self.low_stock,
+            },
+        })
+    }
+
+    /// One batch of the stream through the publisher, as make dev runs it.
+    pub async fn publish(
+        publisher: &publish_events::Publisher,
+        event: aws_lambda_events::event::dynamodb::Event,
+    ) -> aws_lambda_events::event::streams::DynamoDbEventResponse {
+        crate::as_declared(
+            "publish-events",
+            publish_events::handle(publisher, event, BUDGET),
+        )
+        .await
+    }
+
+    /// The customers' emails, as Lambda's SQS mapping drives the function: the queue polled
+    /// (a second's long poll), each batch handed over, what it did not report failed deleted
+    /// (a failed message comes back after the queue's visibility timeout, and to the
+    /// dead-letter queue after five tries), for as long as make dev runs.
+    pub fn spawn_emails(&self, store: &Store) -> Result<(), Error> {
+        let queue = self.made.queue("CustomerEmailQueue")?.to_owned();
+        let mailer = email_customers::Mailer {
+            store: store.clone(),
+            ses: self.bus.sesv2(),
+            sender: self.sender.clone(),
+        };
+        let sqs = self.bus.sqs();
+        tokio::spawn(async move {
+            loop {
+                if let Err(err) = deliver_emails(&sqs, &queue, &mailer).await {
+                    tracing::warn!(error = %err, "the email queue could not be read");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            }
+        });
+        Ok(())
+    }
+}
+
+/// One poll of the email queue, its messages handed to the function.
+async fn deliver_emails(
+    sqs: &aws_sdk_sqs::Client,
+    queue: &str,
+    mailer: &email_customers::Mailer,
+) -> Result<(), Error> {
+    let out = sqs
+        .receive_message()
+        .queue_url(queue)
+        .max_number_of_messages(10)
+        .wait_time_seconds(1)
+        .send()
+        .await?;
+    if out.messages().is_empty() {
+        return Ok(());
+    }
+    let mut event = SqsEvent::default();
+    event.records = out
+        .messages()
+        .iter()
+        .map(|m| {
+            let mut message = SqsMessage::default();
+            message.message_id = m.message_id().map(str::to_owned);
+            message.receipt_handle = m.receipt_handle().map(str::to_owned);
+            message.body = m.body().map(str::to_owned);
+            message
+        })
+        .collect();
+    let response = crate::as_declared(
+        "email-customers",
+        email_customers::handle(mailer, event.clone(), BUDGET),
+    )
+    .await;
+    for message in &event.records {
+        let failed = response
+            .batch_item_failures
+            .iter()
+            .any(|f| Some(&f.item_identifier) == message.message_id.as_ref());
+        if let (false, Some(handle)) = (failed, &message.receipt_handle) {
+            sqs.delete_message()
+                .queue_url(queue)
+                .receipt_handle(handle)
+                .send()
+                .await?;
+        }
+    }
+    Ok(())
+}

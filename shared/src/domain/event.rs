@@ -1,0 +1,387 @@
+//! What the store tells the world: one event per committed change of an order, a refund or a
+//! product's stock, published to the store's EventBridge bus (docs/events.md, the contract in
+//! `api/events.yaml`). Each is derived from one stream record, so it exists only for a change
+//! that committed, and carries the same `eventId` on every redelivery of that record.
+//!
+//! An event counts in its subject's sequence: an order's `order.*` events are numbered 1, 2,
+//! 3… by a counter the order's header keeps (the write that makes the change moves it on), a
+//! refund's `refund.*` events by its own record's counter. A consumer that has seen 1 and 3 of
+//! an order knows that 2 is still on its way. A product's `product.stock-low` has no counter
+//! (its stock moves with every order; counting there would cost every checkout a write), so it
+//! carries no `sequence`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::AppError;
+use crate::domain::ids::{CustomerId, OrderId, RefundId, Sku};
+use crate::domain::order::{LineItem, Order};
+use crate::domain::refund::Refund;
+use crate::domain::status::OrderStatus;
+use crate::domain::time::Timestamp;
+
+/// The version of every event's `detail` this build sends: within a version fields are only
+/// ever added; anything else is a new version.
+pub const DETAIL_VERSION: u32 = 1;
+
+/// EventBridge's `source` of every event the store sends: what a rule matches to hear from it.
+pub const SOURCE: &str = "rust-store";
+
+crate::listed! {
+    /// What happened: EventBridge's `detail-type`, and the `type` in the detail.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum EventType {
+        /// A checkout holds the order's stock until it is paid or the hold ends.
+        HoldStarted,
+        /// The order is placed: its hold paid, or placed directly by staff.
+        Placed,
+        /// On its way.
+        Shipped,
+        /// Arrived.
+        Delivered,
+        /// Cancelled after it was placed: its stock back (and its refund requested, if paid).
+        Cancelled,
+        /// Its hold ended unpaid: expired, or its PaymentIntent canceled.
+        HoldEnded,
+        /// An attempt to pay the hold failed (it may still be paid until the hold ends).
+        PaymentFailed,
+        /// The payment that placed the order is disputed.
+        Disputed,
+        /// A refund is recorded, to be paid through the provider.
+        RefundRequested,
+        /// The provider paid a refund back.
+        RefundSucceeded,
+        /// The provider refused a refund, or reported one it paid as failed after all.
+        RefundFailed,
+        /// A product's stock fell below the store's threshold.
+        StockLow,
+    }
+}
+
+impl EventType {
+    /// As sent: `order.placed`, `refund.succeeded`, `product.stock-low`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::HoldStarted => "order.hold-started",
+            EventType::Placed => "order.placed",
+            EventType::Shipped => "order.shipped",
+            EventType::Delivered => "order.delivered",
+            EventType::Cancelled => "order.cancelled",
+            EventType::HoldEnded => "order.hold-ended",
+            EventType::PaymentFailed => "order.payment-failed",
+            EventType::Disputed => "order.disputed",
+            EventType::RefundRequested => "refund.requested",
+            EventType::RefundSucceeded => "refund.succeeded",
+            EventType::RefundFailed => "refund.failed",
+            EventType::StockLow => "product.stock-low",
+        }
+    }
+
+    /// The event an order's entering `status` is: every status but waiting for payment, which
+    /// only a new order enters ([`EventType::of_new_order`]).
+    pub fn of_status_change(status: OrderStatus) -> Option<Self> {
+        match status {
+            OrderStatus::Placed => Some(EventType::Placed),
+            OrderStatus::Shipped => Some(EventType::Shipped),
+            OrderStatus::Delivered => Some(EventType::Delivered),
+            OrderStatus::Cancelled => Some(EventType::Cancelled),
+            OrderStatus::Expired => Some(EventType::HoldEnded),
+            OrderStatus::PendingPayment => None,
+        }
+    }
+
+    /// The event a new order in `status` is: a checkout's hold, or an order placed at once.
+    pub fn of_new_order(status: OrderStatus) -> Option<Self> {
+        match status {
+            OrderStatus::PendingPayment => Some(EventType::HoldStarted),
+            OrderStatus::Placed => Some(EventType::Placed),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for EventType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for EventType {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        EventType::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == s)
+            .ok_or_else(|| format!("{s:?} is no event type of the store's"))
+    }
+}
+
+impl Serialize for EventType {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for EventType {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// What an event is about, and so whose sequence it counts in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Subject {
+    /// An order (`order.*`), numbered by its header's counter.
+    Order(OrderId),
+    /// A refund (`refund.*`), numbered by its record's counter.
+    Refund(RefundId),
+    /// A product (`product.*`): no counter.
+    Product {
+        /// Which product.
+        sku: Sku,
+        /// The stream record's sequence number, which a redelivery repeats.
+        at: String,
+    },
+}
+
+impl Subject {
+    /// The ID of the subject's event at `sequence` (a product's: at its record): the same on
+    /// every delivery of the change, and never another event's.
+    pub fn event_id(&self, sequence: u64) -> EventId {
+        EventId(match self {
+            Subject::Order(order) => format!("order/{order}/{sequence}"),
+            Subject::Refund(refund) => format!("refund/{refund}/{sequence}"),
+            Subject::Product { sku, at } => format!("product/{sku}/{at}"),
+        })
+    }
+}
+
+/// An event's ID: `order/<orderId>/<sequence>`, `refund/<refundId>/<sequence>` or
+/// `product/<sku>/<stream sequence number>`, made from what the event is about, so that every
+/// delivery of one change carries the same. Parsed back by a subscriber, which keys its work on
+/// it: each part is an ID's characters, so `#` can never reach a key.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct EventId(String);
+
+impl EventId {
+    /// The ID, if `raw` has one of the three shapes.
+    pub fn parse(raw: &str) -> Result<Self, AppError> {
+        let invalid = || {
+            AppError::invalid(format!(
+                "an event ID is order/<orderId>/<n>, refund/<refundId>/<n> or product/<sku>/<n>, \
+                 not {raw:?}"
+            ))
+        };
+        let mut parts = raw.splitn(3, '/');
+        let (Some(kind), Some(id), Some(place)) = (parts.next(), parts.next(), parts.next()) else {
+            return Err(invalid());
+        };
+        let id_ok = match kind {
+            "order" => OrderId::parse(id).is_ok(),
+            "refund" => RefundId::parse(id).is_ok(),
+            "product" => Sku::parse(id).is_ok(),
+            _ => false,
+        };
+        let place_ok = (1..=40).contains(&place.len()) && place.bytes().all(|b| b.is_ascii_digit());
+        if id_ok && place_ok {
+            Ok(Self(raw.to_owned()))
+        } else {
+            Err(invalid())
+        }
+    }
+
+    /// The ID's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for EventId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for EventId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(d)?;
+        Self::parse(&raw).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A product's stock, as a stock event tells it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StockLevel {
+    /// Which product.
+    pub sku: Sku,
+    /// What is left now.
+    pub stock: u64,
+    /// What it was before the change.
+    pub previous_stock: u64,
+    /// The store's threshold (`LowStockThreshold`), which it fell below.
+    pub threshold: u64,
+}
+
+/// One event's `detail`: who and what it is about, and what a consumer needs without reading
+/// the store back, in the forms the API answers (an order's `total` as `Money`, a refund's
+/// `amount` in `MinorUnits`: docs/responses.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoreEvent {
+    /// The same on every delivery of the same change: a consumer drops what it has seen.
+    pub event_id: EventId,
+    /// What happened.
+    #[serde(rename = "type")]
+    pub kind: EventType,
+    /// [`DETAIL_VERSION`].
+    pub version: u32,
+    /// When the change committed (the stream's time for it, to the second).
+    pub occurred_at: Timestamp,
+    /// Its place among its subject's events, from 1, without gaps (none for a product's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence: Option<u64>,
+    /// The order it is about (an order's event, and a refund's of an order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_id: Option<OrderId>,
+    /// The order's customer (an order's event).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub customer_id: Option<CustomerId>,
+    /// The order as it is after the change, as `GET /orders/{orderId}` shows its header.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<Order>,
+    /// The order's status before the change (a status change).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_status: Option<OrderStatus>,
+    /// What was ordered (`order.placed`): each line's product, quantity and price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<Vec<LineItem>>,
+    /// The refund as it is after the change, as `GET /orders/{orderId}/payments` lists it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refund: Option<Refund>,
+    /// The product's stock (`product.stock-low`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product: Option<StockLevel>,
+}
+
+impl StoreEvent {
+    /// An event of `kind` about `subject`, at `sequence` of it, committed `occurred_at`; about
+    /// nothing else yet.
+    pub fn new(kind: EventType, subject: &Subject, sequence: u64, occurred_at: Timestamp) -> Self {
+        let counted = !matches!(subject, Subject::Product { .. });
+        StoreEvent {
+            event_id: subject.event_id(sequence),
+            kind,
+            version: DETAIL_VERSION,
+            occurred_at,
+            sequence: counted.then_some(sequence),
+            order_id: None,
+            customer_id: None,
+            order: None,
+            previous_status: None,
+            lines: None,
+            refund: None,
+            product: None,
+        }
+    }
+
+    /// The order's event: about the order as it is after the change.
+    pub fn about_order(self, order: &Order) -> Self {
+        StoreEvent {
+            order_id: Some(order.order_id.clone()),
+            customer_id: Some(order.customer_id.clone()),
+            order: Some(order.clone()),
+            ..self
+        }
+    }
+
+    /// The refund's event: about the refund as it is after the change, and its order's.
+    pub fn about_refund(self, refund: &Refund) -> Self {
+        StoreEvent {
+            order_id: refund.order_id.clone(),
+            refund: Some(refund.clone()),
+            ..self
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_type_has_its_own_name_under_its_subject_and_reads_back() {
+        let names: std::collections::HashSet<_> =
+            EventType::ALL.iter().map(|kind| kind.as_str()).collect();
+        assert_eq!(names.len(), EventType::ALL.len());
+        for kind in EventType::ALL {
+            let name = kind.as_str();
+            assert!(
+                name.starts_with("order.")
+                    || name.starts_with("refund.")
+                    || name.starts_with("product."),
+                "{name}"
+            );
+            assert_eq!(name.parse::<EventType>(), Ok(kind));
+        }
+        assert!("order.updated".parse::<EventType>().is_err());
+    }
+
+    #[test]
+    fn event_ids_name_the_subject_and_its_place() {
+        let order = Subject::Order(OrderId::parse("o1").expect("id"));
+        assert_eq!(order.event_id(2).as_str(), "order/o1/2");
+        let refund = Subject::Refund(RefundId::parse("r1").expect("id"));
+        assert_eq!(refund.event_id(1).as_str(), "refund/r1/1");
+        let product = Subject::Product {
+            sku: Sku::parse("sku-1").expect("sku"),
+            at: "4200".into(),
+        };
+        assert_eq!(product.event_id(0).as_str(), "product/sku-1/4200");
+        for made in [order.event_id(2), refund.event_id(1), product.event_id(0)] {
+            assert_eq!(EventId::parse(made.as_str()).expect("parses"), made);
+        }
+        for bad in [
+            "",
+            "order/o1",
+            "order/o#1/2",
+            "order/o1/x",
+            "cart/c1/1",
+            "order//1",
+        ] {
+            assert!(EventId::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_event_carries_only_what_it_is_about() {
+        let at = Timestamp::parse("2026-12-04T10:00:00Z").expect("time");
+        let order = Subject::Order(OrderId::parse("o1").expect("id"));
+        let placed = StoreEvent::new(EventType::Placed, &order, 2, at);
+        assert_eq!(
+            serde_json::to_value(&placed).expect("json"),
+            serde_json::json!({
+                "eventId": "order/o1/2",
+                "type": "order.placed",
+                "version": 1,
+                "occurredAt": "2026-12-04T10:00:00Z",
+                "sequence": 2,
+            })
+        );
+        let low = StoreEvent::new(
+            EventType::StockLow,
+            &Subject::Product {
+                sku: Sku::parse("sku-1").expect("sku"),
+                at: "77".into(),
+            },
+            0,
+            at,
+        );
+        let json = serde_json::to_value(&low).expect("json");
+        assert!(json.get("sequence").is_none(), "{json}");
+        let back: StoreEvent = serde_json::from_value(json).expect("reads back");
+        assert_eq!(back, low);
+    }
+}
