@@ -144,15 +144,18 @@ def main():
         return
     if not os.path.isdir(os.path.join(ROOT, ".aws-sam", "build")):
         fail("no sam build artifacts: run `make build` first")
-    for port in (8000, 8420):
+    for port in (8000, 8420, 8430):
         if wait_for(port, 0.01):
-            fail(f"127.0.0.1:{port} is taken (make dev?): the check runs its own fresh engine and provider there")
+            fail(f"127.0.0.1:{port} is taken (make dev?): the check runs its own fresh engine, provider and events' server there")
 
     data = tempfile.mkdtemp(prefix="sam-local-")
     env = dict(os.environ, STORE_DATA_FILE=os.path.join(data, "store.db"), API_PORT="3056", DYNAMODB_PORT="8000",
                # make dev's provider, which checkout in its container asks as
                # host.docker.internal:8420 (local/sam-env.json).
                PAYMENT_PORT="8420",
+               # make dev's events' server (moto), which the publisher and the emails in their
+               # containers reach as host.docker.internal:8430 (samconfig's LocalEventsEndpoint).
+               EVENTS_PORT="8430",
                # Its own refunds payer waits an hour: the refund the webhook records is the one
                # the payer's function, in its container, is checked sending.
                REFUNDS_EVERY_SECONDS="3600")
@@ -198,7 +201,21 @@ def main():
         if answer.get("failed") != 1 or answer.get("unsettled") != []:
             fail(f"PayRefundsFunction: {answer}")
         print("sam-local: invoke PayRefundsFunction           run reported, the provider's refusal FAILED", flush=True)
-        extra_invokes = 5
+        # The publisher: the sample stream batch (o100 paid, a refund, sku-1 below its
+        # threshold) published to make dev's bus, nothing reported failed.
+        answer = invoke("PublishEventsFunction", "publish-events")
+        if answer != {"batchItemFailures": []}:
+            fail(f"PublishEventsFunction: {answer}")
+        print("sam-local: invoke PublishEventsFunction        batch published, no failures", flush=True)
+        # The emails: the sample message (o100 placed, c1's) emailed through make dev's SES.
+        answer = invoke("EmailCustomersFunction", "email-customers")
+        if answer != {"batchItemFailures": []}:
+            fail(f"EmailCustomersFunction: {answer}")
+        sent = json.load(urllib.request.urlopen("http://127.0.0.1:8430/moto-api/data.json"))["ses"]["Message"]
+        if not any(m["subject"] == "Your order o100 is placed" and m["destinations"]["ToAddresses"] == ["ana@example.com"] for m in sent):
+            fail(f"EmailCustomersFunction: no email to ana@example.com among {sent}")
+        print("sam-local: invoke EmailCustomersFunction       emailed, no failures", flush=True)
+        extra_invokes = 7
 
         # start-api serves template.yaml's routes; it does not run JWT authorizers, so each
         # function sees no claims and answers 401 itself (defence in depth) - which is what a

@@ -30,6 +30,7 @@ use local_engine::runtime_api::Error;
 use serde_json::{Value, json};
 use shared::domain::payment::succeeded_event_body;
 
+mod checkout_events;
 mod checkout_money;
 mod http;
 
@@ -938,7 +939,7 @@ async fn main() -> Result<(), Error> {
     std::fs::create_dir_all(&dir)?;
     // The cap on open orders stays the template's unless a customer's checkouts exceed it.
     let per_customer = o.checkouts.div_ceil(o.customers);
-    let payment_port = http::free_ports()?.0;
+    let (payment_port, events_port) = http::free_ports()?;
     let provider = Provider::on(payment_port);
     let mut env = vec![
         ("HOLD_MINUTES", HOLD_MINUTES.to_owned()),
@@ -947,14 +948,26 @@ async fn main() -> Result<(), Error> {
         ("CURRENCY", "usd".to_owned()),
         // make dev's provider, which each checkout asks for its PaymentIntent.
         ("PAYMENT_PORT", payment_port.to_string()),
+        // make dev's bus, where every order's events are counted.
+        ("EVENTS_PORT", events_port.to_string()),
     ];
     if per_customer > 10 {
         env.push(("MAX_OPEN_ORDERS", per_customer.to_string()));
     }
     let server = std::sync::Arc::new(Server::start(&o.bin_dir, &dir, &env).await?);
+    let tap = checkout_events::Tap::open(&server.addr).await?;
     make_catalog(&server).await?;
     let mut seen = run_customers(&server, &provider, &o).await?;
     account(&server, &provider, &mut seen).await?;
+    let heard = tap.account(&seen.checkouts).await?;
+    println!(
+        "| events, as make dev's tap on its bus heard them | {} delivered, {} distinct; {} orders and refunds complete, numbered without a gap, the last {:.1} s after the run's last check |",
+        heard.deliveries,
+        heard.events,
+        heard.complete,
+        heard.settled_after.as_secs_f64()
+    );
+    seen.failures.extend(heard.failures);
     println!("| 5xx answers | {} |", seen.server_errors);
     let ok =
         seen.checkouts.len() == o.checkouts && seen.server_errors == 0 && seen.failures.is_empty();
@@ -964,7 +977,7 @@ async fn main() -> Result<(), Error> {
     if ok {
         let _ = std::fs::remove_dir_all(&dir);
         println!(
-            "\nEvery hold accounted for: placed, expired, or expired with its payment recorded for refund; every refund at localstripe once, as the ledgers say."
+            "\nEvery hold accounted for: placed, expired, or expired with its payment recorded for refund; every refund at localstripe once, as the ledgers say; every order's and refund's events published, none lost."
         );
         Ok(())
     } else {

@@ -23,6 +23,71 @@ pub const DEFAULT_SENDER: &str = "orders@rust-store.example";
 /// margin a function keeps).
 const BUDGET: Duration = Duration::from_secs(25);
 
+/// What make dev's tap heard, newest last: each event's envelope with its place in the log.
+/// Kept in memory, at most [`Heard::CAPACITY`] (the oldest go first), so the tap's queue is
+/// drained as it fills (moto's queues slow down as they grow: each message sent to one costs
+/// time in proportion to what it holds).
+#[derive(Debug, Default)]
+pub struct Heard {
+    log: std::sync::Mutex<std::collections::VecDeque<(u64, serde_json::Value)>>,
+    next: std::sync::atomic::AtomicU64,
+    arrived: tokio::sync::Notify,
+    /// The server's base URL, for its emails.
+    pub base: String,
+}
+
+impl Heard {
+    /// The most events kept.
+    pub const CAPACITY: usize = 10_000;
+
+    fn push(&self, envelope: serde_json::Value) {
+        let at = self.next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let mut log = self
+            .log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        log.push_back((at + 1, envelope));
+        while log.len() > Self::CAPACITY {
+            log.pop_front();
+        }
+        drop(log);
+        self.arrived.notify_waiters();
+    }
+
+    /// The events after place `after` (0: all kept), and the place of the last; waiting up to
+    /// `wait` for one when there is none yet.
+    pub async fn since(&self, after: u64, wait: Duration) -> (Vec<serde_json::Value>, u64) {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let arrived = self.arrived.notified();
+            let found = self.read(after);
+            if !found.0.is_empty() || tokio::time::Instant::now() >= deadline {
+                return found;
+            }
+            let _ = tokio::time::timeout_at(deadline, arrived).await;
+        }
+    }
+
+    fn read(&self, after: u64) -> (Vec<serde_json::Value>, u64) {
+        let log = self
+            .log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let events = log
+            .iter()
+            .filter(|(at, _)| *at > after)
+            .map(|(_, envelope)| envelope.clone())
+            .collect();
+        let last = log.back().map_or(after, |(at, _)| *at);
+        (events, last)
+    }
+
+    /// The emails the server's SES took, oldest first.
+    pub fn emails(&self) -> Result<Vec<local_engine::bus::SentEmail>, Error> {
+        LocalBus::at(&self.base).emails()
+    }
+}
+
 /// The events side of make dev, running.
 #[derive(Debug)]
 pub struct Events {
@@ -78,6 +143,45 @@ pub async fn start(template: &serde_yaml::Value, data_dir: &Path) -> Result<Opti
 }
 
 impl Events {
+    /// The tap drained into a log, for as long as make dev runs: what `make events` prints and
+    /// the explorer shows.
+    pub async fn spawn_tap(&self) -> Result<std::sync::Arc<Heard>, Error> {
+        let heard = std::sync::Arc::new(Heard {
+            base: self.bus.base.clone(),
+            ..Heard::default()
+        });
+        let bus = LocalBus::at(&self.bus.base);
+        let queue = bus
+            .sqs()
+            .get_queue_url()
+            .queue_name(TAP)
+            .send()
+            .await?
+            .queue_url()
+            .unwrap_or_default()
+            .to_owned();
+        let filled = heard.clone();
+        tokio::spawn(async move {
+            loop {
+                match bus.take(&queue, Duration::from_secs(1)).await {
+                    Ok(bodies) => {
+                        for body in bodies {
+                            match serde_json::from_str(&body) {
+                                Ok(envelope) => filled.push(envelope),
+                                Err(err) => tracing::warn!(error = %err, "the tap held no event"),
+                            }
+                        }
+                    }
+                    Err(err) => {
+                        tracing::warn!(error = %err, "the tap could not be read");
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                    }
+                }
+            }
+        });
+        Ok(heard)
+    }
+
     /// The publisher as its Lambda builds it, its clients pointed at the server.
     pub fn publisher(&self, store: &Store) -> Result<publish_events::Publisher, Error> {
         Ok(publish_events::Publisher {

@@ -1,22 +1,20 @@
 //! `make events`: the store's events as make dev's bus delivers them, one line each, as they
-//! arrive: from the tap make dev keeps on its bus (a queue every event of the store's reaches),
-//! so what was published before is printed first. Each event is read once.
+//! arrive. make dev keeps a tap on its bus (a queue every event of the store's reaches, drained
+//! into its memory) and serves what it heard at `/_explorer/api/events`, so what was published
+//! before is printed first, and any number of `make events` may follow at once.
 //!
 //! `make -s events` follows until Ctrl-C; `WAIT=n` (`--wait n`) stops after n seconds with no
 //! event; `ORDER=<id>` (`--order <id>`) prints that order's events (and its refunds') only;
-//! `JSON=1` (`--json`) prints each event's detail whole. EVENTS_PORT (or EVENTS_ENDPOINT) says
-//! where make dev's bus is, as make dev reads them.
+//! `JSON=1` (`--json`) prints each event's detail whole. API_PORT says where make dev is, as
+//! make dev reads it.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use local_dev::events::TAP;
-use local_engine::bus::LocalBus;
 use serde_json::Value;
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> ExitCode {
-    match run().await {
+fn main() -> ExitCode {
+    match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("store-events: {err}");
@@ -25,42 +23,35 @@ async fn main() -> ExitCode {
     }
 }
 
-fn env_value(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-}
-
-async fn run() -> Result<(), local_dev::events::Error> {
-    let base = match env_value("EVENTS_ENDPOINT") {
-        Some(base) => base,
-        None => match local_engine::bus::port_from_env()? {
-            Some(port) => format!("http://127.0.0.1:{port}"),
-            None => return Err("EVENTS_PORT is off: make dev publishes no events".into()),
-        },
-    };
+fn run() -> Result<(), local_dev::events::Error> {
+    let port = std::env::var("API_PORT")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| "3000".to_owned());
+    let authority = format!("127.0.0.1:{}", port.trim());
     let Options { wait, order, json } = Options::parse(std::env::args().skip(1))?;
-    let bus = LocalBus::at(&base);
-    let queue = bus
-        .sqs()
-        .get_queue_url()
-        .queue_name(TAP)
-        .send()
-        .await
-        .map_err(|err| format!("is make dev running, with its events on {base}? {err}"))?
-        .queue_url()
-        .unwrap_or_default()
-        .to_owned();
+    let mut after = 0;
     let mut last = Instant::now();
     loop {
-        let bodies = bus.take(&queue, Duration::from_secs(1)).await?;
-        if bodies.is_empty() {
+        let target = format!("/_explorer/api/events?after={after}&wait=1");
+        let request =
+            format!("GET {target} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n");
+        let (status, body) =
+            local_engine::plain_http::exchange(&authority, request.as_bytes(), "make dev")?;
+        let answer: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+        if status != 200 {
+            return Err(format!("make dev answered {status}: {}", answer["detail"]).into());
+        }
+        let events = answer["events"].as_array().cloned().unwrap_or_default();
+        after = answer["last"].as_u64().unwrap_or(after);
+        if events.is_empty() {
             if wait.is_some_and(|wait| last.elapsed() >= wait) {
                 return Ok(());
             }
             continue;
         }
         last = Instant::now();
-        for body in bodies {
-            let envelope: Value = serde_json::from_str(&body)?;
+        for envelope in events {
             let detail = &envelope["detail"];
             if order.as_deref().is_some_and(|o| detail["orderId"] != o) {
                 continue;

@@ -203,9 +203,13 @@ async fn run() -> Result<(), Error> {
         &config.data_file,
         events.as_ref(),
     )?;
-    if let Some(events) = &events {
-        events.spawn_emails(&store)?;
-    }
+    let heard = match &events {
+        Some(events) => {
+            events.spawn_emails(&store)?;
+            Some(events.spawn_tap().await?)
+        }
+        None => None,
+    };
     // API Gateway's JWT authorizer, locally: tokens of the issuer whose key lives beside the
     // data (`make token`).
     let issuer = Issuer::open(&local_dev::data_dir(&config.data_file))?;
@@ -240,6 +244,7 @@ async fn run() -> Result<(), Error> {
             },
             issuer.verifier(),
             config.explorer.clone(),
+            heard,
         ),
     )
     .with_graceful_shutdown(shutdown_signal())

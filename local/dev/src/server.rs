@@ -55,6 +55,7 @@ pub fn router(
     services: Services,
     verifier: Verifier,
     explorer: Explorer,
+    events: Option<Arc<crate::events::Heard>>,
 ) -> Router {
     // One MethodRouter per path, since a path may carry several methods.
     let mut by_path: BTreeMap<&str, MethodRouter<Arc<App>>> = BTreeMap::new();
@@ -89,6 +90,7 @@ pub fn router(
         staff_clients: StaffClients::from_env(),
         routes: routes.to_vec(),
         log: ApiLog::default(),
+        events,
     }))
 }
 

@@ -31,6 +31,8 @@ pub(crate) struct App {
     pub(crate) routes: Vec<Route>,
     /// Every request served, with the DynamoDB requests it made (the explorer's live log).
     pub(crate) log: ApiLog,
+    /// What the tap on make dev's bus heard, and the emails sent (none: `EVENTS_PORT=off`).
+    pub(crate) events: Option<std::sync::Arc<crate::events::Heard>>,
 }
 
 impl App {

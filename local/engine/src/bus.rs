@@ -20,7 +20,7 @@ use aws_smithy_types::error::metadata::ProvideErrorMetadata;
 
 use crate::Error;
 use crate::faults::Faults;
-use shared::dynamo::client::{http_client, timeouts};
+use shared::dynamo::client::http_client;
 
 /// Where make dev runs it unless `EVENTS_PORT` says otherwise.
 pub const DEFAULT_PORT: u16 = 8430;
@@ -150,7 +150,12 @@ impl LocalBus {
 
     /// An EventBridge client of the server.
     pub fn eventbridge(&self) -> aws_sdk_eventbridge::Client {
-        local_client!(aws_sdk_eventbridge, &self.base, http_client(), timeouts())
+        local_client!(
+            aws_sdk_eventbridge,
+            &self.base,
+            http_client(),
+            local_timeouts()
+        )
     }
 
     /// An EventBridge client of the server whose requests pass through `faults` first.
@@ -159,18 +164,18 @@ impl LocalBus {
             aws_sdk_eventbridge,
             &self.base,
             faults.client(http_client()),
-            timeouts()
+            local_timeouts()
         )
     }
 
     /// An SQS client of the server.
     pub fn sqs(&self) -> aws_sdk_sqs::Client {
-        local_client!(aws_sdk_sqs, &self.base, http_client(), long_polls())
+        local_client!(aws_sdk_sqs, &self.base, http_client(), local_timeouts())
     }
 
     /// An SES v2 client of the server.
     pub fn sesv2(&self) -> aws_sdk_sesv2::Client {
-        local_client!(aws_sdk_sesv2, &self.base, http_client(), timeouts())
+        local_client!(aws_sdk_sesv2, &self.base, http_client(), local_timeouts())
     }
 
     /// An SES v2 client of the server whose requests pass through `faults` first.
@@ -179,7 +184,7 @@ impl LocalBus {
             aws_sdk_sesv2,
             &self.base,
             faults.client(http_client()),
-            timeouts()
+            local_timeouts()
         )
     }
 
@@ -426,9 +431,10 @@ impl LocalBus {
     }
 }
 
-/// How long the local server may take: a long poll of a queue waits up to 20 s for its
-/// first message, far past the functions' one-second attempts.
-fn long_polls() -> aws_sdk_sqs::config::timeout::TimeoutConfig {
+/// How long the local server may take: a long poll of a queue waits up to 20 s for its first
+/// message, and moto, one Python process, answers in seconds rather than milliseconds when
+/// the machine is busy (the functions' one-second attempts are the real services' measure).
+fn local_timeouts() -> aws_sdk_sqs::config::timeout::TimeoutConfig {
     aws_sdk_sqs::config::timeout::TimeoutConfig::builder()
         .connect_timeout(Duration::from_secs(1))
         .operation_attempt_timeout(Duration::from_secs(25))

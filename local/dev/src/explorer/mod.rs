@@ -47,6 +47,8 @@ pub(crate) fn routes(hosts: Vec<String>) -> Router<Arc<App>> {
         .route("/_explorer/api/patterns", get(patterns::list))
         .route("/_explorer/api/run", post(patterns::run))
         .route("/_explorer/api/log", get(log_since))
+        .route("/_explorer/api/events", get(events_since))
+        .route("/_explorer/api/emails", get(emails))
         .layer(middleware::from_fn(move |req: Request, next: Next| {
             let hosts = hosts.clone();
             async move {
@@ -241,6 +243,45 @@ async fn log_since(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Re
         .and_then(|a| a.parse().ok())
         .unwrap_or(0);
     json_response(StatusCode::OK, json!({"requests": app.log.since(after)}))
+}
+
+/// The events make dev's bus delivered to its tap after place `after`, waiting up to `wait`
+/// seconds (at most 20) for one: what `make events` prints.
+async fn events_since(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
+    let Some(heard) = &app.events else {
+        return problem(
+            StatusCode::NOT_FOUND,
+            "No events",
+            "make dev runs no events' server (EVENTS_PORT=off)".to_owned(),
+        );
+    };
+    let parameters = parameters(query.as_deref());
+    let number = |name: &str| parameters.get(name).and_then(|v| v.parse::<u64>().ok());
+    let wait = std::time::Duration::from_secs(number("wait").unwrap_or(0).min(20));
+    let (events, last) = heard.since(number("after").unwrap_or(0), wait).await;
+    json_response(StatusCode::OK, json!({"events": events, "last": last}))
+}
+
+/// The emails make dev's SES took, oldest first.
+async fn emails(State(app): State<Arc<App>>) -> Response {
+    let Some(heard) = app.events.clone() else {
+        return json_response(StatusCode::OK, json!({"emails": []}));
+    };
+    match tokio::task::spawn_blocking(move || heard.emails()).await {
+        Ok(Ok(emails)) => {
+            let emails: Vec<Value> = emails
+                .into_iter()
+                .map(|e| json!({"id": e.id, "from": e.source, "to": e.to, "subject": e.subject, "body": e.body}))
+                .collect();
+            json_response(StatusCode::OK, json!({"emails": emails}))
+        }
+        Ok(Err(err)) => problem(
+            StatusCode::BAD_GATEWAY,
+            "moto did not answer",
+            err.to_string(),
+        ),
+        Err(err) => problem(StatusCode::INTERNAL_SERVER_ERROR, "emails", err.to_string()),
+    }
 }
 
 #[cfg(test)]

@@ -17,6 +17,8 @@ pub(crate) struct Dev {
     pub(crate) dir: PathBuf,
     /// Its payment provider's port.
     pub(crate) payment_port: u16,
+    /// Its environment, to start it again as it was.
+    env: Vec<(String, String)>,
 }
 
 impl Drop for Dev {
@@ -36,18 +38,48 @@ pub(crate) fn free_port() -> u16 {
 
 /// store-local on `host`, its banner read to the end.
 pub(crate) fn start_dev(name: &str, host: &str) -> (Dev, String) {
+    start_dev_with(name, host, &[])
+}
+
+/// store-local on `host` with `extra` in its environment, its banner read to the end.
+pub(crate) fn start_dev_with(name: &str, host: &str, extra: &[(&str, &str)]) -> (Dev, String) {
     let dir = std::env::temp_dir().join(format!("dev-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("data dir");
     let (api_port, payment_port) = (free_port(), free_port());
+    let mut env: Vec<(String, String)> = vec![
+        ("STORE_HOST".into(), host.into()),
+        ("API_PORT".into(), api_port.to_string()),
+        ("DYNAMODB_PORT".into(), free_port().to_string()),
+        ("PAYMENT_PORT".into(), payment_port.to_string()),
+        ("EVENTS_PORT".into(), free_port().to_string()),
+        (
+            "STORE_DATA_FILE".into(),
+            dir.join("store.db").display().to_string(),
+        ),
+        ("RUST_LOG".into(), "warn".into()),
+    ];
+    env.extend(
+        extra
+            .iter()
+            .map(|(n, v)| ((*n).to_owned(), (*v).to_owned())),
+    );
+    let (child, banner) = spawn(&env);
+    let api = format!("127.0.0.1:{api_port}");
+    let dev = Dev {
+        child,
+        api,
+        dir,
+        payment_port,
+        env,
+    };
+    (dev, banner)
+}
+
+/// store-local with `env`, and its banner.
+fn spawn(env: &[(String, String)]) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_store-local"))
-        .env("STORE_HOST", host)
-        .env("API_PORT", api_port.to_string())
-        .env("DYNAMODB_PORT", free_port().to_string())
-        .env("PAYMENT_PORT", payment_port.to_string())
-        .env("EVENTS_PORT", free_port().to_string())
-        .env("STORE_DATA_FILE", dir.join("store.db"))
-        .env("RUST_LOG", "warn")
+        .envs(env.iter().map(|(n, v)| (n, v)))
         .env_remove("STORE_EXPLORER")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -63,16 +95,19 @@ pub(crate) fn start_dev(name: &str, host: &str) -> (Dev, String) {
             break;
         }
     }
-    let api = format!("127.0.0.1:{api_port}");
-    (
-        Dev {
-            child,
-            api,
-            dir,
-            payment_port,
-        },
-        banner,
-    )
+    (child, banner)
+}
+
+impl Dev {
+    /// Killed (SIGKILL: no shutdown of any kind) and started again on the same ports and data
+    /// file; the new banner.
+    pub(crate) fn kill_and_restart(&mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let (child, banner) = spawn(&self.env);
+        self.child = child;
+        banner
+    }
 }
 
 pub(crate) fn http(

@@ -3,6 +3,7 @@
 
 mod cases;
 mod dev;
+mod events;
 mod explorer;
 mod faults;
 mod openapi;

@@ -43,6 +43,7 @@ pub(crate) async fn serve(app: &TestApp) -> String {
         local_dev::Services::for_test(&app.store),
         issuer().verifier(),
         local_dev::server::Explorer::served(addr.ip(), addr.port()),
+        None,
     );
     tokio::spawn(async move { axum::serve(listener, router).await });
     addr.to_string()

@@ -1,7 +1,7 @@
 // The explorer page: plain DOM, no framework, nothing fetched but make dev's own /_explorer/api.
 "use strict";
 
-const state = { view: "table", prefix: "", cursor: "", read: new Set(), colours: new Map(), lastLog: 0 };
+const state = { view: "table", prefix: "", cursor: "", read: new Set(), colours: new Map(), lastLog: 0, lastEvent: 0 };
 const $ = (id) => document.getElementById(id);
 const keyOf = (pk, sk) => pk + "\u0000" + sk;
 
@@ -212,6 +212,40 @@ async function pollLog() {
   }
 }
 
+function eventEntry(envelope) {
+  const detail = envelope.detail || {};
+  const about = detail.order ? `${detail.order.status} ${detail.order.total}`
+    : detail.refund ? `${detail.refund.status} ${detail.refund.amount} ${detail.refund.currency}`
+    : detail.product ? `stock ${detail.product.stock} (below ${detail.product.threshold})` : "";
+  return el("li", { "data-type": detail.type || "", "data-event-id": detail.eventId || "" },
+    el("strong", { text: detail.type || "?" }), " ",
+    el("code", { text: detail.eventId || "" }), " ", about,
+    el("div", { class: "hint", text: detail.occurredAt || "" }));
+}
+
+function emailEntry(email) {
+  return el("li", { "data-email-id": email.id },
+    el("strong", { text: email.subject }), " ",
+    el("span", { class: "hint", text: `to ${email.to.join(", ")} from ${email.from}` }),
+    el("pre", { text: email.body }));
+}
+
+async function pollEvents() {
+  try {
+    const { events, last } = await api(`/_explorer/api/events?after=${state.lastEvent}`);
+    const list = $("events");
+    for (const envelope of events) list.prepend(eventEntry(envelope));
+    state.lastEvent = Math.max(state.lastEvent, last);
+    const { emails } = await api("/_explorer/api/emails");
+    if (emails.length !== $("emails").children.length) {
+      $("emails").replaceChildren(...emails.slice().reverse().map(emailEntry));
+    }
+    $("events-status").textContent = "";
+  } catch (err) {
+    $("events-status").textContent = `No events: ${err.message}`;
+  }
+}
+
 function wire() {
   $("views").addEventListener("click", (event) => {
     const button = event.target.closest("button[data-view]");
@@ -231,6 +265,7 @@ function wire() {
     loadCollections();
   });
   setInterval(() => { if ($("follow").checked) pollLog(); }, 1500);
+  setInterval(pollEvents, 2000);
 }
 
 /// The fragment's parameters, whatever it holds: text only, never a selector or markup.
@@ -249,7 +284,7 @@ async function start() {
   state.prefix = hash.get("prefix") || "";
   try {
     await loadLegend();
-    await Promise.all([loadPatterns(), pollLog()]);
+    await Promise.all([loadPatterns(), pollLog(), pollEvents()]);
     // The pattern's form found by comparing its number, never by building a selector from it.
     const pattern = hash.get("pattern");
     const form = [...document.querySelectorAll("form[data-pattern]")].find((f) => f.dataset.pattern === pattern);
