@@ -128,7 +128,7 @@ stripe-params:
 client-compare:
 	bash bench/client-probes/measure.sh
 
-checkout-load:
+checkout-load: $(PAYMENTS) $(EVENTS)
 	cargo build --locked -p local-dev --bins
 	cargo build --locked -p store-bench --bin store-checkout-load
 	target/debug/store-checkout-load --bin-dir target/debug \
@@ -154,7 +154,7 @@ build: $(TOOLS)
 # artifacts, against a fresh make dev engine: each sample event through `sam local invoke`, one
 # request per route through `sam local start-api`. Needs a Docker-compatible engine (here:
 # ../shared/tools/lambda-containers.sh); without one it fails under CI and skips elsewhere.
-sam-local: $(TOOLS)
+sam-local: $(TOOLS) $(PAYMENTS) $(EVENTS)
 	cargo build --locked -p local-dev --bin store-local
 	AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_REGION=us-east-1 \
 		python3 local/sam_local_check.py
@@ -165,8 +165,8 @@ deploy: build
 # Cold start, warm latency, RSS and request counts of the release binaries (built for this
 # machine, trusting the bench's TLS test root: shared/bench-build), the Python and Node.js peers
 # beside them, each memory size's CPU share, and the stripped sizes of the Lambda builds.
-bench: $(TOOLS) $(BENCH_VENV)/.installed $(BENCH_NODE)
-	cargo build --release --locked $(addprefix -p ,$(FUNCTIONS)) -p store-bench --features shared/bench-build
+bench: $(TOOLS) $(BENCH_VENV)/.installed $(BENCH_NODE) $(EVENTS) $(PAYMENTS)
+	cargo build --release --locked $(addprefix -p ,$(FUNCTIONS)) -p store-bench -p local-dev --features shared/bench-build
 	cargo lambda build --release --arm64 --lambda-dir target/lambda-arm64 $(addprefix --bin ,$(READ_FUNCTIONS))
 	cargo lambda build --release --x86-64 --lambda-dir target/lambda-x86_64 $(addprefix --bin ,$(READ_FUNCTIONS))
 	target/release/store-bench --bin-dir target/release --python $(BENCH_VENV)/bin/python --callgrind \

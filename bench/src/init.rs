@@ -37,6 +37,15 @@ pub(crate) async fn section(o: &Options, endpoint: &str, home: &Path) -> Result<
             c.env("PAYMENT_WEBHOOK_SECRET", "whsec_bench_only")
                 .env("PAYMENT_API_KEY", local_engine::provider::LOCAL_API_KEY)
                 .env("PAYMENT_API_BASE", "http://127.0.0.1:9");
+            // The publisher's and the emails' settings, as the template gives them (their
+            // clients are built at init; an on-demand init sends them nothing).
+            c.env("EVENT_BUS_NAME", "store-events")
+                .env("LOW_STOCK_THRESHOLD", "5")
+                .env(
+                    "FAILURE_QUEUE_URL",
+                    "http://127.0.0.1:9/123456789012/failures",
+                )
+                .env("EMAIL_SENDER", "orders@rust-store.example");
             c
         };
         let mut times = Vec::with_capacity(o.runs);

@@ -5,13 +5,15 @@
 //!                    [--callgrind] [--size-dir-arm64 DIR] [--size-dir-x86-64 DIR]
 //!                    [--memory-sizes MB,MB,...] [--memory-runs N] [--memory-warm N]
 //!                    [--calibration-rtt-ms MS] [--checkout-runs N]
-//!                    [--only patterns,init,capacity,shards,webhook,memory,checkout-cold]
+//!                    [--only patterns,init,capacity,shards,webhook,memory,checkout-cold,events]
 
 mod callgrind;
 mod capacity;
 mod checkout_cold;
 mod cli;
 mod cpu_share;
+mod events_flow;
+mod http;
 mod init;
 mod memory;
 mod patterns;
@@ -52,6 +54,9 @@ async fn main() -> Result<(), Error> {
     }
     if o.runs_section("checkout-cold") {
         checkout_cold::section(&o, &home).await?;
+    }
+    if o.runs_section("events") {
+        events_flow::section(&o).await?;
     }
     report::print_sizes(&o);
     Ok(())

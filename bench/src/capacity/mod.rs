@@ -14,6 +14,7 @@ use shared::Store;
 use shared::http::serve::dispatch;
 
 mod checkout;
+mod events;
 mod refunds;
 
 /// Lines of the order that pattern 3 reads: a page of 25, as the list patterns' pages.
@@ -32,6 +33,8 @@ struct Bench {
     boto3_meter: CapacityMeter,
     /// The consumer's view of the stream (records of orders only, as the template filters).
     stream: StreamSource,
+    /// What the events of the orders come to.
+    events: events::EventFigures,
 }
 
 fn body(response: &Response<Body>) -> serde_json::Value {
@@ -251,6 +254,8 @@ pub(crate) async fn section() -> Result<(), Error> {
     b.index_reads().await?;
     b.get_order().await?;
     b.status_changes().await?;
+    let mut publisher_stream = stream_of(&b, "publish-events")?;
+    b.events(&mut publisher_stream).await?;
     b.checkout_paid().await?;
     b.checkout_expired().await?;
     b.refunds().await?;
@@ -262,7 +267,14 @@ pub(crate) async fn section() -> Result<(), Error> {
         .map(|(_, _, place, _)| place.plus(f.consumer_per_order))
         .collect();
     checkout::print_checkout_costs(&f.checkouts_paid, &posted, &f.checkout_expired);
+    events::print_costs(&b.events);
     Ok(())
+}
+
+/// The stream as the template's consumer built from `binary` sees it, from its start.
+fn stream_of(b: &Bench, binary: &str) -> Result<StreamSource, Error> {
+    let consumer = streams::consumer(&local_engine::template::parse()?, binary)?;
+    StreamSource::open(b._engines.0.database(), LOCAL_TABLE, consumer, None)
 }
 
 /// Our store and its meter on one engine, the boto3 code's on another, the consumer's view of
@@ -276,11 +288,7 @@ async fn open() -> Result<Bench, Error> {
     let store = Store::new(engine.intercepted_client(meter.clone()), LOCAL_TABLE)
         .with_max_open_orders(Some(1_000))
         .with_max_held_quantity(Some(1_000_000));
-    let template = local_engine::template::parse()?;
-    let consumer = streams::consumers(&template)?
-        .into_iter()
-        .next()
-        .ok_or("the template has a stream consumer")?;
+    let consumer = streams::consumer(&local_engine::template::parse()?, "order-stats")?;
     let stream = StreamSource::open(engine.database(), LOCAL_TABLE, consumer, None)?;
     let boto3_engine = Engine::in_memory().await?;
     let boto3_meter = CapacityMeter::default();
@@ -292,6 +300,7 @@ async fn open() -> Result<Bench, Error> {
         stream,
         rows: Vec::new(),
         figures: Figures::default(),
+        events: events::EventFigures::default(),
         _engines: (engine, boto3_engine),
     })
 }

@@ -364,6 +364,49 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The events contract lists exactly the store's event types, in its messages and in both
+    /// enumerations (derived from one list: `EventType::ALL`).
+    #[test]
+    fn the_events_contract_names_every_event_type_and_no_other() {
+        let document = events_document();
+        let mut types: Vec<String> = shared::domain::event::EventType::ALL
+            .iter()
+            .map(|kind| kind.as_str().to_owned())
+            .collect();
+        types.sort();
+        let listed = |values: &Value| -> Vec<String> {
+            let mut names: Vec<String> = values
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect();
+            names.sort();
+            names
+        };
+        let messages: Vec<Value> = document["components"]["messages"]
+            .as_object()
+            .expect("messages")
+            .values()
+            .map(|m| m["name"].clone())
+            .collect();
+        assert_eq!(listed(&Value::Array(messages)), types, "messages");
+        let schemas = &document["components"]["schemas"];
+        assert_eq!(listed(&schemas["EventType"]["enum"]), types, "EventType");
+        assert_eq!(
+            listed(&schemas["Envelope"]["properties"]["detail-type"]["enum"]),
+            types,
+            "the envelope's detail-type"
+        );
+        let channel: Vec<String> = document["channels"]["storeEvents"]["messages"]
+            .as_object()
+            .expect("the channel's messages")
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(channel.len(), types.len(), "every message on the channel");
+    }
+
     #[test]
     fn an_event_is_held_to_its_message_in_the_events_contract() {
         let envelope = json!({

@@ -226,7 +226,7 @@ fn the_explorer_draws_the_table_runs_a_pattern_and_logs_requests() {
 
     // An order through the API (placed by staff: a customer checks out): the live log shows
     // it, with its two requests and their cost.
-    let (status, _) = http(
+    let (status, placed) = http(
         &dev,
         "POST",
         "/customers/c1/orders",
@@ -234,7 +234,28 @@ fn the_explorer_draws_the_table_runs_a_pattern_and_logs_requests() {
         r#"{"items":[{"sku":"sku-1","quantity":1}]}"#,
     );
     assert_eq!(status, 201);
+    // Its event is published and its customer emailed, both shown beside the log.
+    let subject = format!(
+        "Your order {} is placed",
+        placed["orderId"].as_str().expect("id")
+    );
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(30) {
+        let (_, emails) = http(&dev, "GET", "/_explorer/api/emails", "none", "");
+        if emails.to_string().contains(&subject) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
     let page = dom(&dev, "");
+    assert!(page.contains(&subject), "the email, in the explorer");
+    assert!(
+        page.contains(&format!(
+            r#"data-type="order.placed" data-event-id="order/{}/1""#,
+            placed["orderId"].as_str().expect("id")
+        )),
+        "the event, in the explorer"
+    );
     let start = page
         .find(r#"data-route="POST /customers/{customerId}/orders" data-status="201""#)
         .expect("the POST in the live log");
