@@ -217,6 +217,33 @@ where
     serve_batches(store, move |store, event, _| handler(store, event)).await
 }
 
+/// The answer to a stream batch whose records from position `first` on are not done: each of
+/// them reported by its sequence number (and counted in `RecordsFailed`), so that Lambda
+/// delivers them again, from the first; the records before it are done.
+pub fn failed_from(
+    records: &[aws_lambda_events::event::dynamodb::EventRecord],
+    first: usize,
+) -> DynamoDbEventResponse {
+    let failed = &records[first.min(records.len())..];
+    metrics::count(metrics::Metric::RecordsFailed, failed.len() as u64);
+    let mut response = DynamoDbEventResponse::default();
+    for record in failed {
+        match &record.change.sequence_number {
+            Some(sequence) => {
+                let mut failure =
+                    aws_lambda_events::event::streams::DynamoDbBatchItemFailure::default();
+                failure.item_identifier = Some(sequence.clone());
+                response.batch_item_failures.push(failure);
+            }
+            None => tracing::error!(
+                event_id = %record.event_id,
+                "a failed record has no sequence number to report"
+            ),
+        }
+    }
+    response
+}
+
 /// Serves the batches an event source mapping hands over (a stream's records, a queue's
 /// messages) with `handler`, given the time it may spend before its deadline (less
 /// [`SCHEDULED_MARGIN`]), until the runtime stops. The handler reports what failed in its

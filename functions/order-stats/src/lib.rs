@@ -9,9 +9,9 @@
 //! once.
 
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
-use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
+use aws_lambda_events::event::streams::DynamoDbEventResponse;
 use shared::Store;
-use shared::dynamo::stats::{CustomerChanges, RecordEffect, describe_keys, pack, record_effect};
+use shared::dynamo::stats::{CustomerChanges, RecordEffect, pack, record_effect};
 use shared::metrics::{self, Metric};
 
 /// Readable records grouped by customer, and the position of the first unreadable one.
@@ -69,23 +69,5 @@ pub async fn handle(store: &Store, event: Event) -> DynamoDbEventResponse {
             }
         }
     }
-    metrics::count(
-        Metric::RecordsFailed,
-        records.len().saturating_sub(first_failed) as u64,
-    );
-    let mut response = DynamoDbEventResponse::default();
-    for record in &records[first_failed.min(records.len())..] {
-        match &record.change.sequence_number {
-            Some(sequence) => {
-                let mut failure = DynamoDbBatchItemFailure::default();
-                failure.item_identifier = Some(sequence.clone());
-                response.batch_item_failures.push(failure);
-            }
-            None => tracing::error!(
-                keys = %describe_keys(&record.change.keys.clone().into()),
-                "a failed record has no sequence number to report"
-            ),
-        }
-    }
-    response
+    shared::bootstrap::failed_from(records, first_failed)
 }

@@ -17,7 +17,7 @@ mod dead_letters;
 use std::time::{Duration, Instant};
 
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
-use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
+use aws_lambda_events::event::streams::DynamoDbEventResponse;
 use shared::Store;
 use shared::domain::error::BoxError;
 use shared::domain::event::{EventType, StoreEvent};
@@ -215,20 +215,5 @@ fn respond(records: &[EventRecord], fates: &[Fate]) -> DynamoDbEventResponse {
             "records not published; Lambda delivers them again"
         );
     }
-    metrics::count(Metric::RecordsFailed, (records.len() - first) as u64);
-    let mut response = DynamoDbEventResponse::default();
-    for record in &records[first..] {
-        match &record.change.sequence_number {
-            Some(sequence) => {
-                let mut failure = DynamoDbBatchItemFailure::default();
-                failure.item_identifier = Some(sequence.clone());
-                response.batch_item_failures.push(failure);
-            }
-            None => tracing::error!(
-                event_id = %record.event_id,
-                "a failed record has no sequence number to report"
-            ),
-        }
-    }
-    response
+    shared::bootstrap::failed_from(records, first)
 }

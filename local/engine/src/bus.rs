@@ -5,10 +5,9 @@
 //! them. What it sent by email is read back from its own API (`/moto-api/data.json`).
 
 use std::collections::BTreeMap;
-use std::net::{SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use aws_sdk_sqs::types::QueueAttributeName;
 use serde_json::Value;
@@ -20,6 +19,7 @@ use aws_smithy_types::error::metadata::ProvideErrorMetadata;
 
 use crate::Error;
 use crate::faults::Faults;
+use crate::stand_in::{self, Process};
 use shared::dynamo::client::http_client;
 
 /// Where make dev runs it unless `EVENTS_PORT` says otherwise.
@@ -29,36 +29,15 @@ const START_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// `EVENTS_PORT`: the server's port, or `None` for `off` (make dev publishes no events then).
 pub fn port_from_env() -> Result<Option<u16>, Error> {
-    match std::env::var("EVENTS_PORT").ok().filter(|v| !v.is_empty()) {
-        None => Ok(Some(DEFAULT_PORT)),
-        Some(off) if off == "off" => Ok(None),
-        Some(raw) => {
-            raw.trim().parse().map(Some).map_err(|_| {
-                format!("EVENTS_PORT must be a port number or off, not {raw:?}").into()
-            })
-        }
-    }
-}
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    stand_in::port_from_env("EVENTS_PORT", DEFAULT_PORT)
 }
 
 /// The server; stopped when dropped, if this process started it.
 #[derive(Debug)]
 pub struct LocalBus {
-    child: Option<Child>,
+    _process: Option<Process>,
     /// `http://127.0.0.1:<port>`.
     pub base: String,
-}
-
-impl Drop for LocalBus {
-    fn drop(&mut self) {
-        if let Some(child) = &mut self.child {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
 }
 
 /// What [`LocalBus::provision`] made of the template: the bus's name, and each queue's URL by
@@ -102,7 +81,7 @@ impl LocalBus {
     /// The server on 127.0.0.1:`port`, logging to `log`. Fails, saying what to run, when the
     /// virtualenv is missing.
     pub fn start(port: u16, log: &Path) -> Result<Self, Error> {
-        let server = repo_root().join(".venv-events/bin/moto_server");
+        let server = stand_in::repo_root().join(".venv-events/bin/moto_server");
         if !server.exists() {
             return Err(format!(
                 "{} is missing: `make dev` installs moto into it (or set EVENTS_PORT=off)",
@@ -122,10 +101,10 @@ impl LocalBus {
             .spawn()
             .map_err(|err| format!("cannot start {}: {err}", server.display()))?;
         let bus = Self {
-            child: Some(child),
+            _process: Some(Process(child)),
             base: format!("http://127.0.0.1:{port}"),
         };
-        wait_until_listening(port)?;
+        stand_in::wait_until_listening(port, "moto", START_TIMEOUT)?;
         Ok(bus)
     }
 
@@ -133,7 +112,7 @@ impl LocalBus {
     /// running when dropped.
     pub fn at(base: &str) -> Self {
         Self {
-            child: None,
+            _process: None,
             base: base.trim_end_matches('/').to_owned(),
         }
     }
@@ -479,18 +458,6 @@ where
         }
         Err(err) => Err(err.into()),
     }
-}
-
-fn wait_until_listening(port: u16) -> Result<(), Error> {
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    let started = Instant::now();
-    while started.elapsed() < START_TIMEOUT {
-        if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
-            return Ok(());
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Err(format!("moto did not listen on {addr} within {START_TIMEOUT:?}").into())
 }
 
 /// The template as a stack deploys it: its parameters' values, its conditions, and the values

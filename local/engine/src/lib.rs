@@ -17,6 +17,7 @@ pub mod provider;
 pub mod relay;
 pub mod runtime_api;
 pub mod seed;
+pub mod stand_in;
 pub mod streams;
 pub mod template;
 pub mod testing;

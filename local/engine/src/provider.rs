@@ -5,12 +5,13 @@
 //! `/payments/webhook` with the endpoint secret. `make pay` talks to it with [`form_post`]; the
 //! functions, with `payment_provider::Provider`.
 
-use std::net::{SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use serde_json::Value;
+
+use crate::stand_in::{self, Process};
 
 pub use shared::domain::error::BoxError as Error;
 
@@ -30,35 +31,15 @@ const START_TIMEOUT: Duration = Duration::from_secs(15);
 /// `PAYMENT_PORT`: the provider's port, or `None` for `off` (make dev without a provider: the
 /// self-signed `make pay --self-signed` still works).
 pub fn port_from_env() -> Result<Option<u16>, Error> {
-    match std::env::var("PAYMENT_PORT").ok().filter(|v| !v.is_empty()) {
-        None => Ok(Some(DEFAULT_PORT)),
-        Some(off) if off == "off" => Ok(None),
-        Some(raw) => {
-            raw.trim().parse().map(Some).map_err(|_| {
-                format!("PAYMENT_PORT must be a port number or off, not {raw:?}").into()
-            })
-        }
-    }
-}
-
-/// The repository's root, where `.venv-payments` and `local/payment_provider.py` are.
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    stand_in::port_from_env("PAYMENT_PORT", DEFAULT_PORT)
 }
 
 /// The provider make dev started; stopped when dropped.
 #[derive(Debug)]
 pub struct LocalProvider {
-    child: Child,
+    _process: Process,
     /// `http://127.0.0.1:<port>`.
     pub base: String,
-}
-
-impl Drop for LocalProvider {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 impl LocalProvider {
@@ -66,7 +47,7 @@ impl LocalProvider {
     /// signed with its secret (none: the events go nowhere, as for a handler's test). Fails,
     /// saying what to run, when the virtualenv is missing.
     pub fn start(port: u16, log: &Path, webhook: Option<(&str, &str)>) -> Result<Self, Error> {
-        let root = repo_root();
+        let root = stand_in::repo_root();
         let python = root.join(".venv-payments/bin/python");
         if !python.exists() {
             return Err(format!(
@@ -85,10 +66,10 @@ impl LocalProvider {
             .spawn()
             .map_err(|err| format!("cannot start {}: {err}", python.display()))?;
         let provider = Self {
-            child,
+            _process: Process(child),
             base: format!("http://127.0.0.1:{port}"),
         };
-        provider.wait_until_listening(port)?;
+        stand_in::wait_until_listening(port, "localstripe", START_TIMEOUT)?;
         if let Some((url, secret)) = webhook {
             let (status, body) = form_post(
                 &provider.base,
@@ -113,18 +94,6 @@ impl LocalProvider {
         let provider = Self::start(port, &log, None)?;
         let client = payment_provider::Provider::new(&provider.base, LOCAL_API_KEY);
         Ok((provider, client))
-    }
-
-    fn wait_until_listening(&self, port: u16) -> Result<(), Error> {
-        let addr = SocketAddr::from(([127, 0, 0, 1], port));
-        let started = Instant::now();
-        while started.elapsed() < START_TIMEOUT {
-            if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
-                return Ok(());
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Err(format!("localstripe did not listen on {addr} within {START_TIMEOUT:?}").into())
     }
 }
 
