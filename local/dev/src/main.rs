@@ -175,15 +175,7 @@ async fn run() -> Result<(), Error> {
 
     // template.yaml, read once: the routes, the status shards, the stream consumers.
     let template = template::parse()?;
-    let routes = routes::from_template(&template)?;
-    if let Some(unknown) = routes.iter().find(|r| !local_dev::knows(&r.binary)) {
-        return Err(format!(
-            "template.yaml routes {} to binary {}, which store-local does not know",
-            unknown.key(),
-            unknown.binary
-        )
-        .into());
-    }
+    let routes = known_routes(&template)?;
     let (store, status_shards, caps) = configured_store(&template, engine.dev_client())?;
     let data_dir = local_dev::data_dir(&config.data_file);
     let webhook_secrets = local_dev::payments::secrets(&data_dir)?;
@@ -203,13 +195,7 @@ async fn run() -> Result<(), Error> {
         &config.data_file,
         events.as_ref(),
     )?;
-    let heard = match &events {
-        Some(events) => {
-            events.spawn_emails(&store)?;
-            Some(events.spawn_tap().await?)
-        }
-        None => None,
-    };
+    let heard = spawn_subscribers(events.as_ref(), &store).await?;
     // API Gateway's JWT authorizer, locally: tokens of the issuer whose key lives beside the
     // data (`make token`).
     let issuer = Issuer::open(&local_dev::data_dir(&config.data_file))?;
@@ -256,6 +242,33 @@ async fn run() -> Result<(), Error> {
     drop(provider);
     drop(events);
     engine.stop().await
+}
+
+/// template.yaml's routes, each to a binary store-local can run.
+fn known_routes(template: &serde_yaml::Value) -> Result<Vec<Route>, Error> {
+    let routes = routes::from_template(template)?;
+    if let Some(unknown) = routes.iter().find(|r| !local_dev::knows(&r.binary)) {
+        return Err(format!(
+            "template.yaml routes {} to binary {}, which store-local does not know",
+            unknown.key(),
+            unknown.binary
+        )
+        .into());
+    }
+    Ok(routes)
+}
+
+/// The bus's subscribers as make dev runs them: the customers' emails from their queue, and
+/// its own tap, whose log it returns (none without the events' server).
+async fn spawn_subscribers(
+    events: Option<&local_dev::events::Events>,
+    store: &Store,
+) -> Result<Option<std::sync::Arc<local_dev::events::Heard>>, Error> {
+    let Some(events) = events else {
+        return Ok(None);
+    };
+    events.spawn_emails(store)?;
+    Ok(Some(events.spawn_tap().await?))
 }
 
 /// The client checkout calls the provider with: make dev's localstripe, or (`PAYMENT_PORT=off`)
@@ -522,6 +535,12 @@ fn print_banner(
     print_payments(provider);
     print_events(events);
     println!("  authorizer       JWT (RS256), issuer {LOCAL_ISSUER}, audience {LOCAL_AUDIENCE}");
+    print_try(api, dynamodb);
+    println!("Ctrl-C stops everything.");
+}
+
+/// The banner's first commands to try, against make dev at `api` and its engine at `dynamodb`.
+fn print_try(api: SocketAddr, dynamodb: &str) {
     println!(
         "Try (every API route needs a token, `make -s token` prints one; the webhook, /openapi.json and /_explorer need none):"
     );
@@ -543,7 +562,6 @@ fn print_banner(
     println!(
         "  AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1 \\\n      aws dynamodb scan --table-name {LOCAL_TABLE} --endpoint-url {dynamodb} --max-items 3"
     );
-    println!("Ctrl-C stops everything.");
 }
 
 /// The banner's lines for the events: the bus and where the emails go.
