@@ -81,11 +81,12 @@ impl LocalBus {
     /// The server on 127.0.0.1:`port`, logging to `log`. Fails, saying what to run, when the
     /// virtualenv is missing.
     pub fn start(port: u16, log: &Path) -> Result<Self, Error> {
-        let server = stand_in::repo_root().join(".venv-events/bin/moto_server");
-        if !server.exists() {
+        let root = stand_in::repo_root();
+        let python = root.join(".venv-events/bin/python");
+        if !python.exists() {
             return Err(format!(
                 "{} is missing: `make dev` installs moto into it (or set EVENTS_PORT=off)",
-                server.display()
+                python.display()
             )
             .into());
         }
@@ -93,13 +94,14 @@ impl LocalBus {
         std::net::TcpListener::bind(("127.0.0.1", port))
             .map_err(|err| format!("the events' port {port} is taken ({err}): set EVENTS_PORT"))?;
         let log = std::fs::File::create(log)?;
-        let child = Command::new(&server)
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+        let child = Command::new(&python)
+            .arg(root.join("local/events_server.py"))
+            .arg(port.to_string())
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)
             .stderr(log)
             .spawn()
-            .map_err(|err| format!("cannot start {}: {err}", server.display()))?;
+            .map_err(|err| format!("cannot start {}: {err}", python.display()))?;
         let bus = Self {
             _process: Some(Process(child)),
             base: format!("http://127.0.0.1:{port}"),
