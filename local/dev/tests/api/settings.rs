@@ -7,9 +7,10 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 /// The functions through which `make dev`'s sources read a variable by name.
-const READERS: [&str; 7] = [
+const READERS: [&str; 8] = [
     "env_or(",
     "port(",
+    "port_from_env(",
     "every(",
     "env_value(",
     "cap_from_env(",
