@@ -74,7 +74,7 @@ pub const ACCESS_PATTERNS: &[AccessPattern] = &[
     ),
     pattern(
         7,
-        "an order by ID, with its lines",
+        "an order by ID, with its lines and shipments",
         "GET /orders/{orderId}",
         Sends::Query(Entity::OrderHeader),
     ),

@@ -109,6 +109,10 @@ crate::listed! {
         EmailsRefused,
         /// Customer emails not sent because the customer has no address (or no profile).
         EmailsWithoutAddress,
+        /// Fulfilments recorded: some of an order's lines handed to a carrier.
+        FulfilmentsShipped,
+        /// Fulfilments delivered.
+        FulfilmentsDelivered,
     }
 }
 
@@ -150,6 +154,8 @@ impl Metric {
             Metric::EmailsDuplicate => "EmailsDuplicate",
             Metric::EmailsRefused => "EmailsRefused",
             Metric::EmailsWithoutAddress => "EmailsWithoutAddress",
+            Metric::FulfilmentsShipped => "FulfilmentsShipped",
+            Metric::FulfilmentsDelivered => "FulfilmentsDelivered",
         }
     }
 

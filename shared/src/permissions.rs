@@ -11,9 +11,9 @@
 
 use crate::domain::status::OrderStatus;
 use crate::dynamo::entities::{
-    cart_line, cart_version, catalog_entry, counted_order, customer, customer_email, idempotency,
-    line_item, open_order_count, order_header, order_listing, payment_event, payment_order,
-    product, refund, refund_due, unread_event,
+    cart_line, cart_version, catalog_entry, counted_order, customer, customer_email, fulfilment,
+    idempotency, line_item, open_order_count, order_header, order_listing, payment_event,
+    payment_order, product, refund, refund_due, unread_event,
 };
 use crate::dynamo::keys::{Entity, PRODUCT_PREFIX, REFUNDS_GSI1_PREFIX, STATUS_PREFIX};
 use crate::dynamo::query::Index;
@@ -300,6 +300,31 @@ pub const FUNCTIONS: &[Function] = &[
             UpdateItem(order_header::CANCELLED_PAID),
             UpdateItem(&[&line_item::BACK]),
             PutItem(&refund::PUT),
+            // SHIPPED: a fulfilment of everything left; DELIVERED: each one delivered.
+            PutItem(&fulfilment::PUT),
+            UpdateItem(&[&fulfilment::UPDATE]),
+            UpdateItem(order_header::LINES_MOVE_STATUS),
+        ],
+    ),
+    function(
+        "ship-order",
+        &[
+            Query(Entity::OrderHeader),
+            PutItem(&fulfilment::PUT),
+            // The lines' version, and the status when it follows.
+            UpdateItem(order_header::LINES_MOVE_STATUS),
+            MOVE_LISTING,
+            RELEASE_PLACE,
+        ],
+    ),
+    function(
+        "update-fulfilment",
+        &[
+            Query(Entity::OrderHeader),
+            UpdateItem(&[&fulfilment::UPDATE]),
+            // A delivery: the lines' version, and the status when it follows.
+            UpdateItem(order_header::LINES_MOVE_STATUS),
+            MOVE_LISTING,
         ],
     ),
     function("get-order-items", &[Query(Entity::LineItem)]),

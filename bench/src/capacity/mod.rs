@@ -15,6 +15,7 @@ use shared::http::serve::dispatch;
 
 mod checkout;
 mod events;
+mod fulfilment;
 mod refunds;
 
 /// Lines of the order that pattern 3 reads: a page of 25, as the list patterns' pages.
@@ -254,6 +255,7 @@ pub(crate) async fn section() -> Result<(), Error> {
     b.index_reads().await?;
     b.get_order().await?;
     b.status_changes().await?;
+    b.fulfilments().await?;
     let mut publisher_stream = stream_of(&b, "publish-events")?;
     b.events(&mut publisher_stream).await?;
     b.checkout_paid().await?;
@@ -627,7 +629,7 @@ impl Bench {
             "PATCH status (PLACED → SHIPPED)",
             ship,
             Some(boto3_patch),
-            "ours: consistent read, then header and listing in one transaction",
+            "ours: consistent read, then a fulfilment of everything, header and listing in one transaction",
         );
         let (shipped_consumer, records) = self.consumer_units().await?;
         self.row(

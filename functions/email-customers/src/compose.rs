@@ -41,14 +41,27 @@ pub(crate) fn email(event: &StoreEvent, currency: &str) -> Option<Email> {
                 text,
             })
         }
-        EventType::Shipped => {
-            let order = event.order.as_ref()?;
+        EventType::FulfilmentShipped => {
+            let order = event.order_id.as_ref()?;
+            let fulfilment = event.fulfilment.as_ref()?;
+            let mut text = format!("Part of your order {order} is on its way:\n\n");
+            for line in &fulfilment.lines {
+                let _ = writeln!(text, "  {} x {}", line.quantity, line.sku);
+            }
+            let tracking = &fulfilment.tracking;
+            if let Some(carrier) = &tracking.carrier {
+                let _ = write!(text, "\nCarrier: {carrier}");
+                if let Some(number) = &tracking.tracking_number {
+                    let _ = write!(text, ", tracking number {number}");
+                }
+                text.push('\n');
+            }
+            if let Some(url) = &tracking.tracking_url {
+                let _ = writeln!(text, "Follow it at {url}");
+            }
             Some(Email {
-                subject: format!("Your order {} is on its way", order.order_id),
-                text: format!(
-                    "Your order {} ({} {currency}) has shipped.\n",
-                    order.order_id, order.total
-                ),
+                subject: format!("Your order {order} is on its way"),
+                text,
             })
         }
         EventType::RefundSucceeded => {
@@ -116,9 +129,10 @@ pub(crate) async fn send(
 mod tests {
     use super::*;
     use shared::domain::event::Subject;
-    use shared::domain::ids::{CustomerId, OrderId, PaymentId, RefundId, Sku};
+    use shared::domain::fulfilment::{Fulfilment, Tracking};
+    use shared::domain::ids::{CustomerId, FulfilmentId, OrderId, PaymentId, RefundId, Sku};
     use shared::domain::money::Money;
-    use shared::domain::order::{LineItem, Order};
+    use shared::domain::order::{LineItem, LineQuantity, Order};
     use shared::domain::refund::{Refund, RefundKind};
     use shared::domain::status::OrderStatus;
     use shared::domain::time::Timestamp;
@@ -196,11 +210,49 @@ mod tests {
         let email = email(&event, "usd").expect("an email");
         assert_eq!(email.subject, "We refunded 15.00 EUR for order o1");
         let shipped = StoreEvent::new(
-            EventType::Shipped,
-            &Subject::Order(OrderId::parse("o1").expect("id")),
-            3,
+            EventType::FulfilmentShipped,
+            &Subject::Fulfilment(FulfilmentId::parse("ff_1").expect("id")),
+            1,
             at(),
         );
-        assert_eq!(super::email(&shipped, "usd"), None, "no order to tell of");
+        assert_eq!(
+            super::email(&shipped, "usd"),
+            None,
+            "no shipment to tell of"
+        );
+    }
+
+    #[test]
+    fn a_shipment_is_told_with_what_it_carries_and_how_to_follow_it() {
+        let fulfilment = Fulfilment::shipped(
+            FulfilmentId::parse("ff_1").expect("id"),
+            vec![LineQuantity {
+                sku: Sku::parse("sku-1").expect("sku"),
+                quantity: 2,
+            }],
+            Tracking {
+                carrier: Some("DHL".into()),
+                tracking_number: Some("JD0001".into()),
+                tracking_url: Some("https://www.dhl.com/track?id=JD0001".into()),
+            },
+            at(),
+        );
+        let event = StoreEvent::new(
+            EventType::FulfilmentShipped,
+            &Subject::Fulfilment(fulfilment.fulfilment_id.clone()),
+            1,
+            at(),
+        )
+        .about_fulfilment(
+            &OrderId::parse("o1").expect("id"),
+            &CustomerId::parse("c1").expect("id"),
+            &fulfilment,
+        );
+        let email = email(&event, "usd").expect("an email");
+        assert_eq!(email.subject, "Your order o1 is on its way");
+        assert_eq!(
+            email.text,
+            "Part of your order o1 is on its way:\n\n  2 x sku-1\n\nCarrier: DHL, tracking number JD0001\nFollow it at https://www.dhl.com/track?id=JD0001\n"
+        );
     }
 }

@@ -33,7 +33,7 @@ fn location(placed: &OrderDetails) -> String {
 
 /// What an attempt came to.
 enum Outcome {
-    Placed(OrderDetails),
+    Placed(Box<OrderDetails>),
     /// The key's first request got there first: its answer is this one's.
     Replayed(IdempotencyRecord),
 }
@@ -76,7 +76,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
             store
                 .place_order(&placed, key_ref.map(|key| (key, &record)), None)
                 .await?;
-            Ok(Outcome::Placed(placed))
+            Ok(Outcome::Placed(Box::new(placed)))
         },
     )
     .await;

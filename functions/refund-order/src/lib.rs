@@ -12,8 +12,9 @@ use lambda_http::http::StatusCode;
 use serde::Deserialize;
 use shared::domain::ids::{IdempotencyKey, OrderId, RefundId};
 use shared::domain::ledger::RefundPlan;
+use shared::domain::order::LineQuantity;
 use shared::domain::order::MAX_LINES;
-use shared::domain::refund::{MAX_REASON_CHARS, Refund, RefundAsk, RefundKind, RefundLine};
+use shared::domain::refund::{MAX_REASON_CHARS, Refund, RefundAsk, RefundKind};
 use shared::dynamo::refunds::Requested;
 use shared::http::HttpResult;
 use shared::http::request::{caller, header_value, json_body, path_param};
@@ -30,7 +31,7 @@ struct Body {
     #[serde(default)]
     amount: Option<i64>,
     #[serde(default)]
-    lines: Option<Vec<RefundLine>>,
+    lines: Option<Vec<LineQuantity>>,
     reason: String,
     #[serde(default)]
     restock: bool,
@@ -150,7 +151,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                 lines: plan
                     .lines
                     .iter()
-                    .map(|planned| RefundLine {
+                    .map(|planned| LineQuantity {
                         sku: planned.line.sku.clone(),
                         quantity: planned.quantity,
                     })

@@ -1,5 +1,5 @@
 //! `make events`: the store's events as make dev's bus delivers them, one line each, as they
-//! arrive. make dev keeps a tap on its bus (a queue every event of the store's reaches, drained
+//! arrive (those heard together by subject, each subject's in sequence order). make dev keeps a tap on its bus (a queue every event of the store's reaches, drained
 //! into its memory) and serves what it heard at `/_explorer/api/events`, so what was published
 //! before is printed first, and any number of `make events` may follow at once.
 //!
@@ -51,6 +51,8 @@ fn run() -> Result<(), local_dev::events::Error> {
             continue;
         }
         last = Instant::now();
+        let mut events = events;
+        events.sort_by_key(|envelope| story_order(&envelope["detail"]));
         for envelope in events {
             let detail = &envelope["detail"];
             if order.as_deref().is_some_and(|o| detail["orderId"] != o) {
@@ -105,6 +107,24 @@ impl Options {
     }
 }
 
+/// Where an event goes among those heard together: by subject (an order's events, then its
+/// fulfilments', oldest first, then its refunds', then products'), each subject's in sequence
+/// order. The bus keeps no order, and one change can give events of two subjects (a shipment:
+/// the fulfilment's and the order's), so the order they arrive in says nothing.
+fn story_order(detail: &Value) -> (u8, String, u64) {
+    let id = detail["eventId"].as_str().unwrap_or_default();
+    let mut parts = id.splitn(3, '/');
+    let kind = match parts.next().unwrap_or_default() {
+        "order" => 0,
+        "fulfilment" => 1,
+        "refund" => 2,
+        _ => 3,
+    };
+    let subject = parts.next().unwrap_or_default().to_owned();
+    let place = parts.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+    (kind, subject, place)
+}
+
 /// One event as a line: when, what, which, and the one fact it is about.
 fn line(detail: &Value) -> String {
     let text = |v: &Value| v.as_str().unwrap_or("-").to_owned();
@@ -121,6 +141,27 @@ fn line(detail: &Value) -> String {
                 refund["amount"],
                 text(&refund["currency"])
             )
+        }
+        kind if kind.starts_with("fulfilment.") => {
+            let fulfilment = &detail["fulfilment"];
+            let lines: Vec<String> = fulfilment["lines"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|line| format!("{}x{}", text(&line["sku"]), line["quantity"]))
+                .collect();
+            let tracking = [&fulfilment["carrier"], &fulfilment["trackingNumber"]]
+                .into_iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(" ");
+            format!(
+                "{} {} {tracking}",
+                text(&fulfilment["status"]),
+                lines.join(",")
+            )
+            .trim_end()
+            .to_owned()
         }
         _ => {
             let product = &detail["product"];

@@ -120,6 +120,8 @@ handlers! {
     "edit-cart" => edit_cart::handle,
     "list-refunds" => list_refunds::handle,
     "refund-order" => refund_order::handle,
+    "ship-order" => ship_order::handle,
+    "update-fulfilment" => update_fulfilment::handle,
 }
 
 /// Runs `work` as make dev runs `binary`: each request held to its declaration, one outside it

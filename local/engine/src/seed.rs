@@ -188,6 +188,65 @@ pub fn header_item(sample: &SampleOrder) -> Result<Item, Error> {
     Ok(item)
 }
 
+/// The fulfilment of a sample order that left: all of its lines in one, with its tracking
+/// (delivered, for a DELIVERED order), shipped a day after it was placed; no event counter, as
+/// for its header. `None` for an order that did not leave.
+pub fn fulfilment_item(sample: &SampleOrder) -> Result<Option<Item>, Error> {
+    use shared::domain::fulfilment::{Fulfilment, FulfilmentStatus, Tracking};
+    use shared::domain::order::LineQuantity;
+    if !matches!(sample.status, OrderStatus::Shipped | OrderStatus::Delivered) {
+        return Ok(None);
+    }
+    let order = order(sample)?;
+    let shipped_at =
+        Timestamp::from_datetime(order.placed_at.as_datetime() + chrono::TimeDelta::days(1));
+    let lines = sample
+        .lines
+        .iter()
+        .map(|(sku, quantity, _)| {
+            Ok(LineQuantity {
+                sku: Sku::parse(sku)?,
+                quantity: *quantity,
+            })
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let number = format!(
+        "JD{:010}",
+        sample
+            .order_id
+            .trim_start_matches('o')
+            .parse::<u64>()
+            .unwrap_or(0)
+    );
+    let mut fulfilment = Fulfilment::shipped(
+        shared::domain::ids::FulfilmentId::parse(&format!("ff_{}", sample.order_id))?,
+        lines,
+        Tracking {
+            carrier: Some("DHL".into()),
+            tracking_url: Some(format!("https://www.dhl.com/track?id={number}")),
+            tracking_number: Some(number),
+        },
+        shipped_at,
+    );
+    if sample.status == OrderStatus::Delivered {
+        let delivered_at =
+            Timestamp::from_datetime(shipped_at.as_datetime() + chrono::TimeDelta::days(2));
+        fulfilment.status = FulfilmentStatus::Delivered;
+        fulfilment.delivered_at = Some(delivered_at);
+        fulfilment.updated_at = delivered_at;
+    }
+    let mut item = shared::dynamo::entities::fulfilment::to_item(
+        &order.order_id,
+        &order.customer_id,
+        &fulfilment,
+    );
+    if let Some(at) = &fulfilment.delivered_at {
+        shared::dynamo::entities::fulfilment::DELIVERED_AT.put(&mut item, at);
+    }
+    item.remove(shared::dynamo::entities::fulfilment::EVENT_SEQUENCE.name);
+    Ok(Some(item))
+}
+
 /// The order listing item and the line items, exactly as the source design's boto3 `put_item` writes them.
 pub fn order_items(sample: &SampleOrder) -> Result<Vec<Item>, Error> {
     let order = order(sample)?;
@@ -236,6 +295,7 @@ pub fn items() -> Result<Vec<Item>, Error> {
     for order in orders() {
         items.extend(order_items(&order)?);
         items.push(header_item(&order)?);
+        items.extend(fulfilment_item(&order)?);
     }
     items.extend(cart_items()?);
     Ok(items)

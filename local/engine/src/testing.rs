@@ -157,6 +157,38 @@ pub fn change_status(who: Who<'_>, order: &str, status: &str) -> Request {
     )
 }
 
+/// `POST /orders/{orderId}/fulfilments` from `who`: `lines` of `order` shipped (`[("sku-1",
+/// 2)]`), with `tracking` as JSON fields to add (`r#""carrier":"DHL""#`, or empty).
+pub fn ship(who: Who<'_>, order: &str, lines: &[(&str, u32)], tracking: &str) -> Request {
+    let lines: Vec<String> = lines
+        .iter()
+        .map(|(sku, quantity)| format!(r#"{{"sku":"{sku}","quantity":{quantity}}}"#))
+        .collect();
+    let extra = if tracking.is_empty() {
+        String::new()
+    } else {
+        format!(",{tracking}")
+    };
+    send_json(
+        who,
+        "POST /orders/{orderId}/fulfilments",
+        &format!("/orders/{order}/fulfilments"),
+        &[],
+        &format!(r#"{{"lines":[{}]{extra}}}"#, lines.join(",")),
+    )
+}
+
+/// `PATCH /orders/{orderId}/fulfilments/{fulfilmentId}` from `who` with `body`.
+pub fn update_fulfilment(who: Who<'_>, order: &str, fulfilment: &str, body: &str) -> Request {
+    send_json(
+        who,
+        "PATCH /orders/{orderId}/fulfilments/{fulfilmentId}",
+        &format!("/orders/{order}/fulfilments/{fulfilment}"),
+        &[],
+        body,
+    )
+}
+
 /// Any request from `who` on `route_key`, through an API Gateway payload 2.0 event.
 pub fn call(
     who: Who<'_>,

@@ -7,12 +7,12 @@ use crate::domain::event::{EventId, EventType};
 use crate::domain::time::Timestamp;
 
 impl EventType {
-    /// Whether the customer is emailed about it: an order placed (its lines and total), an
-    /// order shipped, a refund paid back.
+    /// Whether the customer is emailed about it: an order placed (its lines and total), each
+    /// of its fulfilments shipped (what it carries, and its tracking), a refund paid back.
     pub fn emails_customer(self) -> bool {
         matches!(
             self,
-            EventType::Placed | EventType::Shipped | EventType::RefundSucceeded
+            EventType::Placed | EventType::FulfilmentShipped | EventType::RefundSucceeded
         )
     }
 }

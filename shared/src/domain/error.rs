@@ -94,6 +94,14 @@ pub enum AppError {
     /// order never paid, a line refunded past its quantity); the message says which.
     #[error("{0}")]
     RefundRefused(String),
+    /// More of an order's line than may ship, be cancelled or be returned; the message says
+    /// which line, and how many are left.
+    #[error("{0}")]
+    LinesRefused(String),
+    /// A fulfilment or a return that cannot make the move asked for (now, or any more); the
+    /// message says where it is.
+    #[error("{0}")]
+    MoveRefused(String),
     /// An Idempotency-Key already used for a request with another body.
     #[error("this Idempotency-Key was used for a different request")]
     IdempotencyKeyReused,

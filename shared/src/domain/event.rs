@@ -13,7 +13,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::AppError;
-use crate::domain::ids::{CustomerId, OrderId, RefundId, Sku};
+use crate::domain::fulfilment::{Fulfilment, FulfilmentStatus};
+use crate::domain::ids::{CustomerId, FulfilmentId, OrderId, RefundId, Sku};
 use crate::domain::order::{LineItem, Order};
 use crate::domain::refund::Refund;
 use crate::domain::status::OrderStatus;
@@ -54,6 +55,18 @@ crate::listed! {
         RefundFailed,
         /// A product's stock fell below the store's threshold.
         StockLow,
+        /// Some of the order's lines shipped, the rest still to ship.
+        PartiallyShipped,
+        /// Some of an order's lines left with a carrier: a fulfilment.
+        FulfilmentShipped,
+        /// The carrier reports a fulfilment on its way.
+        FulfilmentInTransit,
+        /// A fulfilment arrived.
+        FulfilmentDelivered,
+        /// The carrier could not deliver a fulfilment (it may still).
+        FulfilmentDeliveryFailed,
+        /// A fulfilment's tracking was corrected (the previous in its history).
+        TrackingUpdated,
     }
 }
 
@@ -73,6 +86,12 @@ impl EventType {
             EventType::RefundSucceeded => "refund.succeeded",
             EventType::RefundFailed => "refund.failed",
             EventType::StockLow => "product.stock-low",
+            EventType::PartiallyShipped => "order.partially-shipped",
+            EventType::FulfilmentShipped => "fulfilment.shipped",
+            EventType::FulfilmentInTransit => "fulfilment.in-transit",
+            EventType::FulfilmentDelivered => "fulfilment.delivered",
+            EventType::FulfilmentDeliveryFailed => "fulfilment.delivery-failed",
+            EventType::TrackingUpdated => "fulfilment.tracking-updated",
         }
     }
 
@@ -81,11 +100,23 @@ impl EventType {
     pub fn of_status_change(status: OrderStatus) -> Option<Self> {
         match status {
             OrderStatus::Placed => Some(EventType::Placed),
+            OrderStatus::PartiallyShipped => Some(EventType::PartiallyShipped),
             OrderStatus::Shipped => Some(EventType::Shipped),
             OrderStatus::Delivered => Some(EventType::Delivered),
             OrderStatus::Cancelled => Some(EventType::Cancelled),
             OrderStatus::Expired => Some(EventType::HoldEnded),
             OrderStatus::PendingPayment => None,
+        }
+    }
+
+    /// The event a fulfilment's entering `status` is: every status but SHIPPED, which only a
+    /// new fulfilment enters ([`EventType::FulfilmentShipped`]).
+    pub fn of_fulfilment_status(status: FulfilmentStatus) -> Option<Self> {
+        match status {
+            FulfilmentStatus::Shipped => None,
+            FulfilmentStatus::InTransit => Some(EventType::FulfilmentInTransit),
+            FulfilmentStatus::Delivered => Some(EventType::FulfilmentDelivered),
+            FulfilmentStatus::FailedDelivery => Some(EventType::FulfilmentDeliveryFailed),
         }
     }
 
@@ -136,6 +167,8 @@ pub enum Subject {
     Order(OrderId),
     /// A refund (`refund.*`), numbered by its record's counter.
     Refund(RefundId),
+    /// A fulfilment (`fulfilment.*`), numbered by its record's counter.
+    Fulfilment(FulfilmentId),
     /// A product (`product.*`): no counter.
     Product {
         /// Which product.
@@ -152,13 +185,14 @@ impl Subject {
         EventId(match self {
             Subject::Order(order) => format!("order/{order}/{sequence}"),
             Subject::Refund(refund) => format!("refund/{refund}/{sequence}"),
+            Subject::Fulfilment(fulfilment) => format!("fulfilment/{fulfilment}/{sequence}"),
             Subject::Product { sku, at } => format!("product/{sku}/{at}"),
         })
     }
 }
 
-/// An event's ID: `order/<orderId>/<sequence>`, `refund/<refundId>/<sequence>` or
-/// `product/<sku>/<stream sequence number>`, made from what the event is about, so that every
+/// An event's ID: `order/<orderId>/<sequence>`, `refund/<refundId>/<sequence>`,
+/// `fulfilment/<fulfilmentId>/<sequence>` or `product/<sku>/<stream sequence number>`, made from what the event is about, so that every
 /// delivery of one change carries the same. Parsed back by a subscriber, which keys its work on
 /// it: each part is an ID's characters, so `#` can never reach a key.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -170,8 +204,8 @@ impl EventId {
     pub fn parse(raw: &str) -> Result<Self, AppError> {
         let invalid = || {
             AppError::invalid(format!(
-                "an event ID is order/<orderId>/<n>, refund/<refundId>/<n> or product/<sku>/<n>, \
-                 not {raw:?}"
+                "an event ID is order/<orderId>/<n>, refund/<refundId>/<n>, \
+                 fulfilment/<fulfilmentId>/<n> or product/<sku>/<n>, not {raw:?}"
             ))
         };
         let mut parts = raw.splitn(3, '/');
@@ -181,6 +215,7 @@ impl EventId {
         let id_ok = match kind {
             "order" => OrderId::parse(id).is_ok(),
             "refund" => RefundId::parse(id).is_ok(),
+            "fulfilment" => FulfilmentId::parse(id).is_ok(),
             "product" => Sku::parse(id).is_ok(),
             _ => false,
         };
@@ -264,6 +299,10 @@ pub struct StoreEvent {
     /// The product's stock (`product.stock-low`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub product: Option<StockLevel>,
+    /// The fulfilment as it is after the change, as `GET /orders/{orderId}` shows it (a
+    /// fulfilment's event).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fulfilment: Option<Fulfilment>,
 }
 
 impl StoreEvent {
@@ -284,6 +323,7 @@ impl StoreEvent {
             lines: None,
             refund: None,
             product: None,
+            fulfilment: None,
         }
     }
 
@@ -293,6 +333,22 @@ impl StoreEvent {
             order_id: Some(order.order_id.clone()),
             customer_id: Some(order.customer_id.clone()),
             order: Some(order.clone()),
+            ..self
+        }
+    }
+
+    /// The fulfilment's event: about the fulfilment as it is after the change, its order's and
+    /// its customer's.
+    pub fn about_fulfilment(
+        self,
+        order: &OrderId,
+        customer: &CustomerId,
+        fulfilment: &Fulfilment,
+    ) -> Self {
+        StoreEvent {
+            order_id: Some(order.clone()),
+            customer_id: Some(customer.clone()),
+            fulfilment: Some(fulfilment.clone()),
             ..self
         }
     }
@@ -321,6 +377,7 @@ mod tests {
             assert!(
                 name.starts_with("order.")
                     || name.starts_with("refund.")
+                    || name.starts_with("fulfilment.")
                     || name.starts_with("product."),
                 "{name}"
             );

@@ -140,22 +140,48 @@ impl RefundId {
     }
 }
 
+/// A new, time-sortable ID (a ULID): 48 bits of milliseconds since the Unix epoch and 80
+/// random bits, in Crockford base32, so IDs made later sort after earlier ones.
+fn ulid(at: DateTime<Utc>) -> Result<String, AppError> {
+    const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+    let millis = u128::try_from(at.timestamp_millis()).unwrap_or(0) & ((1 << 48) - 1);
+    let mut random = [0u8; 10];
+    getrandom::fill(&mut random).map_err(|err| AppError::internal(err.to_string()))?;
+    let bits = random
+        .iter()
+        .fold(millis, |acc, byte| (acc << 8) | u128::from(*byte));
+    Ok((0..26)
+        .rev()
+        .map(|i| char::from(ALPHABET[((bits >> (i * 5)) & 0x1f) as usize]))
+        .collect())
+}
+
 impl OrderId {
-    /// A new, time-sortable ID (a ULID): 48 bits of milliseconds since the Unix epoch and 80
-    /// random bits, in Crockford base32, so IDs made later sort after earlier ones.
+    /// A new, time-sortable ID ([`ulid`]).
     pub fn generate(at: DateTime<Utc>) -> Result<Self, AppError> {
-        const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-        let millis = u128::try_from(at.timestamp_millis()).unwrap_or(0) & ((1 << 48) - 1);
-        let mut random = [0u8; 10];
-        getrandom::fill(&mut random).map_err(|err| AppError::internal(err.to_string()))?;
-        let bits = random
-            .iter()
-            .fold(millis, |acc, byte| (acc << 8) | u128::from(*byte));
-        let id: String = (0..26)
-            .rev()
-            .map(|i| char::from(ALPHABET[((bits >> (i * 5)) & 0x1f) as usize]))
-            .collect();
-        Ok(Self(id))
+        Ok(Self(ulid(at)?))
+    }
+}
+
+id_type!(
+    /// One shipment of an order's lines (`ORDER#<orderId>` / `FULFILMENT#<fulfilmentId>`).
+    FulfilmentId,
+    "fulfilmentId"
+);
+
+impl FulfilmentId {
+    /// A new, time-sortable ID (to the millisecond): an order's fulfilments list in the order
+    /// they were made.
+    pub fn generate() -> Result<Self, AppError> {
+        Ok(Self(ulid(Utc::now())?))
+    }
+
+    /// The fulfilment of `order` asked for under the client's `key`: a retried request names
+    /// the same fulfilment, which is made once.
+    pub fn of_request(order: &OrderId, key: &IdempotencyKey) -> Self {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(format!("fulfilment\n{order}\n{key}").as_bytes());
+        Self(format!("ff_{}", hex::encode(&digest[..12])))
     }
 }
 

@@ -9,8 +9,8 @@ use serde::Serialize;
 use crate::AppError;
 use crate::domain::checkout::Currency;
 use crate::domain::ids::{OrderId, PaymentId};
-use crate::domain::order::{LineItem, OrderDetails};
-use crate::domain::refund::{MAX_REFUNDS_PER_ORDER, Refund, RefundAsk, RefundKind, RefundLine};
+use crate::domain::order::{LineItem, LineQuantity, OrderDetails};
+use crate::domain::refund::{MAX_REFUNDS_PER_ORDER, Refund, RefundAsk, RefundKind};
 
 /// A staff refund, checked against the order as read: what it gives back and of which lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,7 +81,7 @@ impl RefundAsk {
 
 fn plan_lines(
     details: &OrderDetails,
-    asked: &[RefundLine],
+    asked: &[LineQuantity],
     restock: bool,
     currency: &Currency,
 ) -> Result<RefundPlan, AppError> {

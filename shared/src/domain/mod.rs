@@ -9,6 +9,7 @@ pub mod customer;
 pub mod email;
 pub mod error;
 pub mod event;
+pub mod fulfilment;
 pub mod idempotency;
 pub mod ids;
 pub mod ledger;

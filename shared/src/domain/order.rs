@@ -82,6 +82,17 @@ pub struct LineItem {
     pub price: Money,
 }
 
+/// How many of one of an order's lines: a refund's, a fulfilment's, a cancellation's or a
+/// return's line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LineQuantity {
+    /// Which product.
+    pub sku: Sku,
+    /// How many.
+    pub quantity: u32,
+}
+
 /// One line of an order as a product's orders list it (access pattern 8): which order, whose,
 /// when, and how many at what price.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -120,6 +131,9 @@ pub struct OrderDetails {
     pub order: Order,
     /// Its line items, in SKU order.
     pub items: Vec<LineItem>,
+    /// Its shipments, oldest first (`domain::fulfilment`); none until it ships.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fulfilments: Vec<crate::domain::fulfilment::Fulfilment>,
     /// Its money: the balance its header keeps, what of each line went back, its refunds
     /// (shown by its ledger, not with the order).
     #[serde(skip)]
@@ -135,6 +149,10 @@ pub struct OrderMoney {
     pub lines: HashMap<Sku, LineBack>,
     /// Its refunds, in ID order.
     pub refunds: Vec<crate::domain::refund::Refund>,
+    /// How many writes changed what of its lines is shipped, delivered or cancelled (its
+    /// header's counter): each such write is made only if it is still the one read, so two
+    /// never both count on the same read.
+    pub lines_version: u64,
 }
 
 impl OrderMoney {
@@ -180,6 +198,8 @@ pub struct LineBack {
     pub refunded: u32,
     /// How many went back into stock (by a refund with restock, or a cancellation).
     pub restocked: u32,
+    /// How many will never ship: cancelled, or refunded before they shipped.
+    pub cancelled: u32,
 }
 
 impl OrderDetails {
@@ -245,6 +265,7 @@ impl OrderDetails {
                 dispute: None,
             },
             items: lines,
+            fulfilments: Vec::new(),
             money: Box::default(),
         })
     }

@@ -7,7 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::AppError;
-use crate::domain::ids::{OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId, Sku};
+use crate::domain::ids::{OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId};
+use crate::domain::order::LineQuantity;
 use crate::domain::time::Timestamp;
 
 crate::listed! {
@@ -213,16 +214,6 @@ pub const MAX_REASON_CHARS: usize = 200;
 /// The most refunds one order may have: its ledger is read in one Query, far below 1 MB.
 pub const MAX_REFUNDS_PER_ORDER: u32 = 50;
 
-/// One line of a staff refund: how many of a product go back.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RefundLine {
-    /// Which product.
-    pub sku: Sku,
-    /// How many.
-    pub quantity: u32,
-}
-
 /// One refund, as its record holds it (and as a refund's event carries it, which a subscriber
 /// reads back).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -259,7 +250,7 @@ pub struct Refund {
     pub event_id: Option<PaymentEventId>,
     /// The lines it gives back (a staff refund by lines).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub lines: Vec<RefundLine>,
+    pub lines: Vec<LineQuantity>,
     /// Whether its lines went back into stock.
     pub restock: bool,
     /// How many times it was claimed for sending: each send is claimed first, so of two
@@ -418,7 +409,7 @@ pub enum RefundAsk {
     /// Lines and quantities, at the prices they were ordered at.
     Lines {
         /// The lines.
-        lines: Vec<RefundLine>,
+        lines: Vec<LineQuantity>,
         /// Whether their quantities go back into stock.
         restock: bool,
     },

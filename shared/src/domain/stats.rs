@@ -23,9 +23,10 @@ pub fn share(order: &Order) -> Option<Decimal> {
     match order.status {
         OrderStatus::PendingPayment | OrderStatus::Expired => None,
         OrderStatus::Cancelled => Some(Decimal::ZERO),
-        OrderStatus::Placed | OrderStatus::Shipped | OrderStatus::Delivered => {
-            Some(order.total.amount())
-        }
+        OrderStatus::Placed
+        | OrderStatus::PartiallyShipped
+        | OrderStatus::Shipped
+        | OrderStatus::Delivered => Some(order.total.amount()),
     }
 }
 

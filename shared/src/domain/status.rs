@@ -16,6 +16,8 @@ crate::listed! {
         PendingPayment,
         /// Placed: its stock taken, waiting to ship.
         Placed,
+        /// Some of its lines shipped, the rest waiting to.
+        PartiallyShipped,
         /// On its way.
         Shipped,
         /// Arrived: the end of its life.
@@ -28,12 +30,13 @@ crate::listed! {
 }
 
 impl OrderStatus {
-    /// The status as stored and sent: `PENDING_PAYMENT`, `PLACED`, `SHIPPED`, `DELIVERED`,
-    /// `CANCELLED`, `EXPIRED`.
+    /// The status as stored and sent: `PENDING_PAYMENT`, `PLACED`, `PARTIALLY_SHIPPED`,
+    /// `SHIPPED`, `DELIVERED`, `CANCELLED`, `EXPIRED`.
     pub fn as_str(self) -> &'static str {
         match self {
             OrderStatus::PendingPayment => "PENDING_PAYMENT",
             OrderStatus::Placed => "PLACED",
+            OrderStatus::PartiallyShipped => "PARTIALLY_SHIPPED",
             OrderStatus::Shipped => "SHIPPED",
             OrderStatus::Delivered => "DELIVERED",
             OrderStatus::Cancelled => "CANCELLED",
@@ -42,9 +45,13 @@ impl OrderStatus {
     }
 
     /// An order in this status keeps one of its customer's places under the cap on open
-    /// orders (`MaxOpenOrders`): a hold waiting for payment, or a placed order not yet shipped.
+    /// orders (`MaxOpenOrders`): a hold waiting for payment, or a placed order not yet (all)
+    /// shipped.
     pub fn holds_place(self) -> bool {
-        matches!(self, OrderStatus::PendingPayment | OrderStatus::Placed)
+        matches!(
+            self,
+            OrderStatus::PendingPayment | OrderStatus::Placed | OrderStatus::PartiallyShipped
+        )
     }
 
     /// Entering this status gives the order's stock back to the catalog.
@@ -54,14 +61,18 @@ impl OrderStatus {
 }
 
 impl OrderStatus {
-    /// The moves `PATCH /orders/{orderId}` may make: PLACED→SHIPPED→DELIVERED, and
-    /// PLACED→CANCELLED. A hold leaves PENDING_PAYMENT only by its payment (PLACED) or its end
-    /// (EXPIRED), never by a request: see [`OrderStatus::can_settle_as`].
+    /// The moves `PATCH /orders/{orderId}` may make: PLACED→SHIPPED→DELIVERED (SHIPPED: one
+    /// fulfilment of everything left, from PARTIALLY_SHIPPED too), and PLACED→CANCELLED. A hold
+    /// leaves PENDING_PAYMENT only by its payment (PLACED) or its end (EXPIRED), never by a
+    /// request: see [`OrderStatus::can_settle_as`]. PARTIALLY_SHIPPED is entered and left by
+    /// fulfilments (and cancellations of lines), never asked for.
     pub fn can_become(self, next: OrderStatus) -> bool {
         matches!(
             (self, next),
-            (OrderStatus::Placed, OrderStatus::Shipped)
-                | (OrderStatus::Shipped, OrderStatus::Delivered)
+            (
+                OrderStatus::Placed | OrderStatus::PartiallyShipped,
+                OrderStatus::Shipped
+            ) | (OrderStatus::Shipped, OrderStatus::Delivered)
                 | (OrderStatus::Placed, OrderStatus::Cancelled)
         )
     }
@@ -99,7 +110,7 @@ impl FromStr for OrderStatus {
             .find(|status| status.as_str() == s)
             .ok_or_else(|| {
                 AppError::invalid(
-                    "status must be one of PENDING_PAYMENT, PLACED, SHIPPED, DELIVERED, CANCELLED, EXPIRED",
+                    "status must be one of PENDING_PAYMENT, PLACED, PARTIALLY_SHIPPED, SHIPPED, DELIVERED, CANCELLED, EXPIRED",
                 )
             })
     }
@@ -137,7 +148,12 @@ mod tests {
             .collect();
         assert_eq!(
             allowed,
-            [(Placed, Shipped), (Placed, Cancelled), (Shipped, Delivered)]
+            [
+                (Placed, Shipped),
+                (Placed, Cancelled),
+                (PartiallyShipped, Shipped),
+                (Shipped, Delivered)
+            ]
         );
         let settled: Vec<_> = OrderStatus::ALL
             .into_iter()
@@ -152,7 +168,7 @@ mod tests {
             .into_iter()
             .filter(|s| s.holds_place())
             .collect();
-        assert_eq!(places, [PendingPayment, Placed]);
+        assert_eq!(places, [PendingPayment, Placed, PartiallyShipped]);
         let restocking: Vec<_> = OrderStatus::ALL
             .into_iter()
             .filter(|s| s.gives_stock_back())

@@ -34,10 +34,13 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::AppError;
 use crate::domain::email::EmailState;
 use crate::domain::event::{EventId, EventType};
+use crate::domain::fulfilment::{FulfilmentStatus, Tracking, TrackingChange};
 use crate::domain::ids::{
-    CustomerId, DisputeId, OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId,
+    CustomerId, DisputeId, FulfilmentId, OrderId, PaymentEventId, PaymentId, ProviderRefundId,
+    RefundId, Sku,
 };
 use crate::domain::money::{self, Decimal, Money};
+use crate::domain::order::LineQuantity;
 use crate::domain::refund::RefundReason;
 use crate::domain::refund::{RefundKind, RefundStatus};
 use crate::domain::stats::ShareVersion;
@@ -144,6 +147,12 @@ stored_as!(ProviderRefundId, S, "a provider refund id", |s: &str| {
 });
 stored_as!(DisputeId, S, "a dispute id", |s: &str| DisputeId::parse(s)
     .ok());
+stored_as!(FulfilmentId, S, "a fulfilment id", |s: &str| {
+    FulfilmentId::parse(s).ok()
+});
+stored_as!(FulfilmentStatus, S, "a fulfilment status", |s: &str| s
+    .parse()
+    .ok());
 stored_as!(Money, N, "a decimal number", Money::parse_number);
 stored_as!(u32, N, "a whole number", money::whole_number);
 stored_as!(u64, N, "a whole number", money::whole_number);
@@ -175,6 +184,80 @@ impl Stored for Item {
         }
     }
 }
+
+/// Quantities of an order's lines: a map of SKU to quantity (`M` of `N`), read back in SKU
+/// order.
+impl Stored for Vec<LineQuantity> {
+    const EXPECTED: &'static str = "a map of SKU to quantity";
+    fn to_attribute(&self) -> AttributeValue {
+        AttributeValue::M(
+            self.iter()
+                .map(|line| (line.sku.to_string(), line.quantity.to_attribute()))
+                .collect(),
+        )
+    }
+    fn from_attribute(value: AttributeValue) -> Option<Self> {
+        let AttributeValue::M(map) = value else {
+            return None;
+        };
+        let mut lines = map
+            .into_iter()
+            .map(|(sku, quantity)| {
+                Some(LineQuantity {
+                    sku: Sku::parse(&sku).ok()?,
+                    quantity: u32::from_attribute(quantity)?,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        lines.sort_by(|a, b| a.sku.cmp(&b.sku));
+        Some(lines)
+    }
+}
+
+/// The tracking a fulfilment's corrections replaced: a list (`L`) of maps holding what each
+/// tracking said and when it was replaced.
+impl Stored for Vec<TrackingChange> {
+    const EXPECTED: &'static str = "a list of tracking changes";
+    fn to_attribute(&self) -> AttributeValue {
+        AttributeValue::L(
+            self.iter()
+                .map(|change| {
+                    let mut map = Item::new();
+                    TRACKING_CARRIER.put_optional(&mut map, change.tracking.carrier.as_ref());
+                    TRACKING_NUMBER
+                        .put_optional(&mut map, change.tracking.tracking_number.as_ref());
+                    TRACKING_URL.put_optional(&mut map, change.tracking.tracking_url.as_ref());
+                    REPLACED_AT.put(&mut map, &change.replaced_at);
+                    AttributeValue::M(map)
+                })
+                .collect(),
+        )
+    }
+    fn from_attribute(value: AttributeValue) -> Option<Self> {
+        let AttributeValue::L(list) = value else {
+            return None;
+        };
+        list.into_iter()
+            .map(|entry| {
+                let mut map = Item::from_attribute(entry)?;
+                Some(TrackingChange {
+                    tracking: Tracking {
+                        carrier: TRACKING_CARRIER.take_optional(&mut map).ok()?,
+                        tracking_number: TRACKING_NUMBER.take_optional(&mut map).ok()?,
+                        tracking_url: TRACKING_URL.take_optional(&mut map).ok()?,
+                    },
+                    replaced_at: REPLACED_AT.take(&mut map).ok()?,
+                })
+            })
+            .collect()
+    }
+}
+
+/// A tracking change's own attributes (inside its map, named as the fulfilment names its own).
+const TRACKING_CARRIER: Attr<String> = Attr::new("carrier");
+const TRACKING_NUMBER: Attr<String> = Attr::new("trackingNumber");
+const TRACKING_URL: Attr<String> = Attr::new("trackingUrl");
+const REPLACED_AT: Attr<Timestamp> = Attr::new("replacedAt");
 
 impl Stored for Decimal {
     const EXPECTED: &'static str = "a decimal number";

@@ -1,5 +1,5 @@
 //! The store's events as its stream records tell them: each committed change of an order's
-//! header, a refund's record or a product, read through the entities' own codecs from the
+//! header, a fulfilment, a refund's record or a product, read through the entities' own codecs from the
 //! record's old and new images, becomes the events it is (`domain::event`). Nothing is read
 //! back and nothing is written: a record gives the same events on every delivery.
 //!
@@ -15,7 +15,7 @@ use crate::domain::event::{EventType, StockLevel, StoreEvent, Subject};
 use crate::domain::refund::RefundStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{BadItem, Item};
-use crate::dynamo::entities::{order_header, product, refund};
+use crate::dynamo::entities::{fulfilment, order_header, product, refund};
 use crate::dynamo::keys::{Entity, PK, SK};
 use crate::dynamo::stats::records::is_ttl_deletion;
 use crate::dynamo::stats::{PoisonRecord, describe_keys};
@@ -29,11 +29,12 @@ pub struct EventRules {
 }
 
 /// The entities whose changes are events: what the publisher's stream filter lets through.
-pub const EVENTFUL: [Entity; 4] = [
+pub const EVENTFUL: [Entity; 5] = [
     Entity::OrderHeader,
     Entity::OrderRefund,
     Entity::RefundDue,
     Entity::Product,
+    Entity::Fulfilment,
 ];
 
 /// A record's images: none before an INSERT.
@@ -71,6 +72,7 @@ pub fn events_of(record: &EventRecord, rules: EventRules) -> Result<Vec<StoreEve
     let at = Timestamp::from_datetime(record.change.approximate_creation_date_time);
     match entity {
         Entity::OrderHeader => header_events(images, at),
+        Entity::Fulfilment => fulfilment_events(images, at),
         Entity::Product => {
             let sequence_number = record
                 .change
@@ -141,6 +143,35 @@ fn header_events((old, new): Images, at: Timestamp) -> Result<Vec<StoreEvent>, S
                 previous_status: previous_status.filter(|_| kind != EventType::Disputed),
                 ..event
             }
+        })
+        .collect())
+}
+
+/// A fulfilment's events: shipped; a move of its status (in transit, delivered, a delivery
+/// failed); its tracking corrected.
+fn fulfilment_events((old, new): Images, at: Timestamp) -> Result<Vec<StoreEvent>, String> {
+    let bad = |err: BadItem| err.to_string();
+    let after = fulfilment::event_sequence(&new);
+    let before = old.as_ref().map_or(0, fulfilment::event_sequence);
+    if after == before {
+        return Ok(Vec::new());
+    }
+    let (order, customer, new) = fulfilment::from_item(new).map_err(bad)?;
+    let old = old.map(fulfilment::from_item).transpose().map_err(bad)?;
+    let kinds: Vec<EventType> = match &old {
+        None => vec![EventType::FulfilmentShipped],
+        Some((_, _, old)) => {
+            let moved = (old.status != new.status)
+                .then(|| EventType::of_fulfilment_status(new.status))
+                .flatten();
+            let corrected = (old.tracking != new.tracking).then_some(EventType::TrackingUpdated);
+            moved.into_iter().chain(corrected).collect()
+        }
+    };
+    let subject = Subject::Fulfilment(new.fulfilment_id.clone());
+    Ok(numbered(before, after, kinds)?
+        .map(|(sequence, kind)| {
+            StoreEvent::new(kind, &subject, sequence, at).about_fulfilment(&order, &customer, &new)
         })
         .collect())
 }

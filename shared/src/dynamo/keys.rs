@@ -23,6 +23,7 @@
 //! | Order refund | `ORDER#<orderId>` | `REFUND#<refundId>` | 10, the ledger (GSI1: `REFUNDS#<status>` / `<requestedAt>`) |
 //! | Unread provider event | `UNREAD_EVENT#<sha256>` | `RAW` | a person's look (GSI1: `UNREAD_EVENTS` / `<receivedAt>`) |
 //! | Customer email | `EMAIL#<eventId>` | `EMAIL` | one email per event |
+//! | Fulfilment | `ORDER#<orderId>` | `FULFILMENT#<fulfilmentId>` | 7, the order's shipments |
 //!
 //! The table above is tested against [`Entity::keys`] (and so is the README's), and the order
 //! of sort keys within a shared partition against [`CUSTOMER_PARTITION`] and
@@ -55,6 +56,8 @@ pub const CUSTOMER_PREFIX: &str = "CUSTOMER#";
 pub const ORDER_PREFIX: &str = "ORDER#";
 /// An order's line items' sort keys.
 pub const ITEM_PREFIX: &str = "ITEM#";
+/// An order's fulfilments' sort keys.
+pub const FULFILMENT_PREFIX: &str = "FULFILMENT#";
 /// GSI1's partitions: a status (and its shard).
 pub const STATUS_PREFIX: &str = "STATUS#";
 /// Idempotency records' partitions.
@@ -269,10 +272,11 @@ pub const CUSTOMER_PARTITION: Partition = Partition {
     ],
 };
 
-/// `ORDER#<orderId>`: an order's header, then its line items, then its refunds.
+/// `ORDER#<orderId>`: an order's fulfilments, its header, then its line items, then its refunds.
 pub const ORDER_PARTITION: Partition = Partition {
     pk: "ORDER#<orderId>",
     sort_keys: &[
+        (Entity::Fulfilment, SortKeys::Prefixed(FULFILMENT_PREFIX)),
         (Entity::OrderHeader, SortKeys::Exactly(HEADER_SK)),
         (Entity::LineItem, SortKeys::Prefixed(ITEM_PREFIX)),
         (Entity::OrderRefund, SortKeys::Prefixed(REFUND_PREFIX)),
@@ -346,6 +350,8 @@ crate::listed! {
         UnreadEvent,
         /// One event's email to its customer: claimed, then sent once.
         CustomerEmail,
+        /// One shipment of some of an order's lines, with its tracking.
+        Fulfilment,
     }
 }
 
@@ -371,6 +377,7 @@ impl Entity {
             Entity::OrderRefund => "Order refund",
             Entity::UnreadEvent => "Unread provider event",
             Entity::CustomerEmail => "Customer email",
+            Entity::Fulfilment => "Fulfilment",
         }
     }
 
@@ -395,6 +402,7 @@ impl Entity {
             Entity::OrderRefund => ("ORDER#<orderId>", "REFUND#<refundId>"),
             Entity::UnreadEvent => ("UNREAD_EVENT#<sha256>", RAW_SK),
             Entity::CustomerEmail => ("EMAIL#<eventId>", EMAIL_SK),
+            Entity::Fulfilment => ("ORDER#<orderId>", "FULFILMENT#<fulfilmentId>"),
             Entity::MigrationState => (
                 "MIGRATION#<name>",
                 "STATUS, SEGMENT#<total>#<i>, DEFERRED#<orderId>#<sku>, UNPLACEABLE#<PK>#<SK>",

@@ -74,6 +74,8 @@ fn classify(err: &AppError) -> (StatusCode, &'static str, &'static str) {
         AppError::CartFull(_) => (S::CONFLICT, "cart-full", "Cart full"),
         AppError::CartEmpty => (S::CONFLICT, "cart-empty", "Cart empty"),
         AppError::RefundRefused(_) => (S::CONFLICT, "refund-refused", "Refund refused"),
+        AppError::LinesRefused(_) => (S::CONFLICT, "lines-refused", "Lines refused"),
+        AppError::MoveRefused(_) => (S::CONFLICT, "move-refused", "Move refused"),
         AppError::TotalTooLarge { .. } => (
             S::UNPROCESSABLE_ENTITY,
             "total-too-large",
@@ -179,6 +181,8 @@ pub fn one_of_each_kind() -> Vec<AppError> {
         AppError::CartFull(32),
         AppError::CartEmpty,
         AppError::RefundRefused("x".into()),
+        AppError::LinesRefused("x".into()),
+        AppError::MoveRefused("x".into()),
         AppError::TotalTooLarge {
             total: crate::domain::money::Money::default(),
             max: crate::domain::money::Money::default(),
@@ -205,6 +209,8 @@ pub fn one_of_each_kind() -> Vec<AppError> {
             | AppError::CartFull(_)
             | AppError::CartEmpty
             | AppError::RefundRefused(_)
+            | AppError::LinesRefused(_)
+            | AppError::MoveRefused(_)
             | AppError::TotalTooLarge { .. }
             | AppError::IdempotencyKeyReused
             | AppError::PayloadTooLarge(_)

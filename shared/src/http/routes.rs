@@ -136,6 +136,16 @@ pub const ROUTES: &[Route] = &[
         "refund-order",
         Admits::Staff,
     ),
+    route(
+        "POST /orders/{orderId}/fulfilments",
+        "ship-order",
+        Admits::Staff,
+    ),
+    route(
+        "PATCH /orders/{orderId}/fulfilments/{fulfilmentId}",
+        "update-fulfilment",
+        Admits::Staff,
+    ),
 ];
 
 /// The route a request came in on, as API Gateway names it (`routeKey`): an extension of the

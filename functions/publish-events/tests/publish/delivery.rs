@@ -12,8 +12,9 @@ use serde_json::Value;
 
 use crate::{Harness, batch, failures, handle};
 
-/// Three orders placed by staff and one shipped: four events over four records.
-async fn four_events(h: &Harness) -> Vec<String> {
+/// Three orders placed by staff and one shipped: five events (the shipped order's status and
+/// its fulfilment's) over five records.
+async fn five_events(h: &Harness) -> Vec<String> {
     let mut orders = Vec::new();
     for sku in ["sku-1", "sku-2", "sku-3"] {
         let req = send_json(
@@ -51,7 +52,7 @@ fn ids(envelopes: &[Value]) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_batch_delivered_twice_gives_the_same_events_twice() {
     let mut h = Harness::new().await;
-    four_events(&h).await;
+    five_events(&h).await;
     let records = h.records();
     let first = handle(&h.publisher, batch(records.clone())).await;
     assert_eq!(failures(&first), Vec::<String>::new());
@@ -59,7 +60,7 @@ async fn a_batch_delivered_twice_gives_the_same_events_twice() {
     let again = handle(&h.publisher, batch(records)).await;
     assert_eq!(failures(&again), Vec::<String>::new());
     let twice = h.heard().await;
-    assert_eq!(ids(&once).len(), 4);
+    assert_eq!(ids(&once).len(), 5);
     assert_eq!(ids(&once), ids(&twice), "the same eventIds on redelivery");
     let details = |envelopes: &[Value]| {
         let mut d: Vec<String> = envelopes.iter().map(|e| e["detail"].to_string()).collect();
@@ -72,7 +73,7 @@ async fn a_batch_delivered_twice_gives_the_same_events_twice() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_500_and_throttling_are_sent_again_until_the_bus_takes_them() {
     let mut h = Harness::new().await;
-    four_events(&h).await;
+    five_events(&h).await;
     // More than the SDK's own four attempts: the publisher's resend has to finish the job.
     h.faults
         .inject("PutEvents", Fault::InternalServerError, 3)
@@ -82,14 +83,14 @@ async fn a_500_and_throttling_are_sent_again_until_the_bus_takes_them() {
     assert_eq!(failures(&response), Vec::<String>::new());
     assert_eq!(h.faults.injected().len(), 6);
     let heard = h.heard().await;
-    assert_eq!(ids(&heard).len(), 4);
+    assert_eq!(ids(&heard).len(), 5);
     assert_eq!(h.dead_letters().await, Vec::<Value>::new());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn of_a_partly_failed_call_only_the_entries_not_taken_are_sent_again() {
     let mut h = Harness::new().await;
-    four_events(&h).await;
+    five_events(&h).await;
     h.faults.inject(
         "PutEvents",
         Fault::FirstEntryFailed("ThrottlingException"),
@@ -100,18 +101,18 @@ async fn of_a_partly_failed_call_only_the_entries_not_taken_are_sent_again() {
     assert_eq!(failures(&response), Vec::<String>::new());
     let heard = h.heard().await;
     let unique: BTreeSet<String> = ids(&heard).into_iter().collect();
-    assert_eq!(unique.len(), 4, "every event on the bus");
+    assert_eq!(unique.len(), 5, "every event on the bus");
     assert_eq!(
         heard.len(),
-        4,
-        "and none twice: the three taken were not sent again"
+        5,
+        "and none twice: the four taken were not sent again"
     );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bus_that_stays_down_leaves_the_records_to_be_delivered_again_not_lost() {
     let mut h = Harness::new().await;
-    four_events(&h).await;
+    five_events(&h).await;
     let records = h.records();
     h.faults.always("PutEvents", Fault::Throttling);
     // Too short a budget for a resend: the SDK's own attempts, then the records are reported.
@@ -130,7 +131,7 @@ async fn a_bus_that_stays_down_leaves_the_records_to_be_delivered_again_not_lost
     h.faults.clear();
     let retried = handle(&h.publisher, batch(records)).await;
     assert_eq!(failures(&retried), Vec::<String>::new());
-    assert_eq!(ids(&h.heard().await).len(), 4);
+    assert_eq!(ids(&h.heard().await).len(), 5);
 }
 
 async fn as_publisher(
@@ -148,7 +149,7 @@ async fn as_publisher(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_event_the_bus_refuses_for_good_goes_to_the_dead_letter_queue_with_its_reason() {
     let mut h = Harness::new().await;
-    let orders = four_events(&h).await;
+    let orders = five_events(&h).await;
     h.faults
         .inject("PutEvents", Fault::FirstEntryFailed("MalformedDetail"), 1);
     let records = h.records();
@@ -158,7 +159,7 @@ async fn an_event_the_bus_refuses_for_good_goes_to_the_dead_letter_queue_with_it
         Vec::<String>::new(),
         "the shard moves on"
     );
-    assert_eq!(ids(&h.heard().await).len(), 3, "the other records' events");
+    assert_eq!(ids(&h.heard().await).len(), 4, "the other records' events");
     let dead = h.dead_letters().await;
     assert_eq!(dead.len(), 1, "{dead:?}");
     let letter = &dead[0];
@@ -180,7 +181,7 @@ async fn an_event_the_bus_refuses_for_good_goes_to_the_dead_letter_queue_with_it
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_record_the_publisher_cannot_read_is_dead_lettered_and_the_records_after_it_published() {
     let mut h = Harness::new().await;
-    let orders = four_events(&h).await;
+    let orders = five_events(&h).await;
     // A write that moved an order's event counter and changed nothing else: no event explains
     // it, and guessing one would publish something that did not happen.
     h.app
@@ -214,7 +215,7 @@ async fn a_record_the_publisher_cannot_read_is_dead_lettered_and_the_records_aft
     let heard = h.heard().await;
     assert_eq!(
         ids(&heard).len(),
-        5,
+        7,
         "every event but the unreadable record's"
     );
     let dead = h.dead_letters().await;
@@ -227,7 +228,7 @@ async fn a_record_the_publisher_cannot_read_is_dead_lettered_and_the_records_aft
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_record_the_dead_letter_queue_does_not_take_is_delivered_again_not_dropped() {
     let mut h = Harness::new().await;
-    four_events(&h).await;
+    five_events(&h).await;
     h.publisher.dead_letters = publish_events::DeadLetters::new(
         h.bus.sqs(),
         format!("{}/123456789012/no-such-queue", h.bus.base),

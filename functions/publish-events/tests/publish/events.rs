@@ -7,7 +7,9 @@ use local_engine::heard::kinds;
 use local_engine::provider::{LOCAL_API_KEY, form_post};
 use local_engine::testing::catalog::adjust_stock;
 use local_engine::testing::payments::{briefly_held, checkout, hold_line, succeeded, webhook};
-use local_engine::testing::{Who, change_status, dispatch, parts, send_json, webhook_secrets};
+use local_engine::testing::{
+    Who, change_status, dispatch, parts, send_json, ship, update_fulfilment, webhook_secrets,
+};
 use serde_json::{Value, json};
 use shared::Store;
 
@@ -144,7 +146,83 @@ async fn an_order_placed_by_staff_then_shipped_and_delivered_is_three_events_in_
     );
     assert_eq!(events[1]["previousStatus"], "PLACED");
     assert_eq!(events[2]["order"]["status"], "DELIVERED");
-    assert_eq!(subjects.len(), 1, "nothing else: {subjects:?}");
+    // SHIPPED is one fulfilment of everything, DELIVERED delivers it: its own two events.
+    assert_eq!(subjects.len(), 2, "nothing else: {subjects:?}");
+    let (subject, shipment) = subjects
+        .iter()
+        .find(|(subject, _)| subject.starts_with("fulfilment/"))
+        .expect("the fulfilment's events");
+    assert_eq!(
+        kinds(shipment),
+        ks(&[("fulfilment.shipped", 1), ("fulfilment.delivered", 2)]),
+        "{subject}"
+    );
+    assert_eq!(
+        shipment[0]["fulfilment"]["lines"],
+        json!([{"sku": "sku-1", "quantity": 2}, {"sku": "sku-2", "quantity": 1}])
+    );
+    assert_eq!(shipment[0]["orderId"], order.as_str());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shipment_in_two_parts_is_each_fulfilments_events_and_the_orders() {
+    let mut h = Harness::new().await;
+    let store = h.app.store.clone();
+    let (status, placed) = place(
+        &store,
+        r#"[{"sku":"sku-1","quantity":2},{"sku":"sku-2","quantity":1}]"#,
+    )
+    .await;
+    assert_eq!(status, 201, "{placed}");
+    let order = placed["orderId"].as_str().expect("id").to_owned();
+    let shipped = |lines: &'static [(&'static str, u32)], tracking: &'static str| {
+        let (store, order) = (store.clone(), order.clone());
+        async move {
+            let req = ship(Who::Staff, &order, lines, tracking);
+            let (status, _, body) = parts(dispatch(&store, req, ship_order::handle).await);
+            assert_eq!(status, 201, "{body}");
+            body["fulfilmentId"].as_str().expect("id").to_owned()
+        }
+    };
+    let first = shipped(&[("sku-1", 2)], r#""carrier":"DHL","trackingNumber":"JD1""#).await;
+    let second = shipped(&[("sku-2", 1)], "").await;
+    let req = update_fulfilment(
+        Who::Staff,
+        &order,
+        &first,
+        r#"{"status":"IN_TRANSIT","trackingNumber":"JD2"}"#,
+    );
+    let (status, _, body) = parts(dispatch(&store, req, update_fulfilment::handle).await);
+    assert_eq!(status, 200, "{body}");
+    h.publish().await;
+    let subjects = h.subjects().await;
+    assert_eq!(
+        kinds(&subjects[&format!("order/{order}")]),
+        ks(&[
+            ("order.placed", 1),
+            ("order.partially-shipped", 2),
+            ("order.shipped", 3)
+        ])
+    );
+    let first_events = &subjects[&format!("fulfilment/{first}")];
+    assert_eq!(
+        kinds(first_events),
+        ks(&[
+            ("fulfilment.shipped", 1),
+            ("fulfilment.in-transit", 2),
+            ("fulfilment.tracking-updated", 3)
+        ])
+    );
+    assert_eq!(first_events[2]["fulfilment"]["trackingNumber"], "JD2");
+    assert_eq!(
+        first_events[2]["fulfilment"]["history"][0]["trackingNumber"], "JD1",
+        "the tracking it replaced"
+    );
+    assert_eq!(
+        kinds(&subjects[&format!("fulfilment/{second}")]),
+        ks(&[("fulfilment.shipped", 1)])
+    );
+    assert_eq!(subjects.len(), 3, "nothing else: {subjects:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -3,6 +3,7 @@
 //! when the retries run out, and never leaves anything half-written or applied twice; reads
 //! answer 503, never a wrong page.
 
+use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::faults::{Fault, Faults};
 use local_engine::testing::{
     TestApp, Who, all_items, call, change_status, get, header, parts, send_json,
@@ -71,17 +72,33 @@ fn writes() -> Vec<(&'static str, lambda_http::Request)> {
 
 /// The table's items, sorted, for before/after comparisons.
 async fn snapshot(app: &TestApp) -> Vec<String> {
-    let mut items: Vec<String> = all_items(app)
-        .await
-        .into_iter()
-        .map(|item| {
-            let mut pairs: Vec<String> = item.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
-            pairs.sort();
-            pairs.join(" ")
-        })
-        .collect();
+    let mut items: Vec<String> = all_items(app).await.iter().map(canonical).collect();
     items.sort();
     items
+}
+
+/// An item as text that is the same for the same item: its attributes, and a map's entries
+/// (a fulfilment's lines), in name order.
+fn canonical(item: &std::collections::HashMap<String, AttributeValue>) -> String {
+    let mut pairs: Vec<String> = item
+        .iter()
+        .map(|(k, v)| match v {
+            AttributeValue::M(map) => format!("{k}=M({})", canonical(map)),
+            AttributeValue::L(list) => {
+                let entries: Vec<String> = list
+                    .iter()
+                    .map(|entry| match entry {
+                        AttributeValue::M(map) => canonical(map),
+                        other => format!("{other:?}"),
+                    })
+                    .collect();
+                format!("{k}=L({})", entries.join(", "))
+            }
+            other => format!("{k}={other:?}"),
+        })
+        .collect();
+    pairs.sort();
+    pairs.join(" ")
 }
 
 /// What each write did to the sample data, in a way a repeat would show.

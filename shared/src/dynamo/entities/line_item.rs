@@ -37,6 +37,8 @@ pub const GSI2SK: Attr<String> = Attr::new(keys::GSI2SK);
 pub const REFUNDED_QUANTITY: Attr<u32> = Attr::new("refundedQuantity");
 /// How many of the line went back into stock.
 pub const RESTOCKED_QUANTITY: Attr<u32> = Attr::new("restockedQuantity");
+/// How many of the line will never ship: cancelled, or refunded before they shipped.
+pub const CANCELLED_QUANTITY: Attr<u32> = Attr::new("cancelledQuantity");
 /// A change of how many of the line were refunded: a refund that FAILED (or was REVERSED)
 /// gives its units back to the line, so they may be refunded again.
 pub const REFUNDED_CHANGE: Attr<i64> = Attr::new(REFUNDED_QUANTITY.name);
@@ -45,7 +47,11 @@ pub const REFUNDED_CHANGE: Attr<i64> = Attr::new(REFUNDED_QUANTITY.name);
 /// transaction, keeps two racing refunds from counting on the same read; the restocked count
 /// as read, two writers from putting the same units back into stock.
 pub const BACK: UpdateSpec = UpdateSpec {
-    add: &[REFUNDED_QUANTITY.name, RESTOCKED_QUANTITY.name],
+    add: &[
+        REFUNDED_QUANTITY.name,
+        RESTOCKED_QUANTITY.name,
+        CANCELLED_QUANTITY.name,
+    ],
     ..UpdateSpec::of(Entity::LineItem)
 };
 
@@ -67,6 +73,7 @@ pub fn back(item: &Item) -> LineBack {
     LineBack {
         refunded: REFUNDED_QUANTITY.get(item).unwrap_or(0),
         restocked: RESTOCKED_QUANTITY.get(item).unwrap_or(0),
+        cancelled: CANCELLED_QUANTITY.get(item).unwrap_or(0),
     }
 }
 

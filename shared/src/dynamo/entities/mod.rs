@@ -14,6 +14,7 @@ pub mod catalog_entry;
 pub mod counted_order;
 pub mod customer;
 pub mod customer_email;
+pub mod fulfilment;
 pub mod idempotency;
 pub mod line_item;
 pub mod migration_state;
@@ -57,6 +58,8 @@ pub const UPDATES: &[&UpdateSpec] = &[
     &product::STOCK_UPDATE,
     &product::TAKE_STOCK,
     &customer_email::FINISH,
+    &order_header::LINES_CHANGE,
+    &fulfilment::UPDATE,
 ];
 
 /// Every kind of PutItem the store sends.
@@ -77,6 +80,7 @@ pub const PUTS: &[&PutSpec] = &[
     &refund_due::POINTER,
     &unread_event::PUT,
     &customer_email::CLAIM,
+    &fulfilment::PUT,
 ];
 
 /// Every kind of DeleteItem the store sends.
@@ -233,9 +237,10 @@ mod tests {
         use crate::domain::ids::RefundId;
         use crate::domain::money::{Decimal, Money};
         use crate::domain::order::LineItem;
+        use crate::domain::order::LineQuantity;
         use crate::domain::product::CatalogEntry;
         use crate::domain::refund::RefundReason;
-        use crate::domain::refund::{Refund, RefundKind, RefundLine};
+        use crate::domain::refund::{Refund, RefundKind};
         use crate::domain::stats::ShareVersion;
         use crate::domain::status::OrderStatus;
         use crate::dynamo::keys::StatusShards;
@@ -260,7 +265,7 @@ mod tests {
         // one writes is a part of this), and a payment's that names no order.
         let refund = Refund {
             event_id: Some(event.clone()),
-            lines: vec![RefundLine {
+            lines: vec![LineQuantity {
                 sku: sku.clone(),
                 quantity: 1,
             }],
@@ -348,6 +353,26 @@ mod tests {
                     1,
                 ),
             ),
+            (
+                &fulfilment::PUT,
+                fulfilment::to_item(
+                    &o100(),
+                    &c1(),
+                    &crate::domain::fulfilment::Fulfilment::shipped(
+                        crate::domain::ids::FulfilmentId::parse("ff_1").expect("id"),
+                        vec![LineQuantity {
+                            sku: sku.clone(),
+                            quantity: 1,
+                        }],
+                        crate::domain::fulfilment::Tracking {
+                            carrier: Some("DHL".into()),
+                            tracking_number: Some("1".into()),
+                            tracking_url: Some("https://dhl.example/1".into()),
+                        },
+                        test_support::placed(),
+                    ),
+                ),
+            ),
         ];
         assert_eq!(written.len(), PUTS.len(), "a put spec without an item here");
         for (spec, item) in &written {
@@ -419,6 +444,13 @@ mod tests {
                     &crate::domain::event::EventId::parse("order/o100/1").expect("id"),
                 ),
                 Entity::CustomerEmail,
+            ),
+            (
+                fulfilment::key(
+                    &o100(),
+                    &crate::domain::ids::FulfilmentId::parse("ff_1").expect("id"),
+                ),
+                Entity::Fulfilment,
             ),
         ];
         for (item, entity) in &written {

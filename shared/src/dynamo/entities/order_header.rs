@@ -56,6 +56,11 @@ pub const REFUND_COUNT: Attr<u32> = Attr::new("refundCount");
 /// events were published, or the sample data).
 pub const EVENT_SEQUENCE: Attr<u64> = Attr::new("eventSequence");
 
+/// How many writes changed what of its lines is shipped, delivered or cancelled: each moves it
+/// on by one, on the condition that it is still the one read (`OrderMoney::lines_version`), so
+/// two never both count on the same read of the order; absent, 0.
+pub const LINES_VERSION: Attr<u64> = Attr::new("linesVersion");
+
 /// The first dispute of the payment that placed it: the provider's ID.
 pub const DISPUTE_ID: Attr<DisputeId> = Attr::new("disputeId");
 /// The bank's reason.
@@ -118,6 +123,15 @@ pub const REFUND: UpdateSpec = UpdateSpec {
     checks: &[REFUNDABLE.name, REFUND_COUNT.name],
     ..UpdateSpec::of(Entity::OrderHeader)
 };
+/// A change of what of its lines is shipped, delivered or cancelled: one more on its lines'
+/// version, on the condition that the version is still the one read.
+pub const LINES_CHANGE: UpdateSpec = UpdateSpec {
+    add: &[LINES_VERSION.name],
+    checks: &[LINES_VERSION.name],
+    ..UpdateSpec::of(Entity::OrderHeader)
+};
+/// A shipment or a delivery that moves the order's status as its lines make it.
+pub const LINES_MOVE_STATUS: &[&UpdateSpec] = &[&LINES_CHANGE, &STATUS_CHANGE];
 /// A paid order cancelled: its status change, and its refund.
 pub const CANCELLED_PAID: &[&UpdateSpec] = &[&STATUS_CHANGE, &REFUND];
 /// A hold ended because the provider canceled its PaymentIntent: on the condition that it is
@@ -189,6 +203,24 @@ pub fn event_sequence(item: &Item) -> u64 {
 /// event counter moved on by one.
 pub fn counting_event(change: Change) -> Change {
     change.add(&EVENT_SEQUENCE, &1)
+}
+
+/// `change` (an update of the order's header) counting one more change of its lines, on the
+/// condition that their version is still `read`.
+pub fn lines_changed(change: Change, read: u64) -> Change {
+    change
+        .add(&LINES_VERSION, &1)
+        .condition(if read == 0 {
+            "attribute_not_exists(#linesVersion) OR #linesVersion = :linesRead"
+        } else {
+            "#linesVersion = :linesRead"
+        })
+        .value(":linesRead", &LINES_VERSION, &read)
+}
+
+/// The version of its lines a header holds ([`LINES_VERSION`]).
+pub fn lines_version(item: &Item) -> u64 {
+    LINES_VERSION.get(item).unwrap_or(0)
 }
 
 /// The balance a header keeps (read before [`from_item`] takes the item).

@@ -6,9 +6,10 @@
 //! kept the same way under its own key ([`refund_due`](super::refund_due)); this file holds
 //! what both are made of.
 
-use crate::domain::ids::{OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId, Sku};
+use crate::domain::ids::{OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId};
+use crate::domain::order::LineQuantity;
 use crate::domain::refund::RefundMetadata;
-use crate::domain::refund::{Refund, RefundKind, RefundLine, RefundStatus};
+use crate::domain::refund::{Refund, RefundKind, RefundStatus};
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, primary_key};
 use crate::dynamo::entities::line_item;
@@ -19,7 +20,7 @@ use crate::dynamo::update::{Change, PutSpec, UpdateSpec};
 record! {
     /// What a refund's item stores of it; its lines are a map of SKU to quantity, written
     /// and read beside the table ([`LINES`]).
-    pub Record stores Refund beside (lines: Vec<RefundLine>) {
+    pub Record stores Refund beside (lines: Vec<LineQuantity>) {
         /// Its ID.
         refund_id: RefundId = REFUND_ID "refundId", required, store;
         /// The order it is of (an order's refund only).
@@ -54,7 +55,7 @@ record! {
 }
 
 /// The lines it gives back: a map of SKU to quantity.
-pub const LINES: Attr<Item> = Attr::new("lines");
+pub const LINES: Attr<Vec<LineQuantity>> = Attr::new("lines");
 /// GSI1's partition key: `REFUNDS#<status>`.
 pub const GSI1PK: Attr<String> = Attr::new(keys::GSI1PK);
 /// GSI1's sort key: when it was recorded.
@@ -210,12 +211,7 @@ pub fn to_item(refund: &Refund) -> Item {
     let mut item = key(refund);
     Record::write(&mut item, refund);
     if !refund.lines.is_empty() {
-        let lines = refund
-            .lines
-            .iter()
-            .map(|line| (line.sku.to_string(), line_quantity(line.quantity)))
-            .collect();
-        LINES.put(&mut item, &lines);
+        LINES.put(&mut item, &refund.lines);
     }
     GSI1PK.put(&mut item, &gsi1pk(refund.status));
     GSI1SK.put(&mut item, &refund.requested_at.to_string());
@@ -239,42 +235,21 @@ pub fn counting_event(change: Change) -> Change {
     change.add(&EVENT_SEQUENCE, &1)
 }
 
-fn line_quantity(quantity: u32) -> aws_sdk_dynamodb::types::AttributeValue {
-    aws_sdk_dynamodb::types::AttributeValue::N(quantity.to_string())
-}
-
 /// The refund a record holds.
 pub fn from_item(mut item: Item) -> Result<Refund, BadItem> {
     let lines = LINES.take_optional(&mut item)?.unwrap_or_default();
-    let mut lines = lines
-        .into_iter()
-        .map(|(sku, quantity)| {
-            let bad = || BadItem::Attribute {
-                name: LINES.name,
-                expected: "a map of SKU to quantity",
-            };
-            Ok(RefundLine {
-                sku: Sku::parse(&sku).map_err(|_| bad())?,
-                quantity: quantity
-                    .as_n()
-                    .ok()
-                    .and_then(|n| n.parse().ok())
-                    .ok_or_else(bad)?,
-            })
-        })
-        .collect::<Result<Vec<_>, BadItem>>()?;
-    lines.sort_by(|a, b| a.sku.cmp(&b.sku));
     Record::read(&mut item, lines)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::ids::Sku;
     use crate::dynamo::entities::test_support::{o100, pairs, placed, shape};
 
     fn staff_refund() -> Refund {
         Refund {
-            lines: vec![RefundLine {
+            lines: vec![LineQuantity {
                 sku: Sku::parse("SKU-1").expect("sku"),
                 quantity: 2,
             }],

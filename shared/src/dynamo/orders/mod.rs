@@ -1,13 +1,16 @@
 //! Orders placed in one transaction (this file); `read` reads one by its ID in one Query;
 //! `caps` keeps the customer's count of what they hold open, in the order's own transaction;
-//! `status` moves an order between statuses with the header and the listing kept in step.
+//! `status` moves an order between statuses with the header and the listing kept in step;
+//! `lines` ships its lines in fulfilments, the status following.
 
 mod caps;
+mod lines;
 mod read;
 mod status;
 
 use caps::{Release, why_not_counted};
 
+pub use lines::{Shipped, Shipping};
 pub(crate) use status::Settle;
 pub use status::StatusChangeError;
 

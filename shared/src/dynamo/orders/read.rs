@@ -1,11 +1,11 @@
-//! An order read by its ID: the header, its line items and its money in ONE Query on the
+//! An order read by its ID: the header, its line items, its fulfilments and its money in ONE Query on the
 //! order's partition, only for a caller who may see it; the header alone for a payment.
 
 use crate::domain::access::Caller;
 use crate::domain::ids::OrderId;
 use crate::domain::order::{LineBack, LineItem, Order, OrderDetails, OrderMoney};
 use crate::dynamo::codec;
-use crate::dynamo::entities::{line_item, order_header, refund};
+use crate::dynamo::entities::{fulfilment, line_item, order_header, refund};
 use crate::dynamo::keys::{Entity, ITEM_PREFIX, ORDER_PARTITION};
 use crate::dynamo::query::{Index, KeyQuery};
 use crate::{AppError, Store};
@@ -50,12 +50,14 @@ impl Store {
             .await?;
         let mut found = None;
         let mut lines = Vec::new();
+        let mut fulfilments = Vec::new();
         let mut money = OrderMoney::default();
         for item in out.items.unwrap_or_default() {
             let sk = codec::SK.get(&item).unwrap_or_default();
             match ORDER_PARTITION.entity_of(&sk) {
                 Some(Entity::OrderHeader) => {
                     money.balance = order_header::balance(&item);
+                    money.lines_version = order_header::lines_version(&item);
                     found = Some(order_header::from_item(item)?);
                 }
                 Some(Entity::LineItem) => {
@@ -67,12 +69,14 @@ impl Store {
                     lines.push(line);
                 }
                 Some(Entity::OrderRefund) => money.refunds.push(refund::from_item(item)?),
+                Some(Entity::Fulfilment) => fulfilments.push(fulfilment::from_item(item)?.2),
                 _ => {}
             }
         }
         Ok(found.map(|order| OrderDetails {
             order,
             items: lines,
+            fulfilments,
             money: Box::new(money),
         }))
     }

@@ -1,0 +1,97 @@
+//! Shipping in parts: a fulfilment of some lines, one of the rest, a tracking correction and
+//! the deliveries, each a row (`docs/fulfilment.md`).
+
+use local_engine::runtime_api::Error;
+use local_engine::testing::{Who, ship, update_fulfilment};
+
+use super::Bench;
+
+impl Bench {
+    /// A 2-line order shipped in two fulfilments, its tracking corrected, both delivered.
+    pub(super) async fn fulfilments(&mut self) -> Result<(), Error> {
+        let (_, order) = self.place(2, None).await?;
+        let order = order["orderId"].as_str().ok_or("no orderId")?.to_owned();
+        self.consumer_units().await?;
+        let tracking = r#""carrier":"DHL","trackingNumber":"JD0001""#;
+        let (first, shipped) = self
+            .units(
+                ship_order::handle,
+                ship(Who::Staff, &order, &[("bench-00", 1)], tracking),
+                201,
+            )
+            .await?;
+        self.row(
+            "ship part of an order (POST fulfilments, 1 of 2 lines)",
+            first,
+            None,
+            "consistent read; fulfilment, header's lines version and status, listing: one transaction",
+        );
+        let (rest, second) = self
+            .units(
+                ship_order::handle,
+                ship(Who::Staff, &order, &[("bench-01", 1)], tracking),
+                201,
+            )
+            .await?;
+        self.row(
+            "ship the rest (PARTIALLY_SHIPPED → SHIPPED)",
+            rest,
+            None,
+            "as above, and the customer's place under the cap released",
+        );
+        let id = |body: &serde_json::Value| -> Result<String, Error> {
+            Ok(body["fulfilmentId"]
+                .as_str()
+                .ok_or("no fulfilmentId")?
+                .to_owned())
+        };
+        let (first_id, second_id) = (id(&shipped)?, id(&second)?);
+        let (corrected, _) = self
+            .units(
+                update_fulfilment::handle,
+                update_fulfilment(
+                    Who::Staff,
+                    &order,
+                    &first_id,
+                    r#"{"trackingNumber":"JD0002"}"#,
+                ),
+                200,
+            )
+            .await?;
+        self.row(
+            "correct a fulfilment's tracking",
+            corrected,
+            None,
+            "consistent read; the fulfilment alone, on its event counter",
+        );
+        let delivered = r#"{"status":"DELIVERED"}"#;
+        let (one, _) = self
+            .units(
+                update_fulfilment::handle,
+                update_fulfilment(Who::Staff, &order, &first_id, delivered),
+                200,
+            )
+            .await?;
+        self.row(
+            "deliver a fulfilment (one of two)",
+            one,
+            None,
+            "the fulfilment and the header's lines version: one transaction",
+        );
+        let (last, _) = self
+            .units(
+                update_fulfilment::handle,
+                update_fulfilment(Who::Staff, &order, &second_id, delivered),
+                200,
+            )
+            .await?;
+        self.row(
+            "deliver the last fulfilment (SHIPPED → DELIVERED)",
+            last,
+            None,
+            "as above, with the header's and the listing's status",
+        );
+        self.consumer_units().await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,618 @@
+//! Fulfilments: an order's lines shipped in parts, each part (a fulfilment) with its carrier's
+//! tracking, moving on its own from SHIPPED to DELIVERED; what of each line may still ship; and
+//! the order's status as its lines make it (PARTIALLY_SHIPPED while some are unshipped, SHIPPED
+//! when all are, DELIVERED when every fulfilment is).
+
+use serde::{Deserialize, Serialize};
+
+use crate::AppError;
+use crate::domain::ids::FulfilmentId;
+use crate::domain::order::{LineItem, LineQuantity, OrderDetails};
+use crate::domain::status::OrderStatus;
+use crate::domain::text::hidden;
+use crate::domain::time::Timestamp;
+
+crate::listed! {
+    /// Where one fulfilment is.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+    pub enum FulfilmentStatus as "status" {
+        /// Handed to the carrier.
+        Shipped = "SHIPPED",
+        /// The carrier reports it on its way.
+        InTransit = "IN_TRANSIT",
+        /// Arrived: the end of its life.
+        Delivered = "DELIVERED",
+        /// The carrier could not deliver it; it may still be (IN_TRANSIT again, or DELIVERED).
+        FailedDelivery = "FAILED_DELIVERY",
+    }
+}
+
+impl FulfilmentStatus {
+    /// The moves a fulfilment may make: on, never back to SHIPPED, and nothing after DELIVERED.
+    pub fn can_become(self, next: FulfilmentStatus) -> bool {
+        use FulfilmentStatus::*;
+        matches!(
+            (self, next),
+            (Shipped, InTransit | Delivered | FailedDelivery)
+                | (InTransit, Delivered | FailedDelivery)
+                | (FailedDelivery, InTransit | Delivered)
+        )
+    }
+}
+
+/// The most characters of a carrier's name or a tracking number.
+pub const MAX_TRACKING_CHARS: usize = 100;
+/// The most characters of a tracking URL.
+pub const MAX_TRACKING_URL_CHARS: usize = 2048;
+/// The most times one fulfilment's tracking may be corrected: its history stays small.
+pub const MAX_TRACKING_CHANGES: usize = 20;
+
+/// How a shipment is followed: who carries it, its number with them, and where to look it up.
+/// Each part is optional (a parcel handed over in person has none).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tracking {
+    /// The carrier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carrier: Option<String>,
+    /// The carrier's number for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracking_number: Option<String>,
+    /// Where the customer follows it (`https://`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracking_url: Option<String>,
+}
+
+impl Tracking {
+    /// Tracking from what a client sent: a carrier and a number of 1-100 characters with no
+    /// control characters (trimmed), a URL of `https://` or `http://` with no white space or
+    /// control characters.
+    pub fn parse(
+        carrier: Option<String>,
+        tracking_number: Option<String>,
+        tracking_url: Option<String>,
+    ) -> Result<Self, AppError> {
+        let text = |raw: Option<String>, what: &str| -> Result<Option<String>, AppError> {
+            let Some(raw) = raw else { return Ok(None) };
+            let trimmed = raw.trim();
+            if trimmed.is_empty()
+                || raw.chars().count() > MAX_TRACKING_CHARS
+                || raw.chars().any(hidden)
+            {
+                return Err(AppError::invalid(format!(
+                    "{what} must be 1-{MAX_TRACKING_CHARS} characters without control characters"
+                )));
+            }
+            Ok(Some(trimmed.to_owned()))
+        };
+        let url = match tracking_url {
+            None => None,
+            Some(url) => {
+                let scheme_ok = url.starts_with("https://") || url.starts_with("http://");
+                let host_ok = url.split("://").nth(1).is_some_and(|rest| !rest.is_empty());
+                if !scheme_ok
+                    || !host_ok
+                    || url.chars().count() > MAX_TRACKING_URL_CHARS
+                    || url.chars().any(|c| c.is_whitespace() || hidden(c))
+                {
+                    return Err(AppError::invalid(format!(
+                        "trackingUrl must be an http(s) URL of at most {MAX_TRACKING_URL_CHARS} characters"
+                    )));
+                }
+                Some(url)
+            }
+        };
+        Ok(Self {
+            carrier: text(carrier, "carrier")?,
+            tracking_number: text(tracking_number, "trackingNumber")?,
+            tracking_url: url,
+        })
+    }
+
+    /// Whether it says nothing.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// Tracking a correction replaced, and when.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TrackingChange {
+    /// What it was.
+    #[serde(flatten)]
+    pub tracking: Tracking,
+    /// When it was replaced.
+    pub replaced_at: Timestamp,
+}
+
+/// One shipment of some of an order's lines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Fulfilment {
+    /// Which one.
+    pub fulfilment_id: FulfilmentId,
+    /// Where it is.
+    pub status: FulfilmentStatus,
+    /// What it carries, in SKU order.
+    pub lines: Vec<LineQuantity>,
+    /// How it is followed now.
+    #[serde(flatten)]
+    pub tracking: Tracking,
+    /// When it was shipped.
+    pub shipped_at: Timestamp,
+    /// When it was delivered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivered_at: Option<Timestamp>,
+    /// When its status or tracking last changed.
+    pub updated_at: Timestamp,
+    /// The tracking corrections replaced, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<TrackingChange>,
+    /// How many events it has given (its record's counter): every change of it moves this on,
+    /// and is made only if it is still the one read.
+    #[serde(skip)]
+    pub event_sequence: u64,
+}
+
+impl Fulfilment {
+    /// A new fulfilment of `lines`, shipped `now`.
+    pub fn shipped(
+        fulfilment_id: FulfilmentId,
+        mut lines: Vec<LineQuantity>,
+        tracking: Tracking,
+        now: Timestamp,
+    ) -> Self {
+        lines.sort_by(|a, b| a.sku.cmp(&b.sku));
+        Self {
+            fulfilment_id,
+            status: FulfilmentStatus::Shipped,
+            lines,
+            tracking,
+            shipped_at: now,
+            delivered_at: None,
+            updated_at: now,
+            history: Vec::new(),
+            event_sequence: 1,
+        }
+    }
+
+    /// How many of `sku` it carries.
+    pub fn quantity_of(&self, sku: &crate::domain::ids::Sku) -> u32 {
+        self.lines
+            .iter()
+            .filter(|line| line.sku == *sku)
+            .map(|line| line.quantity)
+            .sum()
+    }
+
+    /// This fulfilment after `update` at `now`: its status moved, its tracking replaced (the
+    /// replaced values kept in its history), one event more for each. A 409 for a move its
+    /// status cannot make, tracking changed after delivery, or too many corrections; a 400 for
+    /// an update that changes nothing.
+    pub fn updated(&self, update: &FulfilmentUpdate, now: Timestamp) -> Result<Self, AppError> {
+        let mut next = self.clone();
+        let mut events = 0;
+        if let Some(status) = update.status.filter(|status| *status != self.status) {
+            if !self.status.can_become(status) {
+                return Err(AppError::MoveRefused(format!(
+                    "fulfilment {} is {} and cannot become {status}",
+                    self.fulfilment_id, self.status
+                )));
+            }
+            next.status = status;
+            if status == FulfilmentStatus::Delivered {
+                next.delivered_at = Some(now);
+            }
+            events += 1;
+        }
+        if let Some(tracking) = update.tracking.as_ref().filter(|t| **t != self.tracking) {
+            if self.status == FulfilmentStatus::Delivered {
+                return Err(AppError::MoveRefused(format!(
+                    "fulfilment {} is DELIVERED: its tracking can no longer change",
+                    self.fulfilment_id
+                )));
+            }
+            if self.history.len() >= MAX_TRACKING_CHANGES {
+                return Err(AppError::MoveRefused(format!(
+                    "fulfilment {}'s tracking was corrected {MAX_TRACKING_CHANGES} times, the most it may be",
+                    self.fulfilment_id
+                )));
+            }
+            next.history.push(TrackingChange {
+                tracking: self.tracking.clone(),
+                replaced_at: now,
+            });
+            next.tracking = tracking.clone();
+            events += 1;
+        }
+        if events == 0 {
+            return Err(AppError::invalid(format!(
+                "fulfilment {} already is as asked: nothing to change",
+                self.fulfilment_id
+            )));
+        }
+        next.updated_at = now;
+        next.event_sequence += events;
+        Ok(next)
+    }
+}
+
+/// What staff change of a fulfilment: its status, its tracking (replaced whole), or both.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FulfilmentUpdate {
+    /// The status it moves to.
+    pub status: Option<FulfilmentStatus>,
+    /// The tracking that replaces its own.
+    pub tracking: Option<Tracking>,
+}
+
+impl OrderDetails {
+    /// The fulfilment `id` of this order.
+    pub fn fulfilment(&self, id: &FulfilmentId) -> Option<&Fulfilment> {
+        self.fulfilments.iter().find(|f| f.fulfilment_id == *id)
+    }
+
+    /// How many of `sku` its fulfilments carry.
+    pub fn shipped(&self, sku: &crate::domain::ids::Sku) -> u32 {
+        self.fulfilments.iter().map(|f| f.quantity_of(sku)).sum()
+    }
+
+    /// How many of `line` may still ship: what was ordered, less what was cancelled (or refunded
+    /// before it shipped) and what is shipped.
+    pub fn shippable(&self, line: &LineItem) -> u32 {
+        let cancelled = self.money.back(&line.sku).cancelled;
+        line.quantity
+            .saturating_sub(cancelled)
+            .saturating_sub(self.shipped(&line.sku))
+    }
+
+    /// Every line that may still ship, all of it: what `PATCH /orders/{orderId}`'s SHIPPED
+    /// ships.
+    pub fn left_to_ship(&self) -> Vec<LineQuantity> {
+        self.items
+            .iter()
+            .map(|line| LineQuantity {
+                sku: line.sku.clone(),
+                quantity: self.shippable(line),
+            })
+            .filter(|line| line.quantity > 0)
+            .collect()
+    }
+
+    /// `asked` checked against what may still ship: a 409 when the order is not PLACED or
+    /// PARTIALLY_SHIPPED or a line would ship more than is left of it; a 400 for a line the
+    /// order does not have.
+    pub fn check_shipment(&self, asked: &[LineQuantity]) -> Result<(), AppError> {
+        let status = self.order.status;
+        if !matches!(status, OrderStatus::Placed | OrderStatus::PartiallyShipped) {
+            return Err(status.refused_move(OrderStatus::Shipped));
+        }
+        for ask in asked {
+            let line = self.line(&ask.sku)?;
+            let left = self.shippable(line);
+            if ask.quantity > left {
+                return Err(AppError::LinesRefused(format!(
+                    "{} of {} asked to ship, and only {left} of the line's {} may still ship",
+                    ask.quantity, ask.sku, line.quantity
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The order's line of `sku`; a 400 when it has none.
+    pub fn line(&self, sku: &crate::domain::ids::Sku) -> Result<&LineItem, AppError> {
+        self.items
+            .iter()
+            .find(|line| line.sku == *sku)
+            .ok_or_else(|| {
+                AppError::invalid(format!("order {} has no line {sku}", self.order.order_id))
+            })
+    }
+
+    /// The status its lines make it, for an order that is being shipped (PLACED,
+    /// PARTIALLY_SHIPPED, SHIPPED or DELIVERED as read): CANCELLED when nothing is left to ship
+    /// or shipped, PLACED while nothing is shipped, PARTIALLY_SHIPPED while some of what is
+    /// left is not, SHIPPED when all is, DELIVERED when every fulfilment is.
+    pub fn status_by_lines(&self) -> OrderStatus {
+        let kept: u32 = self
+            .items
+            .iter()
+            .map(|line| {
+                line.quantity
+                    .saturating_sub(self.money.back(&line.sku).cancelled)
+            })
+            .sum();
+        let shipped: u32 = self.items.iter().map(|line| self.shipped(&line.sku)).sum();
+        if kept == 0 {
+            OrderStatus::Cancelled
+        } else if shipped == 0 {
+            OrderStatus::Placed
+        } else if shipped < kept {
+            OrderStatus::PartiallyShipped
+        } else if self
+            .fulfilments
+            .iter()
+            .all(|f| f.status == FulfilmentStatus::Delivered)
+        {
+            OrderStatus::Delivered
+        } else {
+            OrderStatus::Shipped
+        }
+    }
+}
+
+/// `lines` as a client sent them, checked: 1 to `max` distinct SKUs, each with a quantity above
+/// 0, in SKU order.
+pub fn distinct_lines(
+    mut lines: Vec<LineQuantity>,
+    max: usize,
+) -> Result<Vec<LineQuantity>, AppError> {
+    lines.sort_by(|a, b| a.sku.cmp(&b.sku));
+    let repeated = lines.windows(2).any(|pair| pair[0].sku == pair[1].sku);
+    if lines.is_empty() || lines.len() > max || repeated || lines.iter().any(|l| l.quantity == 0) {
+        return Err(AppError::invalid(format!(
+            "lines must be 1-{max} distinct SKUs, each with a quantity above 0"
+        )));
+    }
+    Ok(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::ids::{CustomerId, OrderId, Sku};
+    use crate::domain::money::Money;
+    use crate::domain::order::{LineBack, Order};
+
+    fn sku(s: &str) -> Sku {
+        Sku::parse(s).expect("sku")
+    }
+
+    fn lines(pairs: &[(&str, u32)]) -> Vec<LineQuantity> {
+        pairs
+            .iter()
+            .map(|(s, quantity)| LineQuantity {
+                sku: sku(s),
+                quantity: *quantity,
+            })
+            .collect()
+    }
+
+    fn at(text: &str) -> Timestamp {
+        Timestamp::parse(text).expect("time")
+    }
+
+    fn order(status: OrderStatus, ordered: &[(&str, u32)]) -> OrderDetails {
+        OrderDetails {
+            order: Order {
+                order_id: OrderId::parse("o1").expect("id"),
+                customer_id: CustomerId::parse("c1").expect("id"),
+                placed_at: at("2026-12-01T10:00:00Z"),
+                status,
+                total: Money::parse_number("10").expect("money"),
+                hold_until: None,
+                payment_intent_id: None,
+                payment_id: None,
+                payment_error: None,
+                dispute: None,
+            },
+            items: ordered
+                .iter()
+                .map(|(s, quantity)| LineItem {
+                    sku: sku(s),
+                    quantity: *quantity,
+                    price: Money::parse_number("1").expect("money"),
+                })
+                .collect(),
+            fulfilments: Vec::new(),
+            money: Box::default(),
+        }
+    }
+
+    fn ship(details: &mut OrderDetails, id: &str, what: &[(&str, u32)]) {
+        details.fulfilments.push(Fulfilment::shipped(
+            FulfilmentId::parse(id).expect("id"),
+            lines(what),
+            Tracking::default(),
+            at("2026-12-02T10:00:00Z"),
+        ));
+    }
+
+    #[test]
+    fn only_forward_moves_are_allowed() {
+        use FulfilmentStatus::*;
+        let allowed: Vec<_> = FulfilmentStatus::ALL
+            .into_iter()
+            .flat_map(|from| FulfilmentStatus::ALL.into_iter().map(move |to| (from, to)))
+            .filter(|(from, to)| from.can_become(*to))
+            .collect();
+        assert_eq!(
+            allowed,
+            [
+                (Shipped, InTransit),
+                (Shipped, Delivered),
+                (Shipped, FailedDelivery),
+                (InTransit, Delivered),
+                (InTransit, FailedDelivery),
+                (FailedDelivery, InTransit),
+                (FailedDelivery, Delivered),
+            ]
+        );
+        assert_eq!(
+            "IN_TRANSIT".parse::<FulfilmentStatus>().ok(),
+            Some(InTransit)
+        );
+        assert_eq!(
+            "shipped"
+                .parse::<FulfilmentStatus>()
+                .expect_err("lower case")
+                .to_string(),
+            "status must be one of SHIPPED, IN_TRANSIT, DELIVERED, FAILED_DELIVERY, not \"shipped\""
+        );
+    }
+
+    #[test]
+    fn an_order_shipped_in_two_parts_follows_its_lines() {
+        let mut details = order(OrderStatus::Placed, &[("a", 2), ("b", 1), ("c", 3)]);
+        assert_eq!(details.status_by_lines(), OrderStatus::Placed);
+        details
+            .check_shipment(&lines(&[("a", 2), ("c", 1)]))
+            .expect("may ship");
+        ship(&mut details, "f1", &[("a", 2), ("c", 1)]);
+        assert_eq!(details.status_by_lines(), OrderStatus::PartiallyShipped);
+        assert_eq!(details.left_to_ship(), lines(&[("b", 1), ("c", 2)]));
+        let refused = details
+            .check_shipment(&lines(&[("c", 3)]))
+            .expect_err("only 2 left");
+        assert_eq!(
+            refused.to_string(),
+            "3 of c asked to ship, and only 2 of the line's 3 may still ship"
+        );
+        assert!(matches!(
+            details.check_shipment(&lines(&[("z", 1)])),
+            Err(AppError::Invalid(_))
+        ));
+        ship(&mut details, "f2", &[("b", 1), ("c", 2)]);
+        assert_eq!(details.status_by_lines(), OrderStatus::Shipped);
+        details.fulfilments[1].status = FulfilmentStatus::Delivered;
+        assert_eq!(
+            details.status_by_lines(),
+            OrderStatus::Shipped,
+            "one of two"
+        );
+        details.fulfilments[0].status = FulfilmentStatus::Delivered;
+        assert_eq!(details.status_by_lines(), OrderStatus::Delivered);
+    }
+
+    #[test]
+    fn cancelled_units_never_ship_and_the_rest_decides_the_status() {
+        let mut details = order(OrderStatus::Placed, &[("a", 2), ("b", 1)]);
+        details.money.lines.insert(
+            sku("b"),
+            LineBack {
+                cancelled: 1,
+                ..LineBack::default()
+            },
+        );
+        assert_eq!(details.left_to_ship(), lines(&[("a", 2)]));
+        ship(&mut details, "f1", &[("a", 2)]);
+        assert_eq!(details.status_by_lines(), OrderStatus::Shipped);
+        let mut all = order(OrderStatus::Placed, &[("a", 1)]);
+        all.money.lines.insert(
+            sku("a"),
+            LineBack {
+                cancelled: 1,
+                ..LineBack::default()
+            },
+        );
+        assert_eq!(all.status_by_lines(), OrderStatus::Cancelled);
+        let shipped = order(OrderStatus::Shipped, &[("a", 1)]);
+        assert!(matches!(
+            shipped.check_shipment(&lines(&[("a", 1)])),
+            Err(AppError::StatusConflict { .. })
+        ));
+    }
+
+    #[test]
+    fn tracking_is_corrected_until_delivery_and_the_old_kept() {
+        let mut fulfilment = Fulfilment::shipped(
+            FulfilmentId::parse("f1").expect("id"),
+            lines(&[("a", 1)]),
+            Tracking::parse(Some("DHL".into()), Some("123".into()), None).expect("tracking"),
+            at("2026-12-02T10:00:00Z"),
+        );
+        let corrected = Tracking::parse(
+            Some(" UPS ".into()),
+            Some("1Z999".into()),
+            Some("https://ups.example/1Z999".into()),
+        )
+        .expect("tracking");
+        assert_eq!(corrected.carrier.as_deref(), Some("UPS"));
+        let later = at("2026-12-02T11:00:00Z");
+        fulfilment = fulfilment
+            .updated(
+                &FulfilmentUpdate {
+                    status: Some(FulfilmentStatus::InTransit),
+                    tracking: Some(corrected.clone()),
+                },
+                later,
+            )
+            .expect("moves");
+        assert_eq!(
+            fulfilment.event_sequence, 3,
+            "shipped, in transit, corrected"
+        );
+        assert_eq!(fulfilment.history.len(), 1);
+        assert_eq!(
+            fulfilment.history[0].tracking.carrier.as_deref(),
+            Some("DHL")
+        );
+        assert_eq!(fulfilment.history[0].replaced_at, later);
+        let delivered = fulfilment
+            .updated(
+                &FulfilmentUpdate {
+                    status: Some(FulfilmentStatus::Delivered),
+                    tracking: None,
+                },
+                later,
+            )
+            .expect("delivers");
+        assert_eq!(delivered.delivered_at, Some(later));
+        for refused in [
+            FulfilmentUpdate {
+                status: Some(FulfilmentStatus::InTransit),
+                tracking: None,
+            },
+            FulfilmentUpdate {
+                status: None,
+                tracking: Some(Tracking::default()),
+            },
+        ] {
+            assert!(matches!(
+                delivered.updated(&refused, later),
+                Err(AppError::MoveRefused(_))
+            ));
+        }
+        assert!(matches!(
+            delivered.updated(&FulfilmentUpdate::default(), later),
+            Err(AppError::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn tracking_refuses_what_would_mislead() {
+        for (carrier, number, url) in [
+            (Some(""), None, None),
+            (Some("DHL\u{202E}"), None, None),
+            (None, Some("1\n2"), None),
+            (None, None, Some("javascript:alert(1)")),
+            (None, None, Some("https://")),
+            (None, None, Some("https://a.example/x y")),
+        ] {
+            assert!(
+                Tracking::parse(
+                    carrier.map(str::to_owned),
+                    number.map(str::to_owned),
+                    url.map(str::to_owned)
+                )
+                .is_err(),
+                "{carrier:?} {number:?} {url:?}"
+            );
+        }
+        assert!(Tracking::parse(None, None, None).expect("none").is_empty());
+    }
+
+    #[test]
+    fn lines_asked_for_are_distinct_and_counted() {
+        assert_eq!(
+            distinct_lines(lines(&[("b", 1), ("a", 2)]), 48).expect("lines"),
+            lines(&[("a", 2), ("b", 1)])
+        );
+        for bad in [vec![], lines(&[("a", 1), ("a", 1)]), lines(&[("a", 0)])] {
+            assert!(distinct_lines(bad, 48).is_err());
+        }
+    }
+}

@@ -1,0 +1,256 @@
+//! A fulfilment, `ORDER#<orderId>` / `FULFILMENT#<fulfilmentId>`: one shipment of some of an
+//! order's lines, with its tracking (access pattern 7 reads it with the order: one Query on the
+//! order's partition, where its sort keys fall before the header's, `keys::ORDER_PARTITION`).
+//! Its record counts its events (`eventSequence`): every change of it moves the counter on, on
+//! the condition that it is still the one read, so of two racing changes one is made.
+
+use crate::domain::fulfilment::{Fulfilment, FulfilmentStatus, TrackingChange};
+use crate::domain::ids::{CustomerId, FulfilmentId, OrderId};
+use crate::domain::order::LineQuantity;
+use crate::domain::time::Timestamp;
+use crate::dynamo::codec::{Attr, BadItem, Item, PK, SK, primary_key};
+use crate::dynamo::entities::line_item;
+use crate::dynamo::keys::{self, Entity, FULFILMENT_PREFIX, MalformedKey, malformed};
+use crate::dynamo::update::{Change, PutSpec, UpdateSpec};
+
+/// The order's customer: whom its events and emails are about.
+pub const CUSTOMER_ID: Attr<CustomerId> = Attr::new("customerId");
+/// Where it is.
+pub const STATUS: Attr<FulfilmentStatus> = Attr::new("status");
+/// What it carries: a map of SKU to quantity.
+pub const LINES: Attr<Vec<LineQuantity>> = Attr::new("lines");
+/// The carrier.
+pub const CARRIER: Attr<String> = Attr::new("carrier");
+/// The carrier's number for it.
+pub const TRACKING_NUMBER: Attr<String> = Attr::new("trackingNumber");
+/// Where the customer follows it.
+pub const TRACKING_URL: Attr<String> = Attr::new("trackingUrl");
+/// When it was shipped.
+pub const SHIPPED_AT: Attr<Timestamp> = Attr::new("shippedAt");
+/// When it was delivered.
+pub const DELIVERED_AT: Attr<Timestamp> = Attr::new("deliveredAt");
+/// When its status or tracking last changed.
+pub const UPDATED_AT: Attr<Timestamp> = Attr::new("updatedAt");
+/// The tracking corrections replaced, oldest first.
+pub const HISTORY: Attr<Vec<TrackingChange>> = Attr::new("history");
+/// How many events it has given: 1 when shipped, one more per change.
+pub const EVENT_SEQUENCE: Attr<u64> = Attr::new("eventSequence");
+
+/// What shipping puts: the record whole.
+pub const PUT: PutSpec = PutSpec {
+    entity: Entity::Fulfilment,
+    attributes: &[
+        keys::PK,
+        keys::SK,
+        CUSTOMER_ID.name,
+        STATUS.name,
+        LINES.name,
+        CARRIER.name,
+        TRACKING_NUMBER.name,
+        TRACKING_URL.name,
+        SHIPPED_AT.name,
+        UPDATED_AT.name,
+        EVENT_SEQUENCE.name,
+    ],
+};
+
+/// A change of its status or tracking (the replaced tracking added to its history): what it
+/// is now set whole, on the condition that its event counter is still the one read.
+pub const UPDATE: UpdateSpec = UpdateSpec {
+    set: &[
+        STATUS.name,
+        CARRIER.name,
+        TRACKING_NUMBER.name,
+        TRACKING_URL.name,
+        DELIVERED_AT.name,
+        UPDATED_AT.name,
+        HISTORY.name,
+        EVENT_SEQUENCE.name,
+    ],
+    remove: &[CARRIER.name, TRACKING_NUMBER.name, TRACKING_URL.name],
+    checks: &[EVENT_SEQUENCE.name],
+    ..UpdateSpec::of(Entity::Fulfilment)
+};
+
+/// Its sort key.
+pub fn sk(fulfilment: &FulfilmentId) -> String {
+    format!("{FULFILMENT_PREFIX}{fulfilment}")
+}
+
+/// The fulfilment a sort key names.
+pub fn parse_sk(sk: &str) -> Result<FulfilmentId, MalformedKey> {
+    sk.strip_prefix(FULFILMENT_PREFIX)
+        .and_then(|raw| FulfilmentId::parse(raw).ok())
+        .ok_or_else(|| malformed(keys::SK, sk))
+}
+
+/// Its key, in its order's partition.
+pub fn key(order: &OrderId, fulfilment: &FulfilmentId) -> Item {
+    primary_key(line_item::pk(order), sk(fulfilment))
+}
+
+/// The record of `fulfilment`, of `order` by `customer`, as shipping writes it.
+pub fn to_item(order: &OrderId, customer: &CustomerId, fulfilment: &Fulfilment) -> Item {
+    let mut item = key(order, &fulfilment.fulfilment_id);
+    CUSTOMER_ID.put(&mut item, customer);
+    STATUS.put(&mut item, &fulfilment.status);
+    LINES.put(&mut item, &fulfilment.lines);
+    CARRIER.put_optional(&mut item, fulfilment.tracking.carrier.as_ref());
+    TRACKING_NUMBER.put_optional(&mut item, fulfilment.tracking.tracking_number.as_ref());
+    TRACKING_URL.put_optional(&mut item, fulfilment.tracking.tracking_url.as_ref());
+    SHIPPED_AT.put(&mut item, &fulfilment.shipped_at);
+    UPDATED_AT.put(&mut item, &fulfilment.updated_at);
+    EVENT_SEQUENCE.put(&mut item, &fulfilment.event_sequence);
+    item
+}
+
+/// `read` of `order` becoming `next` ([`Fulfilment::updated`]): its status, tracking, delivery,
+/// history and counter set as `next` has them, on the condition that its counter is still
+/// `read`'s.
+pub fn update(table: &str, order: &OrderId, read: &Fulfilment, next: &Fulfilment) -> Change {
+    let mut change = UPDATE
+        .on(table, key(order, &read.fulfilment_id))
+        .set(&STATUS, &next.status)
+        .set(&UPDATED_AT, &next.updated_at)
+        .set(&EVENT_SEQUENCE, &next.event_sequence)
+        .condition(if read.event_sequence == 0 {
+            // The sample data's, which no event told.
+            "attribute_not_exists(#eventSequence) OR #eventSequence = :read"
+        } else {
+            "#eventSequence = :read"
+        })
+        .value(":read", &EVENT_SEQUENCE, &read.event_sequence);
+    for (attr, value) in [
+        (&CARRIER, &next.tracking.carrier),
+        (&TRACKING_NUMBER, &next.tracking.tracking_number),
+        (&TRACKING_URL, &next.tracking.tracking_url),
+    ] {
+        change = match value {
+            Some(value) => change.set(attr, value),
+            None => change.remove(attr),
+        };
+    }
+    if let Some(at) = &next.delivered_at {
+        change = change.set(&DELIVERED_AT, at);
+    }
+    if next.history != read.history {
+        change = change.set(&HISTORY, &next.history);
+    }
+    change
+}
+
+/// The order and the fulfilment a record holds (and whose order it is).
+pub fn from_item(mut item: Item) -> Result<(OrderId, CustomerId, Fulfilment), BadItem> {
+    let order = line_item::parse_pk(&PK.take(&mut item)?)?;
+    let fulfilment_id = parse_sk(&SK.take(&mut item)?)?;
+    let customer = CUSTOMER_ID.take(&mut item)?;
+    let fulfilment = Fulfilment {
+        fulfilment_id,
+        status: STATUS.take(&mut item)?,
+        lines: LINES.take(&mut item)?,
+        tracking: crate::domain::fulfilment::Tracking {
+            carrier: CARRIER.take_optional(&mut item)?,
+            tracking_number: TRACKING_NUMBER.take_optional(&mut item)?,
+            tracking_url: TRACKING_URL.take_optional(&mut item)?,
+        },
+        shipped_at: SHIPPED_AT.take(&mut item)?,
+        delivered_at: DELIVERED_AT.take_optional(&mut item)?,
+        updated_at: UPDATED_AT.take(&mut item)?,
+        history: HISTORY.take_optional(&mut item)?.unwrap_or_default(),
+        event_sequence: EVENT_SEQUENCE.take_optional(&mut item)?.unwrap_or(0),
+    };
+    Ok((order, customer, fulfilment))
+}
+
+/// How many events a fulfilment's record has given ([`EVENT_SEQUENCE`]).
+pub fn event_sequence(item: &Item) -> u64 {
+    EVENT_SEQUENCE.get(item).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::fulfilment::{FulfilmentUpdate, Tracking};
+    use crate::domain::ids::Sku;
+    use crate::dynamo::entities::test_support::{c1, o100, pairs, shape};
+
+    fn shipped() -> Fulfilment {
+        Fulfilment::shipped(
+            FulfilmentId::parse("ff_1").expect("id"),
+            vec![LineQuantity {
+                sku: Sku::parse("sku-1").expect("sku"),
+                quantity: 2,
+            }],
+            Tracking {
+                carrier: Some("DHL".into()),
+                tracking_number: Some("JD0001".into()),
+                tracking_url: None,
+            },
+            Timestamp::parse("2026-12-02T10:00:00Z").expect("time"),
+        )
+    }
+
+    #[test]
+    fn fulfilment_keys() {
+        assert_eq!(
+            sk(&FulfilmentId::parse("ff_1").expect("id")),
+            "FULFILMENT#ff_1"
+        );
+        assert_eq!(
+            key(&o100(), &FulfilmentId::parse("ff_1").expect("id"))["PK"]
+                .as_s()
+                .ok()
+                .map(String::as_str),
+            Some("ORDER#o100")
+        );
+        assert!(parse_sk("FULFILMENT#").is_err());
+        assert!(parse_sk("ITEM#sku-1").is_err());
+    }
+
+    #[test]
+    fn a_fulfilment_is_written_in_its_orders_partition_and_reads_back() {
+        let fulfilment = shipped();
+        let item = to_item(&o100(), &c1(), &fulfilment);
+        assert_eq!(
+            shape(&item),
+            pairs(&[
+                ("PK", "S ORDER#o100"),
+                ("SK", "S FULFILMENT#ff_1"),
+                ("carrier", "S DHL"),
+                ("customerId", "S c1"),
+                ("eventSequence", "N 1"),
+                ("lines", "M({\"sku-1\": N(\"2\")})"),
+                ("shippedAt", "S 2026-12-02T10:00:00Z"),
+                ("status", "S SHIPPED"),
+                ("trackingNumber", "S JD0001"),
+                ("updatedAt", "S 2026-12-02T10:00:00Z"),
+            ])
+        );
+        for name in item.keys() {
+            assert!(PUT.attributes.contains(&name.as_str()), "{name}");
+        }
+        assert_eq!(
+            from_item(item).expect("reads"),
+            (o100(), c1(), fulfilment.clone())
+        );
+        // A correction and a delivery: the history kept, read back the same.
+        let later = Timestamp::parse("2026-12-03T10:00:00Z").expect("time");
+        let corrected = fulfilment
+            .updated(
+                &FulfilmentUpdate {
+                    status: Some(FulfilmentStatus::Delivered),
+                    tracking: Some(Tracking {
+                        carrier: Some("UPS".into()),
+                        ..Tracking::default()
+                    }),
+                },
+                later,
+            )
+            .expect("moves");
+        let mut item = to_item(&o100(), &c1(), &corrected);
+        HISTORY.put(&mut item, &corrected.history);
+        DELIVERED_AT.put(&mut item, &later);
+        let (_, _, read) = from_item(item).expect("reads");
+        assert_eq!(read, corrected);
+    }
+}
