@@ -46,8 +46,9 @@ pub(crate) struct Heard {
 }
 
 /// An order's events, and each of its refunds', as its fate makes them.
-fn expected(fate: Fate) -> (Vec<&'static str>, Vec<Vec<&'static str>>) {
+fn expected(checkout: &Checkout) -> (Vec<&'static str>, Vec<Vec<&'static str>>) {
     let held = "order.hold-started";
+    let fate = Fate::of(checkout.n);
     match fate {
         Fate::PaidInTime => (vec![held, "order.placed"], vec![]),
         Fate::Expires => (vec![held, "order.hold-ended"], vec![]),
@@ -57,8 +58,13 @@ fn expected(fate: Fate) -> (Vec<&'static str>, Vec<Vec<&'static str>>) {
             vec![held, "order.hold-ended"],
             vec![vec!["refund.requested"]],
         ),
+        // Refunding an order's only unit before it shipped leaves nothing to ship: cancelled.
         Fate::PaidThenRefunded => (
-            vec![held, "order.placed"],
+            if fate.status_of(checkout) == "CANCELLED" {
+                vec![held, "order.placed", "order.cancelled"]
+            } else {
+                vec![held, "order.placed"]
+            },
             vec![vec!["refund.requested", "refund.succeeded"]],
         ),
     }
@@ -184,7 +190,7 @@ fn check(checkouts: &[Checkout], events: &BTreeMap<String, Value>) -> Vec<String
     }
     for checkout in checkouts {
         let fate = Fate::of(checkout.n);
-        let (order_kinds, refund_kinds) = expected(fate);
+        let (order_kinds, refund_kinds) = expected(checkout);
         let subject = format!("order/{}", checkout.order);
         let kinds: Vec<&str> = subjects
             .get(&subject)

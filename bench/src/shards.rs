@@ -100,6 +100,7 @@ pub(crate) async fn engine_with_orders(shards: StatusShards) -> Result<Engine, E
             payment_id: None,
             payment_error: None,
             dispute: None,
+            withdrawn: None,
         };
         items.push(order_listing::to_item(&order, shards));
     }

@@ -11,9 +11,9 @@
 
 use crate::domain::status::OrderStatus;
 use crate::dynamo::entities::{
-    cart_line, cart_version, catalog_entry, counted_order, customer, customer_email, fulfilment,
-    idempotency, line_item, open_order_count, order_header, order_listing, payment_event,
-    payment_order, product, refund, refund_due, unread_event,
+    cancellation, cart_line, cart_version, catalog_entry, counted_order, customer, customer_email,
+    fulfilment, idempotency, line_item, open_order_count, order_header, order_listing,
+    payment_event, payment_order, product, refund, refund_due, unread_event,
 };
 use crate::dynamo::keys::{Entity, PRODUCT_PREFIX, REFUNDS_GSI1_PREFIX, STATUS_PREFIX};
 use crate::dynamo::query::Index;
@@ -282,9 +282,13 @@ pub const FUNCTIONS: &[Function] = &[
         "refund-order",
         &[
             Query(Entity::OrderHeader),
-            UpdateItem(&[&order_header::REFUND]),
+            // The balance; units that were to ship: the lines version, the status, what the
+            // customer no longer keeps.
+            UpdateItem(order_header::GIVE_BACK),
+            UpdateItem(order_listing::GIVE_BACK),
             UpdateItem(&[&line_item::BACK]),
             STOCK_BACK,
+            RELEASE_PLACE,
             PutItem(&refund::PUT),
         ],
     ),
@@ -304,6 +308,20 @@ pub const FUNCTIONS: &[Function] = &[
             PutItem(&fulfilment::PUT),
             UpdateItem(&[&fulfilment::UPDATE]),
             UpdateItem(order_header::LINES_MOVE_STATUS),
+        ],
+    ),
+    function(
+        "cancel-lines",
+        &[
+            Query(Entity::OrderHeader),
+            PutItem(&cancellation::PUT),
+            PutItem(&refund::PUT),
+            // The balance, the lines version, the status, what the customer no longer keeps.
+            UpdateItem(order_header::GIVE_BACK),
+            UpdateItem(order_listing::GIVE_BACK),
+            UpdateItem(&[&line_item::BACK]),
+            STOCK_BACK,
+            RELEASE_PLACE,
         ],
     ),
     function(

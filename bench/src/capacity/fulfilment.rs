@@ -1,8 +1,9 @@
 //! Shipping in parts: a fulfilment of some lines, one of the rest, a tracking correction and
-//! the deliveries, each a row (`docs/fulfilment.md`).
+//! the deliveries; unshipped lines cancelled, of an unpaid and of a paid order; each a row
+//! (`docs/fulfilment.md`).
 
 use local_engine::runtime_api::Error;
-use local_engine::testing::{Who, ship, update_fulfilment};
+use local_engine::testing::{Who, send_json, ship, update_fulfilment};
 
 use super::Bench;
 
@@ -92,6 +93,47 @@ impl Bench {
             "as above, with the header's and the listing's status",
         );
         self.consumer_units().await?;
+        self.cancellations().await
+    }
+
+    /// One unshipped line cancelled of a 2-line order placed by staff (unpaid), then of a paid
+    /// one (its refund requested).
+    async fn cancellations(&mut self) -> Result<(), Error> {
+        let (_, order) = self.place(2, None).await?;
+        let order = order["orderId"].as_str().ok_or("no orderId")?.to_owned();
+        self.consumer_units().await?;
+        let (unpaid, _) = self
+            .units(cancel_lines::handle, cancel(&order, "bench-c1"), 201)
+            .await?;
+        self.row(
+            "cancel an unshipped line (unpaid order)",
+            unpaid,
+            None,
+            "consistent read; cancellation, line, stock, header, listing: one transaction",
+        );
+        self.consumer_units().await?;
+        let paid = self.paid_order("bench-cancel").await?;
+        let (refunded, _) = self
+            .units(cancel_lines::handle, cancel(&paid, "bench-c2"), 201)
+            .await?;
+        self.row(
+            "cancel a paid order's unshipped line",
+            refunded,
+            None,
+            "as above, with its refund recorded and the balance drawn on",
+        );
+        self.consumer_units().await?;
         Ok(())
     }
+}
+
+/// Staff's cancellation of one unit of `bench-00` of `order`, under `key`.
+fn cancel(order: &str, key: &str) -> lambda_http::Request {
+    send_json(
+        Who::Staff,
+        "POST /orders/{orderId}/cancellations",
+        &format!("/orders/{order}/cancellations"),
+        &[("idempotency-key", key)],
+        r#"{"lines":[{"sku":"bench-00","quantity":1}],"reason":"broken in the warehouse"}"#,
+    )
 }

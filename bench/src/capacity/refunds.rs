@@ -13,7 +13,7 @@ use super::Bench;
 impl Bench {
     /// A 2-line hold checked out by c1 and paid at the provider, then placed by its webhook:
     /// the order's ID.
-    async fn paid_order(&mut self, key: &str) -> Result<String, Error> {
+    pub(super) async fn paid_order(&mut self, key: &str) -> Result<String, Error> {
         for i in 0..2 {
             let req = payments::hold_line("c1", &format!("bench-{i:02}"), 2);
             self.units(edit_cart::handle, req, 200).await?;

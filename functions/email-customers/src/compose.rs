@@ -149,6 +149,7 @@ mod tests {
             payment_id: None,
             payment_error: None,
             dispute: None,
+            withdrawn: None,
         }
     }
 

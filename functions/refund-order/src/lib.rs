@@ -2,7 +2,9 @@
 //! quantities (at the prices ordered, their stock back if `restock`) or by an amount, with a
 //! reason. ONE transaction records the refund (REQUESTED: the payer sends it to the provider),
 //! draws it on the order's balance on the condition that the balance covers it and that no
-//! other refund drew on it since it was read, and counts the lines and their stock back. Over
+//! other refund drew on it since it was read, and counts the lines and their stock back. Units
+//! refunded are taken from what was left to ship first: those never ship, and the order's
+//! status follows what is left (`docs/fulfilment.md`). Over
 //! the balance, a line past its quantity or an order never paid: 409, nothing written. The
 //! `Idempotency-Key` is required and names the refund: the same request again answers the same
 //! refund, and the key used for another request is a 422.
@@ -14,8 +16,9 @@ use shared::domain::ids::{IdempotencyKey, OrderId, RefundId};
 use shared::domain::ledger::RefundPlan;
 use shared::domain::order::LineQuantity;
 use shared::domain::order::MAX_LINES;
-use shared::domain::refund::{MAX_REASON_CHARS, Refund, RefundAsk, RefundKind};
-use shared::dynamo::refunds::Requested;
+use shared::domain::order::distinct_lines;
+use shared::domain::refund::{Refund, RefundAsk, RefundKind, staff_reason};
+use shared::dynamo::orders::{GiveBack, GivenBack};
 use shared::http::HttpResult;
 use shared::http::request::{caller, header_value, json_body, path_param};
 use shared::http::response::json_response;
@@ -40,15 +43,7 @@ struct Body {
 impl Body {
     /// What staff ask for, checked: an amount or lines (not both), a reason.
     fn ask(self) -> Result<(RefundAsk, String), AppError> {
-        let reason = self.reason.trim().to_owned();
-        if reason.is_empty()
-            || reason.chars().count() > MAX_REASON_CHARS
-            || reason.chars().any(char::is_control)
-        {
-            return Err(AppError::invalid(format!(
-                "reason must be 1-{MAX_REASON_CHARS} characters, none of them control characters"
-            )));
-        }
+        let reason = staff_reason(&self.reason)?;
         let ask = match (self.amount, self.lines) {
             (Some(_), None) if self.restock => {
                 return Err(AppError::invalid(
@@ -61,23 +56,10 @@ impl Body {
                     "amount must be a whole number of the currency's smallest unit above 0",
                 ));
             }
-            (None, Some(mut lines)) => {
-                lines.sort_by(|a, b| a.sku.cmp(&b.sku));
-                let repeated = lines.windows(2).any(|pair| pair[0].sku == pair[1].sku);
-                if lines.is_empty()
-                    || lines.len() > MAX_LINES
-                    || repeated
-                    || lines.iter().any(|line| line.quantity == 0)
-                {
-                    return Err(AppError::invalid(format!(
-                        "lines must be 1-{MAX_LINES} distinct SKUs, each with a quantity above 0"
-                    )));
-                }
-                RefundAsk::Lines {
-                    lines,
-                    restock: self.restock,
-                }
-            }
+            (None, Some(lines)) => RefundAsk::Lines {
+                lines: distinct_lines(lines, MAX_LINES)?,
+                restock: self.restock,
+            },
             _ => {
                 return Err(AppError::invalid(
                     "give either amount or lines, not both and not neither",
@@ -167,14 +149,22 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                     reason.clone(),
                 )
             };
-            match store.request_refund(&details, &refund, &plan).await? {
-                Requested::Recorded => {
+            let back = GiveBack {
+                plan: &plan,
+                refund: Some(&refund),
+                cancellation: None,
+            };
+            match store.give_back(&details, back).await? {
+                GivenBack::Written(status) => {
                     metrics::count(Metric::RefundsRequested, 1);
+                    if status != details.order.status {
+                        metrics::status_changed(status);
+                    }
                     Ok(refund)
                 }
-                // Recorded by a concurrent retry of this request, or the balance changed:
-                // what the order says now decides.
-                Requested::Exists | Requested::Changed => Err(Failed::Changed),
+                // Recorded by a concurrent retry of this request, or the balance or the lines
+                // changed: what the order says now decides.
+                GivenBack::Exists | GivenBack::Changed => Err(Failed::Changed),
             }
         },
     )

@@ -10,9 +10,9 @@
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
 use serde::Deserialize;
-use shared::domain::fulfilment::{Fulfilment, Tracking, distinct_lines};
+use shared::domain::fulfilment::{Fulfilment, Tracking};
 use shared::domain::ids::{FulfilmentId, IdempotencyKey, OrderId};
-use shared::domain::order::{LineQuantity, MAX_LINES};
+use shared::domain::order::{LineQuantity, MAX_LINES, distinct_lines};
 use shared::domain::time::Timestamp;
 use shared::dynamo::orders::{Shipped, Shipping};
 use shared::http::HttpResult;

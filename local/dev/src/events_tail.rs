@@ -108,7 +108,7 @@ impl Options {
 }
 
 /// Where an event goes among those heard together: by subject (an order's events, then its
-/// fulfilments', oldest first, then its refunds', then products'), each subject's in sequence
+/// fulfilments', oldest first, then its cancellations', then its refunds', then products'), each subject's in sequence
 /// order. The bus keeps no order, and one change can give events of two subjects (a shipment:
 /// the fulfilment's and the order's), so the order they arrive in says nothing.
 fn story_order(detail: &Value) -> (u8, String, u64) {
@@ -117,8 +117,9 @@ fn story_order(detail: &Value) -> (u8, String, u64) {
     let kind = match parts.next().unwrap_or_default() {
         "order" => 0,
         "fulfilment" => 1,
-        "refund" => 2,
-        _ => 3,
+        "cancellation" => 2,
+        "refund" => 3,
+        _ => 4,
     };
     let subject = parts.next().unwrap_or_default().to_owned();
     let place = parts.next().and_then(|n| n.parse().ok()).unwrap_or(0);
@@ -162,6 +163,20 @@ fn line(detail: &Value) -> String {
             )
             .trim_end()
             .to_owned()
+        }
+        kind if kind.starts_with("cancellation.") => {
+            let cancellation = &detail["cancellation"];
+            let lines: Vec<String> = cancellation["lines"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|line| format!("{}x{}", text(&line["sku"]), line["quantity"]))
+                .collect();
+            format!(
+                "CANCELLED {} ({})",
+                lines.join(","),
+                text(&cancellation["reason"])
+            )
         }
         _ => {
             let product = &detail["product"];

@@ -121,6 +121,7 @@ handlers! {
     "list-refunds" => list_refunds::handle,
     "refund-order" => refund_order::handle,
     "ship-order" => ship_order::handle,
+    "cancel-lines" => cancel_lines::handle,
     "update-fulfilment" => update_fulfilment::handle,
 }
 

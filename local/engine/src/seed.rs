@@ -177,6 +177,7 @@ fn order(sample: &SampleOrder) -> Result<Order, Error> {
         payment_id: None,
         payment_error: None,
         dispute: None,
+        withdrawn: None,
     })
 }
 

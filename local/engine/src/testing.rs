@@ -610,6 +610,22 @@ pub mod payments {
             .with_hold(second.unwrap_or_else(|err| unreachable!("{err}")))
     }
 
+    /// The customer pays `intent` at the test's provider with a card that succeeds (its
+    /// webhook event is the test's to deliver).
+    pub fn pay_at_provider(intent: &str) {
+        use crate::provider::{LOCAL_API_KEY, form_post};
+        let base = super::provider().base().to_owned();
+        let path = format!("/v1/payment_intents/{intent}");
+        let card = [("payment_method", "pm_card_visa")];
+        let (status, body) =
+            form_post(&base, &path, Some(LOCAL_API_KEY), &card).expect("the provider");
+        assert_eq!(status, 200, "{body}");
+        let (status, body) = form_post(&base, &format!("{path}/confirm"), Some(LOCAL_API_KEY), &[])
+            .expect("the provider");
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["status"], "succeeded", "{body}");
+    }
+
     /// Unix seconds now.
     pub fn now() -> i64 {
         std::time::SystemTime::now()

@@ -51,6 +51,7 @@ fn order(id: &str, customer: &str, at: &str) -> Order {
         payment_id: None,
         payment_error: None,
         dispute: None,
+        withdrawn: None,
     }
 }
 

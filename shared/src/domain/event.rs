@@ -13,8 +13,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::AppError;
+use crate::domain::cancellation::Cancellation;
 use crate::domain::fulfilment::{Fulfilment, FulfilmentStatus};
-use crate::domain::ids::{CustomerId, FulfilmentId, OrderId, RefundId, Sku};
+use crate::domain::ids::{CancellationId, CustomerId, FulfilmentId, OrderId, RefundId, Sku};
 use crate::domain::order::{LineItem, Order};
 use crate::domain::refund::Refund;
 use crate::domain::status::OrderStatus;
@@ -67,6 +68,9 @@ crate::listed! {
         FulfilmentDeliveryFailed,
         /// A fulfilment's tracking was corrected (the previous in its history).
         TrackingUpdated,
+        /// Unshipped lines of an order were cancelled: their stock back, a paid order's refund
+        /// requested.
+        CancellationRecorded,
     }
 }
 
@@ -92,6 +96,7 @@ impl EventType {
             EventType::FulfilmentDelivered => "fulfilment.delivered",
             EventType::FulfilmentDeliveryFailed => "fulfilment.delivery-failed",
             EventType::TrackingUpdated => "fulfilment.tracking-updated",
+            EventType::CancellationRecorded => "cancellation.recorded",
         }
     }
 
@@ -169,6 +174,8 @@ pub enum Subject {
     Refund(RefundId),
     /// A fulfilment (`fulfilment.*`), numbered by its record's counter.
     Fulfilment(FulfilmentId),
+    /// A cancellation of lines (`cancellation.*`): one event, its recording.
+    Cancellation(CancellationId),
     /// A product (`product.*`): no counter.
     Product {
         /// Which product.
@@ -186,6 +193,9 @@ impl Subject {
             Subject::Order(order) => format!("order/{order}/{sequence}"),
             Subject::Refund(refund) => format!("refund/{refund}/{sequence}"),
             Subject::Fulfilment(fulfilment) => format!("fulfilment/{fulfilment}/{sequence}"),
+            Subject::Cancellation(cancellation) => {
+                format!("cancellation/{cancellation}/{sequence}")
+            }
             Subject::Product { sku, at } => format!("product/{sku}/{at}"),
         })
     }
@@ -205,7 +215,8 @@ impl EventId {
         let invalid = || {
             AppError::invalid(format!(
                 "an event ID is order/<orderId>/<n>, refund/<refundId>/<n>, \
-                 fulfilment/<fulfilmentId>/<n> or product/<sku>/<n>, not {raw:?}"
+                 fulfilment/<fulfilmentId>/<n>, cancellation/<cancellationId>/<n> or \
+                 product/<sku>/<n>, not {raw:?}"
             ))
         };
         let mut parts = raw.splitn(3, '/');
@@ -216,6 +227,7 @@ impl EventId {
             "order" => OrderId::parse(id).is_ok(),
             "refund" => RefundId::parse(id).is_ok(),
             "fulfilment" => FulfilmentId::parse(id).is_ok(),
+            "cancellation" => CancellationId::parse(id).is_ok(),
             "product" => Sku::parse(id).is_ok(),
             _ => false,
         };
@@ -303,6 +315,9 @@ pub struct StoreEvent {
     /// fulfilment's event).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fulfilment: Option<Fulfilment>,
+    /// The cancellation of lines (`cancellation.recorded`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancellation: Option<Cancellation>,
 }
 
 impl StoreEvent {
@@ -324,6 +339,7 @@ impl StoreEvent {
             refund: None,
             product: None,
             fulfilment: None,
+            cancellation: None,
         }
     }
 
@@ -353,6 +369,21 @@ impl StoreEvent {
         }
     }
 
+    /// The cancellation's event: about the cancellation, its order's and its customer's.
+    pub fn about_cancellation(
+        self,
+        order: &OrderId,
+        customer: &CustomerId,
+        cancellation: &Cancellation,
+    ) -> Self {
+        StoreEvent {
+            order_id: Some(order.clone()),
+            customer_id: Some(customer.clone()),
+            cancellation: Some(cancellation.clone()),
+            ..self
+        }
+    }
+
     /// The refund's event: about the refund as it is after the change, and its order's.
     pub fn about_refund(self, refund: &Refund) -> Self {
         StoreEvent {
@@ -378,6 +409,7 @@ mod tests {
                 name.starts_with("order.")
                     || name.starts_with("refund.")
                     || name.starts_with("fulfilment.")
+                    || name.starts_with("cancellation.")
                     || name.starts_with("product."),
                 "{name}"
             );

@@ -344,22 +344,6 @@ impl OrderDetails {
     }
 }
 
-/// `lines` as a client sent them, checked: 1 to `max` distinct SKUs, each with a quantity above
-/// 0, in SKU order.
-pub fn distinct_lines(
-    mut lines: Vec<LineQuantity>,
-    max: usize,
-) -> Result<Vec<LineQuantity>, AppError> {
-    lines.sort_by(|a, b| a.sku.cmp(&b.sku));
-    let repeated = lines.windows(2).any(|pair| pair[0].sku == pair[1].sku);
-    if lines.is_empty() || lines.len() > max || repeated || lines.iter().any(|l| l.quantity == 0) {
-        return Err(AppError::invalid(format!(
-            "lines must be 1-{max} distinct SKUs, each with a quantity above 0"
-        )));
-    }
-    Ok(lines)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,6 +382,7 @@ mod tests {
                 payment_id: None,
                 payment_error: None,
                 dispute: None,
+                withdrawn: None,
             },
             items: ordered
                 .iter()
@@ -408,6 +393,7 @@ mod tests {
                 })
                 .collect(),
             fulfilments: Vec::new(),
+            cancellations: Vec::new(),
             money: Box::default(),
         }
     }
@@ -603,16 +589,5 @@ mod tests {
             );
         }
         assert!(Tracking::parse(None, None, None).expect("none").is_empty());
-    }
-
-    #[test]
-    fn lines_asked_for_are_distinct_and_counted() {
-        assert_eq!(
-            distinct_lines(lines(&[("b", 1), ("a", 2)]), 48).expect("lines"),
-            lines(&[("a", 2), ("b", 1)])
-        );
-        for bad in [vec![], lines(&[("a", 1), ("a", 1)]), lines(&[("a", 0)])] {
-            assert!(distinct_lines(bad, 48).is_err());
-        }
     }
 }

@@ -185,6 +185,30 @@ impl FulfilmentId {
     }
 }
 
+id_type!(
+    /// Unshipped lines of an order cancelled at once (`ORDER#<orderId>` /
+    /// `CANCELLATION#<cancellationId>`).
+    CancellationId,
+    "cancellationId"
+);
+
+impl CancellationId {
+    /// The cancellation of `order` asked for under the client's `key`: a retried request names
+    /// the same cancellation, which is made once.
+    pub fn of_request(order: &OrderId, key: &IdempotencyKey) -> Self {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(format!("cancellation\n{order}\n{key}").as_bytes());
+        Self(format!("cn_{}", hex::encode(&digest[..12])))
+    }
+}
+
+impl RefundId {
+    /// The refund a cancellation of lines requests: one per cancellation.
+    pub fn of_lines_cancelled(cancellation: &CancellationId) -> Self {
+        Self(format!("rf_{cancellation}"))
+    }
+}
+
 /// A client's `Idempotency-Key`: 1–128 characters of `[A-Za-z0-9_.:-]` (a UUID fits).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct IdempotencyKey(String);

@@ -36,6 +36,25 @@ pub struct PlannedLine {
     /// How many of the line were back in stock when the order was read: the refund counts
     /// on it, so two writers never both put the same unit back.
     pub restocked: u32,
+    /// How many of those will never ship: the units refunded are taken from what was left to
+    /// ship first (a refund of units already shipped leaves the rest to ship).
+    pub cancelled: u32,
+}
+
+impl RefundPlan {
+    /// What of the order's total, at the prices ordered, the refund takes from what the
+    /// customer keeps: its units that will never ship.
+    pub fn withdrawn(&self) -> crate::domain::money::Money {
+        crate::domain::money::Money::new(
+            self.lines
+                .iter()
+                .map(|planned| {
+                    planned.line.price.amount()
+                        * crate::domain::money::Decimal::from(planned.cancelled)
+                })
+                .sum(),
+        )
+    }
 }
 
 impl RefundAsk {
@@ -121,6 +140,7 @@ fn plan_lines(
                 0
             },
             restocked: back.restocked,
+            cancelled: ask.quantity.min(details.shippable(line)),
         });
     }
     Ok(RefundPlan {

@@ -3,6 +3,7 @@
 //! types and no status codes.
 
 pub mod access;
+pub mod cancellation;
 pub mod cart;
 pub mod checkout;
 pub mod customer;

@@ -54,6 +54,11 @@ pub struct Order {
     /// dispute the provider reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dispute: Option<OrderDispute>,
+    /// What of its total, at the prices ordered, the customer did not keep: lines cancelled
+    /// before they shipped (or refunded before they shipped), and lines returned; none until
+    /// some are. Its customer's `totalSpent` counts the total less this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub withdrawn: Option<Money>,
 }
 
 /// A dispute of the payment that placed an order, as the order is flagged with it.
@@ -134,6 +139,9 @@ pub struct OrderDetails {
     /// Its shipments, oldest first (`domain::fulfilment`); none until it ships.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fulfilments: Vec<crate::domain::fulfilment::Fulfilment>,
+    /// Its lines cancelled before they shipped, oldest first (`domain::cancellation`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cancellations: Vec<crate::domain::cancellation::Cancellation>,
     /// Its money: the balance its header keeps, what of each line went back, its refunds
     /// (shown by its ledger, not with the order).
     #[serde(skip)]
@@ -263,9 +271,11 @@ impl OrderDetails {
                 payment_id: None,
                 payment_error: None,
                 dispute: None,
+                withdrawn: None,
             },
             items: lines,
             fulfilments: Vec::new(),
+            cancellations: Vec::new(),
             money: Box::default(),
         })
     }
@@ -316,6 +326,22 @@ pub fn price_lines(
         .collect())
 }
 
+/// `lines` as a client sent them, checked: 1 to `max` distinct SKUs, each with a quantity above
+/// 0, in SKU order.
+pub fn distinct_lines(
+    mut lines: Vec<LineQuantity>,
+    max: usize,
+) -> Result<Vec<LineQuantity>, AppError> {
+    lines.sort_by(|a, b| a.sku.cmp(&b.sku));
+    let repeated = lines.windows(2).any(|pair| pair[0].sku == pair[1].sku);
+    if lines.is_empty() || lines.len() > max || repeated || lines.iter().any(|l| l.quantity == 0) {
+        return Err(AppError::invalid(format!(
+            "lines must be 1-{max} distinct SKUs, each with a quantity above 0"
+        )));
+    }
+    Ok(lines)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,6 +376,26 @@ mod tests {
         );
         let back: OrderDetails = serde_json::from_value(json).expect("reads back");
         assert_eq!(back, placed);
+    }
+
+    #[test]
+    fn lines_asked_for_are_distinct_and_counted() {
+        let lines = |pairs: &[(&str, u32)]| -> Vec<LineQuantity> {
+            pairs
+                .iter()
+                .map(|(sku, quantity)| LineQuantity {
+                    sku: Sku::parse(sku).expect("sku"),
+                    quantity: *quantity,
+                })
+                .collect()
+        };
+        assert_eq!(
+            distinct_lines(lines(&[("b", 1), ("a", 2)]), 48).expect("lines"),
+            lines(&[("a", 2), ("b", 1)])
+        );
+        for bad in [vec![], lines(&[("a", 1), ("a", 1)]), lines(&[("a", 0)])] {
+            assert!(distinct_lines(bad, 48).is_err());
+        }
     }
 
     #[test]

@@ -7,7 +7,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::AppError;
-use crate::domain::ids::{OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId};
+use crate::domain::ids::{
+    CancellationId, OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId,
+};
 use crate::domain::order::LineQuantity;
 use crate::domain::time::Timestamp;
 
@@ -211,6 +213,21 @@ pub struct RefundMetadata {
 pub const CANCELLED_REASON: &str = "order-cancelled";
 /// The longest reason staff may give.
 pub const MAX_REASON_CHARS: usize = 200;
+/// Staff's reason from what a client sent: 1 to [`MAX_REASON_CHARS`] characters once trimmed,
+/// none of them control characters.
+pub fn staff_reason(raw: &str) -> Result<String, AppError> {
+    let reason = raw.trim();
+    if reason.is_empty()
+        || reason.chars().count() > MAX_REASON_CHARS
+        || reason.chars().any(char::is_control)
+    {
+        return Err(AppError::invalid(format!(
+            "reason must be 1-{MAX_REASON_CHARS} characters, none of them control characters"
+        )));
+    }
+    Ok(reason.to_owned())
+}
+
 /// The most refunds one order may have: its ledger is read in one Query, far below 1 MB.
 pub const MAX_REFUNDS_PER_ORDER: u32 = 50;
 
@@ -253,6 +270,9 @@ pub struct Refund {
     pub lines: Vec<LineQuantity>,
     /// Whether its lines went back into stock.
     pub restock: bool,
+    /// The cancellation of lines that requested it (a cancellation's refund of some lines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancellation_id: Option<CancellationId>,
     /// How many times it was claimed for sending: each send is claimed first, so of two
     /// senders only one sends.
     #[serde(skip)]
@@ -288,6 +308,7 @@ impl Refund {
             event_id: None,
             lines: Vec::new(),
             restock: false,
+            cancellation_id: None,
             attempts: 0,
             sent_at: None,
         }

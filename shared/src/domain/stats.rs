@@ -1,8 +1,10 @@
 //! Customer order statistics: what an order adds to them, and how a change of an order moves
 //! them.
 //!
-//! `orderCount` counts the customer's orders and `totalSpent` sums the totals of those that are
-//! not CANCELLED. Each order's share is kept beside the statistics (see `dynamo::stats`) with
+//! `orderCount` counts the customer's orders and `totalSpent` sums what of those that are not
+//! CANCELLED the customer kept: each one's total less its `withdrawn` (lines cancelled before
+//! they shipped, lines returned). An order returned whole still counts in `orderCount`: it was
+//! ordered, paid and shipped. Each order's share is kept beside the statistics (see `dynamo::stats`) with
 //! the version of the change that set it, so a change is always "this order's share goes from
 //! `before` to `after`, as of `version`": one applied twice, or after a later one, is recognised
 //! by the version stored.
@@ -15,7 +17,8 @@ use crate::domain::order::Order;
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 
-/// What an order adds to `totalSpent`: its total, or nothing while it is CANCELLED; `None`
+/// What an order adds to `totalSpent`: its total less what of it the customer did not keep
+/// (`withdrawn`), or nothing while it is CANCELLED; `None`
 /// while it does not count at all. An order counts once in `orderCount` from the moment it is
 /// PLACED, cancelled or not; a hold waiting for payment (PENDING_PAYMENT), or one that ended
 /// unpaid (EXPIRED), was never an order the customer made.
@@ -26,7 +29,9 @@ pub fn share(order: &Order) -> Option<Decimal> {
         OrderStatus::Placed
         | OrderStatus::PartiallyShipped
         | OrderStatus::Shipped
-        | OrderStatus::Delivered => Some(order.total.amount()),
+        | OrderStatus::Delivered => {
+            Some(order.total.amount() - order.withdrawn.map_or(Decimal::ZERO, |back| back.amount()))
+        }
     }
 }
 
@@ -218,6 +223,7 @@ mod tests {
             payment_id: None,
             payment_error: None,
             dispute: None,
+            withdrawn: None,
         }
     }
 

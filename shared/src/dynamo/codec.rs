@@ -36,8 +36,8 @@ use crate::domain::email::EmailState;
 use crate::domain::event::{EventId, EventType};
 use crate::domain::fulfilment::{FulfilmentStatus, Tracking, TrackingChange};
 use crate::domain::ids::{
-    CustomerId, DisputeId, FulfilmentId, OrderId, PaymentEventId, PaymentId, ProviderRefundId,
-    RefundId, Sku,
+    CancellationId, CustomerId, DisputeId, FulfilmentId, OrderId, PaymentEventId, PaymentId,
+    ProviderRefundId, RefundId, Sku,
 };
 use crate::domain::money::{self, Decimal, Money};
 use crate::domain::order::LineQuantity;
@@ -147,6 +147,9 @@ stored_as!(ProviderRefundId, S, "a provider refund id", |s: &str| {
 });
 stored_as!(DisputeId, S, "a dispute id", |s: &str| DisputeId::parse(s)
     .ok());
+stored_as!(CancellationId, S, "a cancellation id", |s: &str| {
+    CancellationId::parse(s).ok()
+});
 stored_as!(FulfilmentId, S, "a fulfilment id", |s: &str| {
     FulfilmentId::parse(s).ok()
 });

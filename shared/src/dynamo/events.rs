@@ -15,7 +15,7 @@ use crate::domain::event::{EventType, StockLevel, StoreEvent, Subject};
 use crate::domain::refund::RefundStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{BadItem, Item};
-use crate::dynamo::entities::{fulfilment, order_header, product, refund};
+use crate::dynamo::entities::{cancellation, fulfilment, order_header, product, refund};
 use crate::dynamo::keys::{Entity, PK, SK};
 use crate::dynamo::stats::records::is_ttl_deletion;
 use crate::dynamo::stats::{PoisonRecord, describe_keys};
@@ -29,12 +29,13 @@ pub struct EventRules {
 }
 
 /// The entities whose changes are events: what the publisher's stream filter lets through.
-pub const EVENTFUL: [Entity; 5] = [
+pub const EVENTFUL: [Entity; 6] = [
     Entity::OrderHeader,
     Entity::OrderRefund,
     Entity::RefundDue,
     Entity::Product,
     Entity::Fulfilment,
+    Entity::Cancellation,
 ];
 
 /// A record's images: none before an INSERT.
@@ -73,6 +74,7 @@ pub fn events_of(record: &EventRecord, rules: EventRules) -> Result<Vec<StoreEve
     match entity {
         Entity::OrderHeader => header_events(images, at),
         Entity::Fulfilment => fulfilment_events(images, at),
+        Entity::Cancellation => cancellation_events(images, at),
         Entity::Product => {
             let sequence_number = record
                 .change
@@ -172,6 +174,28 @@ fn fulfilment_events((old, new): Images, at: Timestamp) -> Result<Vec<StoreEvent
     Ok(numbered(before, after, kinds)?
         .map(|(sequence, kind)| {
             StoreEvent::new(kind, &subject, sequence, at).about_fulfilment(&order, &customer, &new)
+        })
+        .collect())
+}
+
+/// A cancellation's one event: its recording (nothing changes it after).
+fn cancellation_events((old, new): Images, at: Timestamp) -> Result<Vec<StoreEvent>, String> {
+    let after = cancellation::event_sequence(&new);
+    let before = old.as_ref().map_or(0, cancellation::event_sequence);
+    if after == before {
+        return Ok(Vec::new());
+    }
+    let (order, customer, new) = cancellation::from_item(new).map_err(|err| err.to_string())?;
+    let kinds = if old.is_none() {
+        vec![EventType::CancellationRecorded]
+    } else {
+        Vec::new()
+    };
+    let subject = Subject::Cancellation(new.cancellation_id.clone());
+    Ok(numbered(before, after, kinds)?
+        .map(|(sequence, kind)| {
+            StoreEvent::new(kind, &subject, sequence, at)
+                .about_cancellation(&order, &customer, &new)
         })
         .collect())
 }

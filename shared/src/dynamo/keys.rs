@@ -24,6 +24,7 @@
 //! | Unread provider event | `UNREAD_EVENT#<sha256>` | `RAW` | a person's look (GSI1: `UNREAD_EVENTS` / `<receivedAt>`) |
 //! | Customer email | `EMAIL#<eventId>` | `EMAIL` | one email per event |
 //! | Fulfilment | `ORDER#<orderId>` | `FULFILMENT#<fulfilmentId>` | 7, the order's shipments |
+//! | Cancellation | `ORDER#<orderId>` | `CANCELLATION#<cancellationId>` | 7, the order's cancelled lines |
 //!
 //! The table above is tested against [`Entity::keys`] (and so is the README's), and the order
 //! of sort keys within a shared partition against [`CUSTOMER_PARTITION`] and
@@ -58,6 +59,8 @@ pub const ORDER_PREFIX: &str = "ORDER#";
 pub const ITEM_PREFIX: &str = "ITEM#";
 /// An order's fulfilments' sort keys.
 pub const FULFILMENT_PREFIX: &str = "FULFILMENT#";
+/// An order's cancellations' sort keys.
+pub const CANCELLATION_PREFIX: &str = "CANCELLATION#";
 /// GSI1's partitions: a status (and its shard).
 pub const STATUS_PREFIX: &str = "STATUS#";
 /// Idempotency records' partitions.
@@ -272,10 +275,15 @@ pub const CUSTOMER_PARTITION: Partition = Partition {
     ],
 };
 
-/// `ORDER#<orderId>`: an order's fulfilments, its header, then its line items, then its refunds.
+/// `ORDER#<orderId>`: an order's cancellations, its fulfilments, its header, then its line
+/// items, then its refunds.
 pub const ORDER_PARTITION: Partition = Partition {
     pk: "ORDER#<orderId>",
     sort_keys: &[
+        (
+            Entity::Cancellation,
+            SortKeys::Prefixed(CANCELLATION_PREFIX),
+        ),
         (Entity::Fulfilment, SortKeys::Prefixed(FULFILMENT_PREFIX)),
         (Entity::OrderHeader, SortKeys::Exactly(HEADER_SK)),
         (Entity::LineItem, SortKeys::Prefixed(ITEM_PREFIX)),
@@ -352,6 +360,8 @@ crate::listed! {
         CustomerEmail,
         /// One shipment of some of an order's lines, with its tracking.
         Fulfilment,
+        /// Unshipped lines of an order cancelled at once.
+        Cancellation,
     }
 }
 
@@ -378,6 +388,7 @@ impl Entity {
             Entity::UnreadEvent => "Unread provider event",
             Entity::CustomerEmail => "Customer email",
             Entity::Fulfilment => "Fulfilment",
+            Entity::Cancellation => "Cancellation",
         }
     }
 
@@ -403,6 +414,7 @@ impl Entity {
             Entity::UnreadEvent => ("UNREAD_EVENT#<sha256>", RAW_SK),
             Entity::CustomerEmail => ("EMAIL#<eventId>", EMAIL_SK),
             Entity::Fulfilment => ("ORDER#<orderId>", "FULFILMENT#<fulfilmentId>"),
+            Entity::Cancellation => ("ORDER#<orderId>", "CANCELLATION#<cancellationId>"),
             Entity::MigrationState => (
                 "MIGRATION#<name>",
                 "STATUS, SEGMENT#<total>#<i>, DEFERRED#<orderId>#<sku>, UNPLACEABLE#<PK>#<SK>",

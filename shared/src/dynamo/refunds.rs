@@ -1,15 +1,13 @@
-//! Refunds in the table: staff's refund of a paid order (ONE transaction: the refund's record,
-//! the header's balance on the condition that it covers the refund and that no other refund
-//! drew on it since it was read, the lines' counts, and their stock back); a refund claimed
-//! for sending and settled with what the provider made of it, only forward; and the refunds in
-//! one status, for the payer (access pattern 10, a page at a time).
+//! Refunds in the table: the header's balance drawn on (for a staff refund or a cancellation's,
+//! recorded by `orders::give_back`); a refund claimed for sending and settled with what the
+//! provider made of it, only forward; and the refunds in one status, for the payer (access
+//! pattern 10, a page at a time).
 
-use crate::domain::ledger::RefundPlan;
 use crate::domain::order::OrderDetails;
 use crate::domain::refund::{ProviderRefund, Refund, RefundStatus, Settled};
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Item, key_text};
-use crate::dynamo::entities::{line_item, order_header, product, refund, refund_due};
+use crate::dynamo::entities::{line_item, order_header, refund, refund_due};
 use crate::dynamo::errors::unless_condition_failed;
 use crate::dynamo::keys::Entity;
 use crate::dynamo::query::{Index, KeyQuery};
@@ -17,91 +15,11 @@ use crate::dynamo::transaction::{Outcome, Transaction};
 use crate::dynamo::update::{Change, UpdateSpec};
 use crate::{AppError, Store};
 
-/// What a refund's request came to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Requested {
-    /// Recorded, REQUESTED: the payer sends it.
-    Recorded,
-    /// A refund of this ID was recorded already (a retried request): as it stands.
-    Exists,
-    /// Another refund, a cancellation or a status change drew on what was read (or put its
-    /// lines back into stock): read again.
-    Changed,
-}
-
-/// What each action of a refund's request is for.
-enum Action<'a> {
-    Header,
-    Refund,
-    Line,
-    Restock(&'a crate::domain::ids::Sku),
-}
-
 /// One refund of a page of the payer's: its record's key as a report names it (`PK / SK`), and
 /// the refund, or why it could not be read.
 pub type Listed = (String, Result<Refund, String>);
 
 impl Store {
-    /// Records `refund` of `details` as `plan` says, REQUESTED, in ONE transaction: the
-    /// header's balance drawn on (only if no other refund drew on it since `details` was read,
-    /// and only if it covers the refund), the lines' refunded (and restocked) counts, their
-    /// stock back to their products, and the refund's record (only where none is).
-    pub async fn request_refund(
-        &self,
-        details: &OrderDetails,
-        refund: &Refund,
-        plan: &RefundPlan,
-    ) -> Result<Requested, AppError> {
-        let order = &details.order.order_id;
-        let mut transaction = Transaction::with_capacity(2 + 2 * plan.lines.len());
-        transaction.update(
-            Action::Header,
-            self.draw_on_balance(details, plan.amount).build()?,
-        )?;
-        for planned in &plan.lines {
-            let sku = &planned.line.sku;
-            let mut back = line_item::BACK
-                .on(&self.table, line_item::key(order, sku))
-                .add(&line_item::REFUNDED_QUANTITY, &planned.quantity);
-            if planned.restock > 0 {
-                back = line_item::restocked(back, planned.restock, planned.restocked);
-            }
-            transaction.update(Action::Line, back.build()?)?;
-            if planned.restock > 0 {
-                let give_back = product::STOCK_UPDATE
-                    .on(&self.table, product::key(sku))
-                    .add(&product::STOCK_CHANGE, &i64::from(planned.restock))
-                    .condition("attribute_exists(PK)");
-                transaction.update(Action::Restock(sku), give_back.build()?)?;
-            }
-        }
-        let record = refund::PUT
-            .put(&self.table, refund::to_item(refund))
-            .only_new();
-        transaction.put(Action::Refund, record.build()?)?;
-        let cancelled = match self.send(transaction).await? {
-            Outcome::Committed => return Ok(Requested::Recorded),
-            Outcome::Cancelled(cancelled) => cancelled,
-        };
-        if cancelled.condition_failed(|a| matches!(a, Action::Refund)) {
-            return Ok(Requested::Exists);
-        }
-        if cancelled.condition_failed(|a| matches!(a, Action::Header | Action::Line))
-            || cancelled.conflicted()
-        {
-            return Ok(Requested::Changed);
-        }
-        if let Some((Action::Restock(sku), _)) = cancelled
-            .failed_conditions()
-            .find(|(a, _)| matches!(a, Action::Restock(_)))
-        {
-            return Err(AppError::RefundRefused(format!(
-                "product {sku} no longer exists, so its stock cannot go back: refund it without restock"
-            )));
-        }
-        Err(cancelled.unexplained("refund"))
-    }
-
     /// The header's balance less `amount`, one refund more, on the condition that no refund
     /// drew on it since `details` was read and that it covers `amount`.
     pub(crate) fn draw_on_balance(&self, details: &OrderDetails, amount: i64) -> Change {

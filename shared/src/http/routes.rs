@@ -137,6 +137,11 @@ pub const ROUTES: &[Route] = &[
         Admits::Staff,
     ),
     route(
+        "POST /orders/{orderId}/cancellations",
+        "cancel-lines",
+        Admits::Staff,
+    ),
+    route(
         "POST /orders/{orderId}/fulfilments",
         "ship-order",
         Admits::Staff,

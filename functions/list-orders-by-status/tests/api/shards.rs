@@ -48,6 +48,7 @@ async fn write_orders(
             payment_id: None,
             payment_error: None,
             dispute: None,
+            withdrawn: None,
         };
         let mut item = order_listing::to_item(&order, n);
         if padding > 0 {

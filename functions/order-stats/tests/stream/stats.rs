@@ -11,7 +11,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::streams::{self, StreamSource};
 use local_engine::testing::dispatch;
 use local_engine::testing::{
-    TestApp, Who, all_items, change_status, get, parts, send_json, stock_catalog,
+    TestApp, Who, all_items, change_status, get, parts, send_json, source_design, stock_catalog,
 };
 use local_engine::{LOCAL_TABLE, template};
 use serde_json::Value;
@@ -69,6 +69,7 @@ async fn write_listing(
         payment_id: None,
         payment_error: None,
         dispute: None,
+        withdrawn: None,
     };
     app.store
         .client()
@@ -139,7 +140,13 @@ async fn ground_truth(app: &TestApp) -> BTreeMap<String, (u64, String, Option<St
         }
         entry.0 += 1;
         if text("status") != "CANCELLED" {
-            entry.1 += total;
+            // What the customer kept: the total less the lines that never shipped or came back.
+            let withdrawn = item.get("withdrawn").map_or(Decimal::ZERO, |v| {
+                Money::parse_number(v.as_n().expect("withdrawn"))
+                    .expect("n")
+                    .amount()
+            });
+            entry.1 += total - withdrawn;
         }
         entry.2 = entry.2.clone().max(Some(placed_at));
     }
@@ -220,6 +227,16 @@ async fn every_batch_twice_and_customers_interleaved_still_count_once() {
     set_status(&app.store, &placed[1], "CANCELLED").await;
     set_status(&app.store, &placed[0], "SHIPPED").await;
     set_status(&app.store, "o100", "CANCELLED").await;
+    // One unit of c3's three cancelled before it shipped: 5.14 of its 15.42 is not spent.
+    let cancel = send_json(
+        Who::Staff,
+        "POST /orders/{orderId}/cancellations",
+        &format!("/orders/{}/cancellations", placed[2]),
+        &[("idempotency-key", "stats-1")],
+        r#"{"lines":[{"sku":"sku-2","quantity":1}],"reason":"broken in the warehouse"}"#,
+    );
+    let (code, _, body) = parts(dispatch(&app.store, cancel, cancel_lines::handle).await);
+    assert_eq!(code, 201, "{body}");
 
     let records = source(&app).read_all().expect("records");
     // Interleave customers: round-robin over each customer's records, keeping their order.
@@ -265,6 +282,16 @@ async fn every_batch_twice_and_customers_interleaved_still_count_once() {
     }
     let truth = ground_truth(&app).await;
     assert_eq!(served(&app, truth.keys()).await, truth);
+    // The truth took the cancelled unit out: the listing says what c3 did not keep.
+    let listing = source_design::customer_orders(&app.engine.client(), "c3")
+        .await
+        .into_iter()
+        .find(|item| item["orderId"].as_s().is_ok_and(|id| *id == placed[2]))
+        .expect("c3's order");
+    assert_eq!(
+        listing["withdrawn"].as_n().ok().map(String::as_str),
+        Some("5.14")
+    );
 }
 
 #[tokio::test]

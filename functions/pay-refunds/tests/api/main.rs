@@ -12,7 +12,9 @@ use std::time::Duration;
 use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::provider::{LOCAL_API_KEY, form_post};
 use local_engine::testing::dispatch;
-use local_engine::testing::payments::{briefly_held, checkout, hold_line, succeeded, webhook};
+use local_engine::testing::payments::{
+    briefly_held, checkout, hold_line, pay_at_provider, succeeded, webhook,
+};
 use local_engine::testing::{TestApp, Who, change_status, get, parts, send_json, webhook_secrets};
 use serde_json::Value;
 use shared::Store;
@@ -52,24 +54,6 @@ async fn hold(store: &Store, customer: &str, lines: &[(&str, u32)]) -> (String, 
     );
     assert_eq!(status, 201, "{body}");
     local_engine::testing::payments::held(&body)
-}
-
-/// The customer pays `intent` at the provider with a card that succeeds.
-fn pay_at_provider(intent: &str) {
-    let base = local_engine::testing::provider().base().to_owned();
-    let path = format!("/v1/payment_intents/{intent}");
-    let (status, body) = form_post(
-        &base,
-        &path,
-        Some(LOCAL_API_KEY),
-        &[("payment_method", "pm_card_visa")],
-    )
-    .expect("provider");
-    assert_eq!(status, 200, "{body}");
-    let (status, body) =
-        form_post(&base, &format!("{path}/confirm"), Some(LOCAL_API_KEY), &[]).expect("provider");
-    assert_eq!(status, 200, "{body}");
-    assert_eq!(body["status"], "succeeded", "{body}");
 }
 
 /// The provider's `payment_intent.succeeded` for `intent`, delivered: its outcome.

@@ -226,6 +226,50 @@ async fn a_shipment_in_two_parts_is_each_fulfilments_events_and_the_orders() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_cancellation_of_lines_is_one_event_and_the_last_cancels_the_order() {
+    let mut h = Harness::new().await;
+    let store = h.app.store.clone();
+    let (status, placed) = place(
+        &store,
+        r#"[{"sku":"sku-1","quantity":2},{"sku":"sku-2","quantity":1}]"#,
+    )
+    .await;
+    assert_eq!(status, 201, "{placed}");
+    let order = placed["orderId"].as_str().expect("id").to_owned();
+    let mut cancellations = Vec::new();
+    for (key, sku, quantity) in [("c-1", "sku-1", 2), ("c-2", "sku-2", 1)] {
+        let req = send_json(
+            Who::Staff,
+            "POST /orders/{orderId}/cancellations",
+            &format!("/orders/{order}/cancellations"),
+            &[("idempotency-key", key)],
+            &format!(r#"{{"lines":[{{"sku":"{sku}","quantity":{quantity}}}],"reason":"broken"}}"#),
+        );
+        let (status, _, body) = parts(dispatch(&store, req, cancel_lines::handle).await);
+        assert_eq!(status, 201, "{body}");
+        cancellations.push(body["cancellationId"].as_str().expect("id").to_owned());
+    }
+    h.publish().await;
+    let subjects = h.subjects().await;
+    assert_eq!(
+        kinds(&subjects[&format!("order/{order}")]),
+        ks(&[("order.placed", 1), ("order.cancelled", 2)]),
+        "nothing left to ship and nothing shipped: the order's cancellation"
+    );
+    for (id, sku) in cancellations.iter().zip(["sku-1", "sku-2"]) {
+        let events = &subjects[&format!("cancellation/{id}")];
+        assert_eq!(kinds(events), ks(&[("cancellation.recorded", 1)]));
+        assert_eq!(events[0]["cancellation"]["lines"][0]["sku"], sku);
+        assert_eq!(events[0]["customerId"], "c1");
+    }
+    assert_eq!(
+        subjects.len(),
+        3,
+        "nothing else (an unpaid order has no refund): {subjects:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_order_publishes_nothing() {
     let mut h = Harness::new().await;
     let (status, body) = place(&h.app.store, r#"[{"sku":"sku-1","quantity":10000}]"#).await;

@@ -8,6 +8,7 @@
 //! the key design are required, and what the keys already say (customerId, orderId, placedAt,
 //! sku) is taken from the keys.
 
+pub mod cancellation;
 pub mod cart_line;
 pub mod cart_version;
 pub mod catalog_entry;
@@ -60,6 +61,8 @@ pub const UPDATES: &[&UpdateSpec] = &[
     &customer_email::FINISH,
     &order_header::LINES_CHANGE,
     &fulfilment::UPDATE,
+    &order_header::WITHDRAW,
+    &order_listing::WITHDRAW,
 ];
 
 /// Every kind of PutItem the store sends.
@@ -81,6 +84,7 @@ pub const PUTS: &[&PutSpec] = &[
     &unread_event::PUT,
     &customer_email::CLAIM,
     &fulfilment::PUT,
+    &cancellation::PUT,
 ];
 
 /// Every kind of DeleteItem the store sends.
@@ -265,6 +269,7 @@ mod tests {
         // one writes is a part of this), and a payment's that names no order.
         let refund = Refund {
             event_id: Some(event.clone()),
+            cancellation_id: Some(crate::domain::ids::CancellationId::parse("cn_1").expect("id")),
             lines: vec![LineQuantity {
                 sku: sku.clone(),
                 quantity: 1,
@@ -281,6 +286,7 @@ mod tests {
         };
         let due = Refund {
             order_id: None,
+            cancellation_id: None,
             ..refund.clone()
         };
         let entry = CatalogEntry {
@@ -373,6 +379,24 @@ mod tests {
                     ),
                 ),
             ),
+            (
+                &cancellation::PUT,
+                cancellation::to_item(
+                    &o100(),
+                    &c1(),
+                    &crate::domain::cancellation::Cancellation {
+                        cancellation_id: crate::domain::ids::CancellationId::parse("cn_1")
+                            .expect("id"),
+                        lines: vec![LineQuantity {
+                            sku: sku.clone(),
+                            quantity: 1,
+                        }],
+                        reason: "r".into(),
+                        refund_id: Some(RefundId::parse("rf_cn_1").expect("id")),
+                        cancelled_at: test_support::placed(),
+                    },
+                ),
+            ),
         ];
         assert_eq!(written.len(), PUTS.len(), "a put spec without an item here");
         for (spec, item) in &written {
@@ -451,6 +475,13 @@ mod tests {
                     &crate::domain::ids::FulfilmentId::parse("ff_1").expect("id"),
                 ),
                 Entity::Fulfilment,
+            ),
+            (
+                cancellation::key(
+                    &o100(),
+                    &crate::domain::ids::CancellationId::parse("cn_1").expect("id"),
+                ),
+                Entity::Cancellation,
             ),
         ];
         for (item, entity) in &written {

@@ -13,7 +13,7 @@ use crate::dynamo::keys::{self, Entity};
 use crate::dynamo::record::record;
 use crate::dynamo::update::{Change, PutSpec, UpdateSpec};
 
-pub use crate::dynamo::entities::order_listing::{HOLD_UNTIL, STATUS, TOTAL};
+pub use crate::dynamo::entities::order_listing::{HOLD_UNTIL, STATUS, TOTAL, WITHDRAWN};
 
 /// The header's sort key.
 pub const SORT_KEY: &str = keys::HEADER_SK;
@@ -30,6 +30,7 @@ record! {
         status: OrderStatus = STATUS, required, store;
         total: Money = TOTAL, required, store;
         hold_until: Timestamp = HOLD_UNTIL, optional, store;
+        withdrawn: Money = WITHDRAWN, optional, store;
         /// The PaymentIntent checkout asked the provider for (set once it answers): only a
         /// payment of it places the order.
         payment_intent_id: PaymentId = PAYMENT_INTENT_ID "paymentIntentId", optional, store;
@@ -130,6 +131,14 @@ pub const LINES_CHANGE: UpdateSpec = UpdateSpec {
     checks: &[LINES_VERSION.name],
     ..UpdateSpec::of(Entity::OrderHeader)
 };
+/// What of its total the customer no longer keeps, added to (a cancellation of lines, a
+/// refund of lines that were to ship, a return).
+pub const WITHDRAW: UpdateSpec = UpdateSpec {
+    add: &[WITHDRAWN.name],
+    ..UpdateSpec::of(Entity::OrderHeader)
+};
+/// Lines given back: the balance drawn on, the lines version, the status, what is withdrawn.
+pub const GIVE_BACK: &[&UpdateSpec] = &[&REFUND, &LINES_CHANGE, &STATUS_CHANGE, &WITHDRAW];
 /// A shipment or a delivery that moves the order's status as its lines make it.
 pub const LINES_MOVE_STATUS: &[&UpdateSpec] = &[&LINES_CHANGE, &STATUS_CHANGE];
 /// A paid order cancelled: its status change, and its refund.

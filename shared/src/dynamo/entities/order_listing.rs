@@ -32,6 +32,9 @@ record! {
         /// When a PENDING_PAYMENT order's hold ends: the expiry reads it from GSI1 (projected
         /// whole).
         hold_until: Timestamp = HOLD_UNTIL "holdUntil", optional, store;
+        /// What of the total the customer did not keep (cancelled lines, returned lines): the
+        /// statistics count the total less this.
+        withdrawn: Money = WITHDRAWN "withdrawn", optional, store;
     }
 }
 /// GSI1's partition key: the status and its shard.
@@ -44,6 +47,14 @@ pub const STATUS_CHANGE: UpdateSpec = UpdateSpec {
     set: &[STATUS.name, GSI1PK.name],
     ..UpdateSpec::of(Entity::OrderListing)
 };
+/// What of the order's total the customer no longer keeps, added to: what the statistics
+/// take out of `totalSpent`.
+pub const WITHDRAW: UpdateSpec = UpdateSpec {
+    add: &[WITHDRAWN.name],
+    ..UpdateSpec::of(Entity::OrderListing)
+};
+/// Lines given back: the status when it follows, what is withdrawn.
+pub const GIVE_BACK: &[&UpdateSpec] = &[&STATUS_CHANGE, &WITHDRAW];
 /// What placing an order writes of its listing.
 pub const PUT: PutSpec = PutSpec {
     entity: Entity::OrderListing,

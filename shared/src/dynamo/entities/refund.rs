@@ -6,7 +6,9 @@
 //! kept the same way under its own key ([`refund_due`](super::refund_due)); this file holds
 //! what both are made of.
 
-use crate::domain::ids::{OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId};
+use crate::domain::ids::{
+    CancellationId, OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId,
+};
 use crate::domain::order::LineQuantity;
 use crate::domain::refund::RefundMetadata;
 use crate::domain::refund::{Refund, RefundKind, RefundStatus};
@@ -47,6 +49,8 @@ record! {
         event_id: PaymentEventId = EVENT_ID "eventId", optional, store;
         /// Whether its lines went back into stock.
         restock: bool = RESTOCK "restock", default, store;
+        /// The cancellation of lines that requested it.
+        cancellation_id: CancellationId = CANCELLATION_ID "cancellationId", optional, store;
         /// How many times it was claimed for sending.
         attempts: u32 = ATTEMPTS "attempts", default, store;
         /// When it was last claimed for sending.
@@ -81,6 +85,7 @@ pub const ATTRIBUTES: &[&str] = &[
     EVENT_ID.name,
     LINES.name,
     RESTOCK.name,
+    CANCELLATION_ID.name,
     ATTEMPTS.name,
     GSI1PK.name,
     GSI1SK.name,

@@ -41,6 +41,7 @@ pub(crate) fn order(status: OrderStatus) -> Order {
         payment_id: None,
         payment_error: None,
         dispute: None,
+        withdrawn: None,
     }
 }
 

@@ -1,15 +1,18 @@
 //! Orders placed in one transaction (this file); `read` reads one by its ID in one Query;
 //! `caps` keeps the customer's count of what they hold open, in the order's own transaction;
 //! `status` moves an order between statuses with the header and the listing kept in step;
-//! `lines` ships its lines in fulfilments, the status following.
+//! `lines` ships its lines in fulfilments, the status following; `give_back` refunds and
+//! cancels lines.
 
 mod caps;
+mod give_back;
 mod lines;
 mod read;
 mod status;
 
 use caps::{Release, why_not_counted};
 
+pub use give_back::{GiveBack, GivenBack};
 pub use lines::{Shipped, Shipping};
 pub(crate) use status::Settle;
 pub use status::StatusChangeError;

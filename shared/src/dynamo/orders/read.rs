@@ -5,7 +5,7 @@ use crate::domain::access::Caller;
 use crate::domain::ids::OrderId;
 use crate::domain::order::{LineBack, LineItem, Order, OrderDetails, OrderMoney};
 use crate::dynamo::codec;
-use crate::dynamo::entities::{fulfilment, line_item, order_header, refund};
+use crate::dynamo::entities::{cancellation, fulfilment, line_item, order_header, refund};
 use crate::dynamo::keys::{Entity, ITEM_PREFIX, ORDER_PARTITION};
 use crate::dynamo::query::{Index, KeyQuery};
 use crate::{AppError, Store};
@@ -51,6 +51,7 @@ impl Store {
         let mut found = None;
         let mut lines = Vec::new();
         let mut fulfilments = Vec::new();
+        let mut cancellations = Vec::new();
         let mut money = OrderMoney::default();
         for item in out.items.unwrap_or_default() {
             let sk = codec::SK.get(&item).unwrap_or_default();
@@ -70,6 +71,9 @@ impl Store {
                 }
                 Some(Entity::OrderRefund) => money.refunds.push(refund::from_item(item)?),
                 Some(Entity::Fulfilment) => fulfilments.push(fulfilment::from_item(item)?.2),
+                Some(Entity::Cancellation) => {
+                    cancellations.push(cancellation::from_item(item)?.2);
+                }
                 _ => {}
             }
         }
@@ -77,6 +81,7 @@ impl Store {
             order,
             items: lines,
             fulfilments,
+            cancellations,
             money: Box::new(money),
         }))
     }

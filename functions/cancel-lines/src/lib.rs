@@ -1,0 +1,182 @@
+//! `POST /orders/{orderId}/cancellations` (staff): cancels unshipped lines of a PLACED or
+//! PARTIALLY_SHIPPED order, with a reason. ONE transaction records the cancellation, counts the
+//! units on their lines (never to ship), puts their stock back and, for a paid order, requests
+//! their refund at the prices ordered (at most what may still go back), drawn on the balance;
+//! the order's status follows what is left: SHIPPED when the rest has shipped, CANCELLED when
+//! nothing shipped and nothing is left. More than is left to ship is a 409 naming the line, and
+//! a shipment racing it cannot ship the same units (the header's lines version). The
+//! `Idempotency-Key` is required and names the cancellation: the same request again answers the
+//! same one, the key used for another request is a 422.
+
+use lambda_http::Request;
+use lambda_http::http::StatusCode;
+use serde::Deserialize;
+use shared::domain::cancellation::{Cancellation, Cancelled, MAX_CANCELLED_LINES};
+use shared::domain::ids::{CancellationId, IdempotencyKey, OrderId, RefundId};
+use shared::domain::ledger::RefundPlan;
+use shared::domain::order::{LineQuantity, OrderDetails, distinct_lines};
+use shared::domain::refund::{Refund, RefundKind, staff_reason};
+use shared::domain::time::Timestamp;
+use shared::dynamo::orders::{GiveBack, GivenBack};
+use shared::http::HttpResult;
+use shared::http::request::{caller, header_value, json_body, path_param};
+use shared::http::response::json_response;
+use shared::metrics::{self, Metric};
+use shared::retry::{Backoff, retry};
+use shared::{AppError, Store};
+
+const MAX_BODY_BYTES: usize = 16 * 1024;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Body {
+    lines: Vec<LineQuantity>,
+    reason: String,
+}
+
+/// Why an attempt did not cancel the lines.
+enum Failed {
+    /// What it read changed meanwhile: read again.
+    Changed,
+    Error(AppError),
+}
+
+impl From<AppError> for Failed {
+    fn from(err: AppError) -> Self {
+        Failed::Error(err)
+    }
+}
+
+/// What was asked: the lines and the reason, under the cancellation's ID.
+struct Asked {
+    id: CancellationId,
+    lines: Vec<LineQuantity>,
+    reason: String,
+}
+
+impl Asked {
+    /// The answer for `made` (this cancellation, found on the order as it stands): the same
+    /// request again, answered as it stands; another request under the same key, a 422.
+    fn replay(&self, made: &Cancellation, details: &OrderDetails) -> Result<Cancelled, AppError> {
+        if made.lines != self.lines || made.reason != self.reason {
+            return Err(AppError::IdempotencyKeyReused);
+        }
+        metrics::count(Metric::IdempotentReplays, 1);
+        Ok(answer(made.clone(), details))
+    }
+
+    /// The refund `plan` requests of `details`, if it gives anything back.
+    fn refund(&self, details: &OrderDetails, plan: &RefundPlan, store: &Store) -> Option<Refund> {
+        let payment = details.order.payment_id.clone()?;
+        (plan.amount > 0).then(|| Refund {
+            lines: plan
+                .lines
+                .iter()
+                .filter(|planned| planned.quantity > 0)
+                .map(|planned| LineQuantity {
+                    sku: planned.line.sku.clone(),
+                    quantity: planned.quantity,
+                })
+                .collect(),
+            restock: true,
+            cancellation_id: Some(self.id.clone()),
+            ..Refund::requested(
+                RefundId::of_lines_cancelled(&self.id),
+                Some(details.order.order_id.clone()),
+                payment,
+                plan.amount,
+                store.currency().as_str(),
+                RefundKind::Cancellation,
+                self.reason.clone(),
+            )
+        })
+    }
+}
+
+/// The answer of `cancellation` on `details` as it stands: its order's status, its refund.
+fn answer(cancellation: Cancellation, details: &OrderDetails) -> Cancelled {
+    let refund = cancellation.refund_id.as_ref().and_then(|id| {
+        details
+            .money
+            .refunds
+            .iter()
+            .find(|refund| refund.refund_id == *id)
+            .cloned()
+    });
+    Cancelled {
+        cancellation,
+        order_status: details.order.status,
+        refund,
+    }
+}
+
+pub async fn handle(store: &Store, req: Request) -> HttpResult {
+    let order = path_param(&req, "orderId", OrderId::parse)?;
+    let caller = caller(&req)?;
+    let key = header_value(&req, "idempotency-key")?
+        .map(IdempotencyKey::parse)
+        .transpose()?
+        .ok_or_else(|| {
+            AppError::invalid("Idempotency-Key is required: lines must never be cancelled twice")
+        })?;
+    let body = json_body::<Body>(&req, MAX_BODY_BYTES)?;
+    let asked = Asked {
+        id: CancellationId::of_request(&order, &key),
+        lines: distinct_lines(body.lines, MAX_CANCELLED_LINES)?,
+        reason: staff_reason(&body.reason)?,
+    };
+    let (order, asked) = (&order, &asked);
+    let cancelled = retry(
+        &Backoff::TRANSACTION,
+        |failed: &Failed| matches!(failed, Failed::Changed),
+        |_| async move {
+            let details = store
+                .get_order(order, caller)
+                .await?
+                .ok_or_else(|| AppError::not_found(format!("order {order} does not exist")))?;
+            if let Some(made) = details.cancellation(&asked.id) {
+                return Ok(asked.replay(made, &details)?);
+            }
+            let plan = details.plan_cancellation(&asked.lines, store.currency())?;
+            let refund = asked.refund(&details, &plan, store);
+            let cancellation = Cancellation {
+                cancellation_id: asked.id.clone(),
+                lines: asked.lines.clone(),
+                reason: asked.reason.clone(),
+                refund_id: refund.as_ref().map(|r| r.refund_id.clone()),
+                cancelled_at: Timestamp::now(),
+            };
+            let back = GiveBack {
+                plan: &plan,
+                refund: refund.as_ref(),
+                cancellation: Some(&cancellation),
+            };
+            match store.give_back(&details, back).await? {
+                GivenBack::Written(status) => {
+                    if refund.is_some() {
+                        metrics::count(Metric::RefundsRequested, 1);
+                    }
+                    if status != details.order.status {
+                        metrics::status_changed(status);
+                    }
+                    Ok(Cancelled {
+                        cancellation,
+                        order_status: status,
+                        refund,
+                    })
+                }
+                // Recorded by a concurrent retry of this request, or the order changed: what it
+                // says now decides.
+                GivenBack::Exists | GivenBack::Changed => Err(Failed::Changed),
+            }
+        },
+    )
+    .await
+    .map_err(|failed| match failed {
+        Failed::Changed => AppError::concurrent_change(
+            "other changes of this order's lines kept coming first; retry the request",
+        ),
+        Failed::Error(err) => err,
+    })?;
+    Ok(json_response(StatusCode::CREATED, &cancelled))
+}
