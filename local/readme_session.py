@@ -3,7 +3,7 @@
 pastes them, against a fresh `make dev` on ports of its own.
 
 Each `$ ` line (with its `\\` continuations) is run by bash in the repository, in order, the
-variables it sets (`C1`, `STAFF`, `ORDER`) kept for the next; `localhost:3000` and `127.0.0.1:8000`
+variables it sets (`C1`, `STAFF`, `ORDER`, `RET`) kept for the next; `localhost:3000` and `127.0.0.1:8000`
 are moved to this run's ports. What the README shows under a command is compared with what it
 printed: literally, `...` standing for anything (a wrapped answer's lines are one line). A comment
 says the rest: `# 403: ...` is the HTTP status of a curl, `(exit 2)` the command's exit status,
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from store_local import ROOT, TARGET, free_port, wait_for
 
-KEPT = ("C1", "STAFF", "ORDER")
+KEPT = ("C1", "STAFF", "ORDER", "RET")
 ASSIGNMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=")
 PROGRAM = re.compile(r"^[a-z][a-z0-9_-]*$")
 # A terminal, as the README's reader has: `make -s query` draws its table there, and what a

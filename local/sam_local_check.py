@@ -43,7 +43,21 @@ INVOKES = [
     ("PlaceOrderFunction", "place-order", 201, {"total": "44.40", "status": "PLACED"}),
     # The order just placed holds sku-1: its line is under the product in GSI2.
     ("ListProductOrdersFunction", "list-product-orders", 200, {"items.0.customerId": "c1", "items.0.quantity": 2}),
+    # Staff ship one of o100's two mugs with its tracking: PARTIALLY_SHIPPED; then the status
+    # change ships the rest (a fulfilment of everything left).
+    ("ShipOrderFunction", "ship-order", 201, {"status": "SHIPPED", "lines.0.sku": "sku-1", "lines.0.quantity": 1, "carrier": "DHL"}),
     ("UpdateOrderStatusFunction", "update-order-status", 200, {"orderId": "o100", "status": "SHIPPED"}),
+    # o101's shipment (sample data: SHIPPED) delivered; one of o104's three coffees cancelled
+    # before it shipped (unpaid: nothing to refund), the order still PLACED.
+    ("UpdateFulfilmentFunction", "update-fulfilment", 200, {"fulfilmentId": "ff_o101", "status": "DELIVERED", "deliveredAt": ANY}),
+    ("CancelLinesFunction", "cancel-lines", 201, {"lines.0.sku": "sku-7", "lines.0.quantity": 1, "orderStatus": "PLACED"}),
+    # Returns: staff record one of o102's coffee (delivered in October, past the customer's
+    # window); staff's work list shows the sample data's rt_o106 first; they approve it, and
+    # receive the sample rt_o110 damaged: nothing back into stock, no refund (never paid).
+    ("RequestReturnFunction", "request-return", 201, {"status": "REQUESTED", "lines.0.sku": "sku-7"}),
+    ("ListReturnsFunction", "list-returns", 200, {"items.0.returnId": "rt_o106", "items.1.orderId": "o102"}),
+    ("UpdateReturnFunction", "update-return", 200, {"returnId": "rt_o106", "status": "APPROVED"}),
+    ("ReceiveReturnFunction", "receive-return", 201, {"returnId": "rt_o110", "status": "RECEIVED", "received.0.damaged": 1}),
     ("GetProductFunction", "get-product", 200, {"sku": "sku-1", "price": "19.95"}),
     ("ListProductsFunction", "list-products", 200, {"items.0.sku": ANY}),
     ("PutProductFunction", "put-product", 201, {"sku": "sku-9", "stock": 0}),
@@ -235,7 +249,10 @@ def main():
             ("PUT", "/customers/c1/cart/items/sku-1"), ("DELETE", "/customers/c1/cart/items/sku-1"),
             ("DELETE", "/customers/c1/cart"), ("POST", "/customers/c1/checkout"),
             ("GET", "/payments/refunds"), ("GET", "/orders/o100/payments"),
-            ("POST", "/orders/o100/refunds"),
+            ("POST", "/orders/o100/refunds"), ("POST", "/orders/o100/fulfilments"),
+            ("PATCH", "/orders/o100/fulfilments/ff_o100"), ("POST", "/orders/o104/cancellations"),
+            ("POST", "/orders/o102/returns"), ("PATCH", "/orders/o102/returns/rt_1"),
+            ("POST", "/orders/o102/returns/rt_1/receipt"), ("GET", "/returns"),
         ]
         for method, path in routes:
             connection = http.client.HTTPConnection("127.0.0.1", API_PORT, timeout=120)

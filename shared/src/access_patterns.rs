@@ -74,7 +74,7 @@ pub const ACCESS_PATTERNS: &[AccessPattern] = &[
     ),
     pattern(
         7,
-        "an order by ID, with its lines and shipments",
+        "an order by ID, with its lines, shipments and returns",
         "GET /orders/{orderId}",
         Sends::Query(Entity::OrderHeader),
     ),
@@ -95,6 +95,12 @@ pub const ACCESS_PATTERNS: &[AccessPattern] = &[
         "refunds in a status, oldest first (staff)",
         "GET /payments/refunds",
         Sends::QueryIndex(Index::Gsi1, IndexPartitions::Refunds),
+    ),
+    pattern(
+        11,
+        "returns in a status, oldest first (staff)",
+        "GET /returns",
+        Sends::QueryIndex(Index::Gsi1, IndexPartitions::Returns),
     ),
 ];
 

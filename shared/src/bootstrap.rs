@@ -77,6 +77,21 @@ pub fn cart_ttl_from_env() -> Result<CartTtl, BoxError> {
     }
 }
 
+/// `RETURN_WINDOW_DAYS`: how many days after their delivery units may be returned; `default`
+/// when unset (a Lambda: the template always sets it; `make dev`: the template's default).
+pub fn return_window_from_env(default: u32) -> Result<u32, BoxError> {
+    match env_value("RETURN_WINDOW_DAYS") {
+        Some(raw) => match raw.trim().parse::<u32>() {
+            Ok(days) if (1..=3650).contains(&days) => Ok(days),
+            _ => Err(format!(
+                "RETURN_WINDOW_DAYS must be a whole number of days from 1 to 3650, not {raw:?}"
+            )
+            .into()),
+        },
+        None => Ok(default),
+    }
+}
+
 /// `HOLD_MINUTES`: how long a checkout holds its stock (a fraction allowed); `default` when
 /// unset (a Lambda: the template always sets it; `make dev`: the template's default).
 pub fn hold_from_env(default: HoldDuration) -> Result<HoldDuration, BoxError> {
@@ -181,7 +196,10 @@ pub async fn init() -> Result<Store, BoxError> {
             max_open_orders_from_env(None)?,
             max_held_quantity_from_env(None)?,
         );
-        let cart_ttl = cart_ttl_from_env()?;
+        let cart_ttl = (
+            cart_ttl_from_env()?,
+            return_window_from_env(crate::domain::returns::DEFAULT_RETURN_WINDOW_DAYS)?,
+        );
         let checkout = (
             hold_from_env(HoldDuration::default())?,
             currency_from_env(Currency::default())?,
@@ -190,13 +208,21 @@ pub async fn init() -> Result<Store, BoxError> {
         Ok((table, shards, caps, cart_ttl, checkout, environment))
     });
     match configured {
-        Ok((table, shards, (max_open, max_held), cart_ttl, (hold, currency), environment)) => Ok(
+        Ok((
+            table,
+            shards,
+            (max_open, max_held),
+            (cart_ttl, return_window),
+            (hold, currency),
+            environment,
+        )) => Ok(
             client::connect(environment, table, opens_connections_in_init())
                 .await
                 .with_status_shards(shards)
                 .with_max_open_orders(max_open)
                 .with_max_held_quantity(max_held)
                 .with_cart_ttl(cart_ttl)
+                .with_return_window_days(return_window)
                 .with_hold(hold)
                 .with_currency(currency),
         ),

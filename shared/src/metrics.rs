@@ -113,6 +113,10 @@ crate::listed! {
         FulfilmentsShipped,
         /// Fulfilments delivered.
         FulfilmentsDelivered,
+        /// Returns asked for by customers.
+        ReturnsRequested,
+        /// Returns received: their units counted back.
+        ReturnsReceived,
     }
 }
 
@@ -156,6 +160,8 @@ impl Metric {
             Metric::EmailsWithoutAddress => "EmailsWithoutAddress",
             Metric::FulfilmentsShipped => "FulfilmentsShipped",
             Metric::FulfilmentsDelivered => "FulfilmentsDelivered",
+            Metric::ReturnsRequested => "ReturnsRequested",
+            Metric::ReturnsReceived => "ReturnsReceived",
         }
     }
 

@@ -13,9 +13,11 @@ use crate::domain::status::OrderStatus;
 use crate::dynamo::entities::{
     cancellation, cart_line, cart_version, catalog_entry, counted_order, customer, customer_email,
     fulfilment, idempotency, line_item, open_order_count, order_header, order_listing,
-    payment_event, payment_order, product, refund, refund_due, unread_event,
+    order_return, payment_event, payment_order, product, refund, refund_due, unread_event,
 };
-use crate::dynamo::keys::{Entity, PRODUCT_PREFIX, REFUNDS_GSI1_PREFIX, STATUS_PREFIX};
+use crate::dynamo::keys::{
+    Entity, PRODUCT_PREFIX, REFUNDS_GSI1_PREFIX, RETURNS_GSI1_PREFIX, STATUS_PREFIX,
+};
 use crate::dynamo::query::Index;
 use crate::dynamo::update::{DeleteSpec, PutSpec, UpdateSpec};
 
@@ -28,6 +30,8 @@ pub enum IndexPartitions {
     Status(OrderStatus),
     /// GSI1: the refunds, in every status.
     Refunds,
+    /// GSI1: the returns, in every status.
+    Returns,
     /// GSI2: every product's order lines.
     AnyProduct,
 }
@@ -40,6 +44,7 @@ impl IndexPartitions {
             IndexPartitions::AnyStatus => format!("{STATUS_PREFIX}*"),
             IndexPartitions::Status(status) => format!("{STATUS_PREFIX}{status}*"),
             IndexPartitions::Refunds => format!("{REFUNDS_GSI1_PREFIX}*"),
+            IndexPartitions::Returns => format!("{RETURNS_GSI1_PREFIX}*"),
             IndexPartitions::AnyProduct => format!("{PRODUCT_PREFIX}*"),
         }
     }
@@ -344,6 +349,39 @@ pub const FUNCTIONS: &[Function] = &[
             UpdateItem(order_header::LINES_MOVE_STATUS),
             MOVE_LISTING,
         ],
+    ),
+    function(
+        "request-return",
+        &[
+            Query(Entity::OrderHeader),
+            PutItem(&order_return::PUT),
+            // The lines' version: two returns of the last units never both count.
+            UpdateItem(&[&order_header::LINES_CHANGE]),
+        ],
+    ),
+    function(
+        "update-return",
+        &[
+            Query(Entity::OrderHeader),
+            UpdateItem(&[&order_return::MOVE]),
+        ],
+    ),
+    function(
+        "receive-return",
+        &[
+            Query(Entity::OrderHeader),
+            UpdateItem(&[&order_return::MOVE]),
+            PutItem(&refund::PUT),
+            // The balance, what the customer no longer keeps.
+            UpdateItem(order_header::GIVE_BACK),
+            UpdateItem(order_listing::GIVE_BACK),
+            UpdateItem(&[&line_item::BACK]),
+            STOCK_BACK,
+        ],
+    ),
+    function(
+        "list-returns",
+        &[QueryIndex(Index::Gsi1, IndexPartitions::Returns)],
     ),
     function("get-order-items", &[Query(Entity::LineItem)]),
     function(

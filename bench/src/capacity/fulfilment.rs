@@ -1,6 +1,6 @@
 //! Shipping in parts: a fulfilment of some lines, one of the rest, a tracking correction and
-//! the deliveries; unshipped lines cancelled, of an unpaid and of a paid order; each a row
-//! (`docs/fulfilment.md`).
+//! the deliveries; a return of a delivered unit asked for, approved and received; unshipped
+//! lines cancelled, of an unpaid and of a paid order; each a row (`docs/fulfilment.md`).
 
 use local_engine::runtime_api::Error;
 use local_engine::testing::{Who, send_json, ship, update_fulfilment};
@@ -47,13 +47,27 @@ impl Bench {
                 .to_owned())
         };
         let (first_id, second_id) = (id(&shipped)?, id(&second)?);
+        self.corrected_and_delivered(&order, &first_id, &second_id)
+            .await?;
+        self.consumer_units().await?;
+        self.returns(&order).await?;
+        self.cancellations().await
+    }
+
+    /// The first of `order`'s two fulfilments' tracking corrected, then both delivered.
+    async fn corrected_and_delivered(
+        &mut self,
+        order: &str,
+        first_id: &str,
+        second_id: &str,
+    ) -> Result<(), Error> {
         let (corrected, _) = self
             .units(
                 update_fulfilment::handle,
                 update_fulfilment(
                     Who::Staff,
-                    &order,
-                    &first_id,
+                    order,
+                    first_id,
                     r#"{"trackingNumber":"JD0002"}"#,
                 ),
                 200,
@@ -69,7 +83,7 @@ impl Bench {
         let (one, _) = self
             .units(
                 update_fulfilment::handle,
-                update_fulfilment(Who::Staff, &order, &first_id, delivered),
+                update_fulfilment(Who::Staff, order, first_id, delivered),
                 200,
             )
             .await?;
@@ -82,7 +96,7 @@ impl Bench {
         let (last, _) = self
             .units(
                 update_fulfilment::handle,
-                update_fulfilment(Who::Staff, &order, &second_id, delivered),
+                update_fulfilment(Who::Staff, order, second_id, delivered),
                 200,
             )
             .await?;
@@ -92,8 +106,72 @@ impl Bench {
             None,
             "as above, with the header's and the listing's status",
         );
+        Ok(())
+    }
+
+    /// A return of one delivered unit of `order` (unpaid: nothing to refund): asked for,
+    /// approved, received back into stock.
+    async fn returns(&mut self, order: &str) -> Result<(), Error> {
+        let (asked, body) = self
+            .units(
+                request_return::handle,
+                send_json(
+                    Who::Staff,
+                    "POST /orders/{orderId}/returns",
+                    &format!("/orders/{order}/returns"),
+                    &[],
+                    r#"{"lines":[{"sku":"bench-00","quantity":1}],"reason":"too small"}"#,
+                ),
+                201,
+            )
+            .await?;
+        self.row(
+            "ask to return a delivered unit (POST returns)",
+            asked,
+            None,
+            "consistent read; the return and the header's lines version: one transaction",
+        );
+        let id = body["returnId"].as_str().ok_or("no returnId")?.to_owned();
+        let (approved, _) = self
+            .units(
+                update_return::handle,
+                send_json(
+                    Who::Staff,
+                    "PATCH /orders/{orderId}/returns/{returnId}",
+                    &format!("/orders/{order}/returns/{id}"),
+                    &[],
+                    r#"{"status":"APPROVED"}"#,
+                ),
+                200,
+            )
+            .await?;
+        self.row(
+            "approve a return",
+            approved,
+            None,
+            "consistent read; the return alone, on its event counter (its GSI1 listing moves)",
+        );
+        let (received, _) = self
+            .units(
+                receive_return::handle,
+                send_json(
+                    Who::Staff,
+                    "POST /orders/{orderId}/returns/{returnId}/receipt",
+                    &format!("/orders/{order}/returns/{id}/receipt"),
+                    &[],
+                    r#"{"lines":[{"sku":"bench-00","received":1}],"refund":true}"#,
+                ),
+                201,
+            )
+            .await?;
+        self.row(
+            "receive a return (unpaid order: back into stock, nothing to refund)",
+            received,
+            None,
+            "consistent read; return, line, stock, header's and listing's withdrawn: one transaction",
+        );
         self.consumer_units().await?;
-        self.cancellations().await
+        Ok(())
     }
 
     /// One unshipped line cancelled of a 2-line order placed by staff (unpaid), then of a paid
@@ -123,6 +201,8 @@ impl Bench {
             "as above, with its refund recorded and the balance drawn on",
         );
         self.consumer_units().await?;
+        // Its refund paid, so the payer's idle row (`refunds`) finds nothing to send.
+        self.payer_run().await?;
         Ok(())
     }
 }

@@ -77,7 +77,7 @@ impl Bench {
     }
 
     /// One run of the refunds payer; its units, and how many refunds it sent.
-    async fn payer_run(&mut self) -> Result<(Units, usize), Error> {
+    pub(super) async fn payer_run(&mut self) -> Result<(Units, usize), Error> {
         let payer = pay_refunds::Payer {
             store: self.store.clone(),
             provider: local_engine::testing::provider(),
@@ -93,7 +93,12 @@ impl Bench {
     /// The refund paths: by lines with restock, by an amount, the payer, a paid order
     /// cancelled, the ledger.
     pub(super) async fn refunds(&mut self) -> Result<(), Error> {
-        let (idle, _) = self.payer_run().await?;
+        let (idle, sent) = self.payer_run().await?;
+        if sent > 0 {
+            return Err(
+                format!("the idle payer run sent {sent} refunds: a row before left one").into(),
+            );
+        }
         self.row(
             "refunds payer run, nothing to send",
             idle,

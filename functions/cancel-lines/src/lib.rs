@@ -13,7 +13,7 @@ use lambda_http::http::StatusCode;
 use serde::Deserialize;
 use shared::domain::cancellation::{Cancellation, Cancelled, MAX_CANCELLED_LINES};
 use shared::domain::ids::{CancellationId, IdempotencyKey, OrderId, RefundId};
-use shared::domain::ledger::RefundPlan;
+use shared::domain::ledger::{RefundCause, RefundPlan};
 use shared::domain::order::{LineQuantity, OrderDetails, distinct_lines};
 use shared::domain::refund::{Refund, RefundKind, staff_reason};
 use shared::domain::time::Timestamp;
@@ -67,29 +67,16 @@ impl Asked {
 
     /// The refund `plan` requests of `details`, if it gives anything back.
     fn refund(&self, details: &OrderDetails, plan: &RefundPlan, store: &Store) -> Option<Refund> {
-        let payment = details.order.payment_id.clone()?;
-        (plan.amount > 0).then(|| Refund {
-            lines: plan
-                .lines
-                .iter()
-                .filter(|planned| planned.quantity > 0)
-                .map(|planned| LineQuantity {
-                    sku: planned.line.sku.clone(),
-                    quantity: planned.quantity,
-                })
-                .collect(),
-            restock: true,
-            cancellation_id: Some(self.id.clone()),
-            ..Refund::requested(
-                RefundId::of_lines_cancelled(&self.id),
-                Some(details.order.order_id.clone()),
-                payment,
-                plan.amount,
-                store.currency().as_str(),
-                RefundKind::Cancellation,
-                self.reason.clone(),
-            )
-        })
+        let cause = RefundCause {
+            kind: RefundKind::Cancellation,
+            reason: &self.reason,
+            cancellation: Some(&self.id),
+            order_return: None,
+        };
+        let id = RefundId::of_lines_cancelled(&self.id);
+        (plan.amount > 0)
+            .then(|| plan.requested(details, id, cause, store.currency()))
+            .flatten()
     }
 }
 
@@ -150,6 +137,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                 plan: &plan,
                 refund: refund.as_ref(),
                 cancellation: Some(&cancellation),
+                order_return: None,
             };
             match store.give_back(&details, back).await? {
                 GivenBack::Written(status) => {

@@ -13,7 +13,7 @@ use lambda_http::Request;
 use lambda_http::http::StatusCode;
 use serde::Deserialize;
 use shared::domain::ids::{IdempotencyKey, OrderId, RefundId};
-use shared::domain::ledger::RefundPlan;
+use shared::domain::ledger::{RefundCause, RefundPlan};
 use shared::domain::order::LineQuantity;
 use shared::domain::order::MAX_LINES;
 use shared::domain::order::distinct_lines;
@@ -126,33 +126,22 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                 };
             }
             let plan: RefundPlan = ask.plan(&details, store.currency())?;
-            let payment = details.order.payment_id.clone().ok_or_else(|| {
-                AppError::RefundRefused(format!("order {order} has no payment to refund"))
-            })?;
-            let refund = Refund {
-                lines: plan
-                    .lines
-                    .iter()
-                    .map(|planned| LineQuantity {
-                        sku: planned.line.sku.clone(),
-                        quantity: planned.quantity,
-                    })
-                    .collect(),
-                restock: plan.restock,
-                ..Refund::requested(
-                    refund_id.clone(),
-                    Some(order.clone()),
-                    payment,
-                    plan.amount,
-                    store.currency().as_str(),
-                    RefundKind::Staff,
-                    reason.clone(),
-                )
+            let cause = RefundCause {
+                kind: RefundKind::Staff,
+                reason,
+                cancellation: None,
+                order_return: None,
             };
+            let refund = plan
+                .requested(&details, refund_id.clone(), cause, store.currency())
+                .ok_or_else(|| {
+                    AppError::RefundRefused(format!("order {order} has no payment to refund"))
+                })?;
             let back = GiveBack {
                 plan: &plan,
                 refund: Some(&refund),
                 cancellation: None,
+                order_return: None,
             };
             match store.give_back(&details, back).await? {
                 GivenBack::Written(status) => {

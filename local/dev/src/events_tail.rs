@@ -108,7 +108,8 @@ impl Options {
 }
 
 /// Where an event goes among those heard together: by subject (an order's events, then its
-/// fulfilments', oldest first, then its cancellations', then its refunds', then products'), each subject's in sequence
+/// fulfilments', oldest first, then its cancellations', then its returns', then its refunds',
+/// then products'), each subject's in sequence
 /// order. The bus keeps no order, and one change can give events of two subjects (a shipment:
 /// the fulfilment's and the order's), so the order they arrive in says nothing.
 fn story_order(detail: &Value) -> (u8, String, u64) {
@@ -118,12 +119,30 @@ fn story_order(detail: &Value) -> (u8, String, u64) {
         "order" => 0,
         "fulfilment" => 1,
         "cancellation" => 2,
-        "refund" => 3,
-        _ => 4,
+        "return" => 3,
+        "refund" => 4,
+        _ => 5,
     };
     let subject = parts.next().unwrap_or_default().to_owned();
     let place = parts.next().and_then(|n| n.parse().ok()).unwrap_or(0);
     (kind, subject, place)
+}
+
+/// Lines' quantities as `sku-1x2,sku-3x1`.
+fn quantities(lines: &Value) -> String {
+    lines
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|line| {
+            format!(
+                "{}x{}",
+                line["sku"].as_str().unwrap_or("-"),
+                line["quantity"]
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// One event as a line: when, what, which, and the one fact it is about.
@@ -145,37 +164,29 @@ fn line(detail: &Value) -> String {
         }
         kind if kind.starts_with("fulfilment.") => {
             let fulfilment = &detail["fulfilment"];
-            let lines: Vec<String> = fulfilment["lines"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|line| format!("{}x{}", text(&line["sku"]), line["quantity"]))
-                .collect();
+            let lines = quantities(&fulfilment["lines"]);
             let tracking = [&fulfilment["carrier"], &fulfilment["trackingNumber"]]
                 .into_iter()
                 .filter_map(Value::as_str)
                 .collect::<Vec<_>>()
                 .join(" ");
-            format!(
-                "{} {} {tracking}",
-                text(&fulfilment["status"]),
-                lines.join(",")
-            )
-            .trim_end()
-            .to_owned()
+            format!("{} {} {tracking}", text(&fulfilment["status"]), lines)
+                .trim_end()
+                .to_owned()
         }
         kind if kind.starts_with("cancellation.") => {
             let cancellation = &detail["cancellation"];
-            let lines: Vec<String> = cancellation["lines"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|line| format!("{}x{}", text(&line["sku"]), line["quantity"]))
-                .collect();
+            let lines = quantities(&cancellation["lines"]);
+            format!("CANCELLED {} ({})", lines, text(&cancellation["reason"]))
+        }
+        kind if kind.starts_with("return.") => {
+            let order_return = &detail["return"];
+            let asked = quantities(&order_return["lines"]);
             format!(
-                "CANCELLED {} ({})",
-                lines.join(","),
-                text(&cancellation["reason"])
+                "{} {} ({})",
+                text(&order_return["status"]),
+                asked,
+                text(&order_return["reason"])
             )
         }
         _ => {

@@ -123,6 +123,10 @@ handlers! {
     "ship-order" => ship_order::handle,
     "cancel-lines" => cancel_lines::handle,
     "update-fulfilment" => update_fulfilment::handle,
+    "request-return" => request_return::handle,
+    "update-return" => update_return::handle,
+    "receive-return" => receive_return::handle,
+    "list-returns" => list_returns::handle,
 }
 
 /// Runs `work` as make dev runs `binary`: each request held to its declaration, one outside it

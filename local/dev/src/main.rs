@@ -85,7 +85,7 @@ type Caps = (Option<u32>, Option<u32>);
 /// The store on `client`, configured as a deployed stack is, from template.yaml's parameter
 /// defaults unless the environment says otherwise (`STATUS_SHARDS`, `MAX_OPEN_ORDERS`,
 /// `MAX_HELD_QUANTITY`,
-/// `CART_TTL_DAYS`, `HOLD_MINUTES`, `CURRENCY`); with the status shards and the cap, for the
+/// `CART_TTL_DAYS`, `RETURN_WINDOW_DAYS`, `HOLD_MINUTES`, `CURRENCY`); with the status shards and the cap, for the
 /// banner.
 fn configured_store(
     template: &serde_yaml::Value,
@@ -111,6 +111,9 @@ fn configured_store(
         .with_max_open_orders(max_open)
         .with_max_held_quantity(max_held)
         .with_cart_ttl(shared::bootstrap::cart_ttl_from_env()?)
+        .with_return_window_days(shared::bootstrap::return_window_from_env(
+            template_default(template, "ReturnWindowDays")?,
+        )?)
         .with_hold(shared::bootstrap::hold_from_env(hold)?)
         .with_currency(shared::bootstrap::currency_from_env(currency)?);
     Ok((store, shards, (max_open, max_held)))

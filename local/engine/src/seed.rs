@@ -248,6 +248,54 @@ pub fn fulfilment_item(sample: &SampleOrder) -> Result<Option<Item>, Error> {
     Ok(Some(item))
 }
 
+/// The sample returns: one asked for of c1's o106 (REQUESTED), and one approved of c1's o110
+/// (APPROVED), both DELIVERED sample orders; `events/update-return.json` approves the first,
+/// `events/receive-return.json` receives the second. No event counter, as for the headers.
+pub const SAMPLE_RETURNS: [(&str, &str, &str, u32, &str); 2] = [
+    ("o106", "rt_o106", "sku-6", 1, "the wrong colour"),
+    ("o110", "rt_o110", "sku-2", 1, "arrived torn"),
+];
+
+fn return_items() -> Result<Vec<Item>, Error> {
+    use shared::domain::order::LineQuantity;
+    use shared::domain::returns::{OrderReturn, ReturnStatus};
+    let orders = orders();
+    SAMPLE_RETURNS
+        .iter()
+        .enumerate()
+        .map(|(i, (order_id, return_id, sku, quantity, reason))| {
+            let sample = orders
+                .iter()
+                .find(|o| o.order_id == *order_id)
+                .ok_or_else(|| format!("no sample order {order_id}"))?;
+            let order = order(sample)?;
+            // Asked for ten days after the order was placed (a week after its delivery).
+            let asked_at = Timestamp::from_datetime(
+                order.placed_at.as_datetime() + chrono::TimeDelta::days(10),
+            );
+            let mut asked = OrderReturn::requested(
+                shared::domain::ids::ReturnId::parse(return_id)?,
+                vec![LineQuantity {
+                    sku: Sku::parse(sku)?,
+                    quantity: *quantity,
+                }],
+                (*reason).to_owned(),
+                asked_at,
+            );
+            if i == 1 {
+                asked.status = ReturnStatus::Approved;
+            }
+            let mut item = shared::dynamo::entities::order_return::to_item(
+                &order.order_id,
+                &order.customer_id,
+                &asked,
+            );
+            item.remove(shared::dynamo::entities::order_return::EVENT_SEQUENCE.name);
+            Ok(item)
+        })
+        .collect()
+}
+
 /// The order listing item and the line items, exactly as the source design's boto3 `put_item` writes them.
 pub fn order_items(sample: &SampleOrder) -> Result<Vec<Item>, Error> {
     let order = order(sample)?;
@@ -298,6 +346,7 @@ pub fn items() -> Result<Vec<Item>, Error> {
         items.push(header_item(&order)?);
         items.extend(fulfilment_item(&order)?);
     }
+    items.extend(return_items()?);
     items.extend(cart_items()?);
     Ok(items)
 }

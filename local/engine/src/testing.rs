@@ -493,6 +493,63 @@ pub fn oversized_order_sk() -> String {
 /// The source design's own reads (access patterns 2, 3 and 4), sent as its boto3 code sends
 /// them — one page, `begins_with` on the sort key — for tests that show the items this store
 /// writes are found by the code it replaces.
+/// Requests of the returns' routes (`docs/fulfilment.md#returns`).
+pub mod returns {
+    use super::{Request, Who, get, send_json};
+
+    /// `POST /orders/{orderId}/returns` of `lines` from `who`, under `key` (none: `""`).
+    pub fn request(who: Who<'_>, order: &str, key: &str, lines: &[(&str, u32)]) -> Request {
+        let headers: Vec<(&str, &str)> = if key.is_empty() {
+            Vec::new()
+        } else {
+            vec![("idempotency-key", key)]
+        };
+        let lines: Vec<String> = lines
+            .iter()
+            .map(|(sku, quantity)| format!(r#"{{"sku":"{sku}","quantity":{quantity}}}"#))
+            .collect();
+        send_json(
+            who,
+            "POST /orders/{orderId}/returns",
+            &format!("/orders/{order}/returns"),
+            &headers,
+            &format!(r#"{{"lines":[{}],"reason":"too small"}}"#, lines.join(",")),
+        )
+    }
+
+    /// `PATCH /orders/{orderId}/returns/{returnId}` to `status` from `who`.
+    pub fn set(who: Who<'_>, order: &str, id: &str, status: &str) -> Request {
+        send_json(
+            who,
+            "PATCH /orders/{orderId}/returns/{returnId}",
+            &format!("/orders/{order}/returns/{id}"),
+            &[],
+            &format!(r#"{{"status":"{status}"}}"#),
+        )
+    }
+
+    /// `POST /orders/{orderId}/returns/{returnId}/receipt` by staff: `lines` as JSON.
+    pub fn receipt(order: &str, id: &str, lines: &str, refund: bool) -> Request {
+        send_json(
+            Who::Staff,
+            "POST /orders/{orderId}/returns/{returnId}/receipt",
+            &format!("/orders/{order}/returns/{id}/receipt"),
+            &[],
+            &format!(r#"{{"lines":{lines},"refund":{refund}}}"#),
+        )
+    }
+
+    /// `GET /returns?status=` by staff, with `query` after it (`&limit=…`).
+    pub fn list(status: &str, query: &str) -> Request {
+        get(
+            Who::Staff,
+            "GET /returns",
+            "/returns",
+            &format!("status={status}{query}"),
+        )
+    }
+}
+
 pub mod source_design {
     use std::collections::HashMap;
 

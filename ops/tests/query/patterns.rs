@@ -316,6 +316,50 @@ async fn each_access_pattern_in_partiql_reads_what_the_api_reads() {
         .collect();
     assert_eq!(keys_of(&select(&store, &statements["10"]).await), expected);
 
+    // 11. The returns asked for: the sample data's, and one staff record now.
+    let delivered = store
+        .get_order(&OrderId::parse("o102").expect("id"), &caller)
+        .await
+        .expect("read")
+        .expect("o102");
+    let asked = shared::domain::returns::OrderReturn::requested(
+        shared::domain::ids::ReturnId::parse("rt_new").expect("id"),
+        vec![shared::domain::order::LineQuantity {
+            sku: shared::domain::ids::Sku::parse("sku-7").expect("sku"),
+            quantity: 1,
+        }],
+        "too strong".to_owned(),
+        shared::domain::time::Timestamp::now(),
+    );
+    store
+        .request_return(&delivered, &asked)
+        .await
+        .expect("asked");
+    let returns = every_page(|page| {
+        let (store, caller) = (&store, &caller);
+        async move {
+            store
+                .list_returns(
+                    shared::domain::returns::ReturnStatus::Requested,
+                    &page,
+                    caller,
+                )
+                .await
+        }
+    })
+    .await;
+    assert_eq!(returns.len(), 2);
+    let expected: Vec<Key> = returns
+        .iter()
+        .map(|r| {
+            (
+                shared::dynamo::entities::line_item::pk(&r.order_id),
+                shared::dynamo::entities::order_return::sk(&r.order_return.return_id),
+            )
+        })
+        .collect();
+    assert_eq!(keys_of(&select(&store, &statements["11"]).await), expected);
+
     // 4b. Four status shards: the orders moved into them, read by the API merged by placedAt,
     // by PartiQL shard by shard — the same orders, each shard in the same order.
     let shards = StatusShards::new(4).expect("shards");

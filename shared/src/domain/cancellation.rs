@@ -104,6 +104,7 @@ impl OrderDetails {
                     .min(line.quantity.saturating_sub(back.restocked)),
                 restocked: back.restocked,
                 cancelled: ask.quantity,
+                returned: 0,
             });
         }
         Ok(RefundPlan {
@@ -148,6 +149,7 @@ mod tests {
                 .collect(),
             fulfilments: Vec::new(),
             cancellations: Vec::new(),
+            returns: Vec::new(),
             money: Box::default(),
         };
         details.money.balance = Balance {

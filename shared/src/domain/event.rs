@@ -15,9 +15,12 @@ use serde::{Deserialize, Serialize};
 use crate::AppError;
 use crate::domain::cancellation::Cancellation;
 use crate::domain::fulfilment::{Fulfilment, FulfilmentStatus};
-use crate::domain::ids::{CancellationId, CustomerId, FulfilmentId, OrderId, RefundId, Sku};
+use crate::domain::ids::{
+    CancellationId, CustomerId, FulfilmentId, OrderId, RefundId, ReturnId, Sku,
+};
 use crate::domain::order::{LineItem, Order};
 use crate::domain::refund::Refund;
+use crate::domain::returns::{OrderReturn, ReturnStatus};
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 
@@ -71,6 +74,18 @@ crate::listed! {
         /// Unshipped lines of an order were cancelled: their stock back, a paid order's refund
         /// requested.
         CancellationRecorded,
+        /// A customer asked to return delivered units.
+        ReturnRequested,
+        /// Staff approved a return: the units are expected back.
+        ReturnApproved,
+        /// Staff declined a return.
+        ReturnDeclined,
+        /// The customer withdrew a return before it was received.
+        ReturnCanceled,
+        /// A return's units arrived and were counted back; nothing refunded by it.
+        ReturnReceived,
+        /// A return's units arrived and what arrived was refunded (its refund requested).
+        ReturnRefunded,
     }
 }
 
@@ -97,6 +112,12 @@ impl EventType {
             EventType::FulfilmentDeliveryFailed => "fulfilment.delivery-failed",
             EventType::TrackingUpdated => "fulfilment.tracking-updated",
             EventType::CancellationRecorded => "cancellation.recorded",
+            EventType::ReturnRequested => "return.requested",
+            EventType::ReturnApproved => "return.approved",
+            EventType::ReturnDeclined => "return.declined",
+            EventType::ReturnCanceled => "return.canceled",
+            EventType::ReturnReceived => "return.received",
+            EventType::ReturnRefunded => "return.refunded",
         }
     }
 
@@ -122,6 +143,18 @@ impl EventType {
             FulfilmentStatus::InTransit => Some(EventType::FulfilmentInTransit),
             FulfilmentStatus::Delivered => Some(EventType::FulfilmentDelivered),
             FulfilmentStatus::FailedDelivery => Some(EventType::FulfilmentDeliveryFailed),
+        }
+    }
+
+    /// The event a return's entering `status` is.
+    pub fn of_return_status(status: ReturnStatus) -> Self {
+        match status {
+            ReturnStatus::Requested => EventType::ReturnRequested,
+            ReturnStatus::Approved => EventType::ReturnApproved,
+            ReturnStatus::Declined => EventType::ReturnDeclined,
+            ReturnStatus::Canceled => EventType::ReturnCanceled,
+            ReturnStatus::Received => EventType::ReturnReceived,
+            ReturnStatus::Refunded => EventType::ReturnRefunded,
         }
     }
 
@@ -176,6 +209,8 @@ pub enum Subject {
     Fulfilment(FulfilmentId),
     /// A cancellation of lines (`cancellation.*`): one event, its recording.
     Cancellation(CancellationId),
+    /// A return (`return.*`), numbered by its record's counter.
+    Return(ReturnId),
     /// A product (`product.*`): no counter.
     Product {
         /// Which product.
@@ -196,6 +231,7 @@ impl Subject {
             Subject::Cancellation(cancellation) => {
                 format!("cancellation/{cancellation}/{sequence}")
             }
+            Subject::Return(order_return) => format!("return/{order_return}/{sequence}"),
             Subject::Product { sku, at } => format!("product/{sku}/{at}"),
         })
     }
@@ -215,8 +251,8 @@ impl EventId {
         let invalid = || {
             AppError::invalid(format!(
                 "an event ID is order/<orderId>/<n>, refund/<refundId>/<n>, \
-                 fulfilment/<fulfilmentId>/<n>, cancellation/<cancellationId>/<n> or \
-                 product/<sku>/<n>, not {raw:?}"
+                 fulfilment/<fulfilmentId>/<n>, cancellation/<cancellationId>/<n>, \
+                 return/<returnId>/<n> or product/<sku>/<n>, not {raw:?}"
             ))
         };
         let mut parts = raw.splitn(3, '/');
@@ -228,6 +264,7 @@ impl EventId {
             "refund" => RefundId::parse(id).is_ok(),
             "fulfilment" => FulfilmentId::parse(id).is_ok(),
             "cancellation" => CancellationId::parse(id).is_ok(),
+            "return" => ReturnId::parse(id).is_ok(),
             "product" => Sku::parse(id).is_ok(),
             _ => false,
         };
@@ -318,6 +355,10 @@ pub struct StoreEvent {
     /// The cancellation of lines (`cancellation.recorded`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancellation: Option<Cancellation>,
+    /// The return as it is after the change (a return's event), as `GET /orders/{orderId}`
+    /// shows it.
+    #[serde(default, rename = "return", skip_serializing_if = "Option::is_none")]
+    pub order_return: Option<OrderReturn>,
 }
 
 impl StoreEvent {
@@ -340,6 +381,7 @@ impl StoreEvent {
             product: None,
             fulfilment: None,
             cancellation: None,
+            order_return: None,
         }
     }
 
@@ -384,6 +426,22 @@ impl StoreEvent {
         }
     }
 
+    /// The return's event: about the return as it is after the change, its order's and its
+    /// customer's.
+    pub fn about_return(
+        self,
+        order: &OrderId,
+        customer: &CustomerId,
+        order_return: &OrderReturn,
+    ) -> Self {
+        StoreEvent {
+            order_id: Some(order.clone()),
+            customer_id: Some(customer.clone()),
+            order_return: Some(order_return.clone()),
+            ..self
+        }
+    }
+
     /// The refund's event: about the refund as it is after the change, and its order's.
     pub fn about_refund(self, refund: &Refund) -> Self {
         StoreEvent {
@@ -410,6 +468,7 @@ mod tests {
                     || name.starts_with("refund.")
                     || name.starts_with("fulfilment.")
                     || name.starts_with("cancellation.")
+                    || name.starts_with("return.")
                     || name.starts_with("product."),
                 "{name}"
             );

@@ -394,6 +394,7 @@ mod tests {
                 .collect(),
             fulfilments: Vec::new(),
             cancellations: Vec::new(),
+            returns: Vec::new(),
             money: Box::default(),
         }
     }

@@ -202,10 +202,37 @@ impl CancellationId {
     }
 }
 
+id_type!(
+    /// A customer's return of delivered lines (`ORDER#<orderId>` / `RETURN#<returnId>`).
+    ReturnId,
+    "returnId"
+);
+
+impl ReturnId {
+    /// A new, time-sortable ID (to the millisecond): an order's returns list in the order they
+    /// were asked for.
+    pub fn generate() -> Result<Self, AppError> {
+        Ok(Self(format!("rt_{}", ulid(Utc::now())?)))
+    }
+
+    /// The return of `order` asked for under the client's `key`: a retried request names the
+    /// same return, which is made once.
+    pub fn of_request(order: &OrderId, key: &IdempotencyKey) -> Self {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(format!("return\n{order}\n{key}").as_bytes());
+        Self(format!("rt_{}", hex::encode(&digest[..12])))
+    }
+}
+
 impl RefundId {
     /// The refund a cancellation of lines requests: one per cancellation.
     pub fn of_lines_cancelled(cancellation: &CancellationId) -> Self {
         Self(format!("rf_{cancellation}"))
+    }
+
+    /// The refund a return's receipt requests: one per return.
+    pub fn of_return(order_return: &ReturnId) -> Self {
+        Self(format!("rf_{order_return}"))
     }
 }
 

@@ -39,18 +39,70 @@ pub struct PlannedLine {
     /// How many of those will never ship: the units refunded are taken from what was left to
     /// ship first (a refund of units already shipped leaves the rest to ship).
     pub cancelled: u32,
+    /// How many of the line came back in a return (its receipt): the customer no longer keeps
+    /// them, refunded or not.
+    pub returned: u32,
+}
+
+/// Why a refund is requested: its kind, its reason, and what caused it.
+#[derive(Debug, Clone, Copy)]
+pub struct RefundCause<'a> {
+    /// What it gives back.
+    pub kind: RefundKind,
+    /// Why, in staff's (or the customer's) words.
+    pub reason: &'a str,
+    /// The cancellation of lines that requested it.
+    pub cancellation: Option<&'a crate::domain::ids::CancellationId>,
+    /// The return whose receipt requested it.
+    pub order_return: Option<&'a crate::domain::ids::ReturnId>,
 }
 
 impl RefundPlan {
-    /// What of the order's total, at the prices ordered, the refund takes from what the
-    /// customer keeps: its units that will never ship.
+    /// The refund this plan requests of `details` under `id`, for `cause`: the lines it
+    /// refunds (those with a quantity), whether they go back into stock, its amount in
+    /// `currency`. `None` when the order was never paid.
+    pub fn requested(
+        &self,
+        details: &OrderDetails,
+        id: crate::domain::ids::RefundId,
+        cause: RefundCause<'_>,
+        currency: &Currency,
+    ) -> Option<Refund> {
+        let payment = details.order.payment_id.clone()?;
+        Some(Refund {
+            lines: self
+                .lines
+                .iter()
+                .filter(|planned| planned.quantity > 0)
+                .map(|planned| LineQuantity {
+                    sku: planned.line.sku.clone(),
+                    quantity: planned.quantity,
+                })
+                .collect(),
+            restock: self.restock,
+            cancellation_id: cause.cancellation.cloned(),
+            return_id: cause.order_return.cloned(),
+            ..Refund::requested(
+                id,
+                Some(details.order.order_id.clone()),
+                payment,
+                self.amount,
+                currency.as_str(),
+                cause.kind,
+                cause.reason.to_owned(),
+            )
+        })
+    }
+
+    /// What of the order's total, at the prices ordered, the plan takes from what the customer
+    /// keeps: its units that will never ship, and those that came back in a return.
     pub fn withdrawn(&self) -> crate::domain::money::Money {
         crate::domain::money::Money::new(
             self.lines
                 .iter()
                 .map(|planned| {
                     planned.line.price.amount()
-                        * crate::domain::money::Decimal::from(planned.cancelled)
+                        * crate::domain::money::Decimal::from(planned.cancelled + planned.returned)
                 })
                 .sum(),
         )
@@ -141,6 +193,7 @@ fn plan_lines(
             },
             restocked: back.restocked,
             cancelled: ask.quantity.min(details.shippable(line)),
+            returned: 0,
         });
     }
     Ok(RefundPlan {

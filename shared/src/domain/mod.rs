@@ -20,6 +20,7 @@ pub mod page;
 pub mod payment;
 pub mod product;
 pub mod refund;
+pub mod returns;
 pub mod stats;
 pub mod status;
 pub mod text;

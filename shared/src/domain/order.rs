@@ -142,6 +142,9 @@ pub struct OrderDetails {
     /// Its lines cancelled before they shipped, oldest first (`domain::cancellation`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cancellations: Vec<crate::domain::cancellation::Cancellation>,
+    /// Its returns, in ID order (`domain::returns`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub returns: Vec<crate::domain::returns::OrderReturn>,
     /// Its money: the balance its header keeps, what of each line went back, its refunds
     /// (shown by its ledger, not with the order).
     #[serde(skip)]
@@ -208,6 +211,8 @@ pub struct LineBack {
     pub restocked: u32,
     /// How many will never ship: cancelled, or refunded before they shipped.
     pub cancelled: u32,
+    /// How many came back in returns (received, damaged or not).
+    pub returned: u32,
 }
 
 impl OrderDetails {
@@ -276,6 +281,7 @@ impl OrderDetails {
             items: lines,
             fulfilments: Vec::new(),
             cancellations: Vec::new(),
+            returns: Vec::new(),
             money: Box::default(),
         })
     }

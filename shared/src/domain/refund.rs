@@ -102,6 +102,8 @@ crate::listed! {
         Cancellation,
         /// Staff gave back lines or an amount of a paid order.
         Staff,
+        /// A return's receipt: what arrived, at the prices ordered.
+        Return,
     }
 }
 
@@ -112,6 +114,7 @@ impl RefundKind {
             RefundKind::Payment => "payment",
             RefundKind::Cancellation => "cancellation",
             RefundKind::Staff => "staff",
+            RefundKind::Return => "return",
         }
     }
 
@@ -273,6 +276,9 @@ pub struct Refund {
     /// The cancellation of lines that requested it (a cancellation's refund of some lines).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancellation_id: Option<CancellationId>,
+    /// The return whose receipt requested it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub return_id: Option<crate::domain::ids::ReturnId>,
     /// How many times it was claimed for sending: each send is claimed first, so of two
     /// senders only one sends.
     #[serde(skip)]
@@ -309,6 +315,7 @@ impl Refund {
             lines: Vec::new(),
             restock: false,
             cancellation_id: None,
+            return_id: None,
             attempts: 0,
             sent_at: None,
         }

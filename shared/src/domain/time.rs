@@ -109,6 +109,15 @@ impl Timestamp {
         (Utc::now() - self.at()).to_std().unwrap_or_default()
     }
 
+    /// `days` days earlier (the earliest time a Timestamp holds, when that is out of range).
+    pub fn minus_days(&self, days: u32) -> Self {
+        Self(
+            self.0
+                .checked_sub_signed(chrono::Duration::days(i64::from(days)))
+                .unwrap_or(DateTime::<Utc>::MIN_UTC),
+        )
+    }
+
     fn at(&self) -> DateTime<Utc> {
         self.0
     }

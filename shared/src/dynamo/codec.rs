@@ -37,12 +37,13 @@ use crate::domain::event::{EventId, EventType};
 use crate::domain::fulfilment::{FulfilmentStatus, Tracking, TrackingChange};
 use crate::domain::ids::{
     CancellationId, CustomerId, DisputeId, FulfilmentId, OrderId, PaymentEventId, PaymentId,
-    ProviderRefundId, RefundId, Sku,
+    ProviderRefundId, RefundId, ReturnId, Sku,
 };
 use crate::domain::money::{self, Decimal, Money};
 use crate::domain::order::LineQuantity;
 use crate::domain::refund::RefundReason;
 use crate::domain::refund::{RefundKind, RefundStatus};
+use crate::domain::returns::{ReceivedLine, ReturnStatus};
 use crate::domain::stats::ShareVersion;
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
@@ -156,6 +157,9 @@ stored_as!(FulfilmentId, S, "a fulfilment id", |s: &str| {
 stored_as!(FulfilmentStatus, S, "a fulfilment status", |s: &str| s
     .parse()
     .ok());
+stored_as!(ReturnId, S, "a return id", |s: &str| ReturnId::parse(s)
+    .ok());
+stored_as!(ReturnStatus, S, "a return status", |s: &str| s.parse().ok());
 stored_as!(Money, N, "a decimal number", Money::parse_number);
 stored_as!(u32, N, "a whole number", money::whole_number);
 stored_as!(u64, N, "a whole number", money::whole_number);
@@ -216,6 +220,46 @@ impl Stored for Vec<LineQuantity> {
         Some(lines)
     }
 }
+
+/// What arrived of a return's lines: a map of SKU to a map of `received` and `damaged`, read
+/// back in SKU order.
+impl Stored for Vec<ReceivedLine> {
+    const EXPECTED: &'static str = "a map of SKU to what arrived";
+    fn to_attribute(&self) -> AttributeValue {
+        AttributeValue::M(
+            self.iter()
+                .map(|line| {
+                    let mut counts = Item::new();
+                    RECEIVED.put(&mut counts, &line.received);
+                    DAMAGED.put(&mut counts, &line.damaged);
+                    (line.sku.to_string(), AttributeValue::M(counts))
+                })
+                .collect(),
+        )
+    }
+    fn from_attribute(value: AttributeValue) -> Option<Self> {
+        let AttributeValue::M(map) = value else {
+            return None;
+        };
+        let mut lines = map
+            .into_iter()
+            .map(|(sku, counts)| {
+                let mut counts = Item::from_attribute(counts)?;
+                Some(ReceivedLine {
+                    sku: Sku::parse(&sku).ok()?,
+                    received: RECEIVED.take(&mut counts).ok()?,
+                    damaged: DAMAGED.take(&mut counts).ok()?,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        lines.sort_by(|a, b| a.sku.cmp(&b.sku));
+        Some(lines)
+    }
+}
+
+/// A received line's own counts (inside its map).
+const RECEIVED: Attr<u32> = Attr::new("received");
+const DAMAGED: Attr<u32> = Attr::new("damaged");
 
 /// The tracking a fulfilment's corrections replaced: a list (`L`) of maps holding what each
 /// tracking said and when it was replaced.

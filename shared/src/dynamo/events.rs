@@ -15,7 +15,9 @@ use crate::domain::event::{EventType, StockLevel, StoreEvent, Subject};
 use crate::domain::refund::RefundStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{BadItem, Item};
-use crate::dynamo::entities::{cancellation, fulfilment, order_header, product, refund};
+use crate::dynamo::entities::{
+    cancellation, fulfilment, order_header, order_return, product, refund,
+};
 use crate::dynamo::keys::{Entity, PK, SK};
 use crate::dynamo::stats::records::is_ttl_deletion;
 use crate::dynamo::stats::{PoisonRecord, describe_keys};
@@ -29,13 +31,14 @@ pub struct EventRules {
 }
 
 /// The entities whose changes are events: what the publisher's stream filter lets through.
-pub const EVENTFUL: [Entity; 6] = [
+pub const EVENTFUL: [Entity; 7] = [
     Entity::OrderHeader,
     Entity::OrderRefund,
     Entity::RefundDue,
     Entity::Product,
     Entity::Fulfilment,
     Entity::Cancellation,
+    Entity::OrderReturn,
 ];
 
 /// A record's images: none before an INSERT.
@@ -75,6 +78,7 @@ pub fn events_of(record: &EventRecord, rules: EventRules) -> Result<Vec<StoreEve
         Entity::OrderHeader => header_events(images, at),
         Entity::Fulfilment => fulfilment_events(images, at),
         Entity::Cancellation => cancellation_events(images, at),
+        Entity::OrderReturn => return_events(images, at),
         Entity::Product => {
             let sequence_number = record
                 .change
@@ -196,6 +200,32 @@ fn cancellation_events((old, new): Images, at: Timestamp) -> Result<Vec<StoreEve
         .map(|(sequence, kind)| {
             StoreEvent::new(kind, &subject, sequence, at)
                 .about_cancellation(&order, &customer, &new)
+        })
+        .collect())
+}
+
+/// A return's events: asked for, then each move of its status (approved, declined, canceled,
+/// received, refunded).
+fn return_events((old, new): Images, at: Timestamp) -> Result<Vec<StoreEvent>, String> {
+    let bad = |err: BadItem| err.to_string();
+    let after = order_return::event_sequence(&new);
+    let before = old.as_ref().map_or(0, order_return::event_sequence);
+    if after == before {
+        return Ok(Vec::new());
+    }
+    let (order, customer, new) = order_return::from_item(new).map_err(bad)?;
+    let old = old.map(order_return::from_item).transpose().map_err(bad)?;
+    let kinds: Vec<EventType> = match &old {
+        None => vec![EventType::ReturnRequested],
+        Some((_, _, old)) if old.status != new.status => {
+            vec![EventType::of_return_status(new.status)]
+        }
+        Some(_) => Vec::new(),
+    };
+    let subject = Subject::Return(new.return_id.clone());
+    Ok(numbered(before, after, kinds)?
+        .map(|(sequence, kind)| {
+            StoreEvent::new(kind, &subject, sequence, at).about_return(&order, &customer, &new)
         })
         .collect())
 }

@@ -25,6 +25,7 @@
 //! | Customer email | `EMAIL#<eventId>` | `EMAIL` | one email per event |
 //! | Fulfilment | `ORDER#<orderId>` | `FULFILMENT#<fulfilmentId>` | 7, the order's shipments |
 //! | Cancellation | `ORDER#<orderId>` | `CANCELLATION#<cancellationId>` | 7, the order's cancelled lines |
+//! | Order return | `ORDER#<orderId>` | `RETURN#<returnId>` | 7, 11 (GSI1: `RETURNS#<status>` / `<requestedAt>`) |
 //!
 //! The table above is tested against [`Entity::keys`] (and so is the README's), and the order
 //! of sort keys within a shared partition against [`CUSTOMER_PARTITION`] and
@@ -61,6 +62,10 @@ pub const ITEM_PREFIX: &str = "ITEM#";
 pub const FULFILMENT_PREFIX: &str = "FULFILMENT#";
 /// An order's cancellations' sort keys.
 pub const CANCELLATION_PREFIX: &str = "CANCELLATION#";
+/// An order's returns' sort keys.
+pub const RETURN_PREFIX: &str = "RETURN#";
+/// GSI1's partitions of returns: a status.
+pub const RETURNS_GSI1_PREFIX: &str = "RETURNS#";
 /// GSI1's partitions: a status (and its shard).
 pub const STATUS_PREFIX: &str = "STATUS#";
 /// Idempotency records' partitions.
@@ -276,7 +281,7 @@ pub const CUSTOMER_PARTITION: Partition = Partition {
 };
 
 /// `ORDER#<orderId>`: an order's cancellations, its fulfilments, its header, then its line
-/// items, then its refunds.
+/// items, then its refunds, then its returns.
 pub const ORDER_PARTITION: Partition = Partition {
     pk: "ORDER#<orderId>",
     sort_keys: &[
@@ -288,6 +293,7 @@ pub const ORDER_PARTITION: Partition = Partition {
         (Entity::OrderHeader, SortKeys::Exactly(HEADER_SK)),
         (Entity::LineItem, SortKeys::Prefixed(ITEM_PREFIX)),
         (Entity::OrderRefund, SortKeys::Prefixed(REFUND_PREFIX)),
+        (Entity::OrderReturn, SortKeys::Prefixed(RETURN_PREFIX)),
     ],
 };
 
@@ -362,6 +368,8 @@ crate::listed! {
         Fulfilment,
         /// Unshipped lines of an order cancelled at once.
         Cancellation,
+        /// A customer's return of delivered units of an order.
+        OrderReturn,
     }
 }
 
@@ -389,6 +397,7 @@ impl Entity {
             Entity::CustomerEmail => "Customer email",
             Entity::Fulfilment => "Fulfilment",
             Entity::Cancellation => "Cancellation",
+            Entity::OrderReturn => "Order return",
         }
     }
 
@@ -415,6 +424,7 @@ impl Entity {
             Entity::CustomerEmail => ("EMAIL#<eventId>", EMAIL_SK),
             Entity::Fulfilment => ("ORDER#<orderId>", "FULFILMENT#<fulfilmentId>"),
             Entity::Cancellation => ("ORDER#<orderId>", "CANCELLATION#<cancellationId>"),
+            Entity::OrderReturn => ("ORDER#<orderId>", "RETURN#<returnId>"),
             Entity::MigrationState => (
                 "MIGRATION#<name>",
                 "STATUS, SEGMENT#<total>#<i>, DEFERRED#<orderId>#<sku>, UNPLACEABLE#<PK>#<SK>",

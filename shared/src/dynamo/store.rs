@@ -29,6 +29,8 @@ pub struct Store {
     pub(crate) hold: HoldDuration,
     /// The store's currency (`CURRENCY`): what a payment must be in.
     pub(crate) currency: Currency,
+    /// How many days after their delivery units may be returned (`RETURN_WINDOW_DAYS`).
+    pub(crate) return_window_days: u32,
 }
 
 /// Seconds since the Unix epoch, as the table's TTL attribute counts them.
@@ -57,7 +59,19 @@ impl Store {
             cart_ttl: CartTtl::default(),
             hold: HoldDuration::default(),
             currency: Currency::default(),
+            return_window_days: crate::domain::returns::DEFAULT_RETURN_WINDOW_DAYS,
         }
+    }
+
+    /// The same store, taking returns for `days` days after delivery.
+    pub fn with_return_window_days(mut self, days: u32) -> Self {
+        self.return_window_days = days;
+        self
+    }
+
+    /// How many days after their delivery units may be returned.
+    pub fn return_window_days(&self) -> u32 {
+        self.return_window_days
     }
 
     /// The same store, its checkouts holding stock for `hold`.

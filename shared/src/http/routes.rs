@@ -151,6 +151,23 @@ pub const ROUTES: &[Route] = &[
         "update-fulfilment",
         Admits::Staff,
     ),
+    route(
+        "POST /orders/{orderId}/returns",
+        "request-return",
+        Admits::OrderOwner,
+    ),
+    // Staff approve or decline; the owner cancels (the handler tells the moves apart: 403).
+    route(
+        "PATCH /orders/{orderId}/returns/{returnId}",
+        "update-return",
+        Admits::OrderOwner,
+    ),
+    route(
+        "POST /orders/{orderId}/returns/{returnId}/receipt",
+        "receive-return",
+        Admits::Staff,
+    ),
+    route("GET /returns", "list-returns", Admits::Staff),
 ];
 
 /// The route a request came in on, as API Gateway names it (`routeKey`): an extension of the

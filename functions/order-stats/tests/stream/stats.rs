@@ -237,6 +237,9 @@ async fn every_batch_twice_and_customers_interleaved_still_count_once() {
     );
     let (code, _, body) = parts(dispatch(&app.store, cancel, cancel_lines::handle).await);
     assert_eq!(code, 201, "{body}");
+    // c1's first order delivered, and its one unit (3.00) returned: not spent either.
+    set_status(&app.store, &placed[0], "DELIVERED").await;
+    return_one(&app.store, &placed[0], "sku-0").await;
 
     let records = source(&app).read_all().expect("records");
     // Interleave customers: round-robin over each customer's records, keeping their order.
@@ -292,6 +295,47 @@ async fn every_batch_twice_and_customers_interleaved_still_count_once() {
         listing["withdrawn"].as_n().ok().map(String::as_str),
         Some("5.14")
     );
+    let returned = source_design::customer_orders(&app.engine.client(), "c1")
+        .await
+        .into_iter()
+        .find(|item| item["orderId"].as_s().is_ok_and(|id| *id == placed[0]))
+        .expect("c1's order");
+    assert_eq!(
+        returned["withdrawn"].as_n().ok().map(String::as_str),
+        Some("3")
+    );
+}
+
+/// Staff record a return of one unit of `sku` of `order`, approve it and receive it.
+async fn return_one(store: &Store, order: &str, sku: &str) {
+    let asked = send_json(
+        Who::Staff,
+        "POST /orders/{orderId}/returns",
+        &format!("/orders/{order}/returns"),
+        &[],
+        &format!(r#"{{"lines":[{{"sku":"{sku}","quantity":1}}],"reason":"too small"}}"#),
+    );
+    let (code, _, body) = parts(dispatch(store, asked, request_return::handle).await);
+    assert_eq!(code, 201, "{body}");
+    let id = body["returnId"].as_str().expect("id").to_owned();
+    let approve = send_json(
+        Who::Staff,
+        "PATCH /orders/{orderId}/returns/{returnId}",
+        &format!("/orders/{order}/returns/{id}"),
+        &[],
+        r#"{"status":"APPROVED"}"#,
+    );
+    let (code, _, body) = parts(dispatch(store, approve, update_return::handle).await);
+    assert_eq!(code, 200, "{body}");
+    let receive = send_json(
+        Who::Staff,
+        "POST /orders/{orderId}/returns/{returnId}/receipt",
+        &format!("/orders/{order}/returns/{id}/receipt"),
+        &[],
+        &format!(r#"{{"lines":[{{"sku":"{sku}","received":1}}],"refund":true}}"#),
+    );
+    let (code, _, body) = parts(dispatch(store, receive, receive_return::handle).await);
+    assert_eq!(code, 201, "{body}");
 }
 
 #[tokio::test]

@@ -486,3 +486,57 @@ async fn a_products_stock_is_announced_low_once_per_crossing_of_the_threshold() 
     assert_eq!(again.len(), 1, "{again:?}");
     assert_ne!(again[0]["detail"]["eventId"], once[0]["detail"]["eventId"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_step_of_a_return_is_one_event_of_the_return() {
+    let mut h = Harness::new().await;
+    let store = h.app.store.clone();
+    // o102 is c1's, DELIVERED (sample data): staff record a return for the customer.
+    let req = send_json(
+        Who::Staff,
+        "POST /orders/{orderId}/returns",
+        "/orders/o102/returns",
+        &[],
+        r#"{"lines":[{"sku":"sku-7","quantity":2}],"reason":"too strong"}"#,
+    );
+    let (status, _, asked) = parts(dispatch(&store, req, request_return::handle).await);
+    assert_eq!(status, 201, "{asked}");
+    let id = asked["returnId"].as_str().expect("id").to_owned();
+    let req = send_json(
+        Who::Staff,
+        "PATCH /orders/{orderId}/returns/{returnId}",
+        &format!("/orders/o102/returns/{id}"),
+        &[],
+        r#"{"status":"APPROVED"}"#,
+    );
+    let (status, _, body) = parts(dispatch(&store, req, update_return::handle).await);
+    assert_eq!(status, 200, "{body}");
+    let req = send_json(
+        Who::Staff,
+        "POST /orders/{orderId}/returns/{returnId}/receipt",
+        &format!("/orders/o102/returns/{id}/receipt"),
+        &[],
+        r#"{"lines":[{"sku":"sku-7","received":2}],"refund":true}"#,
+    );
+    let (status, _, body) = parts(dispatch(&store, req, receive_return::handle).await);
+    assert_eq!(status, 201, "{body}");
+    h.publish().await;
+    let subjects = h.subjects().await;
+    let events = &subjects[&format!("return/{id}")];
+    assert_eq!(
+        kinds(events),
+        ks(&[
+            ("return.requested", 1),
+            ("return.approved", 2),
+            ("return.received", 3)
+        ]),
+        "o102 was never paid: nothing refunded, so RECEIVED"
+    );
+    assert_eq!(events[2]["return"]["received"][0]["received"], 2);
+    assert_eq!(events[0]["customerId"], "c1");
+    assert_eq!(
+        subjects.len(),
+        1,
+        "the order's status did not move: {subjects:?}"
+    );
+}

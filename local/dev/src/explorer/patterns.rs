@@ -91,6 +91,12 @@ const SAMPLES: &[Sample] = &[
         path_params: &[],
         query_params: &[("limit", "5")],
     },
+    Sample {
+        number: 11,
+        as_customer: false,
+        path_params: &[],
+        query_params: &[("status", "REQUESTED"), ("limit", "5")],
+    },
 ];
 
 impl Sample {

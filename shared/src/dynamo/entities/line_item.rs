@@ -39,6 +39,8 @@ pub const REFUNDED_QUANTITY: Attr<u32> = Attr::new("refundedQuantity");
 pub const RESTOCKED_QUANTITY: Attr<u32> = Attr::new("restockedQuantity");
 /// How many of the line will never ship: cancelled, or refunded before they shipped.
 pub const CANCELLED_QUANTITY: Attr<u32> = Attr::new("cancelledQuantity");
+/// How many of the line came back in returns (received, damaged or not).
+pub const RETURNED_QUANTITY: Attr<u32> = Attr::new("returnedQuantity");
 /// A change of how many of the line were refunded: a refund that FAILED (or was REVERSED)
 /// gives its units back to the line, so they may be refunded again.
 pub const REFUNDED_CHANGE: Attr<i64> = Attr::new(REFUNDED_QUANTITY.name);
@@ -51,6 +53,7 @@ pub const BACK: UpdateSpec = UpdateSpec {
         REFUNDED_QUANTITY.name,
         RESTOCKED_QUANTITY.name,
         CANCELLED_QUANTITY.name,
+        RETURNED_QUANTITY.name,
     ],
     ..UpdateSpec::of(Entity::LineItem)
 };
@@ -74,6 +77,7 @@ pub fn back(item: &Item) -> LineBack {
         refunded: REFUNDED_QUANTITY.get(item).unwrap_or(0),
         restocked: RESTOCKED_QUANTITY.get(item).unwrap_or(0),
         cancelled: CANCELLED_QUANTITY.get(item).unwrap_or(0),
+        returned: RETURNED_QUANTITY.get(item).unwrap_or(0),
     }
 }
 

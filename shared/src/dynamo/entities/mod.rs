@@ -22,6 +22,7 @@ pub mod migration_state;
 pub mod open_order_count;
 pub mod order_header;
 pub mod order_listing;
+pub mod order_return;
 pub mod payment_event;
 pub mod payment_order;
 pub mod product;
@@ -63,6 +64,7 @@ pub const UPDATES: &[&UpdateSpec] = &[
     &fulfilment::UPDATE,
     &order_header::WITHDRAW,
     &order_listing::WITHDRAW,
+    &order_return::MOVE,
 ];
 
 /// Every kind of PutItem the store sends.
@@ -85,6 +87,7 @@ pub const PUTS: &[&PutSpec] = &[
     &customer_email::CLAIM,
     &fulfilment::PUT,
     &cancellation::PUT,
+    &order_return::PUT,
 ];
 
 /// Every kind of DeleteItem the store sends.
@@ -270,6 +273,7 @@ mod tests {
         let refund = Refund {
             event_id: Some(event.clone()),
             cancellation_id: Some(crate::domain::ids::CancellationId::parse("cn_1").expect("id")),
+            return_id: Some(crate::domain::ids::ReturnId::parse("rt_1").expect("id")),
             lines: vec![LineQuantity {
                 sku: sku.clone(),
                 quantity: 1,
@@ -287,6 +291,7 @@ mod tests {
         let due = Refund {
             order_id: None,
             cancellation_id: None,
+            return_id: None,
             ..refund.clone()
         };
         let entry = CatalogEntry {
@@ -397,6 +402,22 @@ mod tests {
                     },
                 ),
             ),
+            (
+                &order_return::PUT,
+                order_return::to_item(
+                    &o100(),
+                    &c1(),
+                    &crate::domain::returns::OrderReturn::requested(
+                        crate::domain::ids::ReturnId::parse("rt_1").expect("id"),
+                        vec![LineQuantity {
+                            sku: sku.clone(),
+                            quantity: 1,
+                        }],
+                        "r".into(),
+                        test_support::placed(),
+                    ),
+                ),
+            ),
         ];
         assert_eq!(written.len(), PUTS.len(), "a put spec without an item here");
         for (spec, item) in &written {
@@ -482,6 +503,13 @@ mod tests {
                     &crate::domain::ids::CancellationId::parse("cn_1").expect("id"),
                 ),
                 Entity::Cancellation,
+            ),
+            (
+                order_return::key(
+                    &o100(),
+                    &crate::domain::ids::ReturnId::parse("rt_1").expect("id"),
+                ),
+                Entity::OrderReturn,
             ),
         ];
         for (item, entity) in &written {

@@ -7,7 +7,7 @@
 //! what both are made of.
 
 use crate::domain::ids::{
-    CancellationId, OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId,
+    CancellationId, OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId, ReturnId,
 };
 use crate::domain::order::LineQuantity;
 use crate::domain::refund::RefundMetadata;
@@ -51,6 +51,8 @@ record! {
         restock: bool = RESTOCK "restock", default, store;
         /// The cancellation of lines that requested it.
         cancellation_id: CancellationId = CANCELLATION_ID "cancellationId", optional, store;
+        /// The return whose receipt requested it.
+        return_id: ReturnId = RETURN_ID "returnId", optional, store;
         /// How many times it was claimed for sending.
         attempts: u32 = ATTEMPTS "attempts", default, store;
         /// When it was last claimed for sending.
@@ -86,6 +88,7 @@ pub const ATTRIBUTES: &[&str] = &[
     LINES.name,
     RESTOCK.name,
     CANCELLATION_ID.name,
+    RETURN_ID.name,
     ATTEMPTS.name,
     GSI1PK.name,
     GSI1SK.name,

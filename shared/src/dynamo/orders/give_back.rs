@@ -1,5 +1,6 @@
 //! Lines given back, in ONE transaction with all they change: a staff refund (by lines or an
-//! amount) or a cancellation of unshipped lines. The refund's record and the header's balance
+//! amount), a cancellation of unshipped lines, or a return's receipt (the return moved on only
+//! if its counter is still the one read, so a return is received once). The refund's record and the header's balance
 //! drawn on (only if no other refund drew on it since it was read, and only if it covers the
 //! refund); each line's counts (refunded, back in stock on the condition that no one put units
 //! back since the read, never to ship) and its stock back; the cancellation's record; what of
@@ -14,9 +15,10 @@ use crate::domain::ledger::RefundPlan;
 use crate::domain::money::Decimal;
 use crate::domain::order::OrderDetails;
 use crate::domain::refund::Refund;
+use crate::domain::returns::OrderReturn;
 use crate::domain::status::OrderStatus;
 use crate::dynamo::entities::{
-    cancellation, line_item, order_header, order_listing, product, refund,
+    cancellation, line_item, order_header, order_listing, order_return, product, refund,
 };
 use crate::dynamo::transaction::{Outcome, Transaction};
 use crate::dynamo::update::Change;
@@ -34,6 +36,8 @@ pub struct GiveBack<'a> {
     pub refund: Option<&'a Refund>,
     /// The cancellation recorded (a cancellation of lines).
     pub cancellation: Option<&'a Cancellation>,
+    /// The return received: as read, and as its receipt leaves it.
+    pub order_return: Option<(&'a OrderReturn, &'a OrderReturn)>,
 }
 
 /// What giving back came to.
@@ -56,6 +60,7 @@ enum Action<'a> {
     Restock(&'a Sku),
     Refund,
     Cancellation,
+    Return,
     ReleasePlace,
 }
 
@@ -105,7 +110,9 @@ impl Store {
                 return Ok(GivenBack::Exists);
             }
             if cancelled.conflicted()
-                || cancelled.condition_failed(|a| matches!(a, Action::Header | Action::Line))
+                || cancelled.condition_failed(|a| {
+                    matches!(a, Action::Header | Action::Line | Action::Return)
+                })
             {
                 return Ok(GivenBack::Changed);
             }
@@ -145,7 +152,7 @@ impl Store {
     ) -> Result<Transaction<Action<'a>>, AppError> {
         let order = &details.order;
         let plan = back.plan;
-        let mut transaction = Transaction::with_capacity(5 + 2 * plan.lines.len());
+        let mut transaction = Transaction::with_capacity(6 + 2 * plan.lines.len());
         let (header, listing) = self.header_and_listing(details, back, next);
         if let Some(header) = header {
             transaction.update(Action::Header, header.build()?)?;
@@ -161,6 +168,9 @@ impl Store {
             }
             if planned.cancelled > 0 {
                 counts = counts.add(&line_item::CANCELLED_QUANTITY, &planned.cancelled);
+            }
+            if planned.returned > 0 {
+                counts = counts.add(&line_item::RETURNED_QUANTITY, &planned.returned);
             }
             if planned.restock > 0 {
                 counts = line_item::restocked(counts, planned.restock, planned.restocked);
@@ -188,6 +198,10 @@ impl Store {
                 )
                 .only_new();
             transaction.put(Action::Cancellation, record.build()?)?;
+        }
+        if let Some((read, next)) = back.order_return {
+            let moved = order_return::moved(&self.table, &order.order_id, read, next);
+            transaction.update(Action::Return, moved.build()?)?;
         }
         if let Some(count) = self.release_holding(details, release)? {
             transaction.update(Action::ReleasePlace, count)?;

@@ -8,12 +8,14 @@ mod caps;
 mod give_back;
 mod lines;
 mod read;
+mod returns;
 mod status;
 
 use caps::{Release, why_not_counted};
 
 pub use give_back::{GiveBack, GivenBack};
 pub use lines::{Shipped, Shipping};
+pub use returns::ReturnWritten;
 pub(crate) use status::Settle;
 pub use status::StatusChangeError;
 

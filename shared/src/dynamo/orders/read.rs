@@ -5,7 +5,9 @@ use crate::domain::access::Caller;
 use crate::domain::ids::OrderId;
 use crate::domain::order::{LineBack, LineItem, Order, OrderDetails, OrderMoney};
 use crate::dynamo::codec;
-use crate::dynamo::entities::{cancellation, fulfilment, line_item, order_header, refund};
+use crate::dynamo::entities::{
+    cancellation, fulfilment, line_item, order_header, order_return, refund,
+};
 use crate::dynamo::keys::{Entity, ITEM_PREFIX, ORDER_PARTITION};
 use crate::dynamo::query::{Index, KeyQuery};
 use crate::{AppError, Store};
@@ -52,6 +54,7 @@ impl Store {
         let mut lines = Vec::new();
         let mut fulfilments = Vec::new();
         let mut cancellations = Vec::new();
+        let mut returns = Vec::new();
         let mut money = OrderMoney::default();
         for item in out.items.unwrap_or_default() {
             let sk = codec::SK.get(&item).unwrap_or_default();
@@ -74,6 +77,7 @@ impl Store {
                 Some(Entity::Cancellation) => {
                     cancellations.push(cancellation::from_item(item)?.2);
                 }
+                Some(Entity::OrderReturn) => returns.push(order_return::from_item(item)?.2),
                 _ => {}
             }
         }
@@ -82,6 +86,7 @@ impl Store {
             items: lines,
             fulfilments,
             cancellations,
+            returns,
             money: Box::new(money),
         }))
     }

@@ -216,6 +216,7 @@ function eventEntry(envelope) {
   const detail = envelope.detail || {};
   const about = detail.order ? `${detail.order.status} ${detail.order.total}`
     : detail.refund ? `${detail.refund.status} ${detail.refund.amount} ${detail.refund.currency}`
+    : detail.return ? `${detail.return.status} ${(detail.return.lines || []).map((l) => `${l.sku}x${l.quantity}`).join(",")} (${detail.return.reason || ""})`
     : detail.cancellation ? `CANCELLED ${(detail.cancellation.lines || []).map((l) => `${l.sku}x${l.quantity}`).join(",")} (${detail.cancellation.reason || ""})`
     : detail.fulfilment ? `${detail.fulfilment.status} ${(detail.fulfilment.lines || []).map((l) => `${l.sku}x${l.quantity}`).join(",")} ${detail.fulfilment.carrier || ""} ${detail.fulfilment.trackingNumber || ""}`.trim()
     : detail.product ? `stock ${detail.product.stock} (below ${detail.product.threshold})` : "";

@@ -1,0 +1,345 @@
+//! POST /orders/{orderId}/returns/{returnId}/receipt through API Gateway events, against its own
+//! engine and the test's localstripe: what arrived back into stock (the damaged aside), what
+//! arrived refunded at the prices ordered and paid once, races with a staff refund, and what a
+//! receipt refuses. The sample data's rt_o110 is an APPROVED return of one sku-2 of c1's o110.
+
+use std::time::Duration;
+
+use local_engine::declared::as_function;
+use local_engine::testing::payments::{checkout, hold_line, pay_at_provider, succeeded, webhook};
+use local_engine::testing::returns::{receipt, request, set};
+use local_engine::testing::{
+    TestApp, Who, all_items, dispatch, from_event_file, get, parts, send_json, ship,
+    update_fulfilment, webhook_secrets,
+};
+use serde_json::{Value, json};
+use shared::Store;
+
+async fn receive(store: &Store, order: &str, id: &str, lines: Value, refund: bool) -> (u16, Value) {
+    let req = receipt(order, id, &lines.to_string(), refund);
+    let (status, _, answer) = parts(dispatch(store, req, receive_return::handle).await);
+    (status, answer)
+}
+
+/// `customer` asks to return `lines` of `order`, and staff approve it: the return's ID.
+async fn approved(store: &Store, customer: &str, order: &str, lines: &[(&str, u32)]) -> String {
+    let req = request(Who::Customer(customer), order, "", lines);
+    let (status, _, asked) = parts(dispatch(store, req, request_return::handle).await);
+    assert_eq!(status, 201, "{asked}");
+    let id = asked["returnId"].as_str().expect("id").to_owned();
+    let req = set(Who::Staff, order, &id, "APPROVED");
+    let (status, _, body) = parts(dispatch(store, req, update_return::handle).await);
+    assert_eq!(status, 200, "{body}");
+    id
+}
+
+async fn read(store: &Store, path: &str, route: &str) -> Value {
+    let req = get(Who::Staff, route, path, "");
+    let (status, _, body) = parts(dispatch(store, req, get_order::handle).await);
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+async fn order_of(store: &Store, order: &str) -> Value {
+    read(store, &format!("/orders/{order}"), "GET /orders/{orderId}").await
+}
+
+async fn ledger(store: &Store, order: &str) -> Value {
+    read(
+        store,
+        &format!("/orders/{order}/payments"),
+        "GET /orders/{orderId}/payments",
+    )
+    .await
+}
+
+/// `customer` checks out `lines` and pays at the provider, whose event places the order; staff
+/// ship it all in one fulfilment, delivered now: the order's ID.
+async fn delivered(store: &Store, customer: &str, lines: &[(&str, u32)]) -> String {
+    for (sku, quantity) in lines {
+        let req = hold_line(customer, sku, *quantity);
+        let (status, _, body) = parts(dispatch(store, req, edit_cart::handle).await);
+        assert_eq!(status, 200, "{body}");
+    }
+    let with = checkout::Checkout {
+        store: store.clone(),
+        provider: local_engine::testing::provider(),
+    };
+    let (status, _, body) =
+        parts(dispatch(&with, checkout(customer, None), checkout::handle).await);
+    assert_eq!(status, 201, "{body}");
+    let (order, amount, intent) = local_engine::testing::payments::held(&body);
+    pay_at_provider(&intent);
+    let hook = payment_webhook::Webhook {
+        store: store.clone(),
+        secrets: webhook_secrets(),
+    };
+    let event = succeeded(&format!("evt_{order}"), &intent, amount, "usd", &order);
+    let (status, _, answer) =
+        parts(dispatch(&hook, webhook(&event), payment_webhook::handle).await);
+    assert_eq!(
+        (status, answer["outcome"].as_str()),
+        (200, Some("placed")),
+        "{answer}"
+    );
+    let req = ship(Who::Staff, &order, lines, "");
+    let (status, _, shipped) = parts(dispatch(store, req, ship_order::handle).await);
+    assert_eq!(status, 201, "{shipped}");
+    let id = shipped["fulfilmentId"].as_str().expect("id");
+    let req = update_fulfilment(Who::Staff, &order, id, r#"{"status":"DELIVERED"}"#);
+    let (status, _, body) = parts(dispatch(store, req, update_fulfilment::handle).await);
+    assert_eq!(status, 200, "{body}");
+    order
+}
+
+async fn pay_refunds(store: &Store) -> pay_refunds::Run {
+    let payer = pay_refunds::Payer {
+        store: store.clone(),
+        provider: local_engine::testing::provider(),
+    };
+    as_function(
+        "pay-refunds",
+        pay_refunds::handle(&payer, Duration::from_secs(5)),
+    )
+    .await
+    .expect("the payer's run")
+}
+
+/// A staff refund of one `sku` of `order` by lines, without restock, under `key`.
+fn staff_refund(order: &str, sku: &str, key: &str) -> lambda_http::Request {
+    send_json(
+        Who::Staff,
+        "POST /orders/{orderId}/refunds",
+        &format!("/orders/{order}/refunds"),
+        &[("idempotency-key", key)],
+        &format!(
+            r#"{{"lines":[{{"sku":"{sku}","quantity":1}}],"reason":"returned","restock":false}}"#
+        ),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_unit_stays_out_of_stock_and_what_arrived_is_refunded_once() {
+    let app = TestApp::seeded().await.expect("app");
+    let store = &app.store;
+    // sku-1 x3 at 19.95: 59.85, paid, delivered now; two of them come back, one damaged.
+    let order = delivered(store, "c3", &[("sku-1", 3)]).await;
+    let id = approved(store, "c3", &order, &[("sku-1", 2)]).await;
+    let stock = app.stock("sku-1").await;
+    let arrived = json!([{"sku": "sku-1", "received": 2, "damaged": 1}]);
+    let (status, received) = receive(store, &order, &id, arrived.clone(), true).await;
+    assert_eq!(status, 201, "{received}");
+    assert_eq!(received["status"], "REFUNDED");
+    assert_eq!(
+        (&received["refund"]["amount"], &received["refund"]["kind"]),
+        (&json!(3990), &json!("return")),
+        "what arrived, at the price ordered"
+    );
+    assert_eq!(received["refund"]["returnId"], json!(id));
+    assert_eq!(
+        app.stock("sku-1").await,
+        stock + 1,
+        "the undamaged unit only"
+    );
+    let (status, second) = receive(store, &order, &id, arrived, true).await;
+    assert_eq!(status, 409, "received once: {second}");
+    assert_eq!(app.stock("sku-1").await, stock + 1);
+
+    // One view: the order shows the return; the customer kept one unit of three.
+    let shown = order_of(store, &order).await;
+    assert_eq!(shown["status"], "DELIVERED");
+    assert_eq!(shown["withdrawn"], "39.90");
+    assert_eq!(shown["returns"][0]["status"], "REFUNDED");
+    assert_eq!(
+        shown["returns"][0]["received"],
+        json!([{"sku": "sku-1", "received": 2, "damaged": 1}])
+    );
+
+    // Paid once at localstripe; the ledger ties the refund to the return.
+    let run = pay_refunds(store).await;
+    assert_eq!((run.sent, run.succeeded), (1, 1), "{run:?}");
+    assert_eq!(pay_refunds(store).await.sent, 0, "never twice");
+    let money = ledger(store, &order).await;
+    assert_eq!(
+        (&money["refunded"], &money["refundable"]),
+        (&json!(3990), &json!(5985 - 3990))
+    );
+    assert_eq!(money["refunds"][0]["status"], "SUCCEEDED");
+    assert_eq!(money["refunds"][0]["returnId"], json!(id));
+}
+
+#[tokio::test]
+async fn a_return_received_without_refund_may_be_refunded_by_lines_after_exactly_once() {
+    let app = TestApp::seeded().await.expect("app");
+    let store = &app.store;
+    let order = delivered(store, "c4", &[("sku-3", 2)]).await;
+    let id = approved(store, "c4", &order, &[("sku-3", 1)]).await;
+    let stock = app.stock("sku-3").await;
+    let (status, received) = receive(
+        store,
+        &order,
+        &id,
+        json!([{"sku": "sku-3", "received": 1}]),
+        false,
+    )
+    .await;
+    assert_eq!(
+        (status, received["status"].as_str()),
+        (201, Some("RECEIVED")),
+        "{received}"
+    );
+    assert!(received.get("refund").is_none(), "{received}");
+    assert_eq!(app.stock("sku-3").await, stock + 1);
+    assert_eq!(ledger(store, &order).await["refunded"], 0);
+
+    // Staff refund it by lines after all (no second restock): its price, once.
+    let (status, _, first) = parts(
+        dispatch(
+            store,
+            staff_refund(&order, "sku-3", "late-1"),
+            refund_order::handle,
+        )
+        .await,
+    );
+    assert_eq!((status, &first["amount"]), (202, &json!(1200)), "{first}");
+    let money = ledger(store, &order).await;
+    assert_eq!(
+        (&money["refunded"], &money["refundable"]),
+        (&json!(1200), &json!(1200))
+    );
+    assert_eq!(
+        app.stock("sku-3").await,
+        stock + 1,
+        "restocked once, by the receipt"
+    );
+    let shown = order_of(store, &order).await;
+    assert_eq!(
+        (&shown["status"], &shown["withdrawn"]),
+        (&json!("DELIVERED"), &json!("12.00"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_receipt_racing_a_refund_of_the_same_unit_never_pays_it_twice() {
+    for round in 0..3 {
+        let app = TestApp::seeded().await.expect("app");
+        let store = app.store.clone();
+        let order = delivered(&store, "c5", &[("sku-3", 1)]).await;
+        let id = approved(&store, "c5", &order, &[("sku-3", 1)]).await;
+        let receiving = tokio::spawn({
+            let (store, order, id) = (store.clone(), order.clone(), id.clone());
+            async move {
+                receive(
+                    &store,
+                    &order,
+                    &id,
+                    json!([{"sku": "sku-3", "received": 1}]),
+                    true,
+                )
+                .await
+                .0
+            }
+        });
+        let refunding = tokio::spawn({
+            let (store, order) = (store.clone(), order.clone());
+            async move {
+                let req = staff_refund(&order, "sku-3", "race");
+                parts(dispatch(&store, req, refund_order::handle).await).0
+            }
+        });
+        let received = receiving.await.expect("task");
+        let refunded = refunding.await.expect("task");
+        assert_eq!(received, 201, "round {round}: the unit arrived either way");
+        assert!([202, 409].contains(&refunded), "round {round}: {refunded}");
+        let money = ledger(&store, &order).await;
+        assert_eq!(
+            money["refunded"], 1200,
+            "round {round}: one unit's price, once: {money}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn what_a_receipt_refuses_is_a_problem_and_writes_nothing() {
+    let app = TestApp::seeded().await.expect("app");
+    let store = &app.store;
+    let before = all_items(&app).await;
+    for (order, id, lines, expected) in [
+        // More than the return asked, damaged beyond what arrived, a line it does not name, a
+        // line twice, nothing at all.
+        (
+            "o110",
+            "rt_o110",
+            json!([{"sku": "sku-2", "received": 2}]),
+            400,
+        ),
+        (
+            "o110",
+            "rt_o110",
+            json!([{"sku": "sku-2", "received": 1, "damaged": 2}]),
+            400,
+        ),
+        (
+            "o110",
+            "rt_o110",
+            json!([{"sku": "sku-7", "received": 1}]),
+            400,
+        ),
+        (
+            "o110",
+            "rt_o110",
+            json!([{"sku": "sku-2", "received": 1}, {"sku": "sku-2", "received": 1}]),
+            400,
+        ),
+        ("o110", "rt_o110", json!([]), 400),
+        // Not approved yet (rt_o106 is REQUESTED); no such return; no such order.
+        (
+            "o106",
+            "rt_o106",
+            json!([{"sku": "sku-6", "received": 1}]),
+            409,
+        ),
+        (
+            "o110",
+            "rt_none",
+            json!([{"sku": "sku-2", "received": 1}]),
+            404,
+        ),
+        (
+            "o404",
+            "rt_o110",
+            json!([{"sku": "sku-2", "received": 1}]),
+            404,
+        ),
+    ] {
+        let (status, problem) = receive(store, order, id, lines.clone(), true).await;
+        assert_eq!(status, expected, "{order} {id} {lines}: {problem}");
+    }
+    // A customer records no receipt.
+    let req = send_json(
+        Who::Customer("c1"),
+        "POST /orders/{orderId}/returns/{returnId}/receipt",
+        "/orders/o110/returns/rt_o110/receipt",
+        &[],
+        r#"{"lines":[{"sku":"sku-2","received":1}],"refund":true}"#,
+    );
+    assert_eq!(
+        parts(dispatch(store, req, receive_return::handle).await).0,
+        403
+    );
+    assert_eq!(all_items(&app).await, before, "nothing written");
+}
+
+#[tokio::test]
+async fn the_sample_event_is_answered() {
+    let app = TestApp::seeded().await.expect("app");
+    let stock = app.stock("sku-2").await;
+    let req = from_event_file("../../events/receive-return.json").expect("event");
+    let (status, _, body) = parts(dispatch(&app.store, req, receive_return::handle).await);
+    assert_eq!(
+        (status, body["returnId"].as_str(), body["status"].as_str()),
+        (201, Some("rt_o110"), Some("RECEIVED")),
+        "{body}"
+    );
+    assert_eq!(app.stock("sku-2").await, stock, "it arrived damaged");
+}
