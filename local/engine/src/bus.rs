@@ -121,12 +121,23 @@ impl LocalBus {
 
     /// A fresh server on a free port, its log in the system's temporary folder: each test owns
     /// its own.
+    /// The port is free when picked, but tests running at once open connections all the time,
+    /// and one may take it as its own end before moto binds it (moto then never listens): then
+    /// another port is picked.
     pub fn for_test() -> Result<Self, Error> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")?
-            .local_addr()?
-            .port();
-        let log = std::env::temp_dir().join(format!("moto-{port}.log"));
-        Self::start(port, &log)
+        let mut attempts = 0;
+        loop {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")?
+                .local_addr()?
+                .port();
+            let log = std::env::temp_dir().join(format!("moto-{port}.log"));
+            match Self::start(port, &log) {
+                Err(err) if attempts < 4 && !err.to_string().contains("is missing") => {
+                    attempts += 1;
+                }
+                started => return started,
+            }
+        }
     }
 
     /// An EventBridge client of the server.

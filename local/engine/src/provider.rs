@@ -85,15 +85,27 @@ impl LocalProvider {
     }
 
     /// A fresh localstripe on a free port, its log in the system's temporary folder, sending
-    /// no webhooks; and the client the functions call it with. Each test owns its own.
+    /// no webhooks; and the client the functions call it with. Each test owns its own. The port
+    /// is free when picked, but a connection another test opens may take it before localstripe
+    /// binds it: then another is picked (as `LocalBus::for_test` does).
     pub fn for_test() -> Result<(Self, payment_provider::Provider), Error> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")?
-            .local_addr()?
-            .port();
-        let log = std::env::temp_dir().join(format!("localstripe-{port}.log"));
-        let provider = Self::start(port, &log, None)?;
-        let client = payment_provider::Provider::new(&provider.base, LOCAL_API_KEY);
-        Ok((provider, client))
+        let mut attempts = 0;
+        loop {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")?
+                .local_addr()?
+                .port();
+            let log = std::env::temp_dir().join(format!("localstripe-{port}.log"));
+            match Self::start(port, &log, None) {
+                Err(err) if attempts < 4 && !err.to_string().contains("is missing") => {
+                    attempts += 1;
+                }
+                started => {
+                    let provider = started?;
+                    let client = payment_provider::Provider::new(&provider.base, LOCAL_API_KEY);
+                    return Ok((provider, client));
+                }
+            }
+        }
     }
 }
 
