@@ -76,6 +76,43 @@ where
     }
 }
 
+/// Why an attempt that reads, decides and writes on the condition that what it read is
+/// unchanged did not finish: what it read changed meanwhile (read again), or it failed.
+#[derive(Debug)]
+pub enum Attempt {
+    /// What it read changed meanwhile: read again.
+    Changed,
+    /// It failed: the answer.
+    Failed(crate::AppError),
+}
+
+impl From<crate::AppError> for Attempt {
+    fn from(err: crate::AppError) -> Self {
+        Attempt::Failed(err)
+    }
+}
+
+/// Runs `attempt` again, with [`Backoff::TRANSACTION`], while what it read keeps changing; a
+/// 409 (`AppError::concurrent_change`, saying `gave_up`) once the attempts are spent.
+pub async fn while_changed<T, Fut>(
+    gave_up: &str,
+    attempt: impl FnMut(u32) -> Fut,
+) -> Result<T, crate::AppError>
+where
+    Fut: Future<Output = Result<T, Attempt>>,
+{
+    retry(
+        &Backoff::TRANSACTION,
+        |failed: &Attempt| matches!(failed, Attempt::Changed),
+        attempt,
+    )
+    .await
+    .map_err(|failed| match failed {
+        Attempt::Changed => crate::AppError::concurrent_change(gave_up.to_owned()),
+        Attempt::Failed(err) => err,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

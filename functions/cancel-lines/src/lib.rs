@@ -22,7 +22,7 @@ use shared::http::HttpResult;
 use shared::http::request::{caller, header_value, json_body, path_param};
 use shared::http::response::json_response;
 use shared::metrics::{self, Metric};
-use shared::retry::{Backoff, retry};
+use shared::retry::{Attempt, while_changed};
 use shared::{AppError, Store};
 
 const MAX_BODY_BYTES: usize = 16 * 1024;
@@ -32,19 +32,6 @@ const MAX_BODY_BYTES: usize = 16 * 1024;
 struct Body {
     lines: Vec<LineQuantity>,
     reason: String,
-}
-
-/// Why an attempt did not cancel the lines.
-enum Failed {
-    /// What it read changed meanwhile: read again.
-    Changed,
-    Error(AppError),
-}
-
-impl From<AppError> for Failed {
-    fn from(err: AppError) -> Self {
-        Failed::Error(err)
-    }
 }
 
 /// What was asked: the lines and the reason, under the cancellation's ID.
@@ -113,9 +100,8 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
         reason: staff_reason(&body.reason)?,
     };
     let (order, asked) = (&order, &asked);
-    let cancelled = retry(
-        &Backoff::TRANSACTION,
-        |failed: &Failed| matches!(failed, Failed::Changed),
+    let cancelled = while_changed(
+        "other changes of this order's lines kept coming first; retry the request",
         |_| async move {
             let details = store
                 .get_order(order, caller)
@@ -155,16 +141,10 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                 }
                 // Recorded by a concurrent retry of this request, or the order changed: what it
                 // says now decides.
-                GivenBack::Exists | GivenBack::Changed => Err(Failed::Changed),
+                GivenBack::Exists | GivenBack::Changed => Err(Attempt::Changed),
             }
         },
     )
-    .await
-    .map_err(|failed| match failed {
-        Failed::Changed => AppError::concurrent_change(
-            "other changes of this order's lines kept coming first; retry the request",
-        ),
-        Failed::Error(err) => err,
-    })?;
+    .await?;
     Ok(json_response(StatusCode::CREATED, &cancelled))
 }

@@ -20,7 +20,7 @@ use shared::http::HttpResult;
 use shared::http::request::{caller, json_body, path_param};
 use shared::http::response::json_response;
 use shared::metrics::{self, Metric};
-use shared::retry::{Backoff, retry};
+use shared::retry::{Attempt, while_changed};
 use shared::{AppError, Store};
 
 const MAX_BODY_BYTES: usize = 16 * 1024;
@@ -30,19 +30,6 @@ const MAX_BODY_BYTES: usize = 16 * 1024;
 struct Body {
     lines: Vec<ReceivedLine>,
     refund: bool,
-}
-
-/// Why an attempt did not record the receipt.
-enum Failed {
-    /// What it read changed meanwhile: read again.
-    Changed,
-    Error(AppError),
-}
-
-impl From<AppError> for Failed {
-    fn from(err: AppError) -> Self {
-        Failed::Error(err)
-    }
 }
 
 /// The refund `plan` requests for `read` of `details`, if it gives anything back.
@@ -74,9 +61,8 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
         refund: body.refund,
     };
     let (order, id, receipt) = (&order, &id, &receipt);
-    let received = retry(
-        &Backoff::TRANSACTION,
-        |failed: &Failed| matches!(failed, Failed::Changed),
+    let received = while_changed(
+        "other changes of this order kept coming first; retry the request",
         |_| async move {
             let details = store
                 .get_order(order, caller)
@@ -110,16 +96,10 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                     })
                 }
                 // Received meanwhile (its status now says so), or the order changed.
-                GivenBack::Exists | GivenBack::Changed => Err(Failed::Changed),
+                GivenBack::Exists | GivenBack::Changed => Err(Attempt::Changed),
             }
         },
     )
-    .await
-    .map_err(|failed| match failed {
-        Failed::Changed => AppError::concurrent_change(
-            "other changes of this order kept coming first; retry the request",
-        ),
-        Failed::Error(err) => err,
-    })?;
+    .await?;
     Ok(json_response(StatusCode::CREATED, &received))
 }

@@ -23,7 +23,7 @@ use shared::http::HttpResult;
 use shared::http::request::{caller, header_value, json_body, path_param};
 use shared::http::response::json_response;
 use shared::metrics::{self, Metric};
-use shared::retry::{Backoff, retry};
+use shared::retry::{Attempt, while_changed};
 use shared::{AppError, Store};
 
 const MAX_BODY_BYTES: usize = 16 * 1024;
@@ -70,19 +70,6 @@ impl Body {
     }
 }
 
-/// Why an attempt did not record the refund.
-enum Failed {
-    /// What it read changed meanwhile: read again.
-    Changed,
-    Error(AppError),
-}
-
-impl From<AppError> for Failed {
-    fn from(err: AppError) -> Self {
-        Failed::Error(err)
-    }
-}
-
 /// Whether `refund` (recorded under the request's key) is what `ask` and `reason` ask for.
 fn same_request(refund: &Refund, ask: &RefundAsk, reason: &str) -> bool {
     let asked = match ask {
@@ -104,9 +91,8 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let (ask, reason) = json_body::<Body>(&req, MAX_BODY_BYTES)?.ask()?;
     let refund_id = RefundId::of_request(&order, &key);
     let (ask, reason, order, refund_id) = (&ask, &reason, &order, &refund_id);
-    let refund = retry(
-        &Backoff::TRANSACTION,
-        |failed: &Failed| matches!(failed, Failed::Changed),
+    let refund = while_changed(
+        "other refunds of this order kept changing its balance; retry the request",
         |_| async move {
             let details = store
                 .get_order(order, caller)
@@ -153,16 +139,10 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                 }
                 // Recorded by a concurrent retry of this request, or the balance or the lines
                 // changed: what the order says now decides.
-                GivenBack::Exists | GivenBack::Changed => Err(Failed::Changed),
+                GivenBack::Exists | GivenBack::Changed => Err(Attempt::Changed),
             }
         },
     )
-    .await
-    .map_err(|failed| match failed {
-        Failed::Changed => AppError::concurrent_change(
-            "other refunds of this order kept changing its balance; retry the request",
-        ),
-        Failed::Error(err) => err,
-    })?;
+    .await?;
     Ok(json_response(StatusCode::ACCEPTED, &refund))
 }

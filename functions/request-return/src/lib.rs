@@ -20,7 +20,7 @@ use shared::http::HttpResult;
 use shared::http::request::{caller, header_value, json_body, path_param};
 use shared::http::response::json_response;
 use shared::metrics::{self, Metric};
-use shared::retry::{Backoff, retry};
+use shared::retry::{Attempt, while_changed};
 use shared::{AppError, Store};
 
 const MAX_BODY_BYTES: usize = 16 * 1024;
@@ -30,19 +30,6 @@ const MAX_BODY_BYTES: usize = 16 * 1024;
 struct Body {
     lines: Vec<LineQuantity>,
     reason: String,
-}
-
-/// Why an attempt did not record the return.
-enum Failed {
-    /// What it read changed meanwhile: read again.
-    Changed,
-    Error(AppError),
-}
-
-impl From<AppError> for Failed {
-    fn from(err: AppError) -> Self {
-        Failed::Error(err)
-    }
 }
 
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
@@ -60,9 +47,8 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
     };
     let window = (!caller.is_staff()).then(|| store.return_window_days());
     let (order, lines, reason, id) = (&order, &lines, &reason, &id);
-    let made = retry(
-        &Backoff::TRANSACTION,
-        |failed: &Failed| matches!(failed, Failed::Changed),
+    let made = while_changed(
+        "other changes of this order's lines kept coming first; retry the request",
         |_| async move {
             let details = store
                 .get_order(order, caller)
@@ -86,16 +72,10 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                 }
                 // Recorded by a concurrent retry of this request, or the order changed: what
                 // it says now decides.
-                ReturnWritten::Exists | ReturnWritten::Changed => Err(Failed::Changed),
+                ReturnWritten::Exists | ReturnWritten::Changed => Err(Attempt::Changed),
             }
         },
     )
-    .await
-    .map_err(|failed| match failed {
-        Failed::Changed => AppError::concurrent_change(
-            "other changes of this order's lines kept coming first; retry the request",
-        ),
-        Failed::Error(err) => err,
-    })?;
+    .await?;
     Ok(json_response(StatusCode::CREATED, &made))
 }

@@ -19,7 +19,7 @@ use shared::http::HttpResult;
 use shared::http::request::{caller, header_value, json_body, path_param};
 use shared::http::response::json_response;
 use shared::metrics::{self, Metric};
-use shared::retry::{Backoff, retry};
+use shared::retry::{Attempt, while_changed};
 use shared::{AppError, Store};
 
 const MAX_BODY_BYTES: usize = 16 * 1024;
@@ -36,19 +36,6 @@ struct Body {
     tracking_url: Option<String>,
 }
 
-/// Why an attempt did not record the fulfilment.
-enum Failed {
-    /// What it read changed meanwhile: read again.
-    Changed,
-    Error(AppError),
-}
-
-impl From<AppError> for Failed {
-    fn from(err: AppError) -> Self {
-        Failed::Error(err)
-    }
-}
-
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let order = path_param(&req, "orderId", OrderId::parse)?;
     let caller = caller(&req)?;
@@ -63,9 +50,8 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
         None => FulfilmentId::generate()?,
     };
     let (order, lines, tracking, id) = (&order, &lines, &tracking, &id);
-    let fulfilment = retry(
-        &Backoff::TRANSACTION,
-        |failed: &Failed| matches!(failed, Failed::Changed),
+    let fulfilment = while_changed(
+        "other changes of this order's lines kept coming first; retry the request",
         |_| async move {
             let details = store
                 .get_order(order, caller)
@@ -96,16 +82,10 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                 }
                 // Recorded by a concurrent retry of this request, or the order changed: what
                 // it says now decides.
-                Shipped::Exists | Shipped::Changed => Err(Failed::Changed),
+                Shipped::Exists | Shipped::Changed => Err(Attempt::Changed),
             }
         },
     )
-    .await
-    .map_err(|failed| match failed {
-        Failed::Changed => AppError::concurrent_change(
-            "other changes of this order's lines kept coming first; retry the request",
-        ),
-        Failed::Error(err) => err,
-    })?;
+    .await?;
     Ok(json_response(StatusCode::CREATED, &fulfilment))
 }

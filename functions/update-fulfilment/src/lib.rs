@@ -17,7 +17,7 @@ use shared::http::HttpResult;
 use shared::http::request::{caller, json_body, path_param};
 use shared::http::response::json_response;
 use shared::metrics::{self, Metric};
-use shared::retry::{Backoff, retry};
+use shared::retry::{Attempt, while_changed};
 use shared::{AppError, Store};
 
 const MAX_BODY_BYTES: usize = 8 * 1024;
@@ -72,28 +72,14 @@ impl Body {
     }
 }
 
-/// Why an attempt did not change the fulfilment.
-enum Failed {
-    /// What it read changed meanwhile: read again.
-    Changed,
-    Error(AppError),
-}
-
-impl From<AppError> for Failed {
-    fn from(err: AppError) -> Self {
-        Failed::Error(err)
-    }
-}
-
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let order = path_param(&req, "orderId", OrderId::parse)?;
     let id = path_param(&req, "fulfilmentId", FulfilmentId::parse)?;
     let caller = caller(&req)?;
     let body = json_body::<Body>(&req, MAX_BODY_BYTES)?;
     let (order, id, body) = (&order, &id, &body);
-    let next = retry(
-        &Backoff::TRANSACTION,
-        |failed: &Failed| matches!(failed, Failed::Changed),
+    let next = while_changed(
+        "other changes of this fulfilment kept coming first; retry the request",
         |_| async move {
             let details = store
                 .get_order(order, caller)
@@ -117,16 +103,10 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                     }
                     Ok(next)
                 }
-                Shipped::Exists | Shipped::Changed => Err(Failed::Changed),
+                Shipped::Exists | Shipped::Changed => Err(Attempt::Changed),
             }
         },
     )
-    .await
-    .map_err(|failed| match failed {
-        Failed::Changed => AppError::concurrent_change(
-            "other changes of this fulfilment kept coming first; retry the request",
-        ),
-        Failed::Error(err) => err,
-    })?;
+    .await?;
     Ok(json_response(StatusCode::OK, &next))
 }

@@ -14,7 +14,7 @@ use shared::dynamo::orders::ReturnWritten;
 use shared::http::HttpResult;
 use shared::http::request::{caller, json_body, path_param};
 use shared::http::response::json_response;
-use shared::retry::{Backoff, retry};
+use shared::retry::{Attempt, while_changed};
 use shared::{AppError, Store};
 
 const MAX_BODY_BYTES: usize = 1024;
@@ -23,19 +23,6 @@ const MAX_BODY_BYTES: usize = 1024;
 #[serde(deny_unknown_fields)]
 struct Body {
     status: String,
-}
-
-/// Why an attempt did not move the return.
-enum Failed {
-    /// What it read changed meanwhile: read again.
-    Changed,
-    Error(AppError),
-}
-
-impl From<AppError> for Failed {
-    fn from(err: AppError) -> Self {
-        Failed::Error(err)
-    }
 }
 
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
@@ -50,9 +37,8 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
         ReturnActor::Customer
     };
     let (order, id) = (&order, &id);
-    let moved = retry(
-        &Backoff::TRANSACTION,
-        |failed: &Failed| matches!(failed, Failed::Changed),
+    let moved = while_changed(
+        "other changes of this return kept coming first; retry the request",
         |_| async move {
             let details = store
                 .get_order(order, caller)
@@ -68,16 +54,10 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
             let moved = read.moved(next, actor, Timestamp::now())?;
             match store.move_return(&details, read, &moved).await? {
                 ReturnWritten::Written => Ok(moved),
-                ReturnWritten::Exists | ReturnWritten::Changed => Err(Failed::Changed),
+                ReturnWritten::Exists | ReturnWritten::Changed => Err(Attempt::Changed),
             }
         },
     )
-    .await
-    .map_err(|failed| match failed {
-        Failed::Changed => AppError::concurrent_change(
-            "other changes of this return kept coming first; retry the request",
-        ),
-        Failed::Error(err) => err,
-    })?;
+    .await?;
     Ok(json_response(StatusCode::OK, &moved))
 }
