@@ -225,6 +225,18 @@ impl Change {
         self
     }
 
+    /// On the condition that the item's event counter `counter` is still `read` (0: never
+    /// counted, as the sample data's items, which no event told, have no counter at all).
+    pub fn counter_still(self, counter: &Attr<u64>, read: u64) -> Self {
+        let name = counter.name;
+        let condition = if read == 0 {
+            format!("attribute_not_exists(#{name}) OR #{name} = :read")
+        } else {
+            format!("#{name} = :read")
+        };
+        self.condition(condition).value(":read", counter, &read)
+    }
+
     /// The value of a condition's placeholder `:name`, typed as `attr` stores it.
     pub fn value<T: Stored>(self, placeholder: &'static str, attr: &Attr<T>, value: &T) -> Self {
         self.value_named(placeholder.to_owned(), attr, value)

@@ -113,13 +113,7 @@ pub fn update(table: &str, order: &OrderId, read: &Fulfilment, next: &Fulfilment
         .set(&STATUS, &next.status)
         .set(&UPDATED_AT, &next.updated_at)
         .set(&EVENT_SEQUENCE, &next.event_sequence)
-        .condition(if read.event_sequence == 0 {
-            // The sample data's, which no event told.
-            "attribute_not_exists(#eventSequence) OR #eventSequence = :read"
-        } else {
-            "#eventSequence = :read"
-        })
-        .value(":read", &EVENT_SEQUENCE, &read.event_sequence);
+        .counter_still(&EVENT_SEQUENCE, read.event_sequence);
     for (attr, value) in [
         (&CARRIER, &next.tracking.carrier),
         (&TRACKING_NUMBER, &next.tracking.tracking_number),

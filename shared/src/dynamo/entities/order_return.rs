@@ -131,13 +131,7 @@ pub fn moved(table: &str, order: &OrderId, read: &OrderReturn, next: &OrderRetur
         .set(&GSI1PK, &gsi1pk(next.status))
         .set(&UPDATED_AT, &next.updated_at)
         .set(&EVENT_SEQUENCE, &next.event_sequence)
-        .condition(if read.event_sequence == 0 {
-            // The sample data's, which no event told.
-            "attribute_not_exists(#eventSequence) OR #eventSequence = :read"
-        } else {
-            "#eventSequence = :read"
-        })
-        .value(":read", &EVENT_SEQUENCE, &read.event_sequence);
+        .counter_still(&EVENT_SEQUENCE, read.event_sequence);
     if !next.received.is_empty() {
         change = change.set(&RECEIVED, &next.received);
     }
