@@ -163,9 +163,12 @@ deploy: build
 	sam deploy
 
 # Cold start, warm latency, RSS and request counts of the release binaries (built for this
-# machine, trusting the bench's TLS test root: shared/bench-build), the Python and Node.js peers
+# machine, trusting the bench's TLS test root: shared/bench-build), the floor beside them
+# (store-floor; perf, from Debian's linux-perf, splits their init CPU), the Python and Node.js peers
 # beside them, each memory size's CPU share, and the stripped sizes of the Lambda builds.
 bench: $(TOOLS) $(BENCH_VENV)/.installed $(BENCH_NODE) $(EVENTS) $(PAYMENTS)
+	@command -v perf >/dev/null 2>&1 || { SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get install -y -q linux-perf >/dev/null 2>&1 || { $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q linux-perf >/dev/null; } || echo "no perf: the init section prints no user/kernel split"; }
 	cargo build --release --locked $(addprefix -p ,$(FUNCTIONS)) -p store-bench -p local-dev --features shared/bench-build
 	cargo lambda build --release --arm64 --lambda-dir target/lambda-arm64 $(addprefix --bin ,$(READ_FUNCTIONS))
 	cargo lambda build --release --x86-64 --lambda-dir target/lambda-x86_64 $(addprefix --bin ,$(READ_FUNCTIONS))

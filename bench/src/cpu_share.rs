@@ -100,11 +100,13 @@ impl CpuShare {
     }
 
     /// Waits until `child` (started by [`CpuShare::command`]) is in the cgroup and the cgroup's
-    /// quota is whole, then lets it exec the program: the moment its cold start begins.
+    /// quota is whole, then lets it exec the program: the moment its cold start begins, and
+    /// what the launcher had used by then (its shell, and the kernel's work moving it into the
+    /// cgroup), which no Lambda cold start pays.
     pub(crate) async fn release(
         &self,
         child: &mut tokio::process::Child,
-    ) -> Result<std::time::Instant, Error> {
+    ) -> Result<(std::time::Instant, crate::usage::Usage), Error> {
         use tokio::io::AsyncWriteExt;
         let pid = child.id().ok_or("the process has already exited")?;
         let name = self
@@ -140,10 +142,11 @@ impl CpuShare {
             .stdin
             .take()
             .ok_or("no stdin to release the process")?;
+        let launcher = crate::usage::Usage::of(pid);
         let started = std::time::Instant::now();
         stdin.write_all(b"go\n").await?;
         drop(stdin);
-        Ok(started)
+        Ok((started, launcher))
     }
 
     /// Moves process `pid`, every thread of it, into this share: where an on-demand function

@@ -17,10 +17,13 @@ mod http;
 mod init;
 mod memory;
 mod patterns;
+mod perf_split;
 mod process;
 mod report;
+mod sections;
 mod shards;
 mod tls_front;
+mod usage;
 mod webhook;
 
 use local_engine::runtime_api::Error;

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use tokio::process::Command;
 
 use crate::cpu_share::CpuShare;
+use crate::usage::Usage;
 
 /// One process's life: init, first response, warm latencies, peak RSS.
 pub(crate) struct ProcessRun {
@@ -16,9 +17,13 @@ pub(crate) struct ProcessRun {
     pub(crate) init: Duration,
     /// From the first event's hand-out to its response (the first invoke's `Duration`).
     pub(crate) invoke: Duration,
-    /// CPU time (every thread, user and system) to the end of init, and to the first response.
+    /// CPU time (every thread, user and system) to the end of init, and to the first response,
+    /// from the exec of the function (a launcher's own CPU before it is not counted).
     pub(crate) init_cpu: Duration,
     pub(crate) cold_cpu: Duration,
+    /// What init used, from the exec to the first `GET /invocation/next` (zero on a whole
+    /// core, where nothing reads the process at that moment).
+    pub(crate) init_usage: Usage,
     pub(crate) warm: Vec<Duration>,
     pub(crate) peak_rss_kib: u64,
 }
@@ -62,20 +67,6 @@ pub(crate) const PROVISIONED: &str = "provisioned-concurrency";
 /// the memory size's share.
 pub(crate) const INIT_BURST_CAP: Duration = Duration::from_secs(10);
 
-/// The CPU time process `pid` has used so far, all its threads (`/proc/<pid>/task/*/schedstat`,
-/// nanoseconds on the CPU).
-pub(crate) fn cpu_time(pid: u32) -> Duration {
-    let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
-        .into_iter()
-        .flatten()
-        .flatten();
-    Duration::from_nanos(
-        tasks
-            .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
-            .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
-            .sum(),
-    )
-}
 pub(crate) fn peak_rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
@@ -148,8 +139,9 @@ pub(crate) async fn run_process(
     Ok(ProcessRun {
         init: cold.init,
         invoke: cold.invoke,
-        init_cpu: cold.init_cpu,
+        init_cpu: cold.init_usage.cpu,
         cold_cpu: cold.cpu,
+        init_usage: cold.init_usage,
         warm: latencies,
         peak_rss_kib: peak,
     })
@@ -159,8 +151,8 @@ pub(crate) async fn run_process(
 struct Cold {
     init: Duration,
     invoke: Duration,
-    /// Zero on a whole core, where nothing stops the process at the end of its init to read it.
-    init_cpu: Duration,
+    /// Zero on a whole core, where nothing reads the process at the end of its init.
+    init_usage: Usage,
     cpu: Duration,
     reply: local_engine::runtime_api::Reply,
 }
@@ -180,8 +172,8 @@ async fn full_core_start(
     let cold = Cold {
         init: init - started,
         invoke: reply.at - init,
-        init_cpu: Duration::ZERO,
-        cpu: cpu_time(pid),
+        init_usage: Usage::default(),
+        cpu: Usage::of(pid).cpu,
         reply,
     };
     Ok((child, cold))
@@ -202,7 +194,9 @@ where
 {
     let mut child = api.spawn_with(command, Stdio::piped(), Stdio::null())?;
     let pid = child.id().ok_or("the process has already exited")?;
-    let started = first.release(&mut child).await?;
+    // The launcher's own CPU (its shell, joining the cgroup) is read just before it execs the
+    // function, and left out of every figure: no Lambda cold start pays it.
+    let (started, launcher) = first.release(&mut child).await?;
     let cap = tokio::time::Instant::from_std(started + INIT_BURST_CAP);
     let ready = tokio::select! {
         at = api.ready() => at.ok_or("the Runtime API stopped during init")?,
@@ -211,7 +205,7 @@ where
         }
         () = tokio::time::sleep_until(cap) => Instant::now(),
     };
-    let init_cpu = cpu_time(pid);
+    let init_usage = Usage::of(pid).since(launcher);
     between(pid).await?;
     let sent = Instant::now();
     let answer = api.invoke(event);
@@ -219,35 +213,56 @@ where
     let cold = Cold {
         init: ready - started,
         invoke: reply.at - sent,
-        init_cpu,
-        cpu: cpu_time(pid),
+        init_usage,
+        cpu: Usage::of(pid).since(launcher).cpu,
         reply,
     };
     Ok((child, cold))
 }
 /// Starts `command` against a Runtime API that never delivers an event: once it asks for its
-/// first one (init done), the API closes and the runtime exits. How long init took.
-pub(crate) async fn run_init_only(command: Command) -> Result<Duration, Error> {
+/// first one (init done), the API closes and the runtime exits. How long init took, and what
+/// it used by then.
+pub(crate) async fn run_init_only(command: Command) -> Result<(Duration, Usage), Error> {
     let mut api = RuntimeApi::start().await?;
     let started = Instant::now();
     let mut child = api.spawn(command)?;
     let at = tokio::time::timeout(Duration::from_secs(60), api.ready())
         .await?
         .ok_or("the Runtime API stopped during init")?;
+    let usage = child.id().map(Usage::of).unwrap_or_default();
     api.close_and_wait(&mut child).await?;
-    Ok(at - started)
+    Ok((at - started, usage))
 }
+/// What a process is started under: itself, callgrind (counting its instructions) or
+/// `perf record` (sampling where its CPU goes), each writing to the file it names.
+#[derive(Clone, Copy)]
+pub(crate) enum Under<'a> {
+    Itself,
+    Callgrind(&'a Path),
+    Perf(&'a Path),
+}
+
 /// `program args`, or the same under callgrind writing its counts to `callgrind_out`.
 pub(crate) fn command(program: &Path, args: &[String], callgrind_out: Option<&Path>) -> Command {
-    let mut c = match callgrind_out {
-        Some(out) => {
+    command_under(
+        program,
+        args,
+        callgrind_out.map_or(Under::Itself, Under::Callgrind),
+    )
+}
+
+/// `program args` under `under`.
+pub(crate) fn command_under(program: &Path, args: &[String], under: Under<'_>) -> Command {
+    let mut c = match under {
+        Under::Callgrind(out) => {
             let mut c = Command::new("valgrind");
             c.arg("--tool=callgrind")
                 .arg(format!("--callgrind-out-file={}", out.display()))
                 .arg(program);
             c
         }
-        None => Command::new(program),
+        Under::Perf(out) => crate::perf_split::command(program, out),
+        Under::Itself => Command::new(program),
     };
     c.args(args);
     c
@@ -272,6 +287,8 @@ pub(crate) struct Series {
     pub(crate) first: Duration,
     pub(crate) init_cpu: Duration,
     pub(crate) cold_cpu: Duration,
+    /// The median of each of init's counters.
+    pub(crate) init_usage: Usage,
     pub(crate) warm: Vec<Duration>,
     pub(crate) rss_kib: u64,
 }
@@ -304,6 +321,7 @@ impl Series {
             first: each(|r| r.init + r.invoke),
             init_cpu: each(|r| r.init_cpu),
             cold_cpu: each(|r| r.cold_cpu),
+            init_usage: Usage::median(&runs.iter().map(|r| r.init_usage).collect::<Vec<_>>()),
             warm,
             rss_kib: runs.iter().map(|r| r.peak_rss_kib).max().unwrap_or(0),
         }

@@ -98,7 +98,7 @@ pub(crate) async fn section(
             Runtime::Python | Runtime::Node => {
                 Some((run(small, true).await?.0, run(large, true).await?.0))
             }
-            Runtime::Rust | Runtime::RustFlipped => None,
+            Runtime::Rust | Runtime::RustFlipped | Runtime::Floor => None,
         };
         let (s, l) = (run(small, false).await?, run(large, false).await?);
         here.push(Here {

@@ -48,6 +48,9 @@ pub(crate) enum Runtime {
     /// The same binary with each model's other choice (`STORE_BENCH_WARMUP`): its connection
     /// opened in an on-demand init, and by the first request under provisioned concurrency.
     RustFlipped,
+    /// `store-floor` (bench/src/floor.rs): the runtime's loop, one connection, one GetItem;
+    /// what any function here pays, measured beside them.
+    Floor,
     Python,
     Node,
 }
@@ -57,6 +60,7 @@ impl Runtime {
         match self {
             Runtime::Rust => "Rust",
             Runtime::RustFlipped => "Rust, warm-up flipped",
+            Runtime::Floor => "the floor",
             Runtime::Python => "Python 3 + boto3",
             Runtime::Node => "Node.js 22 + SDK v3",
         }
@@ -171,12 +175,15 @@ pub(crate) struct Peers<'a> {
 }
 
 impl<'a> Peers<'a> {
-    /// Rust as built and with its warm-up flipped, and each peer `o` names, against `endpoint`.
+    /// Rust as built and with its warm-up flipped, the floor where it is built, and each peer
+    /// `o` names, against `endpoint`.
     pub(crate) fn of(o: &crate::cli::Options, endpoint: &'a str) -> Self {
         let mut runtimes = vec![
             (Runtime::Rust, PathBuf::new()),
             (Runtime::RustFlipped, PathBuf::new()),
         ];
+        let floor = o.bin_dir.join(crate::init::FLOOR);
+        runtimes.extend(floor.exists().then_some((Runtime::Floor, floor)));
         runtimes.extend(o.python.clone().map(|p| (Runtime::Python, p)));
         runtimes.extend(o.node.clone().map(|p| (Runtime::Node, p)));
         Self {
@@ -211,6 +218,7 @@ impl<'a> Peers<'a> {
             Runtime::Rust | Runtime::RustFlipped => {
                 (o.bin_dir.join(pattern.binary), vec![], pattern.binary)
             }
+            Runtime::Floor => (program, vec![], crate::init::FLOOR),
             Runtime::Python => (
                 program,
                 crate::cli::awslambdaric(&handler("boto3_handlers", pattern.python)),

@@ -27,13 +27,14 @@ fn warm(series: &Series) -> String {
 pub(crate) fn print_table(measured: &[Measured]) {
     println!();
     println!(
-        "| function | runtime | memory MB | on-demand: init / first invoke / cold start ms | its CPU: init / invoke ms | provisioned: first invoke ms (init, ahead of traffic) | warm p50 / p99 ms |"
+        "| function | runtime | memory MB | on-demand: init / first invoke / cold start ms | its CPU: init / invoke ms | init's minor faults, context switches | provisioned: first invoke ms (init, ahead of traffic) | warm p50 / p99 ms |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     for m in measured {
         let d = &m.on_demand;
+        let u = &d.init_usage;
         println!(
-            "| {} | {} | {} | {} / {} / **{}** | {} / {} | **{}** ({}) | {} |",
+            "| {} | {} | {} | {} / {} / **{}** | {} / {} | {}, {} | **{}** ({}) | {} |",
             m.function,
             m.runtime.name(),
             m.memory_mb,
@@ -42,6 +43,8 @@ pub(crate) fn print_table(measured: &[Measured]) {
             ms(d.first),
             ms(d.init_cpu),
             ms(d.cold_cpu.saturating_sub(d.init_cpu)),
+            u.minor_faults,
+            u.voluntary_switches + u.involuntary_switches,
             ms(m.provisioned.invoke),
             ms(m.provisioned.init),
             warm(d),
@@ -64,9 +67,10 @@ pub(crate) fn mean(
     (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
 }
 
-const RUNTIMES: [Runtime; 4] = [
+const RUNTIMES: [Runtime; 5] = [
     Runtime::Rust,
     Runtime::RustFlipped,
+    Runtime::Floor,
     Runtime::Python,
     Runtime::Node,
 ];
@@ -164,6 +168,7 @@ pub(crate) fn print_targets(measured: &[Measured], sizes: &[u32]) {
             ratio(Runtime::Python, provisioned),
             ratio(Runtime::Node, provisioned),
         );
+        print_floor_targets(measured, m, smallest);
         if let Some(flipped) = row(measured, m.function, Runtime::RustFlipped, smallest) {
             print_flipped(m, flipped);
         }
@@ -177,6 +182,54 @@ pub(crate) fn print_targets(measured: &[Measured], sizes: &[u32]) {
     }
     print_ahead(measured, sizes);
 }
+
+/// The issue-52 targets of `m` (Rust, on-demand, at `size`): its cold start at least
+/// [`PEER_RATIO_TARGET`] times faster than each peer's, its init CPU on the burst within
+/// [`crate::init::INIT_CPU_MS_TARGET`], its cold start within [`crate::init::FLOOR_RATIO_TARGET`]
+/// of the floor's; and the floor's own lead over the peers, the most any function here could
+/// have.
+fn print_floor_targets(measured: &[Measured], m: &Measured, size: u32) {
+    let cold = |r: &Measured| millis(r.on_demand.first);
+    let ahead = |of: &Measured| {
+        [Runtime::Python, Runtime::Node]
+            .map(|peer| row(measured, m.function, peer, size).map(|p| cold(p) / cold(of)))
+    };
+    let times = |ratios: [Option<f64>; 2]| {
+        let shown = ratios.map(|r| r.map_or("-".to_owned(), |r| format!("×{r:.0}")));
+        let met = ratios.iter().flatten().all(|&r| r >= PEER_RATIO_TARGET);
+        format!(
+            "{} vs Python, {} vs Node.js (≥ {PEER_RATIO_TARGET:.0}: {})",
+            shown[0],
+            shown[1],
+            yes(met)
+        )
+    };
+    let cpu = millis(m.on_demand.init_cpu);
+    print!(
+        "  Against the peers: {}. Init CPU on the burst {cpu:.2} ms (≤ {}: {}).",
+        times(ahead(m)),
+        crate::init::INIT_CPU_MS_TARGET,
+        yes(cpu <= crate::init::INIT_CPU_MS_TARGET)
+    );
+    match row(measured, m.function, Runtime::Floor, size) {
+        Some(floor) => {
+            let ratio = cold(m) / cold(floor);
+            println!(
+                " The floor's cold start {} ms (init {}, its CPU {}): ×{ratio:.2} of it (≤ {}: {}); the floor itself {}.",
+                ms(floor.on_demand.first),
+                ms(floor.on_demand.init),
+                ms(floor.on_demand.init_cpu),
+                crate::init::FLOOR_RATIO_TARGET,
+                yes(ratio <= crate::init::FLOOR_RATIO_TARGET),
+                times(ahead(floor)),
+            );
+        }
+        None => println!(" No floor was built (store-floor)."),
+    }
+}
+
+/// How many times faster than each peer an on-demand cold start at the smallest size should be.
+const PEER_RATIO_TARGET: f64 = 100.0;
 
 /// What each model's choice of warm-up buys, against the other choice: on-demand, the cold start
 /// a caller waits for (the warm-up in init, flipped); provisioned, the first invoke (none in
