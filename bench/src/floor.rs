@@ -5,16 +5,20 @@
 //! `lambda_runtime`, on the same single-threaded tokio), and answer each event with one request
 //! to the engine over one connection, TLS (rustls on ring, trusting the same roots as the
 //! functions) where the endpoint is `https://`. The request is DynamoDB's smallest real one, a
-//! GetItem of the key the functions' own warm-up reads, written by hand on HTTP/1.1: no SDK, no
-//! signature, no configuration, no logging. What a function's cold start takes beyond this
-//! binary's is what the store itself adds; this binary's is what any function here pays.
+//! GetItem of the key the functions' own warm-up reads, written by hand on HTTP/1.1 and signed
+//! with Signature Version 4 (which DynamoDB requires, and the engine checks the shape of), with
+//! the credentials Lambda sets: no SDK, no configuration, no logging. What a function's cold start
+//! takes beyond this binary's is what the store itself adds; this binary's is what any function
+//! here pays.
 
 use std::sync::Arc;
 
+use hmac::{Hmac, KeyInit, Mac};
 use lambda_runtime::{Error, LambdaEvent, service_fn};
 use rustls::pki_types::ServerName;
 use rustls::pki_types::pem::PemObject;
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::Mutex;
@@ -31,7 +35,16 @@ struct Engine {
     /// TLS, when the endpoint is `https://`: the client configuration, built once in init.
     tls: Option<tokio_rustls::TlsConnector>,
     table: String,
+    credentials: Credentials,
     connection: Mutex<Option<Box<dyn Connection>>>,
+}
+
+/// What Lambda sets for the execution role, and the region requests are signed for.
+struct Credentials {
+    access_key: String,
+    secret_key: String,
+    session_token: Option<String>,
+    region: String,
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -67,6 +80,12 @@ impl Engine {
             address,
             host,
             table: std::env::var("TABLE_NAME")?,
+            credentials: Credentials {
+                access_key: std::env::var("AWS_ACCESS_KEY_ID")?,
+                secret_key: std::env::var("AWS_SECRET_ACCESS_KEY")?,
+                session_token: std::env::var("AWS_SESSION_TOKEN").ok(),
+                region: std::env::var("AWS_REGION")?,
+            },
             connection: Mutex::new(None),
         })
     }
@@ -78,7 +97,13 @@ impl Engine {
             Some(open) => open,
             None => self.connect().await?,
         };
-        let (connection, answer) = exchange(connection, &self.host, &self.table).await?;
+        let body = json!({
+            "TableName": self.table,
+            "Key": { "PK": { "S": "WARMUP" }, "SK": { "S": "WARMUP" } }
+        })
+        .to_string();
+        let request = self.credentials.signed_get_item(&self.address, &body);
+        let (connection, answer) = exchange(connection, &request).await?;
         *slot = Some(connection);
         Ok(answer)
     }
@@ -117,21 +142,74 @@ fn client_config() -> Result<tokio_rustls::TlsConnector, Error> {
     Ok(tokio_rustls::TlsConnector::from(Arc::new(config)))
 }
 
-/// Sends one GetItem on `connection` and reads the answer (its body, by its length).
+impl Credentials {
+    /// The HTTP/1.1 request of a GetItem of `body` to `host`, signed (Signature Version 4, the
+    /// headers that say what the request is, the body's SHA-256).
+    fn signed_get_item(&self, host: &str, body: &str) -> String {
+        let now = chrono::Utc::now();
+        let (amz_date, date) = (
+            now.format("%Y%m%dT%H%M%SZ").to_string(),
+            now.format("%Y%m%d").to_string(),
+        );
+        let target = "DynamoDB_20120810.GetItem";
+        let mut headers = vec![
+            ("content-type", "application/x-amz-json-1.0"),
+            ("host", host),
+            ("x-amz-date", &amz_date),
+        ];
+        if let Some(token) = &self.session_token {
+            headers.push(("x-amz-security-token", token));
+        }
+        headers.push(("x-amz-target", target));
+        let signed: Vec<&str> = headers.iter().map(|(name, _)| *name).collect();
+        let signed = signed.join(";");
+        let canonical_headers: String = headers
+            .iter()
+            .map(|(name, value)| format!("{name}:{value}\n"))
+            .collect();
+        let canonical = format!(
+            "POST\n/\n\n{canonical_headers}\n{signed}\n{}",
+            hex::encode(Sha256::digest(body))
+        );
+        let scope = format!("{date}/{}/dynamodb/aws4_request", self.region);
+        let to_sign = format!(
+            "AWS4-HMAC-SHA256\n{amz_date}\n{scope}\n{}",
+            hex::encode(Sha256::digest(canonical))
+        );
+        let key = [self.region.as_str(), "dynamodb", "aws4_request"]
+            .iter()
+            .fold(
+                hmac(
+                    format!("AWS4{}", self.secret_key).as_bytes(),
+                    date.as_bytes(),
+                ),
+                |key, part| hmac(&key, part.as_bytes()),
+            );
+        let signature = hex::encode(hmac(&key, to_sign.as_bytes()));
+        let lines: String = headers
+            .iter()
+            .map(|(name, value)| format!("{name}: {value}\r\n"))
+            .collect();
+        format!(
+            "POST / HTTP/1.1\r\n{lines}authorization: AWS4-HMAC-SHA256 Credential={}/{scope}, SignedHeaders={signed}, Signature={signature}\r\ncontent-length: {}\r\n\r\n{body}",
+            self.access_key,
+            body.len()
+        )
+    }
+}
+
+fn hmac(key: &[u8], data: &[u8]) -> Vec<u8> {
+    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(key)
+        .expect("HMAC-SHA256 takes a key of any length");
+    mac.update(data);
+    mac.finalize().into_bytes().to_vec()
+}
+
+/// Sends `request` on `connection` and reads the answer (its body, by its length).
 async fn exchange(
     mut connection: Box<dyn Connection>,
-    host: &str,
-    table: &str,
+    request: &str,
 ) -> Result<(Box<dyn Connection>, String), Error> {
-    let body = json!({
-        "TableName": table,
-        "Key": { "PK": { "S": "WARMUP" }, "SK": { "S": "WARMUP" } }
-    })
-    .to_string();
-    let request = format!(
-        "POST / HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/x-amz-json-1.0\r\nX-Amz-Target: DynamoDB_20120810.GetItem\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
     connection.write_all(request.as_bytes()).await?;
     connection.flush().await?;
     let mut read = Vec::with_capacity(1024);
@@ -144,9 +222,6 @@ async fn exchange(
         }
     };
     let head = String::from_utf8_lossy(&read[..head_end]).to_ascii_lowercase();
-    if !head.starts_with("http/1.1 200") {
-        return Err(format!("the engine answered {}", head.lines().next().unwrap_or("")).into());
-    }
     let length: usize = head
         .lines()
         .find_map(|line| line.strip_prefix("content-length:"))
@@ -158,5 +233,9 @@ async fn exchange(
         }
     }
     let answer = String::from_utf8_lossy(&read[head_end..head_end + length]).into_owned();
+    if !head.starts_with("http/1.1 200") {
+        let status = head.lines().next().unwrap_or_default();
+        return Err(format!("the engine answered {status}: {answer}").into());
+    }
     Ok((connection, answer))
 }
