@@ -60,6 +60,9 @@ pub(crate) struct Options {
     /// Only these sections (`patterns`, `init`, `capacity`, `shards`, `webhook`, `memory`,
     /// `checkout-cold`); all when empty.
     pub(crate) only: Vec<String>,
+    /// The init section's functions: all of the template's when empty (a build of only some of
+    /// them, such as a link variant's, names those).
+    pub(crate) functions: Vec<String>,
     pub(crate) callgrind: bool,
     pub(crate) bin_dir: PathBuf,
     pub(crate) python: Option<PathBuf>,
@@ -87,6 +90,7 @@ pub(crate) fn options() -> Result<Options, Error> {
     let mut args = std::env::args().skip(1);
     let mut o = Options {
         only: Vec::new(),
+        functions: Vec::new(),
         callgrind: false,
         bin_dir: PathBuf::from("target/release"),
         python: None,
@@ -123,6 +127,7 @@ pub(crate) fn options() -> Result<Options, Error> {
             "--runs" => o.runs = value()?.parse()?,
             "--callgrind" => o.callgrind = true,
             "--only" => o.only = value()?.split(',').map(str::to_owned).collect(),
+            "--functions" => o.functions = value()?.split(',').map(str::to_owned).collect(),
             "--warm" => o.warm = value()?.parse()?,
             "--size-dir-arm64" => o.size_dirs.push(("arm64", value()?.into())),
             "--size-dir-x86-64" => o.size_dirs.push(("x86_64", value()?.into())),

@@ -52,11 +52,18 @@ pub(crate) async fn section(o: &Options, endpoint: &str, home: &Path) -> Result<
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     let floor = measure(o, FLOOR, endpoint, home, perf).await?;
     print_row(FLOOR, &floor, None);
-    // Every function of the template, the stream consumer included.
-    for function in local_engine::template::binaries(&local_engine::template::parse()?)? {
+    let mut inits = Vec::new();
+    // Every function of the template, the stream consumer included (or those named).
+    let functions = local_engine::template::binaries(&local_engine::template::parse()?)?;
+    for function in functions
+        .into_iter()
+        .filter(|f| o.functions.is_empty() || o.functions.contains(f))
+    {
         let init = measure(o, &function, endpoint, home, perf).await?;
         print_row(&function, &init, Some(&floor));
+        inits.push(init);
     }
+    print_summary(&inits, &floor);
     if !perf {
         println!();
         println!("`perf record` cannot sample here: no user/kernel split.");
@@ -145,6 +152,36 @@ async fn sampled(
     }
     let _ = std::fs::remove_file(&out);
     Ok(split)
+}
+
+/// The functions' init CPU against the targets, in one line, and what the floor itself allows.
+fn print_summary(inits: &[Init], floor: &Init) {
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let cpus: Vec<f64> = inits.iter().map(|i| ms(i.usage.cpu)).collect();
+    let (Some(low), Some(high)) = (
+        cpus.iter().copied().reduce(f64::min),
+        cpus.iter().copied().reduce(f64::max),
+    ) else {
+        return;
+    };
+    let floor_cpu = ms(floor.usage.cpu);
+    let under = cpus.iter().filter(|&&c| c <= INIT_CPU_MS_TARGET).count();
+    let near = cpus
+        .iter()
+        .filter(|&&c| c <= FLOOR_RATIO_TARGET * floor_cpu)
+        .count();
+    println!();
+    println!(
+        "Init CPU of the {n} functions: {low:.2}–{high:.2} ms, ×{:.2}–{:.2} the floor's {floor_cpu:.2} ms. CPU ≤ {INIT_CPU_MS_TARGET} ms: {under} of {n}; ≤ {FLOOR_RATIO_TARGET}× the floor's: {near} of {n}.{}",
+        low / floor_cpu,
+        high / floor_cpu,
+        if floor_cpu > INIT_CPU_MS_TARGET {
+            " The floor itself needs more than the CPU target: no function can meet it here."
+        } else {
+            ""
+        },
+        n = cpus.len(),
+    );
 }
 
 fn print_row(function: &str, init: &Init, floor: Option<&Init>) {

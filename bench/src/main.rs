@@ -4,7 +4,7 @@
 //! Usage: store-bench --bin-dir DIR [--python PATH] [--node PATH] [--runs N] [--warm N]
 //!                    [--callgrind] [--size-dir-arm64 DIR] [--size-dir-x86-64 DIR]
 //!                    [--memory-sizes MB,MB,...] [--memory-runs N] [--memory-warm N]
-//!                    [--calibration-rtt-ms MS] [--checkout-runs N]
+//!                    [--calibration-rtt-ms MS] [--checkout-runs N] [--functions NAME,...]
 //!                    [--only patterns,init,capacity,shards,webhook,memory,checkout-cold,events]
 
 mod callgrind;
