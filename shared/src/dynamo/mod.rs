@@ -10,6 +10,7 @@ pub mod cursor;
 pub mod customers;
 pub mod disputes;
 pub mod emails;
+pub mod endpoint;
 pub mod entities;
 pub mod errors;
 pub mod events;
