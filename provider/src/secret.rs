@@ -31,11 +31,7 @@ async fn from_secrets_manager(id: &str) -> Result<String, BoxError> {
         .credentials_provider(environment.credentials)
         .http_client(http_client())
         .timeout_config(timeouts())
-        .retry_config(retries())
-        .endpoint_resolver(shared::regional_endpoint!(
-            aws_sdk_secretsmanager,
-            "secretsmanager"
-        ));
+        .retry_config(retries());
     config.set_endpoint_url(set("AWS_ENDPOINT_URL_SECRETS_MANAGER"));
     let client = aws_sdk_secretsmanager::Client::from_conf(config.build());
     let out = client
@@ -51,17 +47,4 @@ async fn from_secrets_manager(id: &str) -> Result<String, BoxError> {
         })?;
     out.secret_string
         .ok_or_else(|| format!("secret {id} holds no string").into())
-}
-
-#[cfg(test)]
-mod tests {
-    /// Secrets Manager is reached where its SDK would reach it, in every partition, though its
-    /// table of partitions is not parsed at init.
-    #[test]
-    fn secrets_manager_resolves_as_its_sdk_does() {
-        shared::assert_resolves_as_the_sdk!(
-            aws_sdk_secretsmanager,
-            shared::regional_endpoint!(aws_sdk_secretsmanager, "secretsmanager")
-        );
-    }
 }

@@ -32,7 +32,3 @@ pub mod retry;
 
 pub use domain::error::AppError;
 pub use dynamo::store::Store;
-
-/// For `assert_resolves_as_the_sdk!` in the crates that build other services' clients.
-#[doc(hidden)]
-pub use futures_util as __futures_util;

@@ -51,7 +51,6 @@ impl Mailer {
         let environment = Environment::of_process()?;
         let ses = shared::service_client!(
             aws_sdk_sesv2,
-            "email",
             &environment,
             timeouts(),
             "AWS_ENDPOINT_URL_SESV2"
@@ -195,18 +194,5 @@ async fn customer_of(store: &Store, event: &StoreEvent) -> Result<Option<Custome
             .await
             .map_err(|err| err.with_causes()),
         _ => Ok(None),
-    }
-}
-
-#[cfg(test)]
-mod endpoint_tests {
-    /// SES is reached where its SDK would reach it, in every partition, though its table of
-    /// partitions is not parsed at init.
-    #[test]
-    fn sesv2_resolves_as_its_sdk_does() {
-        shared::assert_resolves_as_the_sdk!(
-            aws_sdk_sesv2,
-            shared::regional_endpoint!(aws_sdk_sesv2, "email")
-        );
     }
 }

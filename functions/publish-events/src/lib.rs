@@ -62,7 +62,6 @@ impl Publisher {
             bus: Bus::new(
                 shared::service_client!(
                     aws_sdk_eventbridge,
-                    "events",
                     &environment,
                     shared::dynamo::client::timeouts(),
                     "AWS_ENDPOINT_URL_EVENTBRIDGE"
@@ -72,7 +71,6 @@ impl Publisher {
             dead_letters: DeadLetters::new(
                 shared::service_client!(
                     aws_sdk_sqs,
-                    "sqs",
                     &environment,
                     shared::dynamo::client::timeouts(),
                     "AWS_ENDPOINT_URL_SQS"
@@ -218,21 +216,4 @@ fn respond(records: &[EventRecord], fates: &[Fate]) -> DynamoDbEventResponse {
         );
     }
     shared::bootstrap::failed_from(records, first)
-}
-
-#[cfg(test)]
-mod endpoint_tests {
-    /// The bus and the dead letters are reached where their SDKs would reach them, in every
-    /// partition, though their tables of partitions are not parsed at init.
-    #[test]
-    fn eventbridge_and_sqs_resolve_as_their_sdks_do() {
-        shared::assert_resolves_as_the_sdk!(
-            aws_sdk_eventbridge,
-            shared::regional_endpoint!(aws_sdk_eventbridge, "events")
-        );
-        shared::assert_resolves_as_the_sdk!(
-            aws_sdk_sqs,
-            shared::regional_endpoint!(aws_sdk_sqs, "sqs")
-        );
-    }
 }

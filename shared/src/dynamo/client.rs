@@ -6,9 +6,7 @@
 //! init time (~1.4 M instructions, measured with `make bench`) and a build of the STS client.
 //! Likewise TLS trusts the Amazon Trust Services roots compiled into the binary instead of
 //! parsing the system's whole PEM bundle (~140 certificates, ~17 M instructions) on every cold
-//! start: DynamoDB's certificates chain to those roots in every commercial AWS region. And the
-//! endpoint is the region's regional one, resolved by [`super::endpoint`] rather than by the SDK's
-//! table of every partition, which it would parse at every cold start.
+//! start: DynamoDB's certificates chain to those roots in every commercial AWS region.
 
 use std::time::Duration;
 
@@ -170,11 +168,10 @@ pub fn endpoint_from_env(variable: &str) -> Option<String> {
 /// A client of another AWS service (`$sdk`, its SDK crate), configured as the store's DynamoDB
 /// client is: the Lambda environment's region and credentials, the same HTTP client and
 /// retries, `$timeouts`, and the endpoint `$variable` names when it is set (make dev's local
-/// stand-in: [`endpoint_from_env`]), else the region's endpoint of `$service` (its host's first
-/// label: `events`, `sqs`, `email`), resolved by [`crate::regional_endpoint!`].
+/// stand-in: [`endpoint_from_env`]).
 #[macro_export]
 macro_rules! service_client {
-    ($sdk:ident, $service:literal, $environment:expr, $timeouts:expr, $variable:literal) => {{
+    ($sdk:ident, $environment:expr, $timeouts:expr, $variable:literal) => {{
         let environment: &$crate::dynamo::client::Environment = $environment;
         let mut config = $sdk::Config::builder()
             .behavior_version($sdk::config::BehaviorVersion::latest())
@@ -182,8 +179,7 @@ macro_rules! service_client {
             .credentials_provider(environment.credentials.clone())
             .http_client($crate::dynamo::client::http_client())
             .timeout_config($timeouts)
-            .retry_config($crate::dynamo::client::retries())
-            .endpoint_resolver($crate::regional_endpoint!($sdk, $service));
+            .retry_config($crate::dynamo::client::retries());
         config.set_endpoint_url($crate::dynamo::client::endpoint_from_env($variable));
         $sdk::Client::from_conf(config.build())
     }};
@@ -198,7 +194,6 @@ pub fn sdk_client(environment: Environment) -> aws_sdk_dynamodb::Client {
         .http_client(http_client())
         .timeout_config(timeouts())
         .retry_config(retries())
-        .endpoint_resolver(crate::regional_endpoint!(aws_sdk_dynamodb, "dynamodb"))
         .interceptor(crate::metrics::DynamoDbOutcomes);
     config.set_endpoint_url(environment.endpoint);
     aws_sdk_dynamodb::Client::from_conf(config.build())

@@ -10,7 +10,6 @@ pub mod cursor;
 pub mod customers;
 pub mod disputes;
 pub mod emails;
-pub mod endpoint;
 pub mod entities;
 pub mod errors;
 pub mod events;
