@@ -19,10 +19,12 @@ PAYMENTS := $(PAYMENTS_VENV)/.installed
 # moto's server (make dev's EventBridge, SQS and SES) in its own, for the same reason.
 EVENTS_VENV := .venv-events
 EVENTS := $(EVENTS_VENV)/.installed
+comma := ,
+space := $(empty) $(empty)
 READ_FUNCTIONS := get-customer list-customer-orders get-order-items list-orders-by-status
 FUNCTIONS := $(notdir $(wildcard functions/*))
 
-.PHONY: help dev token pay events test chromium checkov contract readme-session checkout-load stripe-params client-compare lint build sam-local deploy bench load migrate query tools clean
+.PHONY: help dev token pay events test chromium checkov contract readme-session checkout-load stripe-params client-compare lint build sam-local deploy bench bench-links load migrate query tools clean
 
 help:
 	@echo "make dev     run the store locally: DynamoDB engine on 127.0.0.1:8000, HTTP API on 127.0.0.1:3000"
@@ -39,6 +41,7 @@ help:
 	@echo "make sam-local  every function under sam local invoke, every route under start-api (after make build)"
 	@echo "make deploy  sam build, then sam deploy (first time: sam deploy --guided)"
 	@echo "make bench   release Lambdas vs the source design's boto3 code: cold start, latency, memory, size"
+	@echo "make bench-links  the read functions and the floor linked -no-pie and static-pie, measured beside make bench's build"
 	@echo "make load    make dev under 100,000 orders: POST latency and idle CPU as the file grows"
 	@echo "make query   a read-only PartiQL SELECT that never scans by accident: make query Q=\"SELECT ...\""
 	@echo "make migrate every pending data migration, on make dev's engine (or TABLE_NAME's table); MIGRATE_ARGS=..."
@@ -175,6 +178,24 @@ bench: $(TOOLS) $(BENCH_VENV)/.installed $(BENCH_NODE) $(EVENTS) $(PAYMENTS)
 	target/release/store-bench --bin-dir target/release --python $(BENCH_VENV)/bin/python --callgrind \
 		--node $(BENCH_NODE_BIN) \
 		--size-dir-arm64 target/lambda-arm64 --size-dir-x86-64 target/lambda-x86_64
+
+# Two links the release profile does not use, each measured alone beside the build as shipped
+# (docs/performance.md, "Where a cold start's CPU goes"): the read functions and the floor linked
+# as a fixed-address executable (-no-pie), and statically with glibc (static-pie); then the init
+# and 128 MB on-demand sections for each of the three builds. After make bench (its release build).
+LINK_VARIANTS := target/link-variants
+bench-links:
+	for f in $(READ_FUNCTIONS); do cargo rustc --release --locked -p $$f --bin $$f --features shared/bench-build \
+		--target x86_64-unknown-linux-gnu --target-dir $(LINK_VARIANTS)/no-pie -- -C link-arg=-no-pie || exit 1; done
+	cargo rustc --release --locked -p store-bench --bin store-floor --features shared/bench-build \
+		--target x86_64-unknown-linux-gnu --target-dir $(LINK_VARIANTS)/no-pie -- -C link-arg=-no-pie
+	RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked $(addprefix -p ,$(READ_FUNCTIONS)) \
+		-p store-bench --features shared/bench-build \
+		--target x86_64-unknown-linux-gnu --target-dir $(LINK_VARIANTS)/static-pie
+	for dir in target/release $(LINK_VARIANTS)/no-pie/x86_64-unknown-linux-gnu/release \
+		$(LINK_VARIANTS)/static-pie/x86_64-unknown-linux-gnu/release; do echo "## $$dir"; \
+		target/release/store-bench --bin-dir $$dir --only init --runs 20 --functions $(subst $(space),$(comma),$(READ_FUNCTIONS)) && \
+		target/release/store-bench --bin-dir $$dir --only memory --memory-sizes 128 --memory-runs 5 --memory-warm 20 || exit 1; done
 
 # make dev as its data grows: 100,000 orders through the local HTTP API (ORDERS=n for another
 # count); POST p50/p99 and idle CPU at 0, 10% and 100% of them, then one TTL sweep's cost.
