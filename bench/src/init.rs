@@ -6,6 +6,7 @@
 
 use crate::callgrind::{callgrind_dir, init_instructions};
 use crate::cli::Options;
+use crate::memory::report::millis;
 use crate::perf_split::Split;
 use crate::process::{Under, command_under, median, run_init_only};
 use crate::report::ms;
@@ -156,15 +157,14 @@ async fn sampled(
 
 /// The functions' init CPU against the targets, in one line, and what the floor itself allows.
 fn print_summary(inits: &[Init], floor: &Init) {
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    let cpus: Vec<f64> = inits.iter().map(|i| ms(i.usage.cpu)).collect();
+    let cpus: Vec<f64> = inits.iter().map(|i| millis(i.usage.cpu)).collect();
     let (Some(low), Some(high)) = (
         cpus.iter().copied().reduce(f64::min),
         cpus.iter().copied().reduce(f64::max),
     ) else {
         return;
     };
-    let floor_cpu = ms(floor.usage.cpu);
+    let floor_cpu = millis(floor.usage.cpu);
     let under = cpus.iter().filter(|&&c| c <= INIT_CPU_MS_TARGET).count();
     let near = cpus
         .iter()
@@ -185,7 +185,7 @@ fn print_summary(inits: &[Init], floor: &Init) {
 }
 
 fn print_row(function: &str, init: &Init, floor: Option<&Init>) {
-    let cpu = init.usage.cpu.as_secs_f64() * 1000.0;
+    let cpu = millis(init.usage.cpu);
     let ratio = floor.map(|floor| init.usage.cpu.as_secs_f64() / floor.usage.cpu.as_secs_f64());
     let split = init
         .split

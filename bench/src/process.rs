@@ -17,12 +17,11 @@ pub(crate) struct ProcessRun {
     pub(crate) init: Duration,
     /// From the first event's hand-out to its response (the first invoke's `Duration`).
     pub(crate) invoke: Duration,
-    /// CPU time (every thread, user and system) to the end of init, and to the first response,
-    /// from the exec of the function (a launcher's own CPU before it is not counted).
-    pub(crate) init_cpu: Duration,
+    /// CPU time (every thread, user and system) to the first response, from the exec of the
+    /// function (a launcher's own CPU before it is not counted).
     pub(crate) cold_cpu: Duration,
-    /// What init used, from the exec to the first `GET /invocation/next` (zero on a whole
-    /// core, where nothing reads the process at that moment).
+    /// What init used, its CPU among it, from the exec to the first `GET /invocation/next`
+    /// (zero on a whole core, where nothing reads the process at that moment).
     pub(crate) init_usage: Usage,
     pub(crate) warm: Vec<Duration>,
     pub(crate) peak_rss_kib: u64,
@@ -139,7 +138,6 @@ pub(crate) async fn run_process(
     Ok(ProcessRun {
         init: cold.init,
         invoke: cold.invoke,
-        init_cpu: cold.init_usage.cpu,
         cold_cpu: cold.cpu,
         init_usage: cold.init_usage,
         warm: latencies,
@@ -285,9 +283,8 @@ pub(crate) struct Series {
     pub(crate) invoke: Duration,
     /// Init and the first invoke (the median of their sums).
     pub(crate) first: Duration,
-    pub(crate) init_cpu: Duration,
     pub(crate) cold_cpu: Duration,
-    /// The median of each of init's counters.
+    /// The median of each of init's counters, its CPU among them.
     pub(crate) init_usage: Usage,
     pub(crate) warm: Vec<Duration>,
     pub(crate) rss_kib: u64,
@@ -319,7 +316,6 @@ impl Series {
             init: each(|r| r.init),
             invoke: each(|r| r.invoke),
             first: each(|r| r.init + r.invoke),
-            init_cpu: each(|r| r.init_cpu),
             cold_cpu: each(|r| r.cold_cpu),
             init_usage: Usage::median(&runs.iter().map(|r| r.init_usage).collect::<Vec<_>>()),
             warm,

@@ -28,7 +28,7 @@
 
 mod calibration;
 mod cost;
-mod report;
+pub(crate) mod report;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -41,8 +41,8 @@ pub(crate) fn print_table(measured: &[Measured]) {
             ms(d.init),
             ms(d.invoke),
             ms(d.first),
-            ms(d.init_cpu),
-            ms(d.cold_cpu.saturating_sub(d.init_cpu)),
+            ms(d.init_usage.cpu),
+            ms(d.cold_cpu.saturating_sub(d.init_usage.cpu)),
             u.minor_faults,
             u.voluntary_switches + u.involuntary_switches,
             ms(m.provisioned.invoke),
@@ -205,7 +205,7 @@ fn print_floor_targets(measured: &[Measured], m: &Measured, size: u32) {
             shown[0], shown[1]
         )
     };
-    let cpu = millis(m.on_demand.init_cpu);
+    let cpu = millis(m.on_demand.init_usage.cpu);
     print!(
         "  Against the peers: {}. Init CPU on the burst {cpu:.2} ms (≤ {}: {}).",
         times(ahead(m)),
@@ -219,7 +219,7 @@ fn print_floor_targets(measured: &[Measured], m: &Measured, size: u32) {
                 " The floor's cold start {} ms (init {}, its CPU {}): ×{ratio:.2} of it (≤ {}: {}); the floor itself {}.",
                 ms(floor.on_demand.first),
                 ms(floor.on_demand.init),
-                ms(floor.on_demand.init_cpu),
+                ms(floor.on_demand.init_usage.cpu),
                 crate::init::FLOOR_RATIO_TARGET,
                 yes(ratio <= crate::init::FLOOR_RATIO_TARGET),
                 times(ahead(floor)),
