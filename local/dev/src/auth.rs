@@ -84,15 +84,22 @@ impl Issuer {
     /// The issuer whose key is kept in `dir`, created there on first use (with `jwks.json`).
     pub fn open(dir: &Path) -> Result<Self, Error> {
         let path = dir.join(KEY_FILE);
-        if let Ok(der) = std::fs::read(&path) {
-            return Self::from_pkcs8(&der);
+        let issuer = match std::fs::read(&path) {
+            Ok(der) => Self::from_pkcs8(&der)?,
+            Err(_) => {
+                std::fs::create_dir_all(dir)?;
+                let der = new_key()?;
+                let issuer = Self::from_pkcs8(&der)?;
+                write_private(&path, &der)?;
+                issuer
+            }
+        };
+        // Written after the key: a start killed between the two writes it on the next.
+        let jwks_path = dir.join(JWKS_FILE);
+        if !jwks_path.exists() {
+            let jwks = json!({"keys": [issuer.jwk.to_json()]});
+            local_engine::files::replace(&jwks_path, &serde_json::to_vec_pretty(&jwks)?, false)?;
         }
-        std::fs::create_dir_all(dir)?;
-        let der = new_key()?;
-        let issuer = Self::from_pkcs8(&der)?;
-        write_private(&path, &der)?;
-        let jwks = json!({"keys": [issuer.jwk.to_json()]});
-        std::fs::write(dir.join(JWKS_FILE), serde_json::to_vec_pretty(&jwks)?)?;
         Ok(issuer)
     }
 
@@ -161,22 +168,10 @@ fn new_key() -> Result<Vec<u8>, Error> {
     Ok(key.to_pkcs8_der()?.as_bytes().to_vec())
 }
 
-/// The private key, readable by its owner only.
+/// A secret (the private key, the webhook's secret), readable by its owner only, written whole
+/// or not at all.
 pub(crate) fn write_private(path: &Path, der: &[u8]) -> Result<(), Error> {
-    use std::io::Write as _;
-    #[cfg(unix)]
-    let mut file = {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(path)?
-    };
-    #[cfg(not(unix))]
-    let mut file = std::fs::File::create_new(path)?;
-    file.write_all(der)?;
-    Ok(())
+    Ok(local_engine::files::replace(path, der, true)?)
 }
 
 /// Why a token was refused (logged; the client is told only "Unauthorized").

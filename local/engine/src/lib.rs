@@ -9,6 +9,7 @@ pub mod contract;
 pub mod counter;
 pub mod declared;
 pub mod faults;
+pub mod files;
 pub mod gateway;
 pub mod heard;
 pub mod journal;

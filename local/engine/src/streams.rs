@@ -347,7 +347,11 @@ impl StreamSource {
 
     fn save_checkpoint(&self) -> Result<(), Error> {
         if let Some(path) = &self.checkpoint {
-            std::fs::write(path, serde_json::to_string(&self.delivered)?)?;
+            crate::files::replace(
+                path,
+                serde_json::to_string(&self.delivered)?.as_bytes(),
+                false,
+            )?;
         }
         Ok(())
     }
