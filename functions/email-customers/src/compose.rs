@@ -7,6 +7,8 @@ use aws_sdk_sesv2::types::{Body, Content, Destination, EmailContent, Message};
 use shared::domain::checkout::major_units;
 use shared::domain::email::EmailState;
 use shared::domain::event::{EventType, StoreEvent};
+use shared::domain::fulfilment::Tracking;
+use shared::domain::order::LineQuantity;
 
 /// One email: its subject and text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,26 +43,85 @@ pub(crate) fn email(event: &StoreEvent, currency: &str) -> Option<Email> {
                 text,
             })
         }
+        EventType::Cancelled => {
+            let order = event.order.as_ref()?;
+            Some(Email {
+                subject: format!("Your order {} is cancelled", order.order_id),
+                text: format!(
+                    "We cancelled your order {}, placed {}. If you paid for it, what you paid \
+                     comes back to your card; we write again when it has.\n",
+                    order.order_id, order.placed_at
+                ),
+            })
+        }
         EventType::FulfilmentShipped => {
             let order = event.order_id.as_ref()?;
             let fulfilment = event.fulfilment.as_ref()?;
             let mut text = format!("Part of your order {order} is on its way:\n\n");
-            for line in &fulfilment.lines {
-                let _ = writeln!(text, "  {} x {}", line.quantity, line.sku);
-            }
-            let tracking = &fulfilment.tracking;
-            if let Some(carrier) = &tracking.carrier {
-                let _ = write!(text, "\nCarrier: {carrier}");
-                if let Some(number) = &tracking.tracking_number {
-                    let _ = write!(text, ", tracking number {number}");
-                }
-                text.push('\n');
-            }
-            if let Some(url) = &tracking.tracking_url {
-                let _ = writeln!(text, "Follow it at {url}");
-            }
+            lines(&mut text, &fulfilment.lines);
+            tracking(&mut text, &fulfilment.tracking);
             Some(Email {
                 subject: format!("Your order {order} is on its way"),
+                text,
+            })
+        }
+        EventType::TrackingUpdated => {
+            let order = event.order_id.as_ref()?;
+            let fulfilment = event.fulfilment.as_ref()?;
+            let mut text = format!(
+                "The tracking of a parcel of your order {order} has changed. It carries:\n\n"
+            );
+            lines(&mut text, &fulfilment.lines);
+            tracking(&mut text, &fulfilment.tracking);
+            Some(Email {
+                subject: format!("New tracking for your order {order}"),
+                text,
+            })
+        }
+        EventType::FulfilmentDelivered => {
+            let order = event.order_id.as_ref()?;
+            let fulfilment = event.fulfilment.as_ref()?;
+            let mut text = format!("A parcel of your order {order} was delivered. It carried:\n\n");
+            lines(&mut text, &fulfilment.lines);
+            Some(Email {
+                subject: format!("Your order {order} was delivered"),
+                text,
+            })
+        }
+        EventType::CancellationRecorded => {
+            let order = event.order_id.as_ref()?;
+            let cancellation = event.cancellation.as_ref()?;
+            let mut text = format!("We cancelled part of your order {order}:\n\n");
+            lines(&mut text, &cancellation.lines);
+            text.push_str(
+                "\nThese will not ship. If you paid for them, what you paid comes back to your \
+                 card; we write again when it has.\n",
+            );
+            Some(Email {
+                subject: format!("Part of your order {order} is cancelled"),
+                text,
+            })
+        }
+        EventType::ReturnApproved | EventType::ReturnDeclined => {
+            let order = event.order_id.as_ref()?;
+            let asked = event.order_return.as_ref()?;
+            let approved = event.kind == EventType::ReturnApproved;
+            let mut text = format!(
+                "Your return {} of order {order} is {}:\n\n",
+                asked.return_id,
+                if approved { "approved" } else { "declined" }
+            );
+            lines(&mut text, &asked.lines);
+            text.push_str(if approved {
+                "\nSend these back to us; we refund what arrives once it does.\n"
+            } else {
+                "\nWe cannot take these back. Reply to this email if you think we are wrong.\n"
+            });
+            Some(Email {
+                subject: format!(
+                    "Your return for order {order} is {}",
+                    if approved { "approved" } else { "declined" }
+                ),
                 text,
             })
         }
@@ -82,6 +143,33 @@ pub(crate) fn email(event: &StoreEvent, currency: &str) -> Option<Email> {
             })
         }
         _ => None,
+    }
+}
+
+/// Each of `lines`, one a line: `  2 x sku-2`.
+fn lines(text: &mut String, lines: &[LineQuantity]) {
+    for line in lines {
+        let _ = writeln!(text, "  {} x {}", line.quantity, line.sku);
+    }
+}
+
+/// How to follow a parcel: its carrier and its number, each told whether or not the other is
+/// known, and where to look it up.
+fn tracking(text: &mut String, tracking: &Tracking) {
+    match (&tracking.carrier, &tracking.tracking_number) {
+        (Some(carrier), Some(number)) => {
+            let _ = writeln!(text, "\nCarrier: {carrier}, tracking number {number}");
+        }
+        (Some(carrier), None) => {
+            let _ = writeln!(text, "\nCarrier: {carrier}");
+        }
+        (None, Some(number)) => {
+            let _ = writeln!(text, "\nTracking number: {number}");
+        }
+        (None, None) => {}
+    }
+    if let Some(url) = &tracking.tracking_url {
+        let _ = writeln!(text, "Follow it at {url}");
     }
 }
 
@@ -255,5 +343,105 @@ mod tests {
             email.text,
             "Part of your order o1 is on its way:\n\n  2 x sku-1\n\nCarrier: DHL, tracking number JD0001\nFollow it at https://www.dhl.com/track?id=JD0001\n"
         );
+
+        // Round five: a number without a carrier is still told; a correction and a delivery
+        // are told too.
+        let mut numbered = fulfilment.clone();
+        numbered.tracking.carrier = None;
+        numbered.tracking.tracking_url = None;
+        let about = |kind, f: &Fulfilment| {
+            StoreEvent::new(kind, &Subject::Fulfilment(f.fulfilment_id.clone()), 2, at())
+                .about_fulfilment(
+                    &OrderId::parse("o1").expect("id"),
+                    &CustomerId::parse("c1").expect("id"),
+                    f,
+                )
+        };
+        let shipped =
+            super::email(&about(EventType::FulfilmentShipped, &numbered), "usd").expect("email");
+        assert!(
+            shipped.text.ends_with("\nTracking number: JD0001\n"),
+            "{}",
+            shipped.text
+        );
+        let corrected =
+            super::email(&about(EventType::TrackingUpdated, &numbered), "usd").expect("email");
+        assert_eq!(corrected.subject, "New tracking for your order o1");
+        assert!(
+            corrected.text.contains("Tracking number: JD0001"),
+            "{}",
+            corrected.text
+        );
+        let delivered =
+            super::email(&about(EventType::FulfilmentDelivered, &numbered), "usd").expect("email");
+        assert_eq!(delivered.subject, "Your order o1 was delivered");
+        assert!(delivered.text.contains("  2 x sku-1"), "{}", delivered.text);
+    }
+
+    #[test]
+    fn every_kind_customers_hear_of_has_its_email() {
+        use shared::domain::cancellation::Cancellation;
+        use shared::domain::ids::{CancellationId, ReturnId};
+        use shared::domain::returns::OrderReturn;
+        let order = placed_order();
+        let customer = &order.customer_id;
+        let line = vec![LineQuantity {
+            sku: Sku::parse("sku-1").expect("sku"),
+            quantity: 1,
+        }];
+        let fulfilment = Fulfilment::shipped(
+            FulfilmentId::parse("ff_1").expect("id"),
+            line.clone(),
+            Tracking::default(),
+            at(),
+        );
+        let cancellation = Cancellation {
+            cancellation_id: CancellationId::parse("cn_1").expect("id"),
+            lines: line.clone(),
+            reason: "out of stock".into(),
+            refund_id: None,
+            cancelled_at: at(),
+        };
+        let asked = OrderReturn::requested(
+            ReturnId::parse("rt_1").expect("id"),
+            line,
+            "too small".into(),
+            at(),
+        );
+        let refund = Refund::requested(
+            RefundId::parse("rf_1").expect("id"),
+            Some(order.order_id.clone()),
+            PaymentId::parse("pi_1").expect("id"),
+            100,
+            "usd",
+            RefundKind::Staff,
+            "x".into(),
+        );
+        for kind in EventType::ALL.into_iter().filter(|k| k.emails_customer()) {
+            let subject = Subject::Order(order.order_id.clone());
+            let event = StoreEvent::new(kind, &subject, 1, at());
+            let event = match kind {
+                EventType::Placed | EventType::Cancelled => {
+                    let mut event = event.about_order(&order);
+                    event.lines = Some(Vec::new());
+                    event
+                }
+                EventType::FulfilmentShipped
+                | EventType::TrackingUpdated
+                | EventType::FulfilmentDelivered => {
+                    event.about_fulfilment(&order.order_id, customer, &fulfilment)
+                }
+                EventType::CancellationRecorded => {
+                    event.about_cancellation(&order.order_id, customer, &cancellation)
+                }
+                EventType::ReturnApproved | EventType::ReturnDeclined => {
+                    event.about_return(&order.order_id, customer, &asked)
+                }
+                _ => event.about_refund(&refund),
+            };
+            let told = email(&event, "usd").unwrap_or_else(|| panic!("{kind} has no email"));
+            assert!(told.subject.contains("o1"), "{kind}: {}", told.subject);
+            assert!(!told.text.is_empty(), "{kind}");
+        }
     }
 }

@@ -7,12 +7,22 @@ use crate::domain::event::{EventId, EventType};
 use crate::domain::time::Timestamp;
 
 impl EventType {
-    /// Whether the customer is emailed about it: an order placed (its lines and total), each
-    /// of its fulfilments shipped (what it carries, and its tracking), a refund paid back.
+    /// Whether the customer is emailed about it: what changes their order. An order placed
+    /// (its lines and total) or cancelled; each of its fulfilments shipped (what it carries,
+    /// and its tracking), its tracking corrected, delivered; lines cancelled; a return approved
+    /// or declined; a refund paid back.
     pub fn emails_customer(self) -> bool {
         matches!(
             self,
-            EventType::Placed | EventType::FulfilmentShipped | EventType::RefundSucceeded
+            EventType::Placed
+                | EventType::Cancelled
+                | EventType::FulfilmentShipped
+                | EventType::TrackingUpdated
+                | EventType::FulfilmentDelivered
+                | EventType::CancellationRecorded
+                | EventType::ReturnApproved
+                | EventType::ReturnDeclined
+                | EventType::RefundSucceeded
         )
     }
 }

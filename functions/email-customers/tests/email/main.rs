@@ -209,7 +209,7 @@ async fn a_refund_paid_is_emailed_to_its_orders_customer_in_its_currency() {
 async fn events_customers_are_not_emailed_about_are_acknowledged() {
     let h = Harness::new().await;
     let mut detail = sample_detail();
-    detail["type"] = json!("order.cancelled");
+    detail["type"] = json!("order.shipped");
     assert_eq!(h.one(&message("m1", &detail)).await, Ok(Handled::Ignored));
     let mut unreadable = SqsMessage::default();
     unreadable.message_id = Some("garbled".into());
