@@ -119,7 +119,7 @@ impl Bench {
                     Who::Staff,
                     "POST /orders/{orderId}/returns",
                     &format!("/orders/{order}/returns"),
-                    &[],
+                    &[("idempotency-key", &format!("return-{order}"))],
                     r#"{"lines":[{"sku":"bench-00","quantity":1}],"reason":"too small"}"#,
                 ),
                 201,

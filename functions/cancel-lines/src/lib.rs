@@ -12,14 +12,14 @@ use lambda_http::Request;
 use lambda_http::http::StatusCode;
 use serde::Deserialize;
 use shared::domain::cancellation::{Cancellation, Cancelled, MAX_CANCELLED_LINES};
-use shared::domain::ids::{CancellationId, IdempotencyKey, OrderId, RefundId};
+use shared::domain::ids::{CancellationId, OrderId, RefundId};
 use shared::domain::ledger::{RefundCause, RefundPlan};
 use shared::domain::order::{LineQuantity, OrderDetails, distinct_lines};
 use shared::domain::refund::{Refund, RefundKind, staff_reason};
 use shared::domain::time::Timestamp;
 use shared::dynamo::orders::{GiveBack, GivenBack};
 use shared::http::HttpResult;
-use shared::http::request::{caller, header_value, json_body, path_param};
+use shared::http::request::{caller, json_body, path_param, required_key};
 use shared::http::response::json_response;
 use shared::metrics::{self, Metric};
 use shared::retry::{Attempt, while_changed};
@@ -87,12 +87,7 @@ fn answer(cancellation: Cancellation, details: &OrderDetails) -> Cancelled {
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let order = path_param(&req, "orderId", OrderId::parse)?;
     let caller = caller(&req)?;
-    let key = header_value(&req, "idempotency-key")?
-        .map(IdempotencyKey::parse)
-        .transpose()?
-        .ok_or_else(|| {
-            AppError::invalid("Idempotency-Key is required: lines must never be cancelled twice")
-        })?;
+    let key = required_key(&req, "lines must never be cancelled twice")?;
     let body = json_body::<Body>(&req, MAX_BODY_BYTES)?;
     let asked = Asked {
         id: CancellationId::of_request(&order, &key),

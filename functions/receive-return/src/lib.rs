@@ -5,6 +5,8 @@
 //! and not damaged back into stock; what the customer no longer keeps (`withdrawn`) grown by
 //! what arrived; and, asked and paid, the refund of what arrived at the prices ordered (at most
 //! what of each line and of the balance may still go back), paid through the provider once.
+//! The same receipt again (a retry whose answer was lost) answers as the first did; another
+//! receipt of a return received already is a 409.
 
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
@@ -71,6 +73,11 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
             let read = details
                 .order_return(id)
                 .ok_or_else(|| AppError::not_found(format!("order {order} has no return {id}")))?;
+            if let Some(received) = details.receipt_replayed(read, receipt) {
+                // Received by this same receipt already (a retry whose answer was lost).
+                metrics::count(Metric::IdempotentReplays, 1);
+                return Ok(received);
+            }
             let plan = details.plan_receipt(read, receipt, store.currency())?;
             let refund = refund_of(&details, read, &plan, store);
             let next = read.receipt(

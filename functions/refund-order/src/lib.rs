@@ -12,7 +12,7 @@
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
 use serde::Deserialize;
-use shared::domain::ids::{IdempotencyKey, OrderId, RefundId};
+use shared::domain::ids::{OrderId, RefundId};
 use shared::domain::ledger::{RefundCause, RefundPlan};
 use shared::domain::order::LineQuantity;
 use shared::domain::order::MAX_LINES;
@@ -20,7 +20,7 @@ use shared::domain::order::distinct_lines;
 use shared::domain::refund::{Refund, RefundAsk, RefundKind, staff_reason};
 use shared::dynamo::orders::{GiveBack, GivenBack};
 use shared::http::HttpResult;
-use shared::http::request::{caller, header_value, json_body, path_param};
+use shared::http::request::{caller, json_body, path_param, required_key};
 use shared::http::response::json_response;
 use shared::metrics::{self, Metric};
 use shared::retry::{Attempt, while_changed};
@@ -82,12 +82,7 @@ fn same_request(refund: &Refund, ask: &RefundAsk, reason: &str) -> bool {
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let order = path_param(&req, "orderId", OrderId::parse)?;
     let caller = caller(&req)?;
-    let key = header_value(&req, "idempotency-key")?
-        .map(IdempotencyKey::parse)
-        .transpose()?
-        .ok_or_else(|| {
-            AppError::invalid("Idempotency-Key is required: a refund must never be sent twice")
-        })?;
+    let key = required_key(&req, "a refund must never be sent twice")?;
     let (ask, reason) = json_body::<Body>(&req, MAX_BODY_BYTES)?.ask()?;
     let refund_id = RefundId::of_request(&order, &key);
     let (ask, reason, order, refund_id) = (&ask, &reason, &order, &refund_id);

@@ -3,21 +3,21 @@
 //! delivery, staff (recording a return for the customer) whenever they were delivered. Never
 //! more of a line than was delivered (within the window), less what is already in returns that
 //! were not declined or canceled: the return's own transaction holds the order's lines version, so
-//! of two returns of the last units one is a 201 and the other a 409. An `Idempotency-Key`
-//! names the return: the same request again answers the same one, the key used for another
-//! request is a 422.
+//! of two returns of the last units one is a 201 and the other a 409. An `Idempotency-Key` is
+//! required and names the return: the same request again answers the same one, the key used for
+//! another request is a 422.
 
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
 use serde::Deserialize;
-use shared::domain::ids::{IdempotencyKey, OrderId, ReturnId};
+use shared::domain::ids::{OrderId, ReturnId};
 use shared::domain::order::{LineQuantity, distinct_lines};
 use shared::domain::refund::staff_reason;
 use shared::domain::returns::{MAX_RETURN_LINES, OrderReturn};
 use shared::domain::time::Timestamp;
 use shared::dynamo::orders::ReturnWritten;
 use shared::http::HttpResult;
-use shared::http::request::{caller, header_value, json_body, path_param};
+use shared::http::request::{caller, json_body, path_param, required_key};
 use shared::http::response::json_response;
 use shared::metrics::{self, Metric};
 use shared::retry::{Attempt, while_changed};
@@ -35,16 +35,11 @@ struct Body {
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let order = path_param(&req, "orderId", OrderId::parse)?;
     let caller = caller(&req)?;
-    let key = header_value(&req, "idempotency-key")?
-        .map(IdempotencyKey::parse)
-        .transpose()?;
+    let key = required_key(&req, "a return must never be asked for twice")?;
     let body = json_body::<Body>(&req, MAX_BODY_BYTES)?;
     let lines = distinct_lines(body.lines, MAX_RETURN_LINES)?;
     let reason = staff_reason(&body.reason)?;
-    let id = match &key {
-        Some(key) => ReturnId::of_request(&order, key),
-        None => ReturnId::generate()?,
-    };
+    let id = ReturnId::of_request(&order, &key);
     let window = (!caller.is_staff()).then(|| store.return_window_days());
     let (order, lines, reason, id) = (&order, &lines, &reason, &id);
     let made = while_changed(

@@ -3,20 +3,20 @@
 //! than is left of it (ordered, less cancelled, less shipped): the fulfilment's own transaction
 //! holds the order's lines version, so of two fulfilments of the last units one is a 201 and
 //! the other a 409. The order's status follows its lines in the same transaction
-//! (PARTIALLY_SHIPPED, or SHIPPED when nothing is left). An `Idempotency-Key` names the
-//! fulfilment: the same request again answers the same one, the key used for another request
-//! is a 422.
+//! (PARTIALLY_SHIPPED, or SHIPPED when nothing is left). An `Idempotency-Key` is required and
+//! names the fulfilment: the same request again answers the same one, the key used for another
+//! request is a 422.
 
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
 use serde::Deserialize;
 use shared::domain::fulfilment::{Fulfilment, Tracking};
-use shared::domain::ids::{FulfilmentId, IdempotencyKey, OrderId};
+use shared::domain::ids::{FulfilmentId, OrderId};
 use shared::domain::order::{LineQuantity, MAX_LINES, distinct_lines};
 use shared::domain::time::Timestamp;
 use shared::dynamo::orders::{Shipped, Shipping};
 use shared::http::HttpResult;
-use shared::http::request::{caller, header_value, json_body, path_param};
+use shared::http::request::{caller, json_body, path_param, required_key};
 use shared::http::response::json_response;
 use shared::metrics::{self, Metric};
 use shared::retry::{Attempt, while_changed};
@@ -39,16 +39,11 @@ struct Body {
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let order = path_param(&req, "orderId", OrderId::parse)?;
     let caller = caller(&req)?;
-    let key = header_value(&req, "idempotency-key")?
-        .map(IdempotencyKey::parse)
-        .transpose()?;
+    let key = required_key(&req, "a parcel must never be shipped (and told of) twice")?;
     let body = json_body::<Body>(&req, MAX_BODY_BYTES)?;
     let lines = distinct_lines(body.lines, MAX_LINES)?;
     let tracking = Tracking::parse(body.carrier, body.tracking_number, body.tracking_url)?;
-    let id = match &key {
-        Some(key) => FulfilmentId::of_request(&order, key),
-        None => FulfilmentId::generate()?,
-    };
+    let id = FulfilmentId::of_request(&order, &key);
     let (order, lines, tracking, id) = (&order, &lines, &tracking, &id);
     let fulfilment = while_changed(
         "other changes of this order's lines kept coming first; retry the request",

@@ -4,7 +4,7 @@
 //! change is made only if the fulfilment is still as read; a delivery also moves the order's
 //! lines version on, and the order to DELIVERED with its last fulfilment, in the same
 //! transaction. A field given as `null` removes that part of the tracking; one left out keeps
-//! it.
+//! it. Asking for what the fulfilment already is (a retry) answers it as it stands.
 
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
@@ -90,6 +90,10 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
             })?;
             let asked = body.update(read)?;
             let next = read.updated(&asked, Timestamp::now())?;
+            if next == *read {
+                // Already as asked (a retried request): nothing to write, nothing to tell.
+                return Ok(next);
+            }
             match store
                 .ship(&details, &Shipping::Update(vec![(read, next.clone())]))
                 .await?

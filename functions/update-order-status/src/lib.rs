@@ -64,6 +64,7 @@ fn shipping(
             if left.is_empty() {
                 return Err(details.order.status.refused_move(next));
             }
+            details.check_room_for_fulfilment()?;
             let id = FulfilmentId::generate()?;
             Ok(Some(Fulfilments::Ship(Fulfilment::shipped(
                 id,

@@ -157,8 +157,17 @@ pub fn change_status(who: Who<'_>, order: &str, status: &str) -> Request {
     )
 }
 
+/// An `Idempotency-Key` no other request of this process has sent: what a client sends with
+/// each new request that creates something.
+pub fn fresh_key() -> String {
+    static SENT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = SENT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("test-{}-{n}", std::process::id())
+}
+
 /// `POST /orders/{orderId}/fulfilments` from `who`: `lines` of `order` shipped (`[("sku-1",
-/// 2)]`), with `tracking` as JSON fields to add (`r#""carrier":"DHL""#`, or empty).
+/// 2)]`), with `tracking` as JSON fields to add (`r#""carrier":"DHL""#`, or empty), under a
+/// [`fresh_key`].
 pub fn ship(who: Who<'_>, order: &str, lines: &[(&str, u32)], tracking: &str) -> Request {
     let lines: Vec<String> = lines
         .iter()
@@ -173,7 +182,7 @@ pub fn ship(who: Who<'_>, order: &str, lines: &[(&str, u32)], tracking: &str) ->
         who,
         "POST /orders/{orderId}/fulfilments",
         &format!("/orders/{order}/fulfilments"),
-        &[],
+        &[("idempotency-key", &fresh_key())],
         &format!(r#"{{"lines":[{}]{extra}}}"#, lines.join(",")),
     )
 }
@@ -497,13 +506,17 @@ pub fn oversized_order_sk() -> String {
 pub mod returns {
     use super::{Request, Who, get, send_json};
 
-    /// `POST /orders/{orderId}/returns` of `lines` from `who`, under `key` (none: `""`).
+    /// `POST /orders/{orderId}/returns` of `lines` from `who`, under `key` (`""`: a
+    /// [`fresh_key`](super::fresh_key)).
     pub fn request(who: Who<'_>, order: &str, key: &str, lines: &[(&str, u32)]) -> Request {
-        let headers: Vec<(&str, &str)> = if key.is_empty() {
-            Vec::new()
+        let fresh;
+        let key = if key.is_empty() {
+            fresh = super::fresh_key();
+            fresh.as_str()
         } else {
-            vec![("idempotency-key", key)]
+            key
         };
+        let headers = [("idempotency-key", key)];
         let lines: Vec<String> = lines
             .iter()
             .map(|(sku, quantity)| format!(r#"{{"sku":"{sku}","quantity":{quantity}}}"#))

@@ -18,6 +18,9 @@ use crate::domain::time::Timestamp;
 /// line's counts, its product's stock), beside the cancellation, its refund, the header, the
 /// listing and the customer's count, within DynamoDB's 100.
 pub const MAX_CANCELLED_LINES: usize = 47;
+/// The most cancellations one order may have: with the text caps, they keep the order's
+/// partition under the 1 MB one Query reads.
+pub const MAX_CANCELLATIONS_PER_ORDER: usize = 12;
 const _: () = assert!(2 * MAX_CANCELLED_LINES + 5 <= 100);
 
 /// Unshipped lines of an order cancelled at once, as its record keeps it.
@@ -71,6 +74,12 @@ impl OrderDetails {
         let status = self.order.status;
         if !matches!(status, OrderStatus::Placed | OrderStatus::PartiallyShipped) {
             return Err(status.refused_move(OrderStatus::Cancelled));
+        }
+        if self.cancellations.len() >= MAX_CANCELLATIONS_PER_ORDER {
+            return Err(AppError::CapReached(format!(
+                "order {} has {MAX_CANCELLATIONS_PER_ORDER} cancellations, the most one order may have",
+                self.order.order_id
+            )));
         }
         let paid = self.money.balance.paid.is_some();
         let mut amount = 0i64;

@@ -102,6 +102,11 @@ pub enum AppError {
     /// message says where it is.
     #[error("{0}")]
     MoveRefused(String),
+    /// An order holds as many of something as it may (fulfilments, corrections, returns,
+    /// cancellations, refunds): the caps that keep its partition readable in one Query. The
+    /// message names the cap.
+    #[error("{0}")]
+    CapReached(String),
     /// An Idempotency-Key already used for a request with another body.
     #[error("this Idempotency-Key was used for a different request")]
     IdempotencyKeyReused,

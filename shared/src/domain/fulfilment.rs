@@ -9,7 +9,7 @@ use crate::AppError;
 use crate::domain::ids::FulfilmentId;
 use crate::domain::order::{LineItem, LineQuantity, OrderDetails};
 use crate::domain::status::OrderStatus;
-use crate::domain::text::hidden;
+use crate::domain::text::invisible;
 use crate::domain::time::Timestamp;
 
 crate::listed! {
@@ -41,12 +41,15 @@ impl FulfilmentStatus {
     }
 }
 
-/// The most characters of a carrier's name or a tracking number.
+/// The most characters of a carrier's name or a tracking number (at most 4 bytes each).
 pub const MAX_TRACKING_CHARS: usize = 100;
-/// The most characters of a tracking URL.
-pub const MAX_TRACKING_URL_CHARS: usize = 2048;
+/// The most characters of a tracking URL: ASCII only, so as many bytes.
+pub const MAX_TRACKING_URL_CHARS: usize = 512;
 /// The most times one fulfilment's tracking may be corrected: its history stays small.
-pub const MAX_TRACKING_CHANGES: usize = 20;
+pub const MAX_TRACKING_CHANGES: usize = 5;
+/// The most fulfilments one order may have: with [`MAX_TRACKING_CHANGES`] and the text caps,
+/// they keep the order's partition under the 1 MB one Query reads (docs/fulfilment.md).
+pub const MAX_FULFILMENTS_PER_ORDER: usize = 12;
 
 /// How a shipment is followed: who carries it, its number with them, and where to look it up.
 /// Each part is optional (a parcel handed over in person has none).
@@ -66,8 +69,8 @@ pub struct Tracking {
 
 impl Tracking {
     /// Tracking from what a client sent: a carrier and a number of 1-100 characters with no
-    /// control characters (trimmed), a URL of `https://` or `http://` with no white space or
-    /// control characters.
+    /// control, bidirectional-control or zero-width characters (trimmed), a URL of `https://`
+    /// in printable ASCII (a non-ASCII address is percent-encoded), at most 1024 of them.
     pub fn parse(
         carrier: Option<String>,
         tracking_number: Option<String>,
@@ -78,10 +81,10 @@ impl Tracking {
             let trimmed = raw.trim();
             if trimmed.is_empty()
                 || raw.chars().count() > MAX_TRACKING_CHARS
-                || raw.chars().any(hidden)
+                || raw.chars().any(invisible)
             {
                 return Err(AppError::invalid(format!(
-                    "{what} must be 1-{MAX_TRACKING_CHARS} characters without control characters"
+                    "{what} must be 1-{MAX_TRACKING_CHARS} characters without control or zero-width characters"
                 )));
             }
             Ok(Some(trimmed.to_owned()))
@@ -89,15 +92,15 @@ impl Tracking {
         let url = match tracking_url {
             None => None,
             Some(url) => {
-                let scheme_ok = url.starts_with("https://") || url.starts_with("http://");
-                let host_ok = url.split("://").nth(1).is_some_and(|rest| !rest.is_empty());
-                if !scheme_ok
-                    || !host_ok
-                    || url.chars().count() > MAX_TRACKING_URL_CHARS
-                    || url.chars().any(|c| c.is_whitespace() || hidden(c))
+                let host_ok = url
+                    .strip_prefix("https://")
+                    .is_some_and(|rest| !rest.is_empty() && !rest.starts_with('/'));
+                if !host_ok
+                    || url.len() > MAX_TRACKING_URL_CHARS
+                    || !url.bytes().all(|b| b.is_ascii_graphic())
                 {
                     return Err(AppError::invalid(format!(
-                        "trackingUrl must be an http(s) URL of at most {MAX_TRACKING_URL_CHARS} characters"
+                        "trackingUrl must be an https:// URL of at most {MAX_TRACKING_URL_CHARS} printable ASCII characters (percent-encode the rest)"
                     )));
                 }
                 Some(url)
@@ -189,8 +192,9 @@ impl Fulfilment {
 
     /// This fulfilment after `update` at `now`: its status moved, its tracking replaced (the
     /// replaced values kept in its history), one event more for each. A 409 for a move its
-    /// status cannot make, tracking changed after delivery, or too many corrections; a 400 for
-    /// an update that changes nothing.
+    /// status cannot make, tracking changed after delivery, or too many corrections. An update
+    /// that asks for what it already is (a retried request) changes nothing: the fulfilment as
+    /// it stands, equal to `self`, as a return answers the same move again.
     pub fn updated(&self, update: &FulfilmentUpdate, now: Timestamp) -> Result<Self, AppError> {
         let mut next = self.clone();
         let mut events = 0;
@@ -215,7 +219,7 @@ impl Fulfilment {
                 )));
             }
             if self.history.len() >= MAX_TRACKING_CHANGES {
-                return Err(AppError::MoveRefused(format!(
+                return Err(AppError::CapReached(format!(
                     "fulfilment {}'s tracking was corrected {MAX_TRACKING_CHANGES} times, the most it may be",
                     self.fulfilment_id
                 )));
@@ -228,10 +232,7 @@ impl Fulfilment {
             events += 1;
         }
         if events == 0 {
-            return Err(AppError::invalid(format!(
-                "fulfilment {} already is as asked: nothing to change",
-                self.fulfilment_id
-            )));
+            return Ok(next);
         }
         next.updated_at = now;
         next.event_sequence += events;
@@ -268,6 +269,17 @@ impl OrderDetails {
             .saturating_sub(self.shipped(&line.sku))
     }
 
+    /// A 409 when the order has [`MAX_FULFILMENTS_PER_ORDER`] fulfilments already.
+    pub fn check_room_for_fulfilment(&self) -> Result<(), AppError> {
+        if self.fulfilments.len() >= MAX_FULFILMENTS_PER_ORDER {
+            return Err(AppError::CapReached(format!(
+                "order {} has {MAX_FULFILMENTS_PER_ORDER} fulfilments, the most one order may have",
+                self.order.order_id
+            )));
+        }
+        Ok(())
+    }
+
     /// Every line that may still ship, all of it: what `PATCH /orders/{orderId}`'s SHIPPED
     /// ships.
     pub fn left_to_ship(&self) -> Vec<LineQuantity> {
@@ -289,6 +301,7 @@ impl OrderDetails {
         if !matches!(status, OrderStatus::Placed | OrderStatus::PartiallyShipped) {
             return Err(status.refused_move(OrderStatus::Shipped));
         }
+        self.check_room_for_fulfilment()?;
         for ask in asked {
             let line = self.line(&ask.sku)?;
             let left = self.shippable(line);
@@ -563,10 +576,15 @@ mod tests {
                 Err(AppError::MoveRefused(_))
             ));
         }
-        assert!(matches!(
-            delivered.updated(&FulfilmentUpdate::default(), later),
-            Err(AppError::Invalid(_))
-        ));
+        let again = FulfilmentUpdate {
+            status: Some(FulfilmentStatus::Delivered),
+            tracking: None,
+        };
+        assert_eq!(
+            delivered.updated(&again, later).expect("as it stands"),
+            delivered,
+            "the same move again changes nothing"
+        );
     }
 
     #[test]
@@ -578,6 +596,13 @@ mod tests {
             (None, None, Some("javascript:alert(1)")),
             (None, None, Some("https://")),
             (None, None, Some("https://a.example/x y")),
+            // Round five: http, a non-ASCII address, zero-width characters, past the length.
+            (None, None, Some("http://a.example/t/1")),
+            (None, None, Some("https://a.example/t/\u{e9}")),
+            (None, None, Some("https:///path")),
+            (Some("D\u{200B}HL"), None, None),
+            (None, Some("JD\u{FEFF}0001"), None),
+            (None, Some("JD\u{2060}0001"), None),
         ] {
             assert!(
                 Tracking::parse(
@@ -590,5 +615,20 @@ mod tests {
             );
         }
         assert!(Tracking::parse(None, None, None).expect("none").is_empty());
+        let longest = format!(
+            "https://a.example/{}",
+            "x".repeat(MAX_TRACKING_URL_CHARS - 18)
+        );
+        assert_eq!(longest.len(), MAX_TRACKING_URL_CHARS);
+        assert!(Tracking::parse(None, None, Some(longest.clone())).is_ok());
+        assert!(Tracking::parse(None, None, Some(format!("{longest}x"))).is_err());
+        assert!(
+            Tracking::parse(
+                Some("ヤマト運輸".into()),
+                None,
+                Some("https://a.example/%C3%A9".into())
+            )
+            .is_ok()
+        );
     }
 }

@@ -126,7 +126,7 @@ impl RefundAsk {
             )));
         }
         if balance.refund_count >= MAX_REFUNDS_PER_ORDER {
-            return Err(AppError::RefundRefused(format!(
+            return Err(AppError::CapReached(format!(
                 "order {} has had {MAX_REFUNDS_PER_ORDER} refunds, the most one order may have",
                 details.order.order_id
             )));
@@ -171,7 +171,6 @@ fn plan_lines(
             })?;
         let back = details.money.back(&ask.sku);
         let left = line.quantity.saturating_sub(back.refunded);
-        let out_of_stock = line.quantity.saturating_sub(back.restocked);
         if ask.quantity > left {
             return Err(AppError::RefundRefused(format!(
                 "{} of {} asked back, and only {left} of the line's {} may still go back",
@@ -183,23 +182,35 @@ fn plan_lines(
             .checked_mul(i64::from(ask.quantity))
             .and_then(|line_amount| amount.checked_add(line_amount))
             .ok_or_else(|| AppError::invalid("the refund's amount is out of range"))?;
+        // Units refunded are taken from what was left to ship first; only those never leave
+        // the shelf, so only those may go back into stock, and only those not back already
+        // (each unit once). A shipped unit comes back through a return's receipt, if at all.
+        let cancelled = ask.quantity.min(details.shippable(line));
+        let out_of_stock = line.quantity.saturating_sub(back.restocked);
         lines.push(PlannedLine {
             line: line.clone(),
             quantity: ask.quantity,
             restock: if restock {
-                ask.quantity.min(out_of_stock)
+                cancelled.min(out_of_stock)
             } else {
                 0
             },
             restocked: back.restocked,
-            cancelled: ask.quantity.min(details.shippable(line)),
+            cancelled,
             returned: 0,
         });
     }
+    if restock && lines.iter().all(|planned| planned.cancelled == 0) {
+        return Err(AppError::LinesRefused(
+            "restock puts back units that never shipped, and these were all shipped: they come \
+             back into stock through a return's receipt; refund them without restock"
+                .to_owned(),
+        ));
+    }
     Ok(RefundPlan {
         amount,
+        restock: lines.iter().any(|planned| planned.restock > 0),
         lines,
-        restock,
     })
 }
 

@@ -136,13 +136,15 @@ pub struct OrderDetails {
     pub order: Order,
     /// Its line items, in SKU order.
     pub items: Vec<LineItem>,
-    /// Its shipments, oldest first (`domain::fulfilment`); none until it ships.
+    /// Its shipments, oldest first (to the second, then by ID: an ID a request's key names
+    /// does not sort by time) (`domain::fulfilment`); none until it ships.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fulfilments: Vec<crate::domain::fulfilment::Fulfilment>,
-    /// Its lines cancelled before they shipped, oldest first (`domain::cancellation`).
+    /// Its lines cancelled before they shipped, oldest first, as its shipments
+    /// (`domain::cancellation`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cancellations: Vec<crate::domain::cancellation::Cancellation>,
-    /// Its returns, in ID order (`domain::returns`).
+    /// Its returns, oldest first, as its shipments (`domain::returns`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub returns: Vec<crate::domain::returns::OrderReturn>,
     /// Its money: the balance its header keeps, what of each line went back, its refunds

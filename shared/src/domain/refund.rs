@@ -62,12 +62,73 @@ impl RefundStatus {
     /// What the provider's refund `status` means here: `succeeded`; `failed` or `canceled`;
     /// anything else (`pending`, `requires_action`) is under way.
     pub fn of_provider(status: &str) -> Self {
-        match status {
-            "succeeded" => RefundStatus::Succeeded,
-            "failed" | "canceled" => RefundStatus::Failed,
-            _ => RefundStatus::Pending,
+        ProviderRefundStatus::parse(status).settles_to()
+    }
+
+    /// What a provider's report that its refund is `reported` does to a refund of the store's
+    /// that is `self`: THE table of the refund's state machine (docs/refunds.md shows it).
+    /// Only forward: a refund under way settles; a SUCCEEDED one is REVERSED only by a
+    /// failure of the same provider's refund (Stripe lets a succeeded refund become `failed`,
+    /// never `canceled`, which is for a refund that never succeeded); nothing moves a FAILED
+    /// or REVERSED one, nor a refund not sent yet (the payer settles that one).
+    pub fn on_report(self, reported: ProviderRefundStatus) -> OnReport {
+        use OnReport::{Leave, Reverse, Settle};
+        use ProviderRefundStatus as P;
+        use RefundStatus as S;
+        match (self, reported) {
+            (S::Pending, P::Succeeded) => Settle(S::Succeeded),
+            (S::Pending, P::Failed | P::Canceled) => Settle(S::Failed),
+            (S::Pending, P::Pending | P::RequiresAction) => Leave,
+            (S::Succeeded, P::Failed) => Reverse,
+            (S::Succeeded, P::Succeeded | P::Canceled | P::Pending | P::RequiresAction) => Leave,
+            (S::Requested | S::Failed | S::Reversed, _) => Leave,
         }
     }
+}
+
+crate::listed! {
+    /// Where the provider says one of its refunds is (its `status`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum ProviderRefundStatus as "the provider's refund status" {
+        /// Under way.
+        Pending = "pending",
+        /// Waiting for the customer's action (some payment methods).
+        RequiresAction = "requires_action",
+        /// Paid back.
+        Succeeded = "succeeded",
+        /// Refused, or (after it succeeded) sent back by the customer's bank.
+        Failed = "failed",
+        /// Withdrawn before it succeeded.
+        Canceled = "canceled",
+    }
+}
+
+impl ProviderRefundStatus {
+    /// The provider's word for it; one it has not documented yet is taken as under way.
+    pub fn parse(status: &str) -> Self {
+        status.parse().unwrap_or(Self::Pending)
+    }
+
+    /// Where a refund under way ends when the provider says this: SUCCEEDED, FAILED (failed
+    /// or canceled), or still PENDING.
+    pub fn settles_to(self) -> RefundStatus {
+        match self {
+            Self::Succeeded => RefundStatus::Succeeded,
+            Self::Failed | Self::Canceled => RefundStatus::Failed,
+            Self::Pending | Self::RequiresAction => RefundStatus::Pending,
+        }
+    }
+}
+
+/// What a provider's report does to the store's refund ([`RefundStatus::on_report`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnReport {
+    /// It settles, to this status.
+    Settle(RefundStatus),
+    /// A SUCCEEDED refund failed after all: REVERSED, its money back with the order.
+    Reverse,
+    /// Nothing moves.
+    Leave,
 }
 
 impl std::fmt::Display for RefundStatus {
@@ -231,8 +292,20 @@ pub fn staff_reason(raw: &str) -> Result<String, AppError> {
     Ok(reason.to_owned())
 }
 
-/// The most refunds one order may have: its ledger is read in one Query, far below 1 MB.
-pub const MAX_REFUNDS_PER_ORDER: u32 = 50;
+/// The most refunds staff may give of one order (every refund drawing on its balance counts,
+/// a cancellation's and a receipt's too, so those caps bound the rest): with the text caps,
+/// its ledger stays far below the 1 MB one Query reads.
+pub const MAX_REFUNDS_PER_ORDER: u32 = 20;
+
+/// The most characters of why a refund failed, as its record keeps it (the provider's reasons
+/// are short codes such as `expired_or_canceled_card`).
+pub const MAX_FAILURE_CHARS: usize = 200;
+
+/// Why a refund failed, as its record keeps it: the provider's words, at most
+/// [`MAX_FAILURE_CHARS`] of them (the provider's text is not ours to bound).
+pub fn kept_failure(failure: &str) -> String {
+    failure.chars().take(MAX_FAILURE_CHARS).collect()
+}
 
 /// One refund, as its record holds it (and as a refund's event carries it, which a subscriber
 /// reads back).
@@ -368,7 +441,12 @@ pub struct ProviderRefund {
 impl ProviderRefund {
     /// Where it is, as the store names it: SUCCEEDED, FAILED (failed or canceled) or PENDING.
     pub fn status(&self) -> RefundStatus {
-        RefundStatus::of_provider(&self.status)
+        self.provider_status().settles_to()
+    }
+
+    /// Where it is, in the provider's words.
+    pub fn provider_status(&self) -> ProviderRefundStatus {
+        ProviderRefundStatus::parse(&self.status)
     }
 
     /// Why it failed, in the provider's words (`None` unless it did).
@@ -456,6 +534,58 @@ mod tests {
             assert_eq!(kind.as_str().parse::<RefundKind>().ok(), Some(kind));
         }
         assert!("requested".parse::<RefundStatus>().is_err());
+    }
+
+    /// Every (state, provider status) pair, and what it does: the table docs/refunds.md shows.
+    #[test]
+    fn every_report_of_every_state_moves_only_forward() {
+        use OnReport::{Leave, Reverse, Settle};
+        use ProviderRefundStatus as P;
+        use RefundStatus as S;
+        let table = [
+            (S::Requested, [Leave, Leave, Leave, Leave, Leave]),
+            (
+                S::Pending,
+                [
+                    Leave,
+                    Leave,
+                    Settle(S::Succeeded),
+                    Settle(S::Failed),
+                    Settle(S::Failed),
+                ],
+            ),
+            (S::Succeeded, [Leave, Leave, Leave, Reverse, Leave]),
+            (S::Failed, [Leave, Leave, Leave, Leave, Leave]),
+            (S::Reversed, [Leave, Leave, Leave, Leave, Leave]),
+        ];
+        let columns = [
+            P::Pending,
+            P::RequiresAction,
+            P::Succeeded,
+            P::Failed,
+            P::Canceled,
+        ];
+        assert_eq!(
+            columns.len(),
+            P::ALL.len(),
+            "every provider status is a column"
+        );
+        assert_eq!(table.len(), S::ALL.len(), "every state is a row");
+        for (state, row) in table {
+            for (reported, expected) in columns.iter().zip(row) {
+                assert_eq!(
+                    state.on_report(*reported),
+                    expected,
+                    "{state} on {reported:?}"
+                );
+            }
+        }
+        // A canceled report never reverses a refund that succeeded: Stripe moves a succeeded
+        // refund to failed only.
+        assert_eq!(S::Succeeded.on_report(P::parse("canceled")), Leave);
+        for status in P::ALL {
+            assert_eq!(P::parse(status.as_str()), status);
+        }
     }
 
     #[test]

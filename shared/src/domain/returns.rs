@@ -70,6 +70,11 @@ pub const DEFAULT_RETURN_WINDOW_DAYS: u32 = 30;
 pub const MAX_RETURN_LINES: usize = 47;
 const _: () = assert!(2 * MAX_RETURN_LINES + 4 <= 100);
 
+/// The most returns one order may have, whatever became of them (a canceled or declined one
+/// still has its record): with the text caps, they keep the order's partition under the 1 MB
+/// one Query reads.
+pub const MAX_RETURNS_PER_ORDER: usize = 12;
+
 /// What arrived of one line of a return.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -105,6 +110,10 @@ pub struct OrderReturn {
     /// The refund its receipt requested.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refund_id: Option<RefundId>,
+    /// Where that refund is, read with the order ([`OrderDetails::show_refunds_of_returns`]):
+    /// a REFUNDED return whose refund FAILED says so. Never stored on the return.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refund_status: Option<crate::domain::refund::RefundStatus>,
     /// How many events it has given (its record's counter): each move of it adds one, made
     /// only if the counter is still the one read.
     #[serde(skip)]
@@ -129,6 +138,7 @@ impl OrderReturn {
             updated_at: now,
             received: Vec::new(),
             refund_id: None,
+            refund_status: None,
             event_sequence: 1,
         }
     }
@@ -230,6 +240,18 @@ pub struct Receipt {
 }
 
 impl OrderDetails {
+    /// Each return with its refund's status as the order's refunds say, for whoever reads the
+    /// order (the status a return's record cannot follow: a refund settles after its receipt).
+    pub fn show_refunds_of_returns(&mut self) {
+        for ret in &mut self.returns {
+            ret.refund_status = ret.refund_id.as_ref().and_then(|id| {
+                (self.money.refunds.iter())
+                    .find(|refund| refund.refund_id == *id)
+                    .map(|refund| refund.status)
+            });
+        }
+    }
+
     /// The return `id` of this order.
     pub fn order_return(&self, id: &ReturnId) -> Option<&OrderReturn> {
         self.returns.iter().find(|r| r.return_id == *id)
@@ -238,20 +260,29 @@ impl OrderDetails {
     /// How many of `line` may still be returned at `now`: its units delivered within `window`
     /// days (any time: `None`, staff recording a return past the window), less every unit of it
     /// already in a return that was not declined or canceled (counted against the latest
-    /// deliveries first: never more than arrived within the window).
+    /// deliveries first: never more than arrived within the window). An order DELIVERED before
+    /// fulfilments existed has no delivery date to count a window from: staff may record a
+    /// return of its units (all it kept: ordered, less cancelled); its customer asks staff.
     pub fn returnable(&self, line: &LineItem, now: Timestamp, window: Option<u32>) -> u32 {
         let since = window.map(|days| now.minus_days(days));
-        let in_window: u32 = self
-            .fulfilments
-            .iter()
-            .filter(|f| f.status == FulfilmentStatus::Delivered)
-            .filter(|f| {
-                f.delivered_at
-                    .as_ref()
-                    .is_some_and(|at| since.as_ref().is_none_or(|since| at >= since))
-            })
-            .map(|f| f.quantity_of(&line.sku))
-            .sum();
+        let delivered_undated = self.fulfilments.is_empty()
+            && self.order.status == crate::domain::status::OrderStatus::Delivered
+            && window.is_none();
+        let in_window: u32 = if delivered_undated {
+            line.quantity
+                .saturating_sub(self.money.back(&line.sku).cancelled)
+        } else {
+            self.fulfilments
+                .iter()
+                .filter(|f| f.status == FulfilmentStatus::Delivered)
+                .filter(|f| {
+                    f.delivered_at
+                        .as_ref()
+                        .is_some_and(|at| since.as_ref().is_none_or(|since| at >= since))
+                })
+                .map(|f| f.quantity_of(&line.sku))
+                .sum()
+        };
         let claimed: u32 = self
             .returns
             .iter()
@@ -270,6 +301,12 @@ impl OrderDetails {
         now: Timestamp,
         window: Option<u32>,
     ) -> Result<(), AppError> {
+        if self.returns.len() >= MAX_RETURNS_PER_ORDER {
+            return Err(AppError::CapReached(format!(
+                "order {} has {MAX_RETURNS_PER_ORDER} returns (canceled and declined ones too), the most one order may have",
+                self.order.order_id
+            )));
+        }
         for ask in asked {
             let line = self.line(&ask.sku)?;
             let left = self.returnable(line, now, window);
@@ -285,6 +322,27 @@ impl OrderDetails {
             }
         }
         Ok(())
+    }
+
+    /// `ret` as `receipt` received it already, with its refund as it stands now: what a retry
+    /// of that receipt answers. `None` unless `ret` was received with exactly these lines, and
+    /// refunded or not as asked (any other receipt of a received return is refused by
+    /// [`OrderDetails::plan_receipt`]).
+    pub fn receipt_replayed(&self, ret: &OrderReturn, receipt: &Receipt) -> Option<Received> {
+        let received = matches!(ret.status, ReturnStatus::Received | ReturnStatus::Refunded);
+        let refund = ret.refund_id.as_ref().and_then(|id| {
+            self.money
+                .refunds
+                .iter()
+                .find(|refund| refund.refund_id == *id)
+        });
+        // Asked to refund, nothing may have been refunded (an unpaid order, nothing left): the
+        // return is RECEIVED then too.
+        let refund_as_asked = receipt.refund || refund.is_none();
+        (received && ret.received == receipt.lines && refund_as_asked).then(|| Received {
+            order_return: ret.clone(),
+            refund: refund.cloned(),
+        })
     }
 
     /// What receiving `receipt` of `ret` gives back, as read: each line's units returned,
@@ -337,8 +395,8 @@ impl OrderDetails {
             lines.push(PlannedLine {
                 line: line.clone(),
                 quantity: refunded,
-                restock: (got.received - got.damaged)
-                    .min(line.quantity.saturating_sub(back.restocked)),
+                // Each undamaged unit that arrived is back on the shelf; a damaged one is not.
+                restock: got.received - got.damaged,
                 restocked: back.restocked,
                 cancelled: 0,
                 returned: got.received,
@@ -531,8 +589,19 @@ mod tests {
             .expect_err("no such line");
         assert!(matches!(err, AppError::Invalid(_)), "{err:?}");
         // Nothing delivered, nothing to return.
-        let undelivered = delivered(&[], &[]);
+        let mut undelivered = delivered(&[], &[]);
+        undelivered.order.status = OrderStatus::Placed;
         assert_eq!(undelivered.returnable(&a, now, None), 0);
+        // Round five: DELIVERED before fulfilments existed: no date to count a window from, so
+        // staff may record a return of what it kept; its customer may not (they ask staff).
+        let mut undated = delivered(&[], &[]);
+        undated.money.lines.entry(sku("a")).or_default().cancelled = 1;
+        assert_eq!(
+            undated.returnable(&a, now, None),
+            2,
+            "ordered, less cancelled"
+        );
+        assert_eq!(undated.returnable(&a, now, Some(30)), 0);
     }
 
     #[test]

@@ -16,6 +16,17 @@ pub fn hidden(c: char) -> bool {
         )
 }
 
+/// Whether `c` is [`hidden`] or shows nothing at all (a zero-width space or joiner, a word
+/// joiner, a soft hyphen, a byte-order mark): refused in text that must read as one string of
+/// visible characters, such as a tracking number a customer types into a carrier's site.
+pub fn invisible(c: char) -> bool {
+    hidden(c)
+        || matches!(
+            c,
+            '\u{00AD}' | '\u{200B}'..='\u{200D}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}'
+        )
+}
+
 /// A name from what a client sent: at most [`MAX_NAME_CHARS`] characters (counted before
 /// trimming, as the contract's maxLength counts), at least one not white space, none
 /// [`hidden`]; surrounding white space dropped. (The same rules, as a pattern, are the

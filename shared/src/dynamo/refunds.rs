@@ -4,7 +4,9 @@
 //! pattern 10, a page at a time).
 
 use crate::domain::order::OrderDetails;
-use crate::domain::refund::{ProviderRefund, Refund, RefundStatus, Settled};
+use crate::domain::refund::{
+    OnReport, ProviderRefund, Refund, RefundStatus, Settled, kept_failure,
+};
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Item, key_text};
 use crate::dynamo::entities::{line_item, order_header, refund, refund_due};
@@ -115,7 +117,7 @@ impl Store {
             change = change.set(&refund::PROVIDER_REFUND_ID, id);
         }
         if let Some(failure) = &settled.failure {
-            change = change.set(&refund::FAILURE, failure);
+            change = change.set(&refund::FAILURE, &kept_failure(failure));
         }
         if settled.status.is_settled() {
             // Its end is an event of the refund's (a provider's answer that it is still under
@@ -143,7 +145,7 @@ impl Store {
         let change = refund::counting_event(specs(read).1.on(&self.table, refund::key(read)))
             .set(&refund::STATUS, &RefundStatus::Reversed)
             .set(&refund::GSI1PK, &refund::gsi1pk(RefundStatus::Reversed))
-            .set(&refund::FAILURE, &failure.to_owned())
+            .set(&refund::FAILURE, &kept_failure(failure))
             .condition("#status = :succeeded AND #providerRefundId = :made")
             .value(":succeeded", &refund::STATUS, &RefundStatus::Succeeded)
             .value(":made", &refund::PROVIDER_REFUND_ID, made);
@@ -248,17 +250,17 @@ impl Store {
         if let Some(mismatch) = reported.mismatch(&read) {
             return left(mismatch);
         }
-        let (moved, now) = match (read.status, reported.status()) {
-            (RefundStatus::Pending, now @ (RefundStatus::Succeeded | RefundStatus::Failed)) => (
+        let (moved, now) = match read.status.on_report(reported.provider_status()) {
+            OnReport::Settle(now) => (
                 self.settle_refund(&read, &reported.settled(), None).await?,
                 now,
             ),
-            (RefundStatus::Succeeded, RefundStatus::Failed) => {
+            OnReport::Reverse => {
                 let failure = reported.failure().unwrap_or_default();
                 let reversed = self.reverse_refund(&read, &failure).await?;
                 (reversed, RefundStatus::Reversed)
             }
-            _ => (false, read.status),
+            OnReport::Leave => (false, read.status),
         };
         if !moved {
             return left(format!(

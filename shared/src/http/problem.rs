@@ -76,6 +76,7 @@ fn classify(err: &AppError) -> (StatusCode, &'static str, &'static str) {
         AppError::RefundRefused(_) => (S::CONFLICT, "refund-refused", "Refund refused"),
         AppError::LinesRefused(_) => (S::CONFLICT, "lines-refused", "Lines refused"),
         AppError::MoveRefused(_) => (S::CONFLICT, "move-refused", "Move refused"),
+        AppError::CapReached(_) => (S::CONFLICT, "cap-reached", "Cap reached"),
         AppError::TotalTooLarge { .. } => (
             S::UNPROCESSABLE_ENTITY,
             "total-too-large",
@@ -183,6 +184,7 @@ pub fn one_of_each_kind() -> Vec<AppError> {
         AppError::RefundRefused("x".into()),
         AppError::LinesRefused("x".into()),
         AppError::MoveRefused("x".into()),
+        AppError::CapReached("x".into()),
         AppError::TotalTooLarge {
             total: crate::domain::money::Money::default(),
             max: crate::domain::money::Money::default(),
@@ -211,6 +213,7 @@ pub fn one_of_each_kind() -> Vec<AppError> {
             | AppError::RefundRefused(_)
             | AppError::LinesRefused(_)
             | AppError::MoveRefused(_)
+            | AppError::CapReached(_)
             | AppError::TotalTooLarge { .. }
             | AppError::IdempotencyKeyReused
             | AppError::PayloadTooLarge(_)

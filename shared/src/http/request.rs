@@ -6,6 +6,7 @@ use serde::de::DeserializeOwned;
 
 use crate::AppError;
 use crate::domain::access::Caller;
+use crate::domain::ids::IdempotencyKey;
 use crate::domain::page::{PageRequest, PlacedWindow};
 use crate::domain::time::Timestamp;
 
@@ -87,6 +88,16 @@ pub fn header_value<'r>(req: &'r Request, name: &str) -> Result<Option<&'r str>,
                 .map_err(|_| AppError::invalid(format!("{name} must be visible ASCII")))
         })
         .transpose()
+}
+
+/// The request's `Idempotency-Key`, which a route that creates something requires: the key
+/// names what it creates, so a retry whose answer was lost finds it instead of making another.
+/// A 400 that says `why` when it is missing.
+pub fn required_key(req: &Request, why: &str) -> Result<IdempotencyKey, AppError> {
+    header_value(req, "idempotency-key")?
+        .map(IdempotencyKey::parse)
+        .transpose()?
+        .ok_or_else(|| AppError::invalid(format!("Idempotency-Key is required: {why}")))
 }
 
 /// The body's bytes as they arrived (API Gateway's base64 already decoded), at most

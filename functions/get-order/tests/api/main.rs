@@ -1,5 +1,7 @@
 //! GET /orders/{orderId} through API Gateway events, against its own engine.
 
+mod largest;
+
 use local_engine::testing::dispatch;
 use local_engine::testing::{TestApp, Who, from_event_file, get, parts};
 use local_engine::{LOCAL_TABLE, seed};

@@ -312,7 +312,7 @@ async fn return_one(store: &Store, order: &str, sku: &str) {
         Who::Staff,
         "POST /orders/{orderId}/returns",
         &format!("/orders/{order}/returns"),
-        &[],
+        &[("idempotency-key", &format!("return-{order}-{sku}"))],
         &format!(r#"{{"lines":[{{"sku":"{sku}","quantity":1}}],"reason":"too small"}}"#),
     );
     let (code, _, body) = parts(dispatch(store, asked, request_return::handle).await);

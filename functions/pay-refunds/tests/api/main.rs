@@ -4,6 +4,7 @@
 //! provider, and the order's ledger to the cent.
 
 mod faults;
+mod round_five;
 mod round_four;
 
 use local_engine::declared::as_function;

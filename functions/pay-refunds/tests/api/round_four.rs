@@ -15,7 +15,12 @@ use super::faults::{Fault, Proxy};
 use super::*;
 
 /// A paid order of `customer`'s: 2 of `sku`. The order, its amount and its PaymentIntent.
-async fn paid(store: &Store, customer: &str, sku: &str, event: &str) -> (String, i64, String) {
+pub(super) async fn paid(
+    store: &Store,
+    customer: &str,
+    sku: &str,
+    event: &str,
+) -> (String, i64, String) {
     let (order, amount, intent) = hold(store, customer, &[(sku, 2)]).await;
     pay_at_provider(&intent);
     let placed = deliver(store, event, &intent, amount, &order).await;
@@ -56,7 +61,7 @@ async fn refused_run(store: &Store, refunds: usize) {
 
 /// The provider's event `kind` for `refund` (its object as the provider holds it, with the
 /// fields given in `with` changed), signed and delivered: its outcome.
-async fn refund_event(
+pub(super) async fn refund_event(
     store: &Store,
     event: &str,
     kind: &str,
@@ -85,13 +90,13 @@ async fn as_if_under_way(store: &Store, order: &str, id: &str, made: &str) {
     pending_with(store, order, id, &recorded).await;
 }
 
-fn only_refund(ledger: &Value) -> &Value {
+pub(super) fn only_refund(ledger: &Value) -> &Value {
     let refunds = ledger["refunds"].as_array().expect("refunds");
     assert_eq!(refunds.len(), 1, "{ledger}");
     &refunds[0]
 }
 
-fn lines_refund(sku: &str, quantity: u32, restock: bool) -> String {
+pub(super) fn lines_refund(sku: &str, quantity: u32, restock: bool) -> String {
     json!({
         "lines": [{"sku": sku, "quantity": quantity}],
         "reason": "returned",

@@ -496,7 +496,7 @@ async fn each_step_of_a_return_is_one_event_of_the_return() {
         Who::Staff,
         "POST /orders/{orderId}/returns",
         "/orders/o102/returns",
-        &[],
+        &[("idempotency-key", "return-o102-1")],
         r#"{"lines":[{"sku":"sku-7","quantity":2}],"reason":"too strong"}"#,
     );
     let (status, _, asked) = parts(dispatch(&store, req, request_return::handle).await);

@@ -3,6 +3,8 @@
 //! arrived refunded at the prices ordered and paid once, races with a staff refund, and what a
 //! receipt refuses. The sample data's rt_o110 is an APPROVED return of one sku-2 of c1's o110.
 
+mod round_five;
+
 use std::time::Duration;
 
 use local_engine::declared::as_function;
@@ -141,8 +143,26 @@ async fn a_damaged_unit_stays_out_of_stock_and_what_arrived_is_refunded_once() {
         stock + 1,
         "the undamaged unit only"
     );
+    // The same receipt again (its answer lost on the way back) answers as the first did, and
+    // moves nothing; another receipt of it is refused.
     let (status, second) = receive(store, &order, &id, arrived, true).await;
-    assert_eq!(status, 409, "received once: {second}");
+    assert_eq!(status, 201, "a replay: {second}");
+    assert_eq!(
+        (
+            &second["status"],
+            &second["received"],
+            &second["refund"]["refundId"]
+        ),
+        (
+            &received["status"],
+            &received["received"],
+            &received["refund"]["refundId"]
+        ),
+        "{second}"
+    );
+    let other = json!([{"sku": "sku-1", "received": 2}]);
+    let (status, third) = receive(store, &order, &id, other, true).await;
+    assert_eq!(status, 409, "received once: {third}");
     assert_eq!(app.stock("sku-1").await, stock + 1);
 
     // One view: the order shows the return; the customer kept one unit of three.

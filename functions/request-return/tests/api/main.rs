@@ -185,7 +185,7 @@ async fn what_a_return_request_refuses_is_a_problem_and_writes_nothing() {
             who,
             "POST /orders/{orderId}/returns",
             &format!("/orders/{order}/returns"),
-            &[],
+            &[("idempotency-key", "refused-1")],
             &body,
         );
         let (status, content_type, problem) =
@@ -210,4 +210,20 @@ async fn the_sample_event_is_answered() {
         "{asked}"
     );
     assert_eq!(asked["lines"][0]["sku"], "sku-7");
+}
+
+#[tokio::test]
+async fn a_return_without_an_idempotency_key_is_refused_and_writes_nothing() {
+    let app = TestApp::seeded().await.expect("app");
+    let before = all_items(&app).await;
+    let req = send_json(
+        Who::Staff,
+        "POST /orders/{orderId}/returns",
+        "/orders/o102/returns",
+        &[],
+        r#"{"lines":[{"sku":"sku-7","quantity":1}],"reason":"too small"}"#,
+    );
+    let (status, _, problem) = parts(dispatch(&app.store, req, request_return::handle).await);
+    assert_eq!(status, 400, "{problem}");
+    assert_eq!(all_items(&app).await, before, "nothing written");
 }

@@ -99,6 +99,10 @@ pub fn to_item(order: &OrderId, customer: &CustomerId, fulfilment: &Fulfilment) 
     TRACKING_NUMBER.put_optional(&mut item, fulfilment.tracking.tracking_number.as_ref());
     TRACKING_URL.put_optional(&mut item, fulfilment.tracking.tracking_url.as_ref());
     SHIPPED_AT.put(&mut item, &fulfilment.shipped_at);
+    DELIVERED_AT.put_optional(&mut item, fulfilment.delivered_at.as_ref());
+    if !fulfilment.history.is_empty() {
+        HISTORY.put(&mut item, &fulfilment.history);
+    }
     UPDATED_AT.put(&mut item, &fulfilment.updated_at);
     EVENT_SEQUENCE.put(&mut item, &fulfilment.event_sequence);
     item

@@ -155,6 +155,8 @@ pub fn from_item(mut item: Item) -> Result<(OrderId, CustomerId, OrderReturn), B
         updated_at: UPDATED_AT.take(&mut item)?,
         received: RECEIVED.take_optional(&mut item)?.unwrap_or_default(),
         refund_id: REFUND_ID.take_optional(&mut item)?,
+        // The refund's, not the return's: read with the order.
+        refund_status: None,
         event_sequence: EVENT_SEQUENCE.take_optional(&mut item)?.unwrap_or(0),
     };
     Ok((order, customer, order_return))

@@ -1,5 +1,5 @@
 //! An order read by its ID: the header, its line items, its fulfilments and its money in ONE Query on the
-//! order's partition, only for a caller who may see it; the header alone for a payment.
+//! order's partition (bounded under 1 MB by the order's caps), only for a caller who may see it; the header alone for a payment.
 
 use crate::domain::access::Caller;
 use crate::domain::ids::OrderId;
@@ -40,15 +40,16 @@ impl Store {
     }
 
     /// The order's header and line items, whoever asks (the store's own work: a hold's end):
-    /// ONE strongly consistent Query on the order's partition.
+    /// ONE strongly consistent Query on the order's partition. The caps on what an order holds
+    /// (its lines, fulfilments, corrections, returns, cancellations and refunds, and the bytes
+    /// of their text) keep the partition under the 1 MB one page returns; should one ever pass
+    /// it all the same, the read follows `LastEvaluatedKey` rather than lose the header.
     pub(crate) async fn read_order(
         &self,
         order: &OrderId,
     ) -> Result<Option<OrderDetails>, AppError> {
-        let out = KeyQuery::on(Index::Table, order_header::pk(order))
-            .request(self)
-            .consistent_read(true)
-            .send()
+        let items = KeyQuery::on(Index::Table, order_header::pk(order))
+            .read_all(self, true)
             .await?;
         let mut found = None;
         let mut lines = Vec::new();
@@ -56,7 +57,7 @@ impl Store {
         let mut cancellations = Vec::new();
         let mut returns = Vec::new();
         let mut money = OrderMoney::default();
-        for item in out.items.unwrap_or_default() {
+        for item in items {
             let sk = codec::SK.get(&item).unwrap_or_default();
             match ORDER_PARTITION.entity_of(&sk) {
                 Some(Entity::OrderHeader) => {
@@ -81,13 +82,25 @@ impl Store {
                 _ => {}
             }
         }
-        Ok(found.map(|order| OrderDetails {
-            order,
-            items: lines,
-            fulfilments,
-            cancellations,
-            returns,
-            money: Box::new(money),
+        // Their IDs are named by the requests' keys, so the partition's order is not time's.
+        fulfilments.sort_by(|a, b| {
+            (a.shipped_at, &a.fulfilment_id).cmp(&(b.shipped_at, &b.fulfilment_id))
+        });
+        cancellations.sort_by(|a, b| {
+            (a.cancelled_at, &a.cancellation_id).cmp(&(b.cancelled_at, &b.cancellation_id))
+        });
+        returns.sort_by(|a, b| (a.requested_at, &a.return_id).cmp(&(b.requested_at, &b.return_id)));
+        Ok(found.map(|order| {
+            let mut details = OrderDetails {
+                order,
+                items: lines,
+                fulfilments,
+                cancellations,
+                returns,
+                money: Box::new(money),
+            };
+            details.show_refunds_of_returns();
+            details
         }))
     }
 

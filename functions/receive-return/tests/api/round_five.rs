@@ -1,0 +1,136 @@
+//! Round five of the review, the returns' part: an order's returns bounded, so a customer
+//! asking and cancelling in a loop can neither make their returns vanish from the order nor
+//! claim more than was delivered; and stock that grows only for units that come back.
+
+use local_engine::testing::returns::{list, request, set};
+use shared::domain::returns::MAX_RETURNS_PER_ORDER;
+
+use super::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn returns_asked_and_cancelled_in_a_loop_stop_at_the_cap_and_all_stay_in_the_order() {
+    let app = TestApp::seeded().await.expect("app");
+    let store = &app.store;
+    let order = delivered(store, "c6", &[("sku-3", 2)]).await;
+    for n in 0..MAX_RETURNS_PER_ORDER {
+        let req = request(Who::Customer("c6"), &order, "", &[("sku-3", 2)]);
+        let (status, _, asked) = parts(dispatch(store, req, request_return::handle).await);
+        assert_eq!(status, 201, "return {n}: {asked}");
+        let id = asked["returnId"].as_str().expect("id");
+        let req = set(Who::Customer("c6"), &order, id, "CANCELED");
+        let (status, _, body) = parts(dispatch(store, req, update_return::handle).await);
+        assert_eq!(status, 200, "return {n}: {body}");
+    }
+    let before = all_items(&app).await;
+    let req = request(Who::Customer("c6"), &order, "", &[("sku-3", 2)]);
+    let (status, _, problem) = parts(dispatch(store, req, request_return::handle).await);
+    assert_eq!(
+        (status, problem["type"].as_str()),
+        (409, Some("/problems/cap-reached")),
+        "{problem}"
+    );
+    assert_eq!(all_items(&app).await, before, "nothing written");
+    // Every return is still in the order, each canceled; none claims a unit.
+    let shown = order_of(store, &order).await;
+    let returns = shown["returns"].as_array().expect("returns");
+    assert_eq!(returns.len(), MAX_RETURNS_PER_ORDER, "{shown}");
+    assert!(returns.iter().all(|r| r["status"] == "CANCELED"), "{shown}");
+    let (status, _, open) =
+        parts(dispatch(store, list("REQUESTED", "&limit=100"), list_returns::handle).await);
+    assert_eq!(status, 200, "{open}");
+    assert!(
+        !open["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .any(|r| r["orderId"] == json!(order)),
+        "no open return of the order: {open}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_units_that_come_back_go_back_into_stock() {
+    let app = TestApp::seeded().await.expect("app");
+    let store = &app.store;
+    let order = delivered(store, "c5", &[("sku-5", 2)]).await;
+    let stock = app.stock("sku-5").await;
+    // A refund of a delivered unit gives money, not stock: the customer still has it.
+    let restocking = send_json(
+        Who::Staff,
+        "POST /orders/{orderId}/refunds",
+        &format!("/orders/{order}/refunds"),
+        &[("idempotency-key", "r5-3a")],
+        r#"{"lines":[{"sku":"sku-5","quantity":1}],"reason":"late","restock":true}"#,
+    );
+    let (status, _, problem) = parts(dispatch(store, restocking, refund_order::handle).await);
+    assert_eq!(
+        (status, problem["type"].as_str()),
+        (409, Some("/problems/lines-refused")),
+        "{problem}"
+    );
+    let (status, _, refunded) = parts(
+        dispatch(
+            store,
+            staff_refund(&order, "sku-5", "r5-3b"),
+            refund_order::handle,
+        )
+        .await,
+    );
+    assert_eq!(status, 202, "{refunded}");
+    assert_eq!(app.stock("sku-5").await, stock, "money back, no stock");
+    // Both come back, one damaged: one unit is back on the shelf.
+    let id = approved(store, "c5", &order, &[("sku-5", 2)]).await;
+    let arrived = json!([{"sku": "sku-5", "received": 2, "damaged": 1}]);
+    let (status, received) = receive(store, &order, &id, arrived, true).await;
+    assert_eq!(status, 201, "{received}");
+    assert_eq!(
+        app.stock("sku-5").await,
+        stock + 1,
+        "the undamaged unit only"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_return_whose_refund_failed_shows_it() {
+    use shared::domain::access::{Caller, STAFF_GROUP};
+    use shared::domain::ids::OrderId;
+    use shared::domain::refund::{RefundStatus, Settled};
+    let app = TestApp::seeded().await.expect("app");
+    let store = &app.store;
+    let order = delivered(store, "c4", &[("sku-3", 1)]).await;
+    let id = approved(store, "c4", &order, &[("sku-3", 1)]).await;
+    let arrived = json!([{"sku": "sku-3", "received": 1}]);
+    let (status, received) = receive(store, &order, &id, arrived, true).await;
+    assert_eq!(status, 201, "{received}");
+    assert_eq!(
+        order_of(store, &order).await["returns"][0]["refundStatus"],
+        "REQUESTED"
+    );
+    // The provider refuses it, as the payer records a refusal.
+    let staff = Caller::new("checker", [STAFF_GROUP], [], false);
+    let details = app
+        .direct_store()
+        .get_order(&OrderId::parse(&order).expect("id"), &staff)
+        .await
+        .expect("read")
+        .expect("order");
+    let refused = Settled {
+        provider_refund_id: None,
+        status: RefundStatus::Failed,
+        failure: Some("card_declined".into()),
+    };
+    let settled = store
+        .settle_refund(&details.money.refunds[0], &refused, None)
+        .await
+        .expect("settle");
+    assert!(settled);
+    let shown = order_of(store, &order).await;
+    assert_eq!(
+        (
+            &shown["returns"][0]["status"],
+            &shown["returns"][0]["refundStatus"]
+        ),
+        (&json!("REFUNDED"), &json!("FAILED")),
+        "{shown}"
+    );
+}
