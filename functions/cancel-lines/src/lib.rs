@@ -16,6 +16,7 @@ use shared::domain::ids::{CancellationId, OrderId, RefundId};
 use shared::domain::ledger::{RefundCause, RefundPlan};
 use shared::domain::order::{LineQuantity, OrderDetails, distinct_lines};
 use shared::domain::refund::{Refund, RefundKind, staff_reason};
+use shared::domain::text;
 use shared::domain::time::Timestamp;
 use shared::dynamo::orders::{GiveBack, GivenBack};
 use shared::http::HttpResult;
@@ -32,20 +33,24 @@ const MAX_BODY_BYTES: usize = 16 * 1024;
 struct Body {
     lines: Vec<LineQuantity>,
     reason: String,
+    /// Staff's note, for staff: the customer reads `reason`, never this.
+    #[serde(default)]
+    note: Option<String>,
 }
 
-/// What was asked: the lines and the reason, under the cancellation's ID.
+/// What was asked: the lines, the reason and staff's note, under the cancellation's ID.
 struct Asked {
     id: CancellationId,
     lines: Vec<LineQuantity>,
     reason: String,
+    note: Option<String>,
 }
 
 impl Asked {
     /// The answer for `made` (this cancellation, found on the order as it stands): the same
     /// request again, answered as it stands; another request under the same key, a 422.
     fn replay(&self, made: &Cancellation, details: &OrderDetails) -> Result<Cancelled, AppError> {
-        if made.lines != self.lines || made.reason != self.reason {
+        if made.lines != self.lines || made.reason != self.reason || made.note != self.note {
             return Err(AppError::IdempotencyKeyReused);
         }
         metrics::count(Metric::IdempotentReplays, 1);
@@ -93,6 +98,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
         id: CancellationId::of_request(&order, &key),
         lines: distinct_lines(body.lines, MAX_CANCELLED_LINES)?,
         reason: staff_reason(&body.reason)?,
+        note: text::note(body.note.as_deref())?,
     };
     let (order, asked) = (&order, &asked);
     let cancelled = while_changed(
@@ -111,6 +117,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                 cancellation_id: asked.id.clone(),
                 lines: asked.lines.clone(),
                 reason: asked.reason.clone(),
+                note: asked.note.clone(),
                 refund_id: refund.as_ref().map(|r| r.refund_id.clone()),
                 cancelled_at: Timestamp::now(),
             };

@@ -399,6 +399,7 @@ mod tests {
             cancellation_id: CancellationId::parse("cn_1").expect("id"),
             lines: line.clone(),
             reason: "out of stock".into(),
+            note: None,
             refund_id: None,
             cancelled_at: at(),
         };

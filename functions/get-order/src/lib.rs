@@ -20,10 +20,14 @@ pub const LEDGER_ROUTE: &str = "GET /orders/{orderId}/payments";
 
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let id = path_param(&req, "orderId", OrderId::parse)?;
-    let order = store
-        .get_order(&id, caller(&req)?)
+    let caller = caller(&req)?;
+    let mut order = store
+        .get_order(&id, caller)
         .await?
         .ok_or_else(|| AppError::not_found(format!("order {id} does not exist")))?;
+    if !caller.is_staff() {
+        order.hide_staff_notes();
+    }
     let route = req.extensions().get::<RouteKey>().map(|key| key.0.as_str());
     if route == Some(LEDGER_ROUTE) {
         return Ok(json_response(

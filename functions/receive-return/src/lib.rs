@@ -16,6 +16,7 @@ use shared::domain::ledger::{RefundCause, RefundPlan};
 use shared::domain::order::OrderDetails;
 use shared::domain::refund::{Refund, RefundKind};
 use shared::domain::returns::{OrderReturn, Receipt, Received, ReceivedLine, received_lines};
+use shared::domain::text;
 use shared::domain::time::Timestamp;
 use shared::dynamo::orders::{GiveBack, GivenBack};
 use shared::http::HttpResult;
@@ -32,6 +33,9 @@ const MAX_BODY_BYTES: usize = 16 * 1024;
 struct Body {
     lines: Vec<ReceivedLine>,
     refund: bool,
+    /// Staff's note on what arrived, for staff (it replaces the return's).
+    #[serde(default)]
+    note: Option<String>,
 }
 
 /// The refund `plan` requests for `read` of `details`, if it gives anything back.
@@ -62,6 +66,8 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
         lines: received_lines(body.lines)?,
         refund: body.refund,
     };
+    let note = text::note(body.note.as_deref())?;
+    let note = &note;
     let (order, id, receipt) = (&order, &id, &receipt);
     let received = while_changed(
         "other changes of this order kept coming first; retry the request",
@@ -80,11 +86,14 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
             }
             let plan = details.plan_receipt(read, receipt, store.currency())?;
             let refund = refund_of(&details, read, &plan, store);
-            let next = read.receipt(
+            let mut next = read.receipt(
                 receipt.lines.clone(),
                 refund.as_ref().map(|r| r.refund_id.clone()),
                 Timestamp::now(),
             );
+            if note.is_some() {
+                next.note.clone_from(note);
+            }
             let back = GiveBack {
                 plan: &plan,
                 refund: refund.as_ref(),

@@ -18,6 +18,7 @@ use shared::domain::order::LineQuantity;
 use shared::domain::order::MAX_LINES;
 use shared::domain::order::distinct_lines;
 use shared::domain::refund::{Refund, RefundAsk, RefundKind, staff_reason};
+use shared::domain::text;
 use shared::dynamo::orders::{GiveBack, GivenBack};
 use shared::http::HttpResult;
 use shared::http::request::{caller, json_body, path_param, required_key};
@@ -36,14 +37,20 @@ struct Body {
     #[serde(default)]
     lines: Option<Vec<LineQuantity>>,
     reason: String,
+    /// Staff's note, for staff: the customer reads `reason`, never this.
+    #[serde(default)]
+    note: Option<String>,
     #[serde(default)]
     restock: bool,
 }
 
 impl Body {
-    /// What staff ask for, checked: an amount or lines (not both), a reason.
-    fn ask(self) -> Result<(RefundAsk, String), AppError> {
-        let reason = staff_reason(&self.reason)?;
+    /// What staff ask for, checked: an amount or lines (not both), a reason and a note.
+    fn ask(self) -> Result<(RefundAsk, Said), AppError> {
+        let said = Said {
+            reason: staff_reason(&self.reason)?,
+            note: text::note(self.note.as_deref())?,
+        };
         let ask = match (self.amount, self.lines) {
             (Some(_), None) if self.restock => {
                 return Err(AppError::invalid(
@@ -66,26 +73,35 @@ impl Body {
                 ));
             }
         };
-        Ok((ask, reason))
+        Ok((ask, said))
     }
 }
 
-/// Whether `refund` (recorded under the request's key) is what `ask` and `reason` ask for.
-fn same_request(refund: &Refund, ask: &RefundAsk, reason: &str) -> bool {
+/// What staff say of a refund: why (the customer reads it), and a note for staff alone.
+struct Said {
+    reason: String,
+    note: Option<String>,
+}
+
+/// Whether `refund` (recorded under the request's key) is what `ask` and `said` ask for.
+fn same_request(refund: &Refund, ask: &RefundAsk, said: &Said) -> bool {
     let asked = match ask {
         RefundAsk::Amount(amount) => refund.lines.is_empty() && refund.amount == *amount,
         RefundAsk::Lines { lines, restock } => refund.lines == *lines && refund.restock == *restock,
     };
-    asked && refund.reason == reason && refund.kind == RefundKind::Staff
+    asked
+        && refund.reason == said.reason
+        && refund.note == said.note
+        && refund.kind == RefundKind::Staff
 }
 
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let order = path_param(&req, "orderId", OrderId::parse)?;
     let caller = caller(&req)?;
     let key = required_key(&req, "a refund must never be sent twice")?;
-    let (ask, reason) = json_body::<Body>(&req, MAX_BODY_BYTES)?.ask()?;
+    let (ask, said) = json_body::<Body>(&req, MAX_BODY_BYTES)?.ask()?;
     let refund_id = RefundId::of_request(&order, &key);
-    let (ask, reason, order, refund_id) = (&ask, &reason, &order, &refund_id);
+    let (ask, said, order, refund_id) = (&ask, &said, &order, &refund_id);
     let refund = while_changed(
         "other refunds of this order kept changing its balance; retry the request",
         |_| async move {
@@ -99,7 +115,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                 .iter()
                 .find(|made| made.refund_id == *refund_id)
             {
-                return if same_request(made, ask, reason) {
+                return if same_request(made, ask, said) {
                     metrics::count(Metric::IdempotentReplays, 1);
                     Ok(made.clone())
                 } else {
@@ -109,15 +125,18 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
             let plan: RefundPlan = ask.plan(&details, store.currency())?;
             let cause = RefundCause {
                 kind: RefundKind::Staff,
-                reason,
+                reason: &said.reason,
                 cancellation: None,
                 order_return: None,
             };
-            let refund = plan
-                .requested(&details, refund_id.clone(), cause, store.currency())
-                .ok_or_else(|| {
-                    AppError::RefundRefused(format!("order {order} has no payment to refund"))
-                })?;
+            let refund = Refund {
+                note: said.note.clone(),
+                ..plan
+                    .requested(&details, refund_id.clone(), cause, store.currency())
+                    .ok_or_else(|| {
+                        AppError::RefundRefused(format!("order {order} has no payment to refund"))
+                    })?
+            };
             let back = GiveBack {
                 plan: &plan,
                 refund: Some(&refund),

@@ -31,8 +31,11 @@ pub struct Cancellation {
     pub cancellation_id: CancellationId,
     /// The units cancelled, in SKU order.
     pub lines: Vec<LineQuantity>,
-    /// Why, in staff's words.
+    /// Why, in staff's words (the customer reads them).
     pub reason: String,
+    /// Staff's note, for staff: never shown to the customer ([`crate::domain::text::note`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// The refund it requested (a paid order's; none when nothing may go back).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refund_id: Option<RefundId>,

@@ -209,8 +209,8 @@ fn plan_lines(
     }
     Ok(RefundPlan {
         amount,
-        restock: lines.iter().any(|planned| planned.restock > 0),
         lines,
+        restock,
     })
 }
 

@@ -176,6 +176,14 @@ impl OrderMoney {
 }
 
 impl OrderDetails {
+    /// The order as a customer sees it: without staff's notes on its refunds, cancellations and
+    /// returns.
+    pub fn hide_staff_notes(&mut self) {
+        self.cancellations.iter_mut().for_each(|c| c.note = None);
+        self.returns.iter_mut().for_each(|r| r.note = None);
+        self.money.refunds.iter_mut().for_each(|r| r.note = None);
+    }
+
     /// Each line and how many of it a move to a status that gives stock back gives back: what
     /// no refund put back into stock already (lines with nothing left out).
     pub fn left_to_restock(&self) -> Vec<(&LineItem, u32)> {

@@ -326,8 +326,12 @@ pub struct Refund {
     pub currency: String,
     /// What it gives back.
     pub kind: RefundKind,
-    /// Why: a [`RefundReason`] for a payment, `order-cancelled`, or staff's words.
+    /// Why: a [`RefundReason`] for a payment, `order-cancelled`, or staff's words (the customer
+    /// reads them).
     pub reason: String,
+    /// Staff's note, for staff: never shown to the customer ([`crate::domain::text::note`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// Where it is.
     pub status: RefundStatus,
     /// The provider's refund, once it made one.
@@ -380,6 +384,7 @@ impl Refund {
             currency: currency.to_owned(),
             kind,
             reason,
+            note: None,
             status: RefundStatus::Requested,
             provider_refund_id: None,
             failure: None,

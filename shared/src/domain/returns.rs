@@ -100,6 +100,9 @@ pub struct OrderReturn {
     pub lines: Vec<LineQuantity>,
     /// Why, in the customer's words.
     pub reason: String,
+    /// Staff's note on it (their decision, what arrived), for staff: never shown to the customer ([`crate::domain::text::note`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// When it was asked for.
     pub requested_at: Timestamp,
     /// When its status last changed.
@@ -134,6 +137,7 @@ impl OrderReturn {
             status: ReturnStatus::Requested,
             lines,
             reason,
+            note: None,
             requested_at: now,
             updated_at: now,
             received: Vec::new(),

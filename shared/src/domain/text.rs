@@ -27,6 +27,29 @@ pub fn invisible(c: char) -> bool {
         )
 }
 
+/// The most characters of staff's note.
+pub const MAX_NOTE_CHARS: usize = 200;
+
+/// Staff's note from what a client sent (`None`: none given): 1 to [`MAX_NOTE_CHARS`]
+/// characters once trimmed, none of them control characters (the rules of staff's reasons, and
+/// the contract's `StaffNote`). A note is staff's own: no answer to a customer carries it
+/// (`OrderDetails::hide_staff_notes`).
+pub fn note(raw: Option<&str>) -> Result<Option<String>, AppError> {
+    raw.map(|raw| {
+        let note = raw.trim();
+        if note.is_empty()
+            || note.chars().count() > MAX_NOTE_CHARS
+            || note.chars().any(char::is_control)
+        {
+            return Err(AppError::invalid(format!(
+                "note must be 1-{MAX_NOTE_CHARS} characters without control characters"
+            )));
+        }
+        Ok(note.to_owned())
+    })
+    .transpose()
+}
+
 /// A name from what a client sent: at most [`MAX_NAME_CHARS`] characters (counted before
 /// trimming, as the contract's maxLength counts), at least one not white space, none
 /// [`hidden`]; surrounding white space dropped. (The same rules, as a pattern, are the

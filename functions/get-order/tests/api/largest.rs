@@ -24,6 +24,7 @@ use shared::domain::refund::{
 };
 use shared::domain::returns::{MAX_RETURN_LINES, MAX_RETURNS_PER_ORDER, OrderReturn, ReceivedLine};
 use shared::domain::status::OrderStatus;
+use shared::domain::text::MAX_NOTE_CHARS;
 use shared::domain::time::Timestamp;
 use shared::dynamo::codec::Item;
 use shared::dynamo::entities::{
@@ -180,6 +181,7 @@ fn largest_order() -> (OrderId, Vec<Item>) {
             })
             .collect();
         asked.refund_id = Some(RefundId::parse(&id("rf_rt_", n, 64)).expect("id"));
+        asked.note = Some(widest(MAX_NOTE_CHARS));
         asked.event_sequence = u64::MAX;
         items.push(order_return::to_item(o, c, &asked));
     }
@@ -188,6 +190,7 @@ fn largest_order() -> (OrderId, Vec<Item>) {
             cancellation_id: CancellationId::parse(&id("cn_", n, 64)).expect("id"),
             lines: lines(MAX_CANCELLED_LINES),
             reason: widest(MAX_REASON_CHARS),
+            note: Some(widest(MAX_NOTE_CHARS)),
             refund_id: Some(RefundId::parse(&id("rf_cn_", n, 64)).expect("id")),
             cancelled_at: at(),
         };
@@ -210,6 +213,7 @@ fn largest_order() -> (OrderId, Vec<Item>) {
         paid_back.provider_refund_id =
             Some(ProviderRefundId::parse(&id("re_", n, 255)).expect("id"));
         paid_back.failure = Some(widest(MAX_FAILURE_CHARS));
+        paid_back.note = Some(widest(MAX_NOTE_CHARS));
         paid_back.lines = lines(MAX_LINES);
         paid_back.restock = true;
         paid_back.cancellation_id = Some(CancellationId::parse(&id("cn_", n, 64)).expect("id"));

@@ -134,3 +134,92 @@ async fn a_return_whose_refund_failed_shows_it() {
         "{shown}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn staff_notes_stay_with_staff() {
+    let app = TestApp::seeded().await.expect("app");
+    let store = &app.store;
+    let order = delivered(store, "c3", &[("sku-3", 2)]).await;
+    // A refund whose reason the customer reads, with a note they never do.
+    let refunding = send_json(
+        Who::Staff,
+        "POST /orders/{orderId}/refunds",
+        &format!("/orders/{order}/refunds"),
+        &[("idempotency-key", "r5-note")],
+        r#"{"amount":100,"reason":"late delivery","note":"carrier lost it twice; goodwill"}"#,
+    );
+    let (status, _, refunded) = parts(dispatch(store, refunding, refund_order::handle).await);
+    assert_eq!(
+        (status, &refunded["note"]),
+        (202, &json!("carrier lost it twice; goodwill"))
+    );
+    // A return approved with a note.
+    let req = request(Who::Customer("c3"), &order, "r5-note-ret", &[("sku-3", 1)]);
+    let (status, _, asked) = parts(dispatch(store, req, request_return::handle).await);
+    assert_eq!(status, 201, "{asked}");
+    let id = asked["returnId"].as_str().expect("id").to_owned();
+    let approving = send_json(
+        Who::Staff,
+        "PATCH /orders/{orderId}/returns/{returnId}",
+        &format!("/orders/{order}/returns/{id}"),
+        &[],
+        r#"{"status":"APPROVED","note":"regular customer: no questions"}"#,
+    );
+    let (status, _, approved) = parts(dispatch(store, approving, update_return::handle).await);
+    assert_eq!(
+        (status, &approved["note"]),
+        (200, &json!("regular customer: no questions"))
+    );
+
+    // Staff read both notes; the customer reads neither, on any route.
+    let staff_view = order_of(store, &order).await;
+    assert_eq!(
+        staff_view["returns"][0]["note"],
+        "regular customer: no questions"
+    );
+    let as_customer = |route: &'static str, path: String| async move {
+        let req = get(Who::Customer("c3"), route, &path, "");
+        let (status, _, body) = parts(dispatch(store, req, get_order::handle).await);
+        assert_eq!(status, 200, "{body}");
+        body
+    };
+    let shown = as_customer("GET /orders/{orderId}", format!("/orders/{order}")).await;
+    let ledger = as_customer(
+        "GET /orders/{orderId}/payments",
+        format!("/orders/{order}/payments"),
+    )
+    .await;
+    for body in [&shown, &ledger] {
+        assert!(!body.to_string().contains("\"note\""), "{body}");
+    }
+    assert_eq!(
+        ledger["refunds"][0]["reason"], "late delivery",
+        "the reason is theirs"
+    );
+    let staff_ledger = read(
+        store,
+        &format!("/orders/{order}/payments"),
+        "GET /orders/{orderId}/payments",
+    )
+    .await;
+    assert_eq!(
+        staff_ledger["refunds"][0]["note"],
+        "carrier lost it twice; goodwill"
+    );
+    // The customer's own move answers without it, and they write none.
+    let req = set(Who::Customer("c3"), &order, &id, "CANCELED");
+    let (status, _, canceled) = parts(dispatch(store, req, update_return::handle).await);
+    assert_eq!(status, 200, "{canceled}");
+    assert!(canceled.get("note").is_none(), "{canceled}");
+    let writing = send_json(
+        Who::Customer("c3"),
+        "PATCH /orders/{orderId}/returns/{returnId}",
+        &format!("/orders/{order}/returns/{id}"),
+        &[],
+        r#"{"status":"CANCELED","note":"mine"}"#,
+    );
+    assert_eq!(
+        parts(dispatch(store, writing, update_return::handle).await).0,
+        403
+    );
+}

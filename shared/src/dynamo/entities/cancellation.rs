@@ -20,6 +20,8 @@ pub const CUSTOMER_ID: Attr<CustomerId> = Attr::new("customerId");
 pub const LINES: Attr<Vec<LineQuantity>> = Attr::new("lines");
 /// Why, in staff's words.
 pub const REASON: Attr<String> = Attr::new("reason");
+/// Staff's note, for staff.
+pub const NOTE: Attr<String> = Attr::new("note");
 /// The refund it requested.
 pub const REFUND_ID: Attr<RefundId> = Attr::new("refundId");
 /// When.
@@ -36,6 +38,7 @@ pub const PUT: PutSpec = PutSpec {
         CUSTOMER_ID.name,
         LINES.name,
         REASON.name,
+        NOTE.name,
         REFUND_ID.name,
         CANCELLED_AT.name,
         EVENT_SEQUENCE.name,
@@ -65,6 +68,7 @@ pub fn to_item(order: &OrderId, customer: &CustomerId, cancellation: &Cancellati
     CUSTOMER_ID.put(&mut item, customer);
     LINES.put(&mut item, &cancellation.lines);
     REASON.put(&mut item, &cancellation.reason);
+    NOTE.put_optional(&mut item, cancellation.note.as_ref());
     REFUND_ID.put_optional(&mut item, cancellation.refund_id.as_ref());
     CANCELLED_AT.put(&mut item, &cancellation.cancelled_at);
     EVENT_SEQUENCE.put(&mut item, &1);
@@ -83,6 +87,7 @@ pub fn from_item(mut item: Item) -> Result<(OrderId, CustomerId, Cancellation), 
             cancellation_id,
             lines: LINES.take(&mut item)?,
             reason: REASON.take(&mut item)?,
+            note: NOTE.take_optional(&mut item)?,
             refund_id: REFUND_ID.take_optional(&mut item)?,
             cancelled_at: CANCELLED_AT.take(&mut item)?,
         },
@@ -109,6 +114,7 @@ mod tests {
                 quantity: 1,
             }],
             reason: "out of stock at the warehouse".into(),
+            note: Some("supplier short-shipped".into()),
             refund_id: Some(RefundId::parse("rf_cn_1").expect("id")),
             cancelled_at: Timestamp::parse("2026-12-02T10:00:00Z").expect("time"),
         };
@@ -122,6 +128,7 @@ mod tests {
                 ("customerId", "S c1"),
                 ("eventSequence", "N 1"),
                 ("lines", "M({\"sku-1\": N(\"1\")})"),
+                ("note", "S supplier short-shipped"),
                 ("reason", "S out of stock at the warehouse"),
                 ("refundId", "S rf_cn_1"),
             ])

@@ -271,6 +271,7 @@ mod tests {
         // Every attribute a put may write: an order's refund of a payment by lines (what a real
         // one writes is a part of this), and a payment's that names no order.
         let refund = Refund {
+            note: Some("n".into()),
             event_id: Some(event.clone()),
             cancellation_id: Some(crate::domain::ids::CancellationId::parse("cn_1").expect("id")),
             return_id: Some(crate::domain::ids::ReturnId::parse("rt_1").expect("id")),
@@ -290,6 +291,7 @@ mod tests {
         };
         let due = Refund {
             order_id: None,
+            note: None,
             cancellation_id: None,
             return_id: None,
             ..refund.clone()
@@ -397,6 +399,7 @@ mod tests {
                             quantity: 1,
                         }],
                         reason: "r".into(),
+                        note: Some("n".into()),
                         refund_id: Some(RefundId::parse("rf_cn_1").expect("id")),
                         cancelled_at: test_support::placed(),
                     },

@@ -28,6 +28,8 @@ pub const STATUS: Attr<ReturnStatus> = Attr::new("status");
 pub const LINES: Attr<Vec<LineQuantity>> = Attr::new("lines");
 /// Why, in the customer's words.
 pub const REASON: Attr<String> = Attr::new("reason");
+/// Staff's note on it, for staff.
+pub const NOTE: Attr<String> = Attr::new("note");
 /// When it was asked for.
 pub const REQUESTED_AT: Attr<Timestamp> = Attr::new("requestedAt");
 /// When its status last changed.
@@ -72,6 +74,7 @@ pub const MOVE: UpdateSpec = UpdateSpec {
         UPDATED_AT.name,
         RECEIVED.name,
         REFUND_ID.name,
+        NOTE.name,
         EVENT_SEQUENCE.name,
         GSI1PK.name,
     ],
@@ -110,6 +113,7 @@ pub fn to_item(order: &OrderId, customer: &CustomerId, order_return: &OrderRetur
     STATUS.put(&mut item, &order_return.status);
     LINES.put(&mut item, &order_return.lines);
     REASON.put(&mut item, &order_return.reason);
+    NOTE.put_optional(&mut item, order_return.note.as_ref());
     REQUESTED_AT.put(&mut item, &order_return.requested_at);
     UPDATED_AT.put(&mut item, &order_return.updated_at);
     if !order_return.received.is_empty() {
@@ -138,6 +142,9 @@ pub fn moved(table: &str, order: &OrderId, read: &OrderReturn, next: &OrderRetur
     if let Some(refund) = &next.refund_id {
         change = change.set(&REFUND_ID, refund);
     }
+    if let Some(note) = next.note.as_ref().filter(|_| next.note != read.note) {
+        change = change.set(&NOTE, note);
+    }
     change
 }
 
@@ -151,6 +158,7 @@ pub fn from_item(mut item: Item) -> Result<(OrderId, CustomerId, OrderReturn), B
         status: STATUS.take(&mut item)?,
         lines: LINES.take(&mut item)?,
         reason: REASON.take(&mut item)?,
+        note: NOTE.take_optional(&mut item)?,
         requested_at: REQUESTED_AT.take(&mut item)?,
         updated_at: UPDATED_AT.take(&mut item)?,
         received: RECEIVED.take_optional(&mut item)?.unwrap_or_default(),

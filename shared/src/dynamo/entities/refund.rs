@@ -35,8 +35,10 @@ record! {
         currency: String = CURRENCY "currency", required, store;
         /// What it gives back.
         kind: RefundKind = KIND "kind", required, store;
-        /// Why.
+        /// Why (the customer reads it).
         reason: String = REASON "reason", required, store;
+        /// Staff's note, for staff.
+        note: String = NOTE "note", optional, store;
         /// Where it is.
         status: RefundStatus = STATUS "status", required, store;
         /// The provider's refund, once it made one.
@@ -82,6 +84,7 @@ pub const ATTRIBUTES: &[&str] = &[
     CURRENCY.name,
     KIND.name,
     REASON.name,
+    NOTE.name,
     STATUS.name,
     REQUESTED_AT.name,
     EVENT_ID.name,
