@@ -22,128 +22,142 @@ pub struct Email {
 /// The email of `event` (`currency`: the store's, in which orders' totals are), or `None`
 /// when the event carries too little to write about.
 pub(crate) fn email(event: &StoreEvent, currency: &str) -> Option<Email> {
-    let currency = currency.to_uppercase();
     match event.kind {
-        EventType::Placed => {
-            let order = event.order.as_ref()?;
-            let mut text = format!(
-                "Thank you for your order {}, placed {}.\n\n",
-                order.order_id, order.placed_at
-            );
-            for line in event.lines.iter().flatten() {
-                let _ = writeln!(
-                    text,
-                    "  {} x {} at {} {currency}",
-                    line.quantity, line.sku, line.price
-                );
-            }
-            let _ = write!(text, "\nTotal: {} {currency}\n", order.total);
-            Some(Email {
-                subject: format!("Your order {} is placed", order.order_id),
-                text,
-            })
-        }
-        EventType::Cancelled => {
-            let order = event.order.as_ref()?;
-            Some(Email {
-                subject: format!("Your order {} is cancelled", order.order_id),
-                text: format!(
-                    "We cancelled your order {}, placed {}. If you paid for it, what you paid \
-                     comes back to your card; we write again when it has.\n",
-                    order.order_id, order.placed_at
-                ),
-            })
-        }
-        EventType::FulfilmentShipped => {
-            let order = event.order_id.as_ref()?;
-            let fulfilment = event.fulfilment.as_ref()?;
-            let mut text = format!("Part of your order {order} is on its way:\n\n");
-            lines(&mut text, &fulfilment.lines);
-            tracking(&mut text, &fulfilment.tracking);
-            Some(Email {
-                subject: format!("Your order {order} is on its way"),
-                text,
-            })
-        }
-        EventType::TrackingUpdated => {
-            let order = event.order_id.as_ref()?;
-            let fulfilment = event.fulfilment.as_ref()?;
-            let mut text = format!(
-                "The tracking of a parcel of your order {order} has changed. It carries:\n\n"
-            );
-            lines(&mut text, &fulfilment.lines);
-            tracking(&mut text, &fulfilment.tracking);
-            Some(Email {
-                subject: format!("New tracking for your order {order}"),
-                text,
-            })
-        }
-        EventType::FulfilmentDelivered => {
-            let order = event.order_id.as_ref()?;
-            let fulfilment = event.fulfilment.as_ref()?;
-            let mut text = format!("A parcel of your order {order} was delivered. It carried:\n\n");
-            lines(&mut text, &fulfilment.lines);
-            Some(Email {
-                subject: format!("Your order {order} was delivered"),
-                text,
-            })
-        }
-        EventType::CancellationRecorded => {
-            let order = event.order_id.as_ref()?;
-            let cancellation = event.cancellation.as_ref()?;
-            let mut text = format!("We cancelled part of your order {order}:\n\n");
-            lines(&mut text, &cancellation.lines);
-            text.push_str(
-                "\nThese will not ship. If you paid for them, what you paid comes back to your \
-                 card; we write again when it has.\n",
-            );
-            Some(Email {
-                subject: format!("Part of your order {order} is cancelled"),
-                text,
-            })
-        }
-        EventType::ReturnApproved | EventType::ReturnDeclined => {
-            let order = event.order_id.as_ref()?;
-            let asked = event.order_return.as_ref()?;
-            let approved = event.kind == EventType::ReturnApproved;
-            let mut text = format!(
-                "Your return {} of order {order} is {}:\n\n",
-                asked.return_id,
-                if approved { "approved" } else { "declined" }
-            );
-            lines(&mut text, &asked.lines);
-            text.push_str(if approved {
-                "\nSend these back to us; we refund what arrives once it does.\n"
-            } else {
-                "\nWe cannot take these back. Reply to this email if you think we are wrong.\n"
-            });
-            Some(Email {
-                subject: format!(
-                    "Your return for order {order} is {}",
-                    if approved { "approved" } else { "declined" }
-                ),
-                text,
-            })
-        }
-        EventType::RefundSucceeded => {
-            let refund = event.refund.as_ref()?;
-            let amount = major_units(refund.amount, &refund.currency);
-            let of_order = refund
-                .order_id
-                .as_ref()
-                .map(|order| format!(" for order {order}"))
-                .unwrap_or_default();
-            let currency = refund.currency.to_uppercase();
-            Some(Email {
-                subject: format!("We refunded {amount} {currency}{of_order}"),
-                text: format!(
-                    "We paid {amount} {currency}{of_order} back to the card you paid with. \
-                     Your bank may take a few days to show it.\n"
-                ),
-            })
-        }
+        EventType::Placed => placed(event, &currency.to_uppercase()),
+        EventType::Cancelled => cancelled(event),
+        EventType::FulfilmentShipped => parcel(event, Parcel::Shipped),
+        EventType::TrackingUpdated => parcel(event, Parcel::Tracking),
+        EventType::FulfilmentDelivered => parcel(event, Parcel::Delivered),
+        EventType::CancellationRecorded => lines_cancelled(event),
+        EventType::ReturnApproved => return_decided(event, true),
+        EventType::ReturnDeclined => return_decided(event, false),
+        EventType::RefundSucceeded => refund_paid(event),
         _ => None,
     }
+}
+
+/// An order placed: its lines and total.
+fn placed(event: &StoreEvent, currency: &str) -> Option<Email> {
+    let order = event.order.as_ref()?;
+    let mut text = format!(
+        "Thank you for your order {}, placed {}.\n\n",
+        order.order_id, order.placed_at
+    );
+    for line in event.lines.iter().flatten() {
+        let _ = writeln!(
+            text,
+            "  {} x {} at {} {currency}",
+            line.quantity, line.sku, line.price
+        );
+    }
+    let _ = write!(text, "\nTotal: {} {currency}\n", order.total);
+    Some(Email {
+        subject: format!("Your order {} is placed", order.order_id),
+        text,
+    })
+}
+
+/// An order cancelled whole.
+fn cancelled(event: &StoreEvent) -> Option<Email> {
+    let order = event.order.as_ref()?;
+    Some(Email {
+        subject: format!("Your order {} is cancelled", order.order_id),
+        text: format!(
+            "We cancelled your order {}, placed {}. If you paid for it, what you paid \
+             comes back to your card; we write again when it has.\n",
+            order.order_id, order.placed_at
+        ),
+    })
+}
+
+/// What happened to a parcel.
+#[derive(Clone, Copy)]
+enum Parcel {
+    Shipped,
+    Tracking,
+    Delivered,
+}
+
+/// A parcel shipped (what it carries and how to follow it), its tracking corrected (the same,
+/// anew), or delivered (what it carried).
+fn parcel(event: &StoreEvent, what: Parcel) -> Option<Email> {
+    let order = event.order_id.as_ref()?;
+    let fulfilment = event.fulfilment.as_ref()?;
+    let (subject, mut text) = match what {
+        Parcel::Shipped => (
+            format!("Your order {order} is on its way"),
+            format!("Part of your order {order} is on its way:\n\n"),
+        ),
+        Parcel::Tracking => (
+            format!("New tracking for your order {order}"),
+            format!("The tracking of a parcel of your order {order} has changed. It carries:\n\n"),
+        ),
+        Parcel::Delivered => (
+            format!("Your order {order} was delivered"),
+            format!("A parcel of your order {order} was delivered. It carried:\n\n"),
+        ),
+    };
+    lines(&mut text, &fulfilment.lines);
+    if !matches!(what, Parcel::Delivered) {
+        tracking(&mut text, &fulfilment.tracking);
+    }
+    Some(Email { subject, text })
+}
+
+/// Lines cancelled before they shipped.
+fn lines_cancelled(event: &StoreEvent) -> Option<Email> {
+    let order = event.order_id.as_ref()?;
+    let cancellation = event.cancellation.as_ref()?;
+    let mut text = format!("We cancelled part of your order {order}:\n\n");
+    lines(&mut text, &cancellation.lines);
+    text.push_str(
+        "\nThese will not ship. If you paid for them, what you paid comes back to your \
+         card; we write again when it has.\n",
+    );
+    Some(Email {
+        subject: format!("Part of your order {order} is cancelled"),
+        text,
+    })
+}
+
+/// A return approved (send the units back) or declined.
+fn return_decided(event: &StoreEvent, approved: bool) -> Option<Email> {
+    let order = event.order_id.as_ref()?;
+    let asked = event.order_return.as_ref()?;
+    let decided = if approved { "approved" } else { "declined" };
+    let mut text = format!(
+        "Your return {} of order {order} is {decided}:\n\n",
+        asked.return_id
+    );
+    lines(&mut text, &asked.lines);
+    text.push_str(if approved {
+        "\nSend these back to us; we refund what arrives once it does.\n"
+    } else {
+        "\nWe cannot take these back. Reply to this email if you think we are wrong.\n"
+    });
+    Some(Email {
+        subject: format!("Your return for order {order} is {decided}"),
+        text,
+    })
+}
+
+/// A refund paid back, in its own currency.
+fn refund_paid(event: &StoreEvent) -> Option<Email> {
+    let refund = event.refund.as_ref()?;
+    let amount = major_units(refund.amount, &refund.currency);
+    let of_order = refund
+        .order_id
+        .as_ref()
+        .map(|order| format!(" for order {order}"))
+        .unwrap_or_default();
+    let currency = refund.currency.to_uppercase();
+    Some(Email {
+        subject: format!("We refunded {amount} {currency}{of_order}"),
+        text: format!(
+            "We paid {amount} {currency}{of_order} back to the card you paid with. \
+             Your bank may take a few days to show it.\n"
+        ),
+    })
 }
 
 /// Each of `lines`, one a line: `  2 x sku-2`.

@@ -225,6 +225,18 @@ fn largest_order() -> (OrderId, Vec<Item>) {
     (order.order_id, items)
 }
 
+/// `items` written as they are, one PutItem each.
+async fn put_all(app: &TestApp, items: &[Item]) {
+    for item in items {
+        (app.store.client().put_item())
+            .table_name(LOCAL_TABLE)
+            .set_item(Some(item.clone()))
+            .send()
+            .await
+            .expect("put");
+    }
+}
+
 #[tokio::test]
 async fn the_largest_order_the_caps_allow_is_read_whole_in_one_query() {
     let app = TestApp::empty().await.expect("app");
@@ -248,17 +260,10 @@ async fn the_largest_order_the_caps_allow_is_read_whole_in_one_query() {
         bytes < PAGE_BYTES * 9 / 10,
         "{bytes} bytes leave less than a tenth of the page: lower a cap"
     );
-    let client = app.store.client();
-    for item in &items {
-        client
-            .put_item()
-            .table_name(LOCAL_TABLE)
-            .set_item(Some(item.clone()))
-            .send()
-            .await
-            .expect("put");
-    }
-    let page = client
+    put_all(&app, &items).await;
+    let page = app
+        .store
+        .client()
         .query()
         .table_name(LOCAL_TABLE)
         .key_condition_expression("PK = :pk")
@@ -298,5 +303,42 @@ async fn the_largest_order_the_caps_allow_is_read_whole_in_one_query() {
         app.requests.by_operation(),
         [("Query".to_owned(), 1)].into(),
         "one request"
+    );
+}
+
+/// What the caps keep from happening, should they ever be raised past the page: an order whose
+/// partition outgrows one Query page is still read whole, its header included (it sorts after
+/// its fulfilments, so it is what a single page would lose).
+#[tokio::test]
+async fn an_order_past_one_page_is_still_read_whole() {
+    let app = TestApp::empty().await.expect("app");
+    let (order, mut items) = largest_order();
+    items.retain(|item| {
+        let sk = item["SK"].as_s().expect("sk");
+        sk == "HEADER" || sk.starts_with("ITEM#")
+    });
+    let header = items[0].clone();
+    let (o, c) = (
+        order_header::from_item(header).expect("header").order_id,
+        CustomerId::parse(&id("c", 0, 64)).expect("id"),
+    );
+    let mut n = 0;
+    while items.iter().map(size).sum::<usize>() < PAGE_BYTES * 3 / 2 {
+        let shipped = Fulfilment::shipped(
+            FulfilmentId::parse(&id("ff_", n, 64)).expect("id"),
+            lines(MAX_LINES),
+            tracking(),
+            at(),
+        );
+        items.push(fulfilment::to_item(&o, &c, &shipped));
+        n += 1;
+    }
+    put_all(&app, &items).await;
+    let (status, _, body) = super::order(&app, order.as_str()).await;
+    assert_eq!(status, 200, "the order is still there: {body}");
+    assert_eq!(
+        body["fulfilments"].as_array().map(Vec::len),
+        Some(n),
+        "every fulfilment, past the first page too"
     );
 }
