@@ -6,9 +6,9 @@
 
 use crate::callgrind::{callgrind_dir, init_instructions};
 use crate::cli::Options;
-use crate::memory::report::millis;
 use crate::perf_split::Split;
 use crate::process::{Under, command_under, median, run_init_only};
+use crate::report::millis;
 use crate::report::ms;
 use crate::sections::Sections;
 use crate::usage::Usage;

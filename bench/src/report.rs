@@ -6,6 +6,11 @@ use crate::cli::{Options, PATTERNS};
 use crate::patterns::{Counted, Row};
 use crate::process::percentile;
 
+/// Milliseconds, as a number.
+pub(crate) fn millis(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
 /// A duration in milliseconds, two decimals.
 pub(crate) fn ms(d: Duration) -> String {
     format!("{:.2}", d.as_secs_f64() * 1000.0)

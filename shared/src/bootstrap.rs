@@ -11,7 +11,8 @@ use lambda_runtime::{LambdaEvent, service_fn};
 
 use crate::Store;
 use crate::domain::cart::CartTtl;
-use crate::domain::checkout::{Currency, HoldDuration};
+use crate::domain::checkout::HoldDuration;
+use crate::domain::currency::Currency;
 use crate::domain::error::BoxError;
 use crate::dynamo::client;
 use crate::dynamo::keys::StatusShards;

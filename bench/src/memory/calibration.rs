@@ -7,8 +7,8 @@ use std::path::Path;
 
 use local_engine::runtime_api::Error;
 
-use super::report::millis;
 use super::{Peers, Runtime, Size, Start};
+use crate::report::millis;
 use crate::report::ms;
 
 /// One runtime's published figures, ms, at two memory sizes each.

@@ -4,8 +4,9 @@
 
 use std::time::Duration;
 
-use super::report::{mean, millis};
+use super::report::mean;
 use super::{Measured, Runtime};
+use crate::report::millis;
 
 /// Lambda prices, arm64, us-east-1 (2026-11): per GB-second of billed duration (first tier) and
 /// per request.

@@ -5,12 +5,7 @@ use std::time::Duration;
 
 use super::{Measured, Runtime};
 use crate::process::{Series, percentile};
-use crate::report::ms;
-
-/// Milliseconds, as a number.
-pub(crate) fn millis(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
+use crate::report::{millis, ms};
 
 /// The warm series' p50 and p99, or "-" when it sent none.
 fn warm(series: &Series) -> String {

@@ -104,10 +104,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let cancelled = while_changed(
         "other changes of this order's lines kept coming first; retry the request",
         |_| async move {
-            let details = store
-                .get_order(order, caller)
-                .await?
-                .ok_or_else(|| AppError::not_found(format!("order {order} does not exist")))?;
+            let details = store.order_for(order, caller).await?;
             if let Some(made) = details.cancellation(&asked.id) {
                 return Ok(asked.replay(made, &details)?);
             }

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use aws_sdk_sesv2::operation::send_email::SendEmailError;
 use aws_sdk_sesv2::types::{Body, Content, Destination, EmailContent, Message};
-use shared::domain::checkout::major_units;
+use shared::domain::currency::major_units;
 use shared::domain::email::EmailState;
 use shared::domain::event::{EventType, StoreEvent};
 use shared::domain::fulfilment::Tracking;

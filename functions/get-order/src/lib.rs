@@ -7,13 +7,13 @@
 
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
+use shared::Store;
 use shared::domain::ids::OrderId;
 use shared::domain::ledger::Ledger;
 use shared::http::HttpResult;
 use shared::http::request::{caller, path_param};
 use shared::http::response::json_response;
 use shared::http::routes::RouteKey;
-use shared::{AppError, Store};
 
 /// The ledger's route; the other is the order's.
 pub const LEDGER_ROUTE: &str = "GET /orders/{orderId}/payments";
@@ -21,10 +21,7 @@ pub const LEDGER_ROUTE: &str = "GET /orders/{orderId}/payments";
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let id = path_param(&req, "orderId", OrderId::parse)?;
     let caller = caller(&req)?;
-    let mut order = store
-        .get_order(&id, caller)
-        .await?
-        .ok_or_else(|| AppError::not_found(format!("order {id} does not exist")))?;
+    let mut order = store.order_for(&id, caller).await?;
     if !caller.is_staff() {
         order.hide_staff_notes();
     }

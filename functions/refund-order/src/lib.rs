@@ -105,10 +105,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let refund = while_changed(
         "other refunds of this order kept changing its balance; retry the request",
         |_| async move {
-            let details = store
-                .get_order(order, caller)
-                .await?
-                .ok_or_else(|| AppError::not_found(format!("order {order} does not exist")))?;
+            let details = store.order_for(order, caller).await?;
             if let Some(made) = details
                 .money
                 .refunds

@@ -45,10 +45,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let made = while_changed(
         "other changes of this order's lines kept coming first; retry the request",
         |_| async move {
-            let details = store
-                .get_order(order, caller)
-                .await?
-                .ok_or_else(|| AppError::not_found(format!("order {order} does not exist")))?;
+            let details = store.order_for(order, caller).await?;
             if let Some(made) = details.order_return(id) {
                 return if made.lines == *lines && made.reason == *reason {
                     metrics::count(Metric::IdempotentReplays, 1);

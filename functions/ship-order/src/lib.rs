@@ -48,10 +48,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let fulfilment = while_changed(
         "other changes of this order's lines kept coming first; retry the request",
         |_| async move {
-            let details = store
-                .get_order(order, caller)
-                .await?
-                .ok_or_else(|| AppError::not_found(format!("order {order} does not exist")))?;
+            let details = store.order_for(order, caller).await?;
             if let Some(made) = details.fulfilment(id) {
                 return if made.lines == *lines && made.tracking == *tracking {
                     metrics::count(Metric::IdempotentReplays, 1);

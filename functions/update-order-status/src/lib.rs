@@ -104,10 +104,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
         |err| matches!(err, StatusChangeError::Contended),
         |_| async {
             // The header and the lines (a cancellation gives their stock back): one Query.
-            let details = store
-                .get_order(&id, caller)
-                .await?
-                .ok_or_else(|| AppError::not_found(format!("order {id} does not exist")))?;
+            let details = store.order_for(&id, caller).await?;
             caller.check_status_change(next)?;
             details.order.status.check_move(next)?;
             let now = match shipping(&details, next)? {

@@ -59,10 +59,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let moved = while_changed(
         "other changes of this return kept coming first; retry the request",
         |_| async move {
-            let details = store
-                .get_order(order, caller)
-                .await?
-                .ok_or_else(|| AppError::not_found(format!("order {order} does not exist")))?;
+            let details = store.order_for(order, caller).await?;
             let read = details
                 .order_return(id)
                 .ok_or_else(|| AppError::not_found(format!("order {order} has no return {id}")))?;

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::AppError;
-use crate::domain::checkout::Currency;
+use crate::domain::currency::Currency;
 use crate::domain::ids::{OrderId, PaymentId};
 use crate::domain::order::{LineItem, LineQuantity, OrderDetails};
 use crate::domain::refund::{MAX_REFUNDS_PER_ORDER, Refund, RefundAsk, RefundKind};

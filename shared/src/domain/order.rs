@@ -11,13 +11,7 @@ use crate::domain::product::Product;
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 
-/// The most lines one order may have. An order is written in one DynamoDB transaction of at
-/// most 100 actions: two per line (the product's stock, the line item) and three more
-/// (listing, header, idempotency record); the DynamoDB layer asserts that this
-/// still fits.
-pub const MAX_LINES: usize = 48;
-/// The most of one product one line may ask for.
-pub const MAX_QUANTITY: u32 = 10_000;
+pub use crate::domain::lines::{LineItem, LineQuantity, MAX_LINES, MAX_QUANTITY, distinct_lines};
 
 /// An order as its listing item in the customer's partition (and in GSI1) describes it, and as
 /// its header in the order's own partition does.
@@ -73,29 +67,6 @@ pub struct OrderDispute {
     pub amount: i64,
     /// When the store heard of it.
     pub disputed_at: Timestamp,
-}
-
-/// One product line of an order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LineItem {
-    /// Which product.
-    pub sku: Sku,
-    /// How many.
-    pub quantity: u32,
-    /// The price of one, as the catalog had it when the order was placed.
-    pub price: Money,
-}
-
-/// How many of one of an order's lines: a refund's, a fulfilment's, a cancellation's or a
-/// return's line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct LineQuantity {
-    /// Which product.
-    pub sku: Sku,
-    /// How many.
-    pub quantity: u32,
 }
 
 /// One line of an order as a product's orders list it (access pattern 8): which order, whose,
@@ -340,22 +311,6 @@ pub fn price_lines(
             price: product(line).price,
         })
         .collect())
-}
-
-/// `lines` as a client sent them, checked: 1 to `max` distinct SKUs, each with a quantity above
-/// 0, in SKU order.
-pub fn distinct_lines(
-    mut lines: Vec<LineQuantity>,
-    max: usize,
-) -> Result<Vec<LineQuantity>, AppError> {
-    lines.sort_by(|a, b| a.sku.cmp(&b.sku));
-    let repeated = lines.windows(2).any(|pair| pair[0].sku == pair[1].sku);
-    if lines.is_empty() || lines.len() > max || repeated || lines.iter().any(|l| l.quantity == 0) {
-        return Err(AppError::invalid(format!(
-            "lines must be 1-{max} distinct SKUs, each with a quantity above 0"
-        )));
-    }
-    Ok(lines)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use crate::AppError;
 use crate::domain::ids::{
     CancellationId, OrderId, PaymentEventId, PaymentId, ProviderRefundId, RefundId,
 };
-use crate::domain::order::LineQuantity;
+use crate::domain::lines::LineQuantity;
 use crate::domain::time::Timestamp;
 
 crate::listed! {

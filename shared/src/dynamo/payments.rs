@@ -11,7 +11,7 @@
 use aws_sdk_dynamodb::types::builders::PutBuilder;
 
 use crate::domain::access::Caller;
-use crate::domain::checkout::Currency;
+use crate::domain::currency::Currency;
 use crate::domain::ids::{OrderId, PaymentEventId, PaymentId, RefundId};
 use crate::domain::order::Order;
 use crate::domain::page::{Page, PageRequest};

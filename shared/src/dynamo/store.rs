@@ -7,7 +7,8 @@ use aws_sdk_dynamodb::Client;
 
 use crate::AppError;
 use crate::domain::cart::CartTtl;
-use crate::domain::checkout::{Currency, HoldDuration};
+use crate::domain::checkout::HoldDuration;
+use crate::domain::currency::Currency;
 use crate::dynamo::codec::{self, Item};
 use crate::dynamo::keys;
 

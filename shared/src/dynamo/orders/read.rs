@@ -39,6 +39,18 @@ impl Store {
             .filter(|details| caller.may_see_order(Some(&details.order.customer_id))))
     }
 
+    /// The order as [`Store::get_order`] reads it for `caller`, or the 404 a missing order (or
+    /// one the caller may not see) is answered with: the one read-or-404 of the handlers.
+    pub async fn order_for(
+        &self,
+        order: &OrderId,
+        caller: &Caller,
+    ) -> Result<OrderDetails, AppError> {
+        self.get_order(order, caller)
+            .await?
+            .ok_or_else(|| AppError::not_found(format!("order {order} does not exist")))
+    }
+
     /// The order's header and line items, whoever asks (the store's own work: a hold's end):
     /// ONE strongly consistent Query on the order's partition. The caps on what an order holds
     /// (its lines, fulfilments, corrections, returns, cancellations and refunds, and the bytes

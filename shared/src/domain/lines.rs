@@ -1,0 +1,58 @@
+//! An order's lines, at the bottom of the domain: what was ordered (a SKU, how many, at what
+//! price) and how many of a line a shipment, a cancellation, a return or a refund names. The
+//! records (`fulfilment`, `cancellation`, `returns`, `refund`) and the order above them use
+//! these; nothing here knows an order.
+
+use serde::{Deserialize, Serialize};
+
+use crate::AppError;
+use crate::domain::ids::Sku;
+use crate::domain::money::Money;
+
+/// The most lines one order may have. An order is written in one DynamoDB transaction of at
+/// most 100 actions: two per line (the product's stock, the line item) and three more
+/// (listing, header, idempotency record); the DynamoDB layer asserts that this
+/// still fits.
+pub const MAX_LINES: usize = 48;
+
+/// The most of one product one line may ask for.
+pub const MAX_QUANTITY: u32 = 10_000;
+
+/// One product line of an order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LineItem {
+    /// Which product.
+    pub sku: Sku,
+    /// How many.
+    pub quantity: u32,
+    /// The price of one, as the catalog had it when the order was placed.
+    pub price: Money,
+}
+
+/// How many of one of an order's lines: a refund's, a fulfilment's, a cancellation's or a
+/// return's line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LineQuantity {
+    /// Which product.
+    pub sku: Sku,
+    /// How many.
+    pub quantity: u32,
+}
+
+/// `lines` as a client sent them, checked: 1 to `max` distinct SKUs, each with a quantity above
+/// 0, in SKU order.
+pub fn distinct_lines(
+    mut lines: Vec<LineQuantity>,
+    max: usize,
+) -> Result<Vec<LineQuantity>, AppError> {
+    lines.sort_by(|a, b| a.sku.cmp(&b.sku));
+    let repeated = lines.windows(2).any(|pair| pair[0].sku == pair[1].sku);
+    if lines.is_empty() || lines.len() > max || repeated || lines.iter().any(|l| l.quantity == 0) {
+        return Err(AppError::invalid(format!(
+            "lines must be 1-{max} distinct SKUs, each with a quantity above 0"
+        )));
+    }
+    Ok(lines)
+}
