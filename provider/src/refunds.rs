@@ -7,7 +7,8 @@
 use hyper::Method;
 use serde::Deserialize;
 use shared::domain::ids::ProviderRefundId;
-use shared::domain::refund::{ProviderRefund, Refund};
+use shared::domain::provider_refund::ProviderRefund;
+use shared::domain::refund::Refund;
 
 use crate::{Provider, ProviderError};
 

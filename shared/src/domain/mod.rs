@@ -21,6 +21,7 @@ pub mod order;
 pub mod page;
 pub mod payment;
 pub mod product;
+pub mod provider_refund;
 pub mod refund;
 pub mod returns;
 pub mod rules;

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::AppError;
 use crate::domain::ids::{OrderId, PaymentEventId, PaymentId};
-use crate::domain::refund::ProviderRefund;
+use crate::domain::provider_refund::ProviderRefund;
 
 crate::listed! {
     /// The provider event types the store acts on; an event of any other type is acknowledged

@@ -4,9 +4,8 @@
 //! pattern 10, a page at a time).
 
 use crate::domain::order::OrderDetails;
-use crate::domain::refund::{
-    OnReport, ProviderRefund, Refund, RefundStatus, Settled, kept_failure,
-};
+use crate::domain::provider_refund::{OnReport, ProviderRefund, Settled};
+use crate::domain::refund::{Refund, RefundStatus, kept_failure};
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Item, key_text};
 use crate::dynamo::entities::{line_item, order_header, refund, refund_due};

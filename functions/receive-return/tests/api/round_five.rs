@@ -94,7 +94,8 @@ async fn only_units_that_come_back_go_back_into_stock() {
 async fn a_return_whose_refund_failed_shows_it() {
     use shared::domain::access::{Caller, STAFF_GROUP};
     use shared::domain::ids::OrderId;
-    use shared::domain::refund::{RefundStatus, Settled};
+    use shared::domain::provider_refund::Settled;
+    use shared::domain::refund::RefundStatus;
     let app = TestApp::seeded().await.expect("app");
     let store = &app.store;
     let order = delivered(store, "c4", &[("sku-3", 1)]).await;
