@@ -24,7 +24,7 @@ space := $(empty) $(empty)
 READ_FUNCTIONS := get-customer list-customer-orders get-order-items list-orders-by-status
 FUNCTIONS := $(notdir $(wildcard functions/*))
 
-.PHONY: help dev token pay events test chromium checkov contract readme-session checkout-load stripe-params client-compare lint build sam-local deploy bench bench-links load migrate query tools clean
+.PHONY: template help dev token pay events test chromium checkov contract readme-session checkout-load stripe-params client-compare lint build sam-local deploy bench bench-links load migrate query tools clean
 
 help:
 	@echo "make dev     run the store locally: DynamoDB engine on 127.0.0.1:8000, HTTP API on 127.0.0.1:3000"
@@ -37,6 +37,7 @@ help:
 	@echo "make readme-session  the README's first session against a fresh make dev, each output as shown (part of make test)"
 	@echo "make checkout-load  500 checkouts by 50 customers against make dev, every hold accounted for (part of make test)"
 	@echo "make lint    rustfmt, clippy, unused dependencies, README/docs links, as CI runs them"
+	@echo "make template  write template.yaml's generated part (one errors alarm per function) from its functions"
 	@echo "make build   sam build (release binaries for Lambda, arm64 by default)"
 	@echo "make sam-local  every function under sam local invoke, every route under start-api (after make build)"
 	@echo "make deploy  sam build, then sam deploy (first time: sam deploy --guided)"
@@ -150,6 +151,11 @@ lint: $(MACHETE)
 
 $(MACHETE):
 	cargo install --locked --quiet --root .tools cargo-machete@0.9.2
+
+# template.yaml's generated part (template-tests/src/generated.rs): one errors alarm per
+# function, between its BEGIN and END lines; a test fails while it is not current.
+template:
+	cargo run --quiet --locked -p template-tests --bin template-gen
 
 build: $(TOOLS)
 	sam build

@@ -2,6 +2,8 @@
 //! (`grants.rs`), and what whoever runs the stack is told (`operations.rs`). This library is the
 //! template as they read it.
 
+pub mod generated;
+
 pub use local_engine::template::parse;
 
 /// The template's resources of `kind` (`AWS::Serverless::Function`, ...), by logical ID.
