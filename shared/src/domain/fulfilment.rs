@@ -251,25 +251,7 @@ pub struct FulfilmentUpdate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::ids::Sku;
-
-    fn sku(s: &str) -> Sku {
-        Sku::parse(s).expect("sku")
-    }
-
-    fn lines(pairs: &[(&str, u32)]) -> Vec<LineQuantity> {
-        pairs
-            .iter()
-            .map(|(s, quantity)| LineQuantity {
-                sku: sku(s),
-                quantity: *quantity,
-            })
-            .collect()
-    }
-
-    fn at(text: &str) -> Timestamp {
-        Timestamp::parse(text).expect("time")
-    }
+    use crate::domain::test_support::{at, lines};
 
     #[test]
     fn only_forward_moves_are_allowed() {

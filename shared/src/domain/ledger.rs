@@ -109,6 +109,34 @@ impl RefundPlan {
     }
 }
 
+/// `amount` (in `currency`'s smallest unit) with `units` of `line` at the price ordered added:
+/// what every plan that gives lines back sums. A 400 when it would leave what an `i64` holds.
+pub(crate) fn plus_units(
+    amount: i64,
+    currency: &Currency,
+    line: &LineItem,
+    units: u32,
+) -> Result<i64, AppError> {
+    currency
+        .minor_units(line.price)?
+        .checked_mul(i64::from(units))
+        .and_then(|line_amount| amount.checked_add(line_amount))
+        .ok_or_else(|| AppError::invalid("the refund's amount is out of range"))
+}
+
+impl OrderDetails {
+    /// Of `units` of `line` given back, how many are refunded: none unless the order was
+    /// paid (`pays`), and never past what of the line no refund gave back yet.
+    pub(crate) fn refundable_units(&self, line: &LineItem, units: u32, pays: bool) -> u32 {
+        let refunded = self.money.back(&line.sku).refunded;
+        if pays {
+            units.min(line.quantity.saturating_sub(refunded))
+        } else {
+            0
+        }
+    }
+}
+
 impl RefundAsk {
     /// What this ask gives back of `details`, in `currency`: a 409 when the order was never
     /// paid, a line would go back past its quantity, or the amount is more than may still go
@@ -177,11 +205,7 @@ fn plan_lines(
                 ask.quantity, ask.sku, line.quantity
             )));
         }
-        let price = currency.minor_units(line.price)?;
-        amount = price
-            .checked_mul(i64::from(ask.quantity))
-            .and_then(|line_amount| amount.checked_add(line_amount))
-            .ok_or_else(|| AppError::invalid("the refund's amount is out of range"))?;
+        amount = plus_units(amount, currency, line, ask.quantity)?;
         // Units refunded are taken from what was left to ship first; only those never leave
         // the shelf, so only those may go back into stock, and only those not back already
         // (each unit once). A shipped unit comes back through a return's receipt, if at all.

@@ -27,5 +27,7 @@ pub mod returns;
 pub mod rules;
 pub mod stats;
 pub mod status;
+#[cfg(test)]
+mod test_support;
 pub mod text;
 pub mod time;

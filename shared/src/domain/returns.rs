@@ -262,32 +262,7 @@ pub fn received_lines(mut lines: Vec<ReceivedLine>) -> Result<Vec<ReceivedLine>,
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn at(raw: &str) -> Timestamp {
-        Timestamp::parse(raw).expect("time")
-    }
-
-    fn sku(raw: &str) -> Sku {
-        Sku::parse(raw).expect("sku")
-    }
-
-    fn asked(what: &[(&str, u32)]) -> Vec<LineQuantity> {
-        what.iter()
-            .map(|(s, quantity)| LineQuantity {
-                sku: sku(s),
-                quantity: *quantity,
-            })
-            .collect()
-    }
-
-    fn requested(id: &str, what: &[(&str, u32)]) -> OrderReturn {
-        OrderReturn::requested(
-            ReturnId::parse(id).expect("id"),
-            asked(what),
-            "too small".into(),
-            at("2026-11-21T10:00:00Z"),
-        )
-    }
+    use crate::domain::test_support::{at, requested};
 
     #[test]
     fn only_forward_moves_are_allowed_and_each_by_its_side() {

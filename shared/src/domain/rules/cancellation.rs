@@ -4,7 +4,7 @@ use crate::AppError;
 use crate::domain::cancellation::{Cancellation, MAX_CANCELLATIONS_PER_ORDER};
 use crate::domain::currency::Currency;
 use crate::domain::ids::CancellationId;
-use crate::domain::ledger::{PlannedLine, RefundPlan};
+use crate::domain::ledger::{PlannedLine, RefundPlan, plus_units};
 use crate::domain::order::{LineQuantity, OrderDetails};
 use crate::domain::status::OrderStatus;
 
@@ -46,17 +46,8 @@ impl OrderDetails {
                 )));
             }
             let back = self.money.back(&ask.sku);
-            let refunded = if paid {
-                ask.quantity
-                    .min(line.quantity.saturating_sub(back.refunded))
-            } else {
-                0
-            };
-            amount = currency
-                .minor_units(line.price)?
-                .checked_mul(i64::from(refunded))
-                .and_then(|line_amount| amount.checked_add(line_amount))
-                .ok_or_else(|| AppError::invalid("the refund's amount is out of range"))?;
+            let refunded = self.refundable_units(line, ask.quantity, paid);
+            amount = plus_units(amount, currency, line, refunded)?;
             lines.push(PlannedLine {
                 line: line.clone(),
                 quantity: refunded,

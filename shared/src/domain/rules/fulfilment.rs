@@ -117,30 +117,12 @@ impl OrderDetails {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::test_support::{at, lines, sku};
 
     use crate::domain::fulfilment::Tracking;
-    use crate::domain::ids::{CustomerId, OrderId, Sku};
+    use crate::domain::ids::{CustomerId, OrderId};
     use crate::domain::money::Money;
     use crate::domain::order::{LineBack, Order};
-    use crate::domain::time::Timestamp;
-
-    fn sku(s: &str) -> Sku {
-        Sku::parse(s).expect("sku")
-    }
-
-    fn lines(pairs: &[(&str, u32)]) -> Vec<LineQuantity> {
-        pairs
-            .iter()
-            .map(|(s, quantity)| LineQuantity {
-                sku: sku(s),
-                quantity: *quantity,
-            })
-            .collect()
-    }
-
-    fn at(text: &str) -> Timestamp {
-        Timestamp::parse(text).expect("time")
-    }
 
     #[test]
     fn an_order_shipped_in_two_parts_follows_its_lines() {

@@ -4,7 +4,7 @@ use crate::AppError;
 use crate::domain::currency::Currency;
 use crate::domain::fulfilment::FulfilmentStatus;
 use crate::domain::ids::ReturnId;
-use crate::domain::ledger::{PlannedLine, RefundPlan};
+use crate::domain::ledger::{PlannedLine, RefundPlan, plus_units};
 use crate::domain::order::{LineItem, LineQuantity, OrderDetails};
 use crate::domain::returns::{MAX_RETURNS_PER_ORDER, OrderReturn, Receipt, Received, ReturnStatus};
 use crate::domain::time::Timestamp;
@@ -151,17 +151,8 @@ impl OrderDetails {
             }
             let line = self.line(&got.sku)?;
             let back = self.money.back(&got.sku);
-            let refunded = if refunds {
-                got.received
-                    .min(line.quantity.saturating_sub(back.refunded))
-            } else {
-                0
-            };
-            amount = currency
-                .minor_units(line.price)?
-                .checked_mul(i64::from(refunded))
-                .and_then(|line_amount| amount.checked_add(line_amount))
-                .ok_or_else(|| AppError::invalid("the refund's amount is out of range"))?;
+            let refunded = self.refundable_units(line, got.received, refunds);
+            amount = plus_units(amount, currency, line, refunded)?;
             lines.push(PlannedLine {
                 line: line.clone(),
                 quantity: refunded,
@@ -185,38 +176,13 @@ impl OrderDetails {
 mod tests {
     use super::*;
     use crate::domain::fulfilment::{Fulfilment, Tracking};
-    use crate::domain::ids::{CustomerId, FulfilmentId, OrderId, Sku};
+    use crate::domain::ids::{CustomerId, FulfilmentId, OrderId};
     use crate::domain::money::Money;
     use crate::domain::order::{Balance, LineBack, Order};
+    use crate::domain::test_support::{at, lines as asked, requested, sku};
 
     use crate::domain::returns::{ReceivedLine, ReturnActor};
     use crate::domain::status::OrderStatus;
-
-    fn at(raw: &str) -> Timestamp {
-        Timestamp::parse(raw).expect("time")
-    }
-
-    fn sku(raw: &str) -> Sku {
-        Sku::parse(raw).expect("sku")
-    }
-
-    fn asked(what: &[(&str, u32)]) -> Vec<LineQuantity> {
-        what.iter()
-            .map(|(s, quantity)| LineQuantity {
-                sku: sku(s),
-                quantity: *quantity,
-            })
-            .collect()
-    }
-
-    fn requested(id: &str, what: &[(&str, u32)]) -> OrderReturn {
-        OrderReturn::requested(
-            ReturnId::parse(id).expect("id"),
-            asked(what),
-            "too small".into(),
-            at("2026-11-21T10:00:00Z"),
-        )
-    }
 
     #[test]
     fn what_may_be_returned_is_what_was_delivered_within_the_window_less_what_is_in_returns() {
