@@ -49,7 +49,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
             if let Some(made) = details.order_return(id) {
                 return if made.lines == *lines && made.reason == *reason {
                     metrics::count(Metric::IdempotentReplays, 1);
-                    Ok(made.clone())
+                    Ok(made.clone().seen_by(caller))
                 } else {
                     Err(AppError::IdempotencyKeyReused.into())
                 };

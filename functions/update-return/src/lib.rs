@@ -9,7 +9,7 @@ use lambda_http::Request;
 use lambda_http::http::StatusCode;
 use serde::Deserialize;
 use shared::domain::ids::{OrderId, ReturnId};
-use shared::domain::returns::{OrderReturn, ReturnActor, ReturnStatus};
+use shared::domain::returns::{ReturnActor, ReturnStatus};
 use shared::domain::text;
 use shared::domain::time::Timestamp;
 use shared::dynamo::orders::ReturnWritten;
@@ -28,14 +28,6 @@ struct Body {
     /// Staff's note on their decision, for staff (it replaces the return's).
     #[serde(default)]
     note: Option<String>,
-}
-
-/// `ret` as `actor` is answered it: a customer never reads staff's note.
-fn seen_by(mut ret: OrderReturn, actor: ReturnActor) -> OrderReturn {
-    if actor == ReturnActor::Customer {
-        ret.note = None;
-    }
-    ret
 }
 
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
@@ -65,14 +57,14 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                 .ok_or_else(|| AppError::not_found(format!("order {order} has no return {id}")))?;
             if read.status == next && ReturnStatus::ALL.iter().any(|s| s.may_become(next, actor)) {
                 // Moved so by this request's earlier try, or by another: as it stands.
-                return Ok(seen_by(read.clone(), actor));
+                return Ok(read.clone().seen_by(caller));
             }
             let mut moved = read.moved(next, actor, Timestamp::now())?;
             if note.is_some() {
                 moved.note.clone_from(note);
             }
             match store.move_return(&details, read, &moved).await? {
-                ReturnWritten::Written => Ok(seen_by(moved, actor)),
+                ReturnWritten::Written => Ok(moved.seen_by(caller)),
                 ReturnWritten::Exists | ReturnWritten::Changed => Err(Attempt::Changed),
             }
         },

@@ -144,6 +144,14 @@ impl OrderReturn {
         }
     }
 
+    /// This return as `caller` is answered it: without staff's note unless they are staff.
+    pub fn seen_by(mut self, caller: &crate::domain::access::Caller) -> Self {
+        if !caller.is_staff() {
+            self.note = None;
+        }
+        self
+    }
+
     /// How many of `sku` it asks to return.
     pub fn quantity_of(&self, sku: &Sku) -> u32 {
         self.lines

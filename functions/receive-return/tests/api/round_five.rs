@@ -197,6 +197,15 @@ async fn staff_notes_stay_with_staff() {
         ledger["refunds"][0]["reason"], "late delivery",
         "the reason is theirs"
     );
+    // Their own request again (a retry) answers the return without the note staff added since.
+    let req = request(Who::Customer("c3"), &order, "r5-note-ret", &[("sku-3", 1)]);
+    let (status, _, again) = parts(dispatch(store, req, request_return::handle).await);
+    assert_eq!(
+        (status, &again["status"]),
+        (201, &json!("APPROVED")),
+        "{again}"
+    );
+    assert!(again.get("note").is_none(), "{again}");
     let staff_ledger = read(
         store,
         &format!("/orders/{order}/payments"),
