@@ -1,8 +1,11 @@
 //! What the domain's tests build their orders from: times, SKUs and lines from short strings.
 
-use crate::domain::ids::{ReturnId, Sku};
-use crate::domain::lines::LineQuantity;
+use crate::domain::ids::{CustomerId, OrderId, ReturnId, Sku};
+use crate::domain::lines::{LineItem, LineQuantity};
+use crate::domain::money::Money;
+use crate::domain::order::{Balance, Order, OrderDetails};
 use crate::domain::returns::OrderReturn;
+use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 
 /// The time `raw` says (RFC 3339).
@@ -33,4 +36,47 @@ pub(crate) fn requested(id: &str, what: &[(&str, u32)]) -> OrderReturn {
         "too small".into(),
         at("2026-11-21T10:00:00Z"),
     )
+}
+
+/// Order o1 of customer c1, placed on the 1st of November, in `status`, of `items` as
+/// `(sku, quantity, price)`: nothing shipped, cancelled, returned or paid yet.
+pub(crate) fn order(status: OrderStatus, items: &[(&str, u32, &str)]) -> OrderDetails {
+    OrderDetails {
+        order: Order {
+            order_id: OrderId::parse("o1").expect("id"),
+            customer_id: CustomerId::parse("c1").expect("id"),
+            placed_at: at("2026-11-01T10:00:00Z"),
+            status,
+            total: Money::parse_number("10").expect("money"),
+            hold_until: None,
+            payment_intent_id: None,
+            payment_id: None,
+            payment_error: None,
+            dispute: None,
+            withdrawn: None,
+        },
+        items: items
+            .iter()
+            .map(|(s, quantity, price)| LineItem {
+                sku: sku(s),
+                quantity: *quantity,
+                price: Money::parse_number(price).expect("money"),
+            })
+            .collect(),
+        fulfilments: Vec::new(),
+        cancellations: Vec::new(),
+        returns: Vec::new(),
+        money: Box::default(),
+    }
+}
+
+/// `details` paid `amount` (in cents) through the provider, none of it refunded yet.
+pub(crate) fn paid(mut details: OrderDetails, amount: i64) -> OrderDetails {
+    details.money.balance = Balance {
+        paid: Some(amount),
+        refundable: amount,
+        refunded: 0,
+        refund_count: 0,
+    };
+    details
 }

@@ -71,48 +71,16 @@ impl OrderDetails {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::test_support;
 
     use crate::domain::fulfilment::{Fulfilment, Tracking};
-    use crate::domain::ids::{CustomerId, FulfilmentId, OrderId, Sku};
-    use crate::domain::money::Money;
-    use crate::domain::order::{Balance, LineItem, Order};
+    use crate::domain::ids::{FulfilmentId, Sku};
+
+    use crate::domain::order::Balance;
     use crate::domain::time::Timestamp;
 
     fn paid_order(lines: &[(&str, u32, &str)], paid: i64) -> OrderDetails {
-        let mut details = OrderDetails {
-            order: Order {
-                order_id: OrderId::parse("o1").expect("id"),
-                customer_id: CustomerId::parse("c1").expect("id"),
-                placed_at: Timestamp::parse("2026-12-01T10:00:00Z").expect("time"),
-                status: OrderStatus::Placed,
-                total: Money::parse_number("10").expect("money"),
-                hold_until: None,
-                payment_intent_id: None,
-                payment_id: None,
-                payment_error: None,
-                dispute: None,
-                withdrawn: None,
-            },
-            items: lines
-                .iter()
-                .map(|(sku, quantity, price)| LineItem {
-                    sku: Sku::parse(sku).expect("sku"),
-                    quantity: *quantity,
-                    price: Money::parse_number(price).expect("price"),
-                })
-                .collect(),
-            fulfilments: Vec::new(),
-            cancellations: Vec::new(),
-            returns: Vec::new(),
-            money: Box::default(),
-        };
-        details.money.balance = Balance {
-            paid: Some(paid),
-            refundable: paid,
-            refunded: 0,
-            refund_count: 0,
-        };
-        details
+        test_support::paid(test_support::order(OrderStatus::Placed, lines), paid)
     }
 
     fn asked(sku: &str, quantity: u32) -> Vec<LineQuantity> {

@@ -117,12 +117,11 @@ impl OrderDetails {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::test_support::{at, lines, sku};
+    use crate::domain::test_support::{self, at, lines, sku};
 
     use crate::domain::fulfilment::Tracking;
-    use crate::domain::ids::{CustomerId, OrderId};
-    use crate::domain::money::Money;
-    use crate::domain::order::{LineBack, Order};
+
+    use crate::domain::order::LineBack;
 
     #[test]
     fn an_order_shipped_in_two_parts_follows_its_lines() {
@@ -187,33 +186,8 @@ mod tests {
     }
 
     fn order(status: OrderStatus, ordered: &[(&str, u32)]) -> OrderDetails {
-        OrderDetails {
-            order: Order {
-                order_id: OrderId::parse("o1").expect("id"),
-                customer_id: CustomerId::parse("c1").expect("id"),
-                placed_at: at("2026-12-01T10:00:00Z"),
-                status,
-                total: Money::parse_number("10").expect("money"),
-                hold_until: None,
-                payment_intent_id: None,
-                payment_id: None,
-                payment_error: None,
-                dispute: None,
-                withdrawn: None,
-            },
-            items: ordered
-                .iter()
-                .map(|(s, quantity)| LineItem {
-                    sku: sku(s),
-                    quantity: *quantity,
-                    price: Money::parse_number("1").expect("money"),
-                })
-                .collect(),
-            fulfilments: Vec::new(),
-            cancellations: Vec::new(),
-            returns: Vec::new(),
-            money: Box::default(),
-        }
+        let items: Vec<(&str, u32, &str)> = ordered.iter().map(|(s, q)| (*s, *q, "1")).collect();
+        test_support::order(status, &items)
     }
 
     fn ship(details: &mut OrderDetails, id: &str, what: &[(&str, u32)]) {

@@ -176,10 +176,10 @@ impl OrderDetails {
 mod tests {
     use super::*;
     use crate::domain::fulfilment::{Fulfilment, Tracking};
-    use crate::domain::ids::{CustomerId, FulfilmentId, OrderId};
+    use crate::domain::ids::FulfilmentId;
     use crate::domain::money::Money;
-    use crate::domain::order::{Balance, LineBack, Order};
-    use crate::domain::test_support::{at, lines as asked, requested, sku};
+    use crate::domain::order::LineBack;
+    use crate::domain::test_support::{self, at, lines as asked, requested, sku};
 
     use crate::domain::returns::{ReceivedLine, ReturnActor};
     use crate::domain::status::OrderStatus;
@@ -325,39 +325,9 @@ mod tests {
     /// A paid order of `a` x3 and `b` x1 at 2.50 each, `delivered` delivered on the 2nd of
     /// December and the rest on the 20th.
     fn delivered(early: &[(&str, u32)], late: &[(&str, u32)]) -> OrderDetails {
-        let mut details = OrderDetails {
-            order: Order {
-                order_id: OrderId::parse("o1").expect("id"),
-                customer_id: CustomerId::parse("c1").expect("id"),
-                placed_at: at("2026-11-01T10:00:00Z"),
-                status: OrderStatus::Delivered,
-                total: Money::parse_number("10").expect("money"),
-                hold_until: None,
-                payment_intent_id: None,
-                payment_id: None,
-                payment_error: None,
-                dispute: None,
-                withdrawn: None,
-            },
-            items: [("a", 3), ("b", 1)]
-                .into_iter()
-                .map(|(s, quantity)| LineItem {
-                    sku: sku(s),
-                    quantity,
-                    price: Money::parse_number("2.50").expect("money"),
-                })
-                .collect(),
-            fulfilments: Vec::new(),
-            cancellations: Vec::new(),
-            returns: Vec::new(),
-            money: Box::default(),
-        };
-        details.money.balance = Balance {
-            paid: Some(1000),
-            refundable: 1000,
-            refunded: 0,
-            refund_count: 0,
-        };
+        let items = [("a", 3, "2.50"), ("b", 1, "2.50")];
+        let mut details =
+            test_support::paid(test_support::order(OrderStatus::Delivered, &items), 1000);
         for (id, what, when) in [
             ("ff_1", early, "2026-11-02T10:00:00Z"),
             ("ff_2", late, "2026-11-20T10:00:00Z"),
