@@ -21,10 +21,7 @@ pub const LEDGER_ROUTE: &str = "GET /orders/{orderId}/payments";
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let id = path_param(&req, "orderId", OrderId::parse)?;
     let caller = caller(&req)?;
-    let mut order = store.order_for(&id, caller).await?;
-    if !caller.is_staff() {
-        order.hide_staff_notes();
-    }
+    let order = store.order_for(&id, caller).await?.seen_by(caller);
     let route = req.extensions().get::<RouteKey>().map(|key| key.0.as_str());
     if route == Some(LEDGER_ROUTE) {
         return Ok(json_response(

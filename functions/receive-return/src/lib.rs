@@ -83,14 +83,13 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
             }
             let plan = details.plan_receipt(read, receipt, store.currency())?;
             let refund = refund_of(&details, read, &plan, store);
-            let mut next = read.receipt(
-                receipt.lines.clone(),
-                refund.as_ref().map(|r| r.refund_id.clone()),
-                Timestamp::now(),
-            );
-            if note.is_some() {
-                next.note.clone_from(note);
-            }
+            let next = read
+                .receipt(
+                    receipt.lines.clone(),
+                    refund.as_ref().map(|r| r.refund_id.clone()),
+                    Timestamp::now(),
+                )
+                .noted(note);
             let back = GiveBack {
                 plan: &plan,
                 refund: refund.as_ref(),

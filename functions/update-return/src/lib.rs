@@ -59,10 +59,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                 // Moved so by this request's earlier try, or by another: as it stands.
                 return Ok(read.clone().seen_by(caller));
             }
-            let mut moved = read.moved(next, actor, Timestamp::now())?;
-            if note.is_some() {
-                moved.note.clone_from(note);
-            }
+            let moved = read.moved(next, actor, Timestamp::now())?.noted(note);
             match store.move_return(&details, read, &moved).await? {
                 ReturnWritten::Written => Ok(moved.seen_by(caller)),
                 ReturnWritten::Exists | ReturnWritten::Changed => Err(Attempt::Changed),

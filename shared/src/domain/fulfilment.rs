@@ -69,7 +69,8 @@ pub struct Tracking {
 impl Tracking {
     /// Tracking from what a client sent: a carrier and a number of 1-100 characters with no
     /// control, bidirectional-control or zero-width characters (trimmed), a URL of `https://`
-    /// in printable ASCII (a non-ASCII address is percent-encoded), at most 1024 of them.
+    /// in printable ASCII (a non-ASCII address is percent-encoded), at most
+    /// [`MAX_TRACKING_URL_CHARS`] of them.
     pub fn parse(
         carrier: Option<String>,
         tracking_number: Option<String>,

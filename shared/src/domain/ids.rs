@@ -209,12 +209,6 @@ id_type!(
 );
 
 impl ReturnId {
-    /// A new, time-sortable ID (to the millisecond): an order's returns list in the order they
-    /// were asked for.
-    pub fn generate() -> Result<Self, AppError> {
-        Ok(Self(format!("rt_{}", ulid(Utc::now())?)))
-    }
-
     /// The return of `order` asked for under the client's `key`: a retried request names the
     /// same return, which is made once.
     pub fn of_request(order: &OrderId, key: &IdempotencyKey) -> Self {

@@ -147,12 +147,15 @@ impl OrderMoney {
 }
 
 impl OrderDetails {
-    /// The order as a customer sees it: without staff's notes on its refunds, cancellations and
-    /// returns.
-    pub fn hide_staff_notes(&mut self) {
-        self.cancellations.iter_mut().for_each(|c| c.note = None);
-        self.returns.iter_mut().for_each(|r| r.note = None);
-        self.money.refunds.iter_mut().for_each(|r| r.note = None);
+    /// The order as `caller` is answered it: without staff's notes on its refunds,
+    /// cancellations and returns unless they are staff.
+    pub fn seen_by(mut self, caller: &crate::domain::access::Caller) -> Self {
+        if !caller.is_staff() {
+            self.cancellations.iter_mut().for_each(|c| c.note = None);
+            self.returns.iter_mut().for_each(|r| r.note = None);
+            self.money.refunds.iter_mut().for_each(|r| r.note = None);
+        }
+        self
     }
 
     /// Each line and how many of it a move to a status that gives stock back gives back: what

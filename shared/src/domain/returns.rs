@@ -152,6 +152,14 @@ impl OrderReturn {
         self
     }
 
+    /// This return with staff's `note`, when they gave one (it replaces the return's).
+    pub fn noted(mut self, note: &Option<String>) -> Self {
+        if note.is_some() {
+            self.note.clone_from(note);
+        }
+        self
+    }
+
     /// How many of `sku` it asks to return.
     pub fn quantity_of(&self, sku: &Sku) -> u32 {
         self.lines

@@ -33,7 +33,7 @@ pub const MAX_NOTE_CHARS: usize = 200;
 /// Staff's note from what a client sent (`None`: none given): 1 to [`MAX_NOTE_CHARS`]
 /// characters once trimmed, none of them control characters (the rules of staff's reasons, and
 /// the contract's `StaffNote`). A note is staff's own: no answer to a customer carries it
-/// (`OrderDetails::hide_staff_notes`).
+/// (`OrderDetails::seen_by`, `OrderReturn::seen_by`).
 pub fn note(raw: Option<&str>) -> Result<Option<String>, AppError> {
     raw.map(|raw| {
         let note = raw.trim();

@@ -1,5 +1,6 @@
-//! An order read by its ID: the header, its line items, its fulfilments and its money in ONE Query on the
-//! order's partition (bounded under 1 MB by the order's caps), only for a caller who may see it; the header alone for a payment.
+//! An order read by its ID: the header, its line items, its fulfilments and its money in ONE
+//! Query on the order's partition (bounded under 1 MB by the order's caps), only for a caller
+//! who may see it; the header alone for a payment.
 
 use crate::domain::access::Caller;
 use crate::domain::ids::OrderId;
