@@ -22,7 +22,6 @@ EVENTS := $(EVENTS_VENV)/.installed
 comma := ,
 space := $(empty) $(empty)
 READ_FUNCTIONS := get-customer list-customer-orders get-order-items list-orders-by-status
-FUNCTIONS := $(notdir $(wildcard functions/*))
 
 .PHONY: template help dev token pay events test chromium checkov contract readme-session checkout-load stripe-params client-compare lint build sam-local deploy bench bench-links load migrate query tools clean
 
@@ -179,7 +178,7 @@ deploy: build
 bench: $(TOOLS) $(BENCH_VENV)/.installed $(BENCH_NODE) $(EVENTS) $(PAYMENTS)
 	@command -v perf >/dev/null 2>&1 || { SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 		$$SUDO apt-get install -y -q linux-perf >/dev/null 2>&1 || { $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q linux-perf >/dev/null; } || echo "no perf: the init section prints no user/kernel split"; }
-	cargo build --release --locked $(addprefix -p ,$(FUNCTIONS)) -p store-bench -p local-dev --features shared/bench-build
+	cargo build --release --locked -p functions -p store-bench -p local-dev --features shared/bench-build
 	cargo lambda build --release --arm64 --lambda-dir target/lambda-arm64 $(addprefix --bin ,$(READ_FUNCTIONS))
 	cargo lambda build --release --x86-64 --lambda-dir target/lambda-x86_64 $(addprefix --bin ,$(READ_FUNCTIONS))
 	target/release/store-bench --bin-dir target/release --python $(BENCH_VENV)/bin/python --callgrind \
@@ -192,12 +191,12 @@ bench: $(TOOLS) $(BENCH_VENV)/.installed $(BENCH_NODE) $(EVENTS) $(PAYMENTS)
 # and 128 MB on-demand sections for each of the three builds. After make bench (its release build).
 LINK_VARIANTS := target/link-variants
 bench-links:
-	for f in $(READ_FUNCTIONS); do cargo rustc --release --locked -p $$f --bin $$f --features shared/bench-build \
+	for f in $(READ_FUNCTIONS); do cargo rustc --release --locked -p functions --bin $$f --features shared/bench-build \
 		--target x86_64-unknown-linux-gnu --target-dir $(LINK_VARIANTS)/no-pie -- -C link-arg=-no-pie || exit 1; done
 	cargo rustc --release --locked -p store-bench --bin store-floor --features shared/bench-build \
 		--target x86_64-unknown-linux-gnu --target-dir $(LINK_VARIANTS)/no-pie -- -C link-arg=-no-pie
-	RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked $(addprefix -p ,$(READ_FUNCTIONS)) \
-		-p store-bench --features shared/bench-build \
+	RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked -p functions -p store-bench \
+		$(addprefix --bin ,$(READ_FUNCTIONS)) --bin store-floor --features shared/bench-build \
 		--target x86_64-unknown-linux-gnu --target-dir $(LINK_VARIANTS)/static-pie
 	for dir in target/release $(LINK_VARIANTS)/no-pie/x86_64-unknown-linux-gnu/release \
 		$(LINK_VARIANTS)/static-pie/x86_64-unknown-linux-gnu/release; do echo "## $$dir"; \

@@ -330,7 +330,9 @@ impl<'a> Carts<'a> {
             let id = CustomerId::parse(&customer)?;
             let profile = Customer::new(id, "Cold checkout", &format!("{customer}@example.com"))?;
             store.put_customer(&profile).await?;
-            let answer = edit_cart::handle(&store, payments::hold_line(&customer, SKU, 1)).await?;
+            let answer =
+                functions::edit_cart::handle(&store, payments::hold_line(&customer, SKU, 1))
+                    .await?;
             let (status, _, body) = parts(answer);
             if status != 200 && status != 201 {
                 return Err(format!("cart of {customer}: {status} {body}").into());

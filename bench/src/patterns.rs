@@ -99,10 +99,14 @@ pub(crate) async fn raw_request(store: &Store, binary: &str) -> Result<(), AppEr
 }
 pub(crate) async fn handler(store: &Store, binary: &str, req: Request) -> Response<Body> {
     match binary {
-        "get-customer" => dispatch(store, req, get_customer::handle).await,
-        "list-customer-orders" => dispatch(store, req, list_customer_orders::handle).await,
-        "get-order-items" => dispatch(store, req, get_order_items::handle).await,
-        "list-orders-by-status" => dispatch(store, req, list_orders_by_status::handle).await,
+        "get-customer" => dispatch(store, req, functions::get_customer::handle).await,
+        "list-customer-orders" => {
+            dispatch(store, req, functions::list_customer_orders::handle).await
+        }
+        "get-order-items" => dispatch(store, req, functions::get_order_items::handle).await,
+        "list-orders-by-status" => {
+            dispatch(store, req, functions::list_orders_by_status::handle).await
+        }
         other => panic!("the bench has no handler for {other}: add its arm"),
     }
 }

@@ -1,10 +1,10 @@
 //! The cart, checkout, the payment webhook and the holds' expiry, each with what the consumer
 //! then does: the rows of the checkout path, and the figures of a million checkouts paid.
 
+use functions::payment_webhook::Webhook;
 use local_engine::capacity::Units;
 use local_engine::runtime_api::Error;
 use local_engine::testing::{Who, get, payments, webhook_secrets};
-use payment_webhook::Webhook;
 
 use super::{Bench, units_text};
 
@@ -47,7 +47,7 @@ impl Bench {
         let (mut all, mut last) = (Units::default(), Units::default());
         for i in 0..lines {
             let req = payments::hold_line("c1", &format!("bench-{i:02}"), 1);
-            (last, _) = self.units(edit_cart::handle, req, 200).await?;
+            (last, _) = self.units(functions::edit_cart::handle, req, 200).await?;
             all = all.plus(last);
         }
         Ok((all, last))
@@ -70,7 +70,7 @@ impl Bench {
         let (paid, answer) = self
             .units_on(
                 webhook,
-                payment_webhook::handle,
+                functions::payment_webhook::handle,
                 payments::webhook(&body),
                 200,
             )
@@ -109,16 +109,18 @@ impl Bench {
                     "/customers/c1/cart",
                     "",
                 );
-                let (read, _) = self.units(get_cart::handle, req, 200).await?;
+                let (read, _) = self.units(functions::get_cart::handle, req, 200).await?;
                 self.row("(9) GET cart, 10 lines", read, None, "one consistent Query");
             }
             let key = format!("bench-checkout-{lines}");
             let req = payments::checkout("c1", Some(&key));
-            let service = checkout::Checkout {
+            let service = functions::checkout::Checkout {
                 store: self.store.clone(),
                 provider: local_engine::testing::provider(),
             };
-            let (checkout, order) = self.units_on(&service, checkout::handle, req, 201).await?;
+            let (checkout, order) = self
+                .units_on(&service, functions::checkout::handle, req, 201)
+                .await?;
             self.row(
                 &format!(
                     "POST checkout, {lines} line{}",
@@ -154,11 +156,11 @@ impl Bench {
     pub(super) async fn checkout_expired(&mut self) -> Result<(), Error> {
         let budget = std::time::Duration::from_secs(30);
         self.meter.take();
-        let expiry = expire_holds::Expiry {
+        let expiry = functions::expire_holds::Expiry {
             store: self.store.clone(),
             provider: local_engine::testing::provider(),
         };
-        let idle = expire_holds::handle(&expiry, budget).await?;
+        let idle = functions::expire_holds::handle(&expiry, budget).await?;
         let idle_run = self.meter.take_units()?;
         if idle.holds.expired != 0 {
             return Err("an expiry run ended a hold nobody made".into());
@@ -170,12 +172,14 @@ impl Bench {
             "one Query of GSI1 per status shard",
         );
         let (cart, _) = self.fill_cart(1).await?;
-        let short = checkout::Checkout {
+        let short = functions::checkout::Checkout {
             store: payments::briefly_held(&self.store),
             provider: local_engine::testing::provider(),
         };
         let req = payments::checkout("c1", Some("bench-checkout-expires"));
-        let (checkout, _) = self.units_on(&short, checkout::handle, req, 201).await?;
+        let (checkout, _) = self
+            .units_on(&short, functions::checkout::handle, req, 201)
+            .await?;
         self.consumer_units().await?;
         // The hold lasts a second, its end rounded up to the whole second: the run that finds
         // it ended is the one measured.
@@ -183,7 +187,7 @@ impl Bench {
         let expiry = loop {
             tokio::time::sleep(std::time::Duration::from_millis(250)).await;
             self.meter.take();
-            let run = expire_holds::handle(&expiry, budget).await?;
+            let run = functions::expire_holds::handle(&expiry, budget).await?;
             let units = self.meter.take_units()?;
             match run.holds.expired {
                 1 => break units,

@@ -16,7 +16,7 @@ impl Bench {
         let tracking = r#""carrier":"DHL","trackingNumber":"JD0001""#;
         let (first, shipped) = self
             .units(
-                ship_order::handle,
+                functions::ship_order::handle,
                 ship(Who::Staff, &order, &[("bench-00", 1)], tracking),
                 201,
             )
@@ -29,7 +29,7 @@ impl Bench {
         );
         let (rest, second) = self
             .units(
-                ship_order::handle,
+                functions::ship_order::handle,
                 ship(Who::Staff, &order, &[("bench-01", 1)], tracking),
                 201,
             )
@@ -63,7 +63,7 @@ impl Bench {
     ) -> Result<(), Error> {
         let (corrected, _) = self
             .units(
-                update_fulfilment::handle,
+                functions::update_fulfilment::handle,
                 update_fulfilment(
                     Who::Staff,
                     order,
@@ -82,7 +82,7 @@ impl Bench {
         let delivered = r#"{"status":"DELIVERED"}"#;
         let (one, _) = self
             .units(
-                update_fulfilment::handle,
+                functions::update_fulfilment::handle,
                 update_fulfilment(Who::Staff, order, first_id, delivered),
                 200,
             )
@@ -95,7 +95,7 @@ impl Bench {
         );
         let (last, _) = self
             .units(
-                update_fulfilment::handle,
+                functions::update_fulfilment::handle,
                 update_fulfilment(Who::Staff, order, second_id, delivered),
                 200,
             )
@@ -114,7 +114,7 @@ impl Bench {
     async fn returns(&mut self, order: &str) -> Result<(), Error> {
         let (asked, body) = self
             .units(
-                request_return::handle,
+                functions::request_return::handle,
                 send_json(
                     Who::Staff,
                     "POST /orders/{orderId}/returns",
@@ -134,7 +134,7 @@ impl Bench {
         let id = body["returnId"].as_str().ok_or("no returnId")?.to_owned();
         let (approved, _) = self
             .units(
-                update_return::handle,
+                functions::update_return::handle,
                 send_json(
                     Who::Staff,
                     "PATCH /orders/{orderId}/returns/{returnId}",
@@ -153,7 +153,7 @@ impl Bench {
         );
         let (received, _) = self
             .units(
-                receive_return::handle,
+                functions::receive_return::handle,
                 send_json(
                     Who::Staff,
                     "POST /orders/{orderId}/returns/{returnId}/receipt",
@@ -181,7 +181,11 @@ impl Bench {
         let order = order["orderId"].as_str().ok_or("no orderId")?.to_owned();
         self.consumer_units().await?;
         let (unpaid, _) = self
-            .units(cancel_lines::handle, cancel(&order, "bench-c1"), 201)
+            .units(
+                functions::cancel_lines::handle,
+                cancel(&order, "bench-c1"),
+                201,
+            )
             .await?;
         self.row(
             "cancel an unshipped line (unpaid order)",
@@ -192,7 +196,11 @@ impl Bench {
         self.consumer_units().await?;
         let paid = self.paid_order("bench-cancel").await?;
         let (refunded, _) = self
-            .units(cancel_lines::handle, cancel(&paid, "bench-c2"), 201)
+            .units(
+                functions::cancel_lines::handle,
+                cancel(&paid, "bench-c2"),
+                201,
+            )
             .await?;
         self.row(
             "cancel a paid order's unshipped line",

@@ -89,7 +89,7 @@ impl Bench {
         self.meter.take();
         let mut event = aws_lambda_events::event::dynamodb::Event::default();
         event.records = records;
-        let response = order_stats::handle(&self.store, event).await;
+        let response = functions::order_stats::handle(&self.store, event).await;
         if !response.batch_item_failures.is_empty() {
             return Err("the consumer reported failures".into());
         }
@@ -120,13 +120,16 @@ impl Bench {
             &headers,
             &lines(0..n),
         );
-        self.units(place_order::handle, req, 201).await
+        self.units(functions::place_order::handle, req, 201).await
     }
 
     /// PATCH `order` to `status`: its units.
     async fn patch(&self, order: &str, status: &str) -> Result<Units, Error> {
         let req = change_status(Who::Staff, order, status);
-        Ok(self.units(update_order_status::handle, req, 200).await?.0)
+        Ok(self
+            .units(functions::update_order_status::handle, req, 200)
+            .await?
+            .0)
     }
 
     /// The source design's Query of `pk`'s items whose SK begins with `prefix`.
@@ -324,7 +327,7 @@ impl Bench {
             let path = format!("/products/bench-{i:02}");
             let (u, _) = self
                 .units(
-                    put_product::handle,
+                    functions::put_product::handle,
                     call(
                         Who::Staff,
                         "PUT /products/{sku}",
@@ -338,7 +341,7 @@ impl Bench {
                 .await?;
             put_product = u;
             self.units(
-                adjust_stock::handle,
+                functions::adjust_stock::handle,
                 send_json(
                     Who::Staff,
                     "POST /products/{sku}/stock",
@@ -362,7 +365,7 @@ impl Bench {
     async fn customer(&mut self) -> Result<(), Error> {
         let (ours, _) = self
             .units(
-                put_customer::handle,
+                functions::put_customer::handle,
                 send_json(
                     Who::Staff,
                     "PUT /customers/{customerId}",
@@ -448,7 +451,7 @@ impl Bench {
         self.consumer_units().await?;
         let (_, newest) = self
             .units(
-                list_customer_orders::handle,
+                functions::list_customer_orders::handle,
                 get(
                     Who::Staff,
                     "GET /customers/{customerId}/orders",
@@ -471,7 +474,7 @@ impl Bench {
         let big_order = self.figures.big_order.clone();
         let (ours, _) = self
             .units(
-                get_customer::handle,
+                functions::get_customer::handle,
                 get(
                     Who::Staff,
                     "GET /customers/{customerId}",
@@ -494,7 +497,7 @@ impl Bench {
         self.row("(1) GET customer", ours, Some(boto3), "");
         let (ours, _) = self
             .units(
-                list_customer_orders::handle,
+                functions::list_customer_orders::handle,
                 get(
                     Who::Staff,
                     "GET /customers/{customerId}/orders",
@@ -514,7 +517,7 @@ impl Bench {
         let path = format!("/orders/{big_order}/items");
         let (ours, _) = self
             .units(
-                get_order_items::handle,
+                functions::get_order_items::handle,
                 get(Who::Staff, "GET /orders/{orderId}/items", &path, "limit=25"),
                 200,
             )
@@ -530,7 +533,7 @@ impl Bench {
     async fn index_reads(&mut self) -> Result<(), Error> {
         let (ours, _) = self
             .units(
-                list_orders_by_status::handle,
+                functions::list_orders_by_status::handle,
                 get(
                     Who::Staff,
                     "GET /orders",
@@ -559,7 +562,7 @@ impl Bench {
         );
         let (ours, _) = self
             .units(
-                list_product_orders::handle,
+                functions::list_product_orders::handle,
                 get(
                     Who::Staff,
                     "GET /products/{sku}/orders",
@@ -582,7 +585,7 @@ impl Bench {
         let (order_id, _, _, _) = self.figures.placed[0].clone();
         let (get_order_units, _) = self
             .units(
-                get_order::handle,
+                functions::get_order::handle,
                 get(
                     Who::Staff,
                     "GET /orders/{orderId}",

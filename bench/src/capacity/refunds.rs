@@ -2,11 +2,11 @@
 //! cancellation with its refund, the ledger, and the refunds payer's runs: the rows of each
 //! refund path.
 
+use functions::payment_webhook::Webhook;
 use local_engine::capacity::Units;
 use local_engine::provider::{LOCAL_API_KEY, form_post};
 use local_engine::runtime_api::Error;
 use local_engine::testing::{Who, get, payments, send_json, webhook_secrets};
-use payment_webhook::Webhook;
 
 use super::Bench;
 
@@ -16,16 +16,16 @@ impl Bench {
     pub(super) async fn paid_order(&mut self, key: &str) -> Result<String, Error> {
         for i in 0..2 {
             let req = payments::hold_line("c1", &format!("bench-{i:02}"), 2);
-            self.units(edit_cart::handle, req, 200).await?;
+            self.units(functions::edit_cart::handle, req, 200).await?;
         }
-        let service = checkout::Checkout {
+        let service = functions::checkout::Checkout {
             store: self.store.clone(),
             provider: local_engine::testing::provider(),
         };
         let (_, order) = self
             .units_on(
                 &service,
-                checkout::handle,
+                functions::checkout::handle,
                 payments::checkout("c1", Some(key)),
                 201,
             )
@@ -52,7 +52,7 @@ impl Bench {
         let (_, answer) = self
             .units_on(
                 &webhook,
-                payment_webhook::handle,
+                functions::payment_webhook::handle,
                 payments::webhook(&body),
                 200,
             )
@@ -73,17 +73,21 @@ impl Bench {
             &[("idempotency-key", key)],
             body,
         );
-        Ok(self.units(refund_order::handle, req, 202).await?.0)
+        Ok(self
+            .units(functions::refund_order::handle, req, 202)
+            .await?
+            .0)
     }
 
     /// One run of the refunds payer; its units, and how many refunds it sent.
     pub(super) async fn payer_run(&mut self) -> Result<(Units, usize), Error> {
-        let payer = pay_refunds::Payer {
+        let payer = functions::pay_refunds::Payer {
             store: self.store.clone(),
             provider: local_engine::testing::provider(),
         };
         self.meter.take();
-        let run = pay_refunds::handle(&payer, std::time::Duration::from_secs(30)).await?;
+        let run =
+            functions::pay_refunds::handle(&payer, std::time::Duration::from_secs(30)).await?;
         if run.failed > 0 || !run.unsettled.is_empty() {
             return Err(format!("the payer did not settle every refund: {run:?}").into());
         }
@@ -148,7 +152,7 @@ impl Bench {
             &format!("/orders/{order}/payments"),
             "",
         );
-        let (ledger, _) = self.units(get_order::handle, req, 200).await?;
+        let (ledger, _) = self.units(functions::get_order::handle, req, 200).await?;
         self.row(
             "GET ledger (2 lines, 2 refunds)",
             ledger,

@@ -183,11 +183,11 @@ impl Events {
     }
 
     /// The publisher as its Lambda builds it, its clients pointed at the server.
-    pub fn publisher(&self, store: &Store) -> Result<publish_events::Publisher, Error> {
-        Ok(publish_events::Publisher {
+    pub fn publisher(&self, store: &Store) -> Result<functions::publish_events::Publisher, Error> {
+        Ok(functions::publish_events::Publisher {
             store: store.clone(),
-            bus: publish_events::Bus::new(self.bus.eventbridge(), self.made.bus.clone()),
-            dead_letters: publish_events::DeadLetters::new(
+            bus: functions::publish_events::Bus::new(self.bus.eventbridge(), self.made.bus.clone()),
+            dead_letters: functions::publish_events::DeadLetters::new(
                 self.bus.sqs(),
                 self.made.queue("PublishEventsFailureQueue")?.to_owned(),
             ),
@@ -199,12 +199,12 @@ impl Events {
 
     /// One batch of the stream through the publisher, as make dev runs it.
     pub async fn publish(
-        publisher: &publish_events::Publisher,
+        publisher: &functions::publish_events::Publisher,
         event: aws_lambda_events::event::dynamodb::Event,
     ) -> aws_lambda_events::event::streams::DynamoDbEventResponse {
         crate::as_declared(
             "publish-events",
-            publish_events::handle(publisher, event, BUDGET),
+            functions::publish_events::handle(publisher, event, BUDGET),
         )
         .await
     }
@@ -215,7 +215,7 @@ impl Events {
     /// dead-letter queue after five tries), for as long as make dev runs.
     pub fn spawn_emails(&self, store: &Store) -> Result<(), Error> {
         let queue = self.made.queue("CustomerEmailQueue")?.to_owned();
-        let mailer = email_customers::Mailer {
+        let mailer = functions::email_customers::Mailer {
             store: store.clone(),
             ses: self.bus.sesv2(),
             sender: self.sender.clone(),
@@ -237,7 +237,7 @@ impl Events {
 async fn deliver_emails(
     sqs: &aws_sdk_sqs::Client,
     queue: &str,
-    mailer: &email_customers::Mailer,
+    mailer: &functions::email_customers::Mailer,
 ) -> Result<(), Error> {
     let out = sqs
         .receive_message()
@@ -263,7 +263,7 @@ async fn deliver_emails(
         .collect();
     let response = crate::as_declared(
         "email-customers",
-        email_customers::handle(mailer, event.clone(), BUDGET),
+        functions::email_customers::handle(mailer, event.clone(), BUDGET),
     )
     .await;
     for message in &event.records {

@@ -52,18 +52,18 @@ macro_rules! handlers {
             Some(match binary {
                 $($binary => dispatch(store, req, $handler).await,)*
                 WEBHOOK => {
-                    let webhook = payment_webhook::Webhook {
+                    let webhook = functions::payment_webhook::Webhook {
                         store: store.clone(),
                         secrets: services.secrets.clone(),
                     };
-                    dispatch(&webhook, req, payment_webhook::handle).await
+                    dispatch(&webhook, req, functions::payment_webhook::handle).await
                 }
                 CHECKOUT => {
-                    let checkout = checkout::Checkout {
+                    let checkout = functions::checkout::Checkout {
                         store: store.clone(),
                         provider: services.provider.clone(),
                     };
-                    dispatch(&checkout, req, checkout::handle).await
+                    dispatch(&checkout, req, functions::checkout::handle).await
                 }
                 _ => return None,
             })
@@ -103,30 +103,30 @@ const WEBHOOK: &str = "payment-webhook";
 const CHECKOUT: &str = "checkout";
 
 handlers! {
-    "get-customer" => get_customer::handle,
-    "list-customer-orders" => list_customer_orders::handle,
-    "get-order-items" => get_order_items::handle,
-    "list-orders-by-status" => list_orders_by_status::handle,
-    "put-customer" => put_customer::handle,
-    "place-order" => place_order::handle,
-    "get-order" => get_order::handle,
-    "update-order-status" => update_order_status::handle,
-    "get-product" => get_product::handle,
-    "list-products" => list_products::handle,
-    "put-product" => put_product::handle,
-    "adjust-stock" => adjust_stock::handle,
-    "list-product-orders" => list_product_orders::handle,
-    "get-cart" => get_cart::handle,
-    "edit-cart" => edit_cart::handle,
-    "list-refunds" => list_refunds::handle,
-    "refund-order" => refund_order::handle,
-    "ship-order" => ship_order::handle,
-    "cancel-lines" => cancel_lines::handle,
-    "update-fulfilment" => update_fulfilment::handle,
-    "request-return" => request_return::handle,
-    "update-return" => update_return::handle,
-    "receive-return" => receive_return::handle,
-    "list-returns" => list_returns::handle,
+    "get-customer" => functions::get_customer::handle,
+    "list-customer-orders" => functions::list_customer_orders::handle,
+    "get-order-items" => functions::get_order_items::handle,
+    "list-orders-by-status" => functions::list_orders_by_status::handle,
+    "put-customer" => functions::put_customer::handle,
+    "place-order" => functions::place_order::handle,
+    "get-order" => functions::get_order::handle,
+    "update-order-status" => functions::update_order_status::handle,
+    "get-product" => functions::get_product::handle,
+    "list-products" => functions::list_products::handle,
+    "put-product" => functions::put_product::handle,
+    "adjust-stock" => functions::adjust_stock::handle,
+    "list-product-orders" => functions::list_product_orders::handle,
+    "get-cart" => functions::get_cart::handle,
+    "edit-cart" => functions::edit_cart::handle,
+    "list-refunds" => functions::list_refunds::handle,
+    "refund-order" => functions::refund_order::handle,
+    "ship-order" => functions::ship_order::handle,
+    "cancel-lines" => functions::cancel_lines::handle,
+    "update-fulfilment" => functions::update_fulfilment::handle,
+    "request-return" => functions::request_return::handle,
+    "update-return" => functions::update_return::handle,
+    "receive-return" => functions::receive_return::handle,
+    "list-returns" => functions::list_returns::handle,
 }
 
 /// Runs `work` as make dev runs `binary`: each request held to its declaration, one outside it

@@ -348,8 +348,11 @@ fn spawn_stream_consumers(
                 spawn_consumer(open(consumer)?, move |event| {
                     let store = store.clone();
                     async move {
-                        local_dev::as_declared("order-stats", order_stats::handle(&store, event))
-                            .await
+                        local_dev::as_declared(
+                            "order-stats",
+                            functions::order_stats::handle(&store, event),
+                        )
+                        .await
                     }
                 });
             }

@@ -67,14 +67,14 @@ pub fn spawn_schedules(
     provider: &payment_provider::Provider,
 ) -> Result<(), Error> {
     spawn_expiry(
-        expire_holds::Expiry {
+        functions::expire_holds::Expiry {
             store: store.clone(),
             provider: provider.clone(),
         },
         expiry_every()?,
     );
     spawn_payer(
-        pay_refunds::Payer {
+        functions::pay_refunds::Payer {
             store: store.clone(),
             provider: provider.clone(),
         },
@@ -93,13 +93,13 @@ pub fn refunds_every() -> Result<Duration, Error> {
 
 /// Runs the refunds payer every `every`, as the template's schedule runs it every minute, for
 /// as long as make dev runs.
-pub fn spawn_payer(payer: pay_refunds::Payer, every: Duration) {
+pub fn spawn_payer(payer: functions::pay_refunds::Payer, every: Duration) {
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval(every);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             ticks.tick().await;
-            let run = pay_refunds::handle(&payer, every.mul_f64(0.8));
+            let run = functions::pay_refunds::handle(&payer, every.mul_f64(0.8));
             match crate::as_declared("pay-refunds", run).await {
                 Ok(run) if run.sent + run.found > 0 || !run.unsettled.is_empty() => {
                     tracing::info!(?run, "refunds paid");
@@ -115,14 +115,14 @@ pub fn spawn_payer(payer: pay_refunds::Payer, every: Duration) {
 
 /// Runs the expiry every `every`, each run given a little less than `every` to spend, for as
 /// long as make dev runs.
-pub fn spawn_expiry(expiry: expire_holds::Expiry, every: Duration) {
+pub fn spawn_expiry(expiry: functions::expire_holds::Expiry, every: Duration) {
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval(every);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             ticks.tick().await;
             let budget = every.mul_f64(0.8);
-            let run = expire_holds::handle(&expiry, budget);
+            let run = functions::expire_holds::handle(&expiry, budget);
             if let Err(err) = crate::as_declared("expire-holds", run).await {
                 tracing::warn!(error = %err, "the holds' expiry failed; the next run tries again");
             }

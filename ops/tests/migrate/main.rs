@@ -103,7 +103,8 @@ async fn listed(app: &TestApp, sku: &str) -> Vec<String> {
             &format!("/products/{sku}/orders"),
             &query,
         );
-        let (status, _, body) = parts(dispatch(&app.store, req, list_product_orders::handle).await);
+        let (status, _, body) =
+            parts(dispatch(&app.store, req, functions::list_product_orders::handle).await);
         assert_eq!(status, 200, "{body}");
         for item in body["items"].as_array().expect("items") {
             ids.push(item["orderId"].as_str().expect("id").to_owned());
@@ -133,7 +134,7 @@ async fn place(store: &Store, customer: &str, skus: &[&str]) -> String {
         &[],
         &format!(r#"{{"items":[{}]}}"#, lines.join(",")),
     );
-    let (status, _, body) = parts(dispatch(store, req, place_order::handle).await);
+    let (status, _, body) = parts(dispatch(store, req, functions::place_order::handle).await);
     assert_eq!(status, 201, "{body}");
     body["orderId"].as_str().expect("id").to_owned()
 }
@@ -300,7 +301,7 @@ async fn orders_placed_and_shipped_meanwhile_are_listed_once_and_nothing_is_lost
         let id = place(&app.store, &format!("c{}", n % 5 + 1), &["sku-2", "sku-5"]).await;
         let req = change_status(Who::Staff, &id, "SHIPPED");
         assert_eq!(
-            parts(dispatch(&app.store, req, update_order_status::handle).await).0,
+            parts(dispatch(&app.store, req, functions::update_order_status::handle).await).0,
             200
         );
         placed.push(id);

@@ -81,11 +81,11 @@ fn every_handler_a_test_calls_runs_in_its_binarys_declaration() {
 
 #[test]
 fn a_handler_called_bare_is_found() {
-    let bare = "let run = pay_refunds::handle(&payer, BUDGET).await;";
+    let bare = "let run = functions::pay_refunds::handle(&payer, BUDGET).await;";
     assert_eq!(unheld(bare).len(), 1);
-    let held = "let run = as_function(\"pay-refunds\", pay_refunds::handle(&payer, BUDGET)).await;";
+    let held = "let run = as_function(\"pay-refunds\", functions::pay_refunds::handle(&payer, BUDGET)).await;";
     assert!(unheld(held).is_empty());
-    let routed = "parts(dispatch(&app.store, req, get_order::handle).await)";
+    let routed = "parts(dispatch(&app.store, req, functions::get_order::handle).await)";
     assert!(unheld(routed).is_empty());
     assert_eq!(
         unheld("shared::http::serve::dispatch(&store, req, h)").len(),

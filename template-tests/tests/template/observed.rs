@@ -256,25 +256,25 @@ async fn run(store: &Store, step: &Step, prepared: Option<(Store, lambda_http::R
         "expire-holds" => {
             // The sample's run alone finds nothing due; after a short hold, it ends it.
             tokio::time::sleep(std::time::Duration::from_millis(3_100)).await;
-            let expiry = expire_holds::Expiry {
+            let expiry = functions::expire_holds::Expiry {
                 store: store.clone(),
                 provider: local_engine::testing::provider(),
             };
             as_function(
                 "expire-holds",
-                expire_holds::handle(&expiry, std::time::Duration::from_secs(5)),
+                functions::expire_holds::handle(&expiry, std::time::Duration::from_secs(5)),
             )
             .await
             .expect("expiry");
         }
         "pay-refunds" => {
-            let payer = pay_refunds::Payer {
+            let payer = functions::pay_refunds::Payer {
                 store: store.clone(),
                 provider: local_engine::testing::provider(),
             };
             let run = as_function(
                 "pay-refunds",
-                pay_refunds::handle(&payer, std::time::Duration::from_secs(5)),
+                functions::pay_refunds::handle(&payer, std::time::Duration::from_secs(5)),
             )
             .await
             .expect("payer");
@@ -283,7 +283,8 @@ async fn run(store: &Store, step: &Step, prepared: Option<(Store, lambda_http::R
         "order-stats" => {
             let text = std::fs::read_to_string(step.file()).expect("event");
             let event = serde_json::from_str(&text).expect("stream event");
-            let response = as_function("order-stats", order_stats::handle(store, event)).await;
+            let response =
+                as_function("order-stats", functions::order_stats::handle(store, event)).await;
             assert!(response.batch_item_failures.is_empty(), "{response:?}");
         }
         "publish-events" | "email-customers" => subscribe(store, step).await,
@@ -326,10 +327,10 @@ async fn subscribe(store: &Store, step: &Step) {
     let text = std::fs::read_to_string(step.file()).expect("event");
     let budget = std::time::Duration::from_secs(10);
     if step.event == "publish-events" {
-        let publisher = publish_events::Publisher {
+        let publisher = functions::publish_events::Publisher {
             store: store.clone(),
-            bus: publish_events::Bus::new(bus.eventbridge(), made.bus.clone()),
-            dead_letters: publish_events::DeadLetters::new(
+            bus: functions::publish_events::Bus::new(bus.eventbridge(), made.bus.clone()),
+            dead_letters: functions::publish_events::DeadLetters::new(
                 bus.sqs(),
                 made.queue("PublishEventsFailureQueue")
                     .expect("queue")
@@ -340,12 +341,12 @@ async fn subscribe(store: &Store, step: &Step) {
         let event = serde_json::from_str(&text).expect("stream event");
         let response = as_function(
             "publish-events",
-            publish_events::handle(&publisher, event, budget),
+            functions::publish_events::handle(&publisher, event, budget),
         )
         .await;
         assert!(response.batch_item_failures.is_empty(), "{response:?}");
     } else {
-        let mailer = email_customers::Mailer {
+        let mailer = functions::email_customers::Mailer {
             store: store.clone(),
             ses: bus.sesv2(),
             sender: sender.to_owned(),
@@ -353,7 +354,7 @@ async fn subscribe(store: &Store, step: &Step) {
         let event = serde_json::from_str(&text).expect("queue event");
         let response = as_function(
             "email-customers",
-            email_customers::handle(&mailer, event, budget),
+            functions::email_customers::handle(&mailer, event, budget),
         )
         .await;
         assert!(response.batch_item_failures.is_empty(), "{response:?}");

@@ -1,0 +1,49 @@
+//! Every Lambda's handler, a module each; `src/bin/<name>.rs` is the function's binary (its
+//! wiring only). A handler takes its dependencies as arguments, so tests, make dev and the bench
+//! call it as Lambda does. Which route a handler serves and who may call it is
+//! `shared::http::routes`; what it may send to the table is `shared::permissions`.
+
+pub mod adjust_stock;
+pub mod cancel_lines;
+pub mod checkout;
+pub mod edit_cart;
+pub mod email_customers;
+pub mod expire_holds;
+pub mod get_cart;
+pub mod get_customer;
+pub mod get_order;
+pub mod get_order_items;
+pub mod get_product;
+pub mod list_customer_orders;
+pub mod list_orders_by_status;
+pub mod list_product_orders;
+pub mod list_products;
+pub mod list_refunds;
+pub mod list_returns;
+pub mod order_stats;
+pub mod pay_refunds;
+pub mod payment_webhook;
+pub mod place_order;
+pub mod publish_events;
+pub mod put_customer;
+pub mod put_product;
+pub mod receive_return;
+pub mod refund_order;
+pub mod request_return;
+pub mod ship_order;
+pub mod update_fulfilment;
+pub mod update_order_status;
+pub mod update_return;
+
+/// The whole `main` of a function whose handler needs only the store (most routes): the store
+/// built once per cold start, then every invocation served on one current-thread runtime.
+#[macro_export]
+macro_rules! serve_http_with_store {
+    ($handler:path) => {
+        #[tokio::main(flavor = "current_thread")]
+        async fn main() -> Result<(), shared::domain::error::BoxError> {
+            let store = shared::bootstrap::init().await?;
+            shared::bootstrap::serve_http(&store, $handler).await
+        }
+    };
+}

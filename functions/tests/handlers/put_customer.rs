@@ -1,0 +1,148 @@
+//! PUT /customers/{customerId} through API Gateway events, against its own engine.
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use local_engine::LOCAL_TABLE;
+use local_engine::testing::dispatch;
+use local_engine::testing::{TestApp, Who, all_items, from_event_file, header, parts, send_json};
+use serde_json::{Value, json};
+
+const ROUTE: &str = "PUT /customers/{customerId}";
+
+async fn put(app: &TestApp, id: &str, body: &str) -> (u16, Option<String>, String, Value) {
+    let req = send_json(
+        Who::Customer(id),
+        ROUTE,
+        &format!("/customers/{id}"),
+        &[],
+        body,
+    );
+    let response = dispatch(&app.store, req, functions::put_customer::handle).await;
+    let location = header(&response, "location");
+    let (status, ct, body) = parts(response);
+    (status, location, ct, body)
+}
+
+#[tokio::test]
+async fn a_new_customer_is_created_then_replaced() {
+    let app = TestApp::empty().await.expect("app");
+    app.requests.reset();
+    let (status, location, ct, body) = put(
+        &app,
+        "c7",
+        r#"{"name":"Gita Rao","email":"gita@example.com"}"#,
+    )
+    .await;
+    assert_eq!((status, ct.as_str()), (201, "application/json"));
+    assert_eq!(location.as_deref(), Some("/customers/c7"));
+    assert_eq!(
+        body,
+        json!({"customerId": "c7", "name": "Gita Rao", "email": "gita@example.com"})
+    );
+    assert_eq!(
+        app.requests.by_operation(),
+        [("UpdateItem".to_owned(), 1)].into()
+    );
+
+    let (status, location, _, body) = put(
+        &app,
+        "c7",
+        r#"{"name":"Gita Rao-Iyer","email":"gita@example.org"}"#,
+    )
+    .await;
+    assert_eq!((status, location), (200, None));
+    assert_eq!(body["name"], "Gita Rao-Iyer");
+
+    // Read back the way the source design does: the item in its shape.
+    let item = app
+        .engine
+        .client()
+        .get_item()
+        .table_name(LOCAL_TABLE)
+        .key("PK", AttributeValue::S("CUSTOMER#c7".into()))
+        .key("SK", AttributeValue::S("PROFILE".into()))
+        .send()
+        .await
+        .expect("get")
+        .item
+        .expect("profile");
+    assert_eq!(item["name"], AttributeValue::S("Gita Rao-Iyer".into()));
+    assert_eq!(item["email"], AttributeValue::S("gita@example.org".into()));
+}
+
+#[tokio::test]
+async fn replacing_keeps_what_else_the_profile_holds() {
+    let app = TestApp::seeded().await.expect("app");
+    app.engine
+        .client()
+        .update_item()
+        .table_name(LOCAL_TABLE)
+        .key("PK", AttributeValue::S("CUSTOMER#c1".into()))
+        .key("SK", AttributeValue::S("PROFILE".into()))
+        .update_expression("SET orderCount = :n")
+        .expression_attribute_values(":n", AttributeValue::N("3".into()))
+        .send()
+        .await
+        .expect("update");
+    let (status, _, _, _) = put(&app, "c1", r#"{"name":"Ana T.","email":"ana@example.com"}"#).await;
+    assert_eq!(status, 200);
+    let item = all_items(&app)
+        .await
+        .into_iter()
+        .find(|i| {
+            i["PK"] == AttributeValue::S("CUSTOMER#c1".into())
+                && i["SK"] == AttributeValue::S("PROFILE".into())
+        })
+        .expect("profile");
+    assert_eq!(item["orderCount"], AttributeValue::N("3".into()));
+    assert_eq!(item["name"], AttributeValue::S("Ana T.".into()));
+}
+
+#[tokio::test]
+async fn bad_profiles_are_400_and_write_nothing() {
+    let app = TestApp::seeded().await.expect("app");
+    let before = all_items(&app).await;
+    let long_name = format!(
+        r#"{{"name":"{}","email":"a@example.com"}}"#,
+        "n".repeat(201)
+    );
+    for (id, body) in [
+        ("c1", r#"{"name":"","email":"ana@example.com"}"#),
+        ("c1", long_name.as_str()),
+        // A terminal escape, and a right-to-left override that makes a name read as another.
+        (
+            "c1",
+            r#"{"name":"Ana\u001b]0;x\u0007","email":"ana@example.com"}"#,
+        ),
+        (
+            "c1",
+            r#"{"name":"Ana\u202eserroT","email":"ana@example.com"}"#,
+        ),
+        ("c1", r#"{"name":"Ana","email":"not-an-email"}"#),
+        ("c1", r#"{"name":"Ana","email":"ana@localhost"}"#),
+        ("c1", r#"{"name":"Ana"}"#),
+        (
+            "c1",
+            r#"{"name":"Ana","email":"ana@example.com","admin":true}"#,
+        ),
+        ("c1", r#"{"name":1,"email":"ana@example.com"}"#),
+        ("c1", "nope"),
+        ("c#1", r#"{"name":"Ana","email":"ana@example.com"}"#),
+    ] {
+        let (status, _, ct, problem) = put(&app, id, body).await;
+        assert_eq!(
+            (status, ct.as_str()),
+            (400, "application/problem+json"),
+            "{body:.60}: {problem}"
+        );
+    }
+    assert_eq!(all_items(&app).await, before);
+}
+
+#[tokio::test]
+async fn the_sample_event_is_answered() {
+    let app = TestApp::seeded().await.expect("app");
+    let req = from_event_file("../events/put-customer.json").expect("event");
+    let (status, _, body) = parts(dispatch(&app.store, req, functions::put_customer::handle).await);
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["customerId"], "c7");
+}
