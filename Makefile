@@ -36,7 +36,7 @@ help:
 	@echo "make readme-session  the README's first session against a fresh make dev, each output as shown (part of make test)"
 	@echo "make checkout-load  500 checkouts by 50 customers against make dev, every hold accounted for (part of make test)"
 	@echo "make lint    rustfmt, clippy, unused dependencies, README/docs links, as CI runs them"
-	@echo "make template  write template.yaml's generated part (one errors alarm per function) from its functions"
+	@echo "make template  write template.yaml's functions, their roles and alarms from their declarations (shared::permissions)"
 	@echo "make build   sam build (release binaries for Lambda, arm64 by default)"
 	@echo "make sam-local  every function under sam local invoke, every route under start-api (after make build)"
 	@echo "make deploy  sam build, then sam deploy (first time: sam deploy --guided)"

@@ -130,17 +130,55 @@ pub fn leading_keys(entity: Entity) -> String {
     }
 }
 
-/// One Lambda: its Cargo binary and every kind of request it sends.
-#[derive(Debug)]
+/// One Lambda, declared once: its Cargo binary, what it does, every kind of request it sends, and
+/// what template.yaml gives it beyond what is derived. `make template` writes its resource in
+/// template.yaml from this and from its routes in [`crate::http::routes::ROUTES`]: the name
+/// (`get-order` → `GetOrderFunction`), the build, the description, the HTTP API events, the
+/// least-privilege policy (or, with [`Sends::WriteLogs`], a role of its own and its log group),
+/// and its errors alarm.
+#[derive(Debug, Clone, Copy)]
 pub struct Function {
     /// The Cargo binary (template.yaml's `Metadata.BuildProperties.Binary`).
     pub binary: &'static str,
+    /// What it does, in a sentence (the function's `Description`).
+    pub description: &'static str,
     /// What it sends, beyond the warm-up read every function makes at init.
     pub sends: &'static [Sends],
+    /// Its properties in template.yaml beyond those derived, as YAML fragments, each one or more
+    /// properties written from the first column (a timeout, its environment, a trigger that
+    /// is not a route).
+    pub properties: &'static [&'static str],
+    /// The template's condition it is deployed under, if any (its role and alarm too).
+    pub condition: Option<&'static str>,
 }
 
-const fn function(binary: &'static str, sends: &'static [Sends]) -> Function {
-    Function { binary, sends }
+const fn function(
+    binary: &'static str,
+    description: &'static str,
+    sends: &'static [Sends],
+) -> Function {
+    Function {
+        binary,
+        description,
+        sends,
+        properties: &[],
+        condition: None,
+    }
+}
+
+impl Function {
+    /// With these properties in its resource, beyond the derived ones.
+    const fn deployed_with(self, properties: &'static [&'static str]) -> Self {
+        Function { properties, ..self }
+    }
+
+    /// Deployed only under the template's `condition`.
+    const fn on_condition(self, condition: &'static str) -> Self {
+        Function {
+            condition: Some(condition),
+            ..self
+        }
+    }
 }
 
 use Sends::{
@@ -167,13 +205,121 @@ const STOCK_BACK: Sends = UpdateItem(&[&product::STOCK_UPDATE]);
 /// The customer's place under the caps released.
 const RELEASE_PLACE: Sends = UpdateItem(&[&open_order_count::COUNT_UPDATE]);
 
+// What some functions have in template.yaml beyond what is derived (their resource's name, binary,
+// description, routes, policies and alarm): YAML fragments, each a property of the function as
+// template.yaml writes it, in one place however many functions share it.
+
+/// The payment provider's base URL and key (read from Secrets Manager once at init).
+const PROVIDER_KEY: &str = r#"Environment:
+  Variables:
+    PAYMENT_API_BASE: !Ref PaymentApiBase
+    PAYMENT_API_KEY_SECRET_ID: !Ref PaymentApiKeySecret
+    # sam local invoke only (local/sam-env.json sets it); empty in a deployed stack.
+    PAYMENT_API_KEY: """#;
+
+/// A run every minute: it stops reading before its deadline
+/// ([`crate::bootstrap::SCHEDULED_MARGIN`]), and a failed run is not retried (the next one
+/// starts from the table).
+const EVERY_MINUTE: &str = r#"# A run stops reading before its deadline (shared::bootstrap::SCHEDULED_MARGIN).
+Timeout: 55
+EventInvokeConfig:
+  MaximumRetryAttempts: 0"#;
+
+/// How both stream consumers take the table's stream: from its oldest record, 100 at a time, a
+/// batch's failures reported by position, bisected and retried, then given up to the consumer's
+/// failure queue (`DestinationConfig`, beside this in each consumer's event).
+macro_rules! stream_batches {
+    () => {
+        "      StartingPosition: TRIM_HORIZON
+      BatchSize: 100
+      FunctionResponseTypes:
+        - ReportBatchItemFailures
+      BisectBatchOnFunctionError: true
+      MaximumRetryAttempts: 10
+      # The stream keeps records 24 h; older ones could not be read anyway.
+      MaximumRecordAgeInSeconds: 86400"
+    };
+}
+
+/// order-stats' trigger: the order listings' changes.
+const ORDER_LISTINGS_STREAM: &str = concat!(
+    r#"Events:
+  Stream:
+    Type: DynamoDB
+    Properties:
+      Stream: !GetAtt AppTable.StreamArn
+      MaximumBatchingWindowInSeconds: 1
+      DestinationConfig:
+        OnFailure:
+          Type: SQS
+          Destination: !GetAtt OrderStatsFailureQueue.Arn
+      # Order listings only (SK ORDER#…): never the profile or the shares this function
+      # writes, headers, line items or idempotency records, so it cannot trigger itself.
+      # Removals too: a deleted order leaves the statistics.
+      FilterCriteria:
+        Filters:
+          - Pattern: '{"eventName": ["INSERT", "MODIFY", "REMOVE"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "ORDER#"}]}}}}'
+"#,
+    stream_batches!()
+);
+
+/// publish-events' trigger: the changes the store publishes.
+const EVENTFUL_STREAM: &str = concat!(
+    r#"Events:
+  Stream:
+    Type: DynamoDB
+    Properties:
+      Stream: !GetAtt AppTable.StreamArn
+      DestinationConfig:
+        OnFailure:
+          Type: SQS
+          Destination: !GetAtt PublishEventsFailureQueue.Arn
+      # Order headers, refunds and products only (shared::dynamo::events::EVENTFUL):
+      # never the listings, lines or anything this function could trigger itself with.
+      FilterCriteria:
+        Filters:
+          - Pattern: '{"eventName": ["INSERT", "MODIFY"], "dynamodb": {"Keys": {"SK": {"S": ["HEADER", "PRODUCT", "REFUND", {"prefix": "REFUND#"}, {"prefix": "FULFILMENT#"}, {"prefix": "CANCELLATION#"}, {"prefix": "RETURN#"}]}}}}'
+"#,
+    stream_batches!()
+);
+
+/// publish-events' bus, low-stock threshold and failure queue.
+const PUBLISHER: &str = r#"# A batch resends what the bus did not take while it has time (SCHEDULED_MARGIN short of this).
+Timeout: 60
+Environment:
+  Variables:
+    EVENT_BUS_NAME: !Ref StoreEventBus
+    LOW_STOCK_THRESHOLD: !Ref LowStockThreshold
+    FAILURE_QUEUE_URL: !Ref PublishEventsFailureQueue
+    AWS_ENDPOINT_URL_EVENTBRIDGE: !If [UseLocalEvents, !Ref LocalEventsEndpoint, !Ref AWS::NoValue]
+    AWS_ENDPOINT_URL_SQS: !If [UseLocalEvents, !Ref LocalEventsEndpoint, !Ref AWS::NoValue]"#;
+
+/// email-customers' sender, and its trigger: the email queue on the store's bus.
+const MAILER: &str = r#"Timeout: 15
+Environment:
+  Variables:
+    EMAIL_SENDER: !Ref EmailSender
+    AWS_ENDPOINT_URL_SESV2: !If [UseLocalEvents, !Ref LocalEventsEndpoint, !Ref AWS::NoValue]
+Events:
+  Queue:
+    Type: SQS
+    Properties:
+      Queue: !GetAtt CustomerEmailQueue.Arn
+      BatchSize: 10
+      FunctionResponseTypes:
+        - ReportBatchItemFailures"#;
+
 /// Every Lambda of the template, and what it sends.
 pub const FUNCTIONS: &[Function] = &[
-    function("get-customer", &[GetItem(Entity::Customer)]),
-    function("put-customer", &[UpdateItem(&[&customer::PROFILE_UPDATE])]),
-    function("list-customer-orders", &[Query(Entity::OrderListing)]),
+    function("get-customer",
+"Access pattern 1: a customer's profile (GetItem)", &[GetItem(Entity::Customer)]),
+    function("put-customer",
+"Creates or replaces a customer's profile (UpdateItem)", &[UpdateItem(&[&customer::PROFILE_UPDATE])]),
+    function("list-customer-orders",
+"Access pattern 2: a customer's orders, newest first (Query)", &[Query(Entity::OrderListing)]),
     function(
         "place-order",
+"Places an order in one TransactWriteItems, idempotently by Idempotency-Key",
         &[
             INPUT_CUSTOMER,
             INPUT_PRODUCTS,
@@ -186,9 +332,11 @@ pub const FUNCTIONS: &[Function] = &[
             PutItem(&idempotency::PUT),
         ],
     ),
-    function("get-cart", &[Query(Entity::CartLine)]),
+    function("get-cart",
+"Access pattern 9: a customer's cart (Query)", &[Query(Entity::CartLine)]),
     function(
         "edit-cart",
+"A customer's cart edited: a line held or removed, the cart emptied",
         &[
             Query(Entity::CartLine),
             GetItem(Entity::Product),
@@ -201,6 +349,7 @@ pub const FUNCTIONS: &[Function] = &[
     ),
     function(
         "checkout",
+"A customer's cart checked out: an order holding its stock while they pay (one transaction), and its PaymentIntent asked of the provider",
         &[
             Query(Entity::CartLine),
             INPUT_CUSTOMER,
@@ -220,9 +369,14 @@ pub const FUNCTIONS: &[Function] = &[
             UpdateItem(&[&order_header::PAYMENT_INTENT]),
             GetSecret("PaymentApiKeySecret"),
         ],
-    ),
+    )
+.deployed_with(&[
+"# DynamoDB's calls give up within 4 s, the provider's within ~6.3 s (3 attempts of 2 s).\nTimeout: 15",
+PROVIDER_KEY,
+]),
     function(
         "payment-webhook",
+"The payment provider's signed webhook: a hold paid (PENDING_PAYMENT to PLACED), or the payment recorded for refund",
         &[
             GetItem(Entity::OrderHeader),
             UpdateItem(order_header::PAID),
@@ -250,9 +404,15 @@ pub const FUNCTIONS: &[Function] = &[
             RELEASE_PLACE,
             GetSecret("PaymentWebhookSecret"),
         ],
-    ),
+    )
+.deployed_with(&[r#"Environment:
+  Variables:
+    PAYMENT_WEBHOOK_SECRET_ID: !Ref PaymentWebhookSecret
+    # sam local invoke only (local/sam-env.json sets it); empty in a deployed stack.
+    PAYMENT_WEBHOOK_SECRET: """#]),
     function(
         "expire-holds",
+"Holds ended on time: PENDING_PAYMENT orders past holdUntil become EXPIRED, their stock back, their PaymentIntents canceled (every minute)",
         &[
             QueryIndex(
                 Index::Gsi1,
@@ -265,13 +425,20 @@ pub const FUNCTIONS: &[Function] = &[
             RELEASE_PLACE,
             GetSecret("PaymentApiKeySecret"),
         ],
-    ),
+    )
+.deployed_with(&[
+PROVIDER_KEY,
+EVERY_MINUTE,
+"Events:\n  EveryMinute:\n    Type: Schedule\n    Properties:\n      Schedule: rate(1 minute)\n      Description: End the holds whose time is up",
+]),
     function(
         "list-refunds",
+"Access pattern 10: refunds in a status, oldest first (Query on GSI1)",
         &[QueryIndex(Index::Gsi1, IndexPartitions::Refunds)],
     ),
     function(
         "pay-refunds",
+"Refunds paid: each REQUESTED refund sent to the provider once, each PENDING one brought to where the provider has it (every minute)",
         &[
             QueryIndex(Index::Gsi1, IndexPartitions::Refunds),
             UpdateItem(&[&refund::CLAIM]),
@@ -282,9 +449,15 @@ pub const FUNCTIONS: &[Function] = &[
             UpdateItem(&[&line_item::BACK]),
             GetSecret("PaymentApiKeySecret"),
         ],
-    ),
+    )
+.deployed_with(&[
+PROVIDER_KEY,
+EVERY_MINUTE,
+"Events:\n  EveryMinute:\n    Type: Schedule\n    Properties:\n      Schedule: rate(1 minute)\n      Description: Pay the refunds due",
+]),
     function(
         "refund-order",
+"Staff refund part of a paid order: the refund recorded, drawn on the order's balance, its lines' stock back (one transaction)",
         &[
             Query(Entity::OrderHeader),
             // The balance; units that were to ship: the lines version, the status, what the
@@ -297,9 +470,11 @@ pub const FUNCTIONS: &[Function] = &[
             PutItem(&refund::PUT),
         ],
     ),
-    function("get-order", &[Query(Entity::OrderHeader)]),
+    function("get-order",
+"An order's header and line items, and its ledger (one Query on its partition)", &[Query(Entity::OrderHeader)]),
     function(
         "update-order-status",
+"Moves an order's status, header and listing in one TransactWriteItems",
         &[
             Query(Entity::OrderHeader),
             MOVE_HEADER,
@@ -317,6 +492,7 @@ pub const FUNCTIONS: &[Function] = &[
     ),
     function(
         "cancel-lines",
+"Staff cancel unshipped lines: the cancellation, the lines' counts, their stock back, a paid order's refund, the status as the lines make it (one transaction)",
         &[
             Query(Entity::OrderHeader),
             PutItem(&cancellation::PUT),
@@ -331,6 +507,7 @@ pub const FUNCTIONS: &[Function] = &[
     ),
     function(
         "ship-order",
+"Staff ship some of an order's lines in a fulfilment with its tracking: the fulfilment, the lines version and the status as the lines make it (one transaction)",
         &[
             Query(Entity::OrderHeader),
             PutItem(&fulfilment::PUT),
@@ -342,6 +519,7 @@ pub const FUNCTIONS: &[Function] = &[
     ),
     function(
         "update-fulfilment",
+"Staff move a fulfilment on or correct its tracking; a delivery moves the order's lines version and status with it (one transaction)",
         &[
             Query(Entity::OrderHeader),
             UpdateItem(&[&fulfilment::UPDATE]),
@@ -352,6 +530,7 @@ pub const FUNCTIONS: &[Function] = &[
     ),
     function(
         "request-return",
+"The order's customer asks to return delivered units within ReturnWindowDays: the return and the order's lines version (one transaction)",
         &[
             Query(Entity::OrderHeader),
             PutItem(&order_return::PUT),
@@ -361,6 +540,7 @@ pub const FUNCTIONS: &[Function] = &[
     ),
     function(
         "update-return",
+"Staff approve or decline a return; its customer cancels it before it is received",
         &[
             Query(Entity::OrderHeader),
             UpdateItem(&[&order_return::MOVE]),
@@ -368,6 +548,7 @@ pub const FUNCTIONS: &[Function] = &[
     ),
     function(
         "receive-return",
+"Staff record what arrived of a return: the return, the lines' counts, undamaged units' stock back, what arrived refunded (one transaction)",
         &[
             Query(Entity::OrderHeader),
             UpdateItem(&[&order_return::MOVE]),
@@ -381,15 +562,19 @@ pub const FUNCTIONS: &[Function] = &[
     ),
     function(
         "list-returns",
+"Access pattern 11: returns in a status, oldest first (Query on GSI1)",
         &[QueryIndex(Index::Gsi1, IndexPartitions::Returns)],
     ),
-    function("get-order-items", &[Query(Entity::LineItem)]),
+    function("get-order-items",
+"Access pattern 3: an order's line items (Query)", &[Query(Entity::LineItem)]),
     function(
         "list-orders-by-status",
+"Access pattern 4: orders with a status, oldest first (Query on GSI1)",
         &[QueryIndex(Index::Gsi1, IndexPartitions::AnyStatus)],
     ),
     function(
         "order-stats",
+"Keeps customers' orderCount, totalSpent and lastOrderAt from the table's stream",
         &[
             ReadStream,
             UpdateItem(&[&customer::STATS_UPDATE]),
@@ -398,9 +583,11 @@ pub const FUNCTIONS: &[Function] = &[
             SendMessage("OrderStatsFailureQueue"),
             WriteLogs("OrderStatsLogGroup"),
         ],
-    ),
+    )
+.deployed_with(&["Timeout: 30", ORDER_LISTINGS_STREAM]),
     function(
         "publish-events",
+"Publishes every committed change of an order, a refund or a product's stock to the store's bus",
         &[
             ReadStream,
             // An order placed: its lines, for the event.
@@ -410,9 +597,11 @@ pub const FUNCTIONS: &[Function] = &[
             SendMessage("PublishEventsFailureQueue"),
             WriteLogs("PublishEventsLogGroup"),
         ],
-    ),
+    )
+.deployed_with(&[PUBLISHER, EVENTFUL_STREAM]),
     function(
         "email-customers",
+"Emails customers about their orders placed and shipped and their refunds paid, once per event",
         &[
             ReadQueue("CustomerEmailQueue"),
             PutItem(&customer_email::CLAIM),
@@ -426,11 +615,16 @@ pub const FUNCTIONS: &[Function] = &[
             SendEmail,
             WriteLogs("EmailCustomersLogGroup"),
         ],
-    ),
-    function("get-product", &[GetItem(Entity::Product)]),
-    function("list-products", &[Query(Entity::CatalogEntry)]),
+    )
+.deployed_with(&[MAILER])
+.on_condition("SendsEmail"),
+    function("get-product",
+"A product, its price and stock (GetItem)", &[GetItem(Entity::Product)]),
+    function("list-products",
+"The catalog, one Query per page over its shards", &[Query(Entity::CatalogEntry)]),
     function(
         "put-product",
+"Creates or replaces a product and its catalog entry (staff)",
         &[
             GetItem(Entity::Product),
             UpdateItem(&[&product::REPLACE]),
@@ -439,6 +633,7 @@ pub const FUNCTIONS: &[Function] = &[
     ),
     function(
         "adjust-stock",
+"Adds to or takes from a product's stock, never below 0 (staff)",
         &[
             UpdateItem(&[&product::STOCK_UPDATE]),
             GetItem(Entity::Product),
@@ -446,6 +641,7 @@ pub const FUNCTIONS: &[Function] = &[
     ),
     function(
         "list-product-orders",
+"Access pattern 8: the orders that contain a product, newest first (Query on GSI2)",
         &[QueryIndex(Index::Gsi2, IndexPartitions::AnyProduct)],
     ),
 ];

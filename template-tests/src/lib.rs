@@ -3,6 +3,7 @@
 //! template as they read it.
 
 pub mod generated;
+pub mod needs;
 
 pub use local_engine::template::parse;
 

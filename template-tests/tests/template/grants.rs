@@ -3,10 +3,10 @@
 use std::collections::BTreeMap;
 
 use serde_yaml::Value;
-use shared::dynamo::query::Index;
 use shared::permissions::{self, Sends};
 use template_tests as template;
 use template_tests::functions;
+use template_tests::needs::{Needed, TABLE, needed};
 
 /// One granted action: what, on which resource, under which conditions (`operator key` to
 /// values, sorted).
@@ -116,112 +116,6 @@ fn the_warm_up_grant_reads_the_reserved_key_and_nothing_else() {
         seen += 1;
     }
     assert_eq!(seen, template_tests::functions(&template).count());
-}
-
-pub(crate) const TABLE: &str = "!GetAtt AppTable.Arn";
-const STREAM: &str = "!GetAtt AppTable.StreamArn";
-
-/// One grant a declared request needs: the action, the resource, the partitions
-/// (`dynamodb:LeadingKeys`, for the table and its indexes) and, for a write, the attributes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Needed {
-    pub(crate) action: &'static str,
-    pub(crate) resource: String,
-    pub(crate) leading_keys: Option<String>,
-    pub(crate) attributes: Option<Vec<String>>,
-    /// Conditions of other services' grants (`operator key` to values), as written.
-    pub(crate) conditions: BTreeMap<String, Vec<String>>,
-}
-
-/// The identities the email subscriber may send as: the sender's address, and its domain.
-const SES_IDENTITIES: &str =
-    "- !Sub arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/${EmailSender}
-- !Sub
-  - arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/${Domain}
-  - Domain: !Select
-    - 1
-    - !Split
-      - '@'
-      - !Ref EmailSender";
-
-/// The resource an index's grants name.
-pub(crate) fn index_arn(index: Index) -> String {
-    let name = match index {
-        Index::Table => return TABLE.to_owned(),
-        Index::Gsi1 => shared::dynamo::keys::GSI1,
-        Index::Gsi2 => shared::dynamo::keys::GSI2,
-    };
-    format!("!Sub ${{AppTable.Arn}}/index/{name}")
-}
-
-/// The grants one declared request needs, derived from the declaration alone.
-pub(crate) fn needed(sends: Sends) -> Vec<Needed> {
-    let on_table = |action, entity| Needed {
-        action,
-        resource: TABLE.to_owned(),
-        leading_keys: Some(permissions::leading_keys(entity)),
-        attributes: sends
-            .attributes()
-            .map(|names| names.into_iter().map(str::to_owned).collect()),
-        conditions: BTreeMap::new(),
-    };
-    let other = |action, resource: String| Needed {
-        action,
-        resource,
-        leading_keys: None,
-        attributes: None,
-        conditions: BTreeMap::new(),
-    };
-    match sends {
-        Sends::GetItem(e) => vec![on_table("dynamodb:GetItem", e)],
-        Sends::BatchGetItem(e) => vec![on_table("dynamodb:BatchGetItem", e)],
-        Sends::Query(e) => vec![on_table("dynamodb:Query", e)],
-        Sends::QueryIndex(index, partitions) => vec![Needed {
-            action: "dynamodb:Query",
-            resource: index_arn(index),
-            leading_keys: Some(partitions.leading_keys()),
-            attributes: None,
-            conditions: BTreeMap::new(),
-        }],
-        Sends::PutItem(spec) => vec![on_table("dynamodb:PutItem", spec.entity)],
-        Sends::DeleteItem(spec) => vec![on_table("dynamodb:DeleteItem", spec.entity)],
-        Sends::UpdateItem(_) => {
-            let entity = sends.entity().expect("an update names its entity");
-            vec![on_table("dynamodb:UpdateItem", entity)]
-        }
-        Sends::ReadStream => [
-            "dynamodb:DescribeStream",
-            "dynamodb:GetRecords",
-            "dynamodb:GetShardIterator",
-            "dynamodb:ListStreams",
-        ]
-        .into_iter()
-        .map(|action| other(action, STREAM.to_owned()))
-        .collect(),
-        Sends::GetSecret(id) => vec![other("secretsmanager:GetSecretValue", format!("!Ref {id}"))],
-        Sends::SendMessage(id) => vec![other("sqs:SendMessage", format!("!GetAtt {id}.Arn"))],
-        Sends::WriteLogs(id) => ["logs:CreateLogStream", "logs:PutLogEvents"]
-            .into_iter()
-            .map(|action| other(action, format!("!GetAtt {id}.Arn")))
-            .collect(),
-        Sends::PutEvents(id) => vec![other("events:PutEvents", format!("!GetAtt {id}.Arn"))],
-        Sends::ReadQueue(id) => [
-            "sqs:ReceiveMessage",
-            "sqs:DeleteMessage",
-            "sqs:GetQueueAttributes",
-        ]
-        .into_iter()
-        .map(|action| other(action, format!("!GetAtt {id}.Arn")))
-        .collect(),
-        // From the sender's address alone, under its identity or its domain's.
-        Sends::SendEmail => vec![Needed {
-            conditions: BTreeMap::from([(
-                "StringEquals ses:FromAddress".to_owned(),
-                vec!["!Ref EmailSender".to_owned()],
-            )]),
-            ..other("ses:SendEmail", SES_IDENTITIES.to_owned())
-        }],
-    }
 }
 
 /// Whether `grant` allows what `need` asks: the same action on the same resource, the

@@ -70,14 +70,14 @@ fn every_alarm_notifies_the_optional_topic_when_it_fires_and_when_it_clears() {
 }
 
 #[test]
-fn the_templates_generated_alarms_are_current() {
-    // Written by `make template` from the functions (template_tests::generated): a function
-    // added, renamed or made conditional without running it fails here, before CloudFormation.
+fn the_templates_generated_functions_roles_and_alarms_are_current() {
+    // Written by `make template` from the declarations (template_tests::generated): a function
+    // declared, changed or removed without running it fails here, before CloudFormation.
     let text = local_engine::template::TEMPLATE;
     let written = template_tests::generated::regenerate(text).expect("the generated part");
     assert!(
         written == text,
-        "template.yaml's generated alarms are not current: run `make template`"
+        "template.yaml's generated part is not current: run `make template`"
     );
 }
 
