@@ -35,6 +35,41 @@ pub mod update_fulfilment;
 pub mod update_order_status;
 pub mod update_return;
 
+/// Calls macro `$then` with every binary whose handler answers an HTTP request over the store
+/// alone (`"get-order" => functions::get_order::handle, ...`): make dev dispatches through it.
+/// A new route of that kind is its module above and its line here.
+#[macro_export]
+macro_rules! http_over_the_store {
+    ($then:ident) => {
+        $then! {
+            "get-customer" => $crate::get_customer::handle,
+            "list-customer-orders" => $crate::list_customer_orders::handle,
+            "get-order-items" => $crate::get_order_items::handle,
+            "list-orders-by-status" => $crate::list_orders_by_status::handle,
+            "put-customer" => $crate::put_customer::handle,
+            "place-order" => $crate::place_order::handle,
+            "get-order" => $crate::get_order::handle,
+            "update-order-status" => $crate::update_order_status::handle,
+            "get-product" => $crate::get_product::handle,
+            "list-products" => $crate::list_products::handle,
+            "put-product" => $crate::put_product::handle,
+            "adjust-stock" => $crate::adjust_stock::handle,
+            "list-product-orders" => $crate::list_product_orders::handle,
+            "get-cart" => $crate::get_cart::handle,
+            "edit-cart" => $crate::edit_cart::handle,
+            "list-refunds" => $crate::list_refunds::handle,
+            "refund-order" => $crate::refund_order::handle,
+            "ship-order" => $crate::ship_order::handle,
+            "cancel-lines" => $crate::cancel_lines::handle,
+            "update-fulfilment" => $crate::update_fulfilment::handle,
+            "request-return" => $crate::request_return::handle,
+            "update-return" => $crate::update_return::handle,
+            "receive-return" => $crate::receive_return::handle,
+            "list-returns" => $crate::list_returns::handle,
+        }
+    };
+}
+
 /// The whole `main` of a function whose handler needs only the store (most routes): the store
 /// built once per cold start, then every invocation served on one current-thread runtime.
 #[macro_export]

@@ -217,6 +217,34 @@ const PROVIDER_KEY: &str = r#"Environment:
     # sam local invoke only (local/sam-env.json sets it); empty in a deployed stack.
     PAYMENT_API_KEY: """#;
 
+/// checkout's time: DynamoDB's calls give up within 4 s, the provider's within ~6.3 s.
+const CHECKOUT_TIMEOUT: &str =
+    "# DynamoDB's calls give up within 4 s, the provider's within ~6.3 s (3 attempts of 2 s).
+Timeout: 15";
+
+/// The webhook's endpoint secret (read from Secrets Manager once at init).
+const WEBHOOK_SECRET: &str = r#"Environment:
+  Variables:
+    PAYMENT_WEBHOOK_SECRET_ID: !Ref PaymentWebhookSecret
+    # sam local invoke only (local/sam-env.json sets it); empty in a deployed stack.
+    PAYMENT_WEBHOOK_SECRET: """#;
+
+/// expire-holds' schedule.
+const END_HOLDS_SCHEDULE: &str = "Events:
+  EveryMinute:
+    Type: Schedule
+    Properties:
+      Schedule: rate(1 minute)
+      Description: End the holds whose time is up";
+
+/// pay-refunds' schedule.
+const PAY_REFUNDS_SCHEDULE: &str = "Events:
+  EveryMinute:
+    Type: Schedule
+    Properties:
+      Schedule: rate(1 minute)
+      Description: Pay the refunds due";
+
 /// A run every minute: it stops reading before its deadline
 /// ([`crate::bootstrap::SCHEDULED_MARGIN`]), and a failed run is not retried (the next one
 /// starts from the table).
@@ -311,15 +339,21 @@ Events:
 
 /// Every Lambda of the template, and what it sends.
 pub const FUNCTIONS: &[Function] = &[
-    function("get-customer",
-"Access pattern 1: a customer's profile (GetItem)", &[GetItem(Entity::Customer)]),
-    function("put-customer",
-"Creates or replaces a customer's profile (UpdateItem)", &[UpdateItem(&[&customer::PROFILE_UPDATE])]),
-    function("list-customer-orders",
-"Access pattern 2: a customer's orders, newest first (Query)", &[Query(Entity::OrderListing)]),
+    function(
+        "get-customer",
+        "Access pattern 1: a customer's profile (GetItem)",
+        &[GetItem(Entity::Customer)]),
+    function(
+        "put-customer",
+        "Creates or replaces a customer's profile (UpdateItem)",
+        &[UpdateItem(&[&customer::PROFILE_UPDATE])]),
+    function(
+        "list-customer-orders",
+        "Access pattern 2: a customer's orders, newest first (Query)",
+        &[Query(Entity::OrderListing)]),
     function(
         "place-order",
-"Places an order in one TransactWriteItems, idempotently by Idempotency-Key",
+        "Places an order in one TransactWriteItems, idempotently by Idempotency-Key",
         &[
             INPUT_CUSTOMER,
             INPUT_PRODUCTS,
@@ -332,11 +366,13 @@ pub const FUNCTIONS: &[Function] = &[
             PutItem(&idempotency::PUT),
         ],
     ),
-    function("get-cart",
-"Access pattern 9: a customer's cart (Query)", &[Query(Entity::CartLine)]),
+    function(
+        "get-cart",
+        "Access pattern 9: a customer's cart (Query)",
+        &[Query(Entity::CartLine)]),
     function(
         "edit-cart",
-"A customer's cart edited: a line held or removed, the cart emptied",
+        "A customer's cart edited: a line held or removed, the cart emptied",
         &[
             Query(Entity::CartLine),
             GetItem(Entity::Product),
@@ -349,7 +385,7 @@ pub const FUNCTIONS: &[Function] = &[
     ),
     function(
         "checkout",
-"A customer's cart checked out: an order holding its stock while they pay (one transaction), and its PaymentIntent asked of the provider",
+        "A customer's cart checked out: an order holding its stock while they pay (one transaction), and its PaymentIntent asked of the provider",
         &[
             Query(Entity::CartLine),
             INPUT_CUSTOMER,
@@ -370,13 +406,10 @@ pub const FUNCTIONS: &[Function] = &[
             GetSecret("PaymentApiKeySecret"),
         ],
     )
-.deployed_with(&[
-"# DynamoDB's calls give up within 4 s, the provider's within ~6.3 s (3 attempts of 2 s).\nTimeout: 15",
-PROVIDER_KEY,
-]),
+    .deployed_with(&[CHECKOUT_TIMEOUT, PROVIDER_KEY]),
     function(
         "payment-webhook",
-"The payment provider's signed webhook: a hold paid (PENDING_PAYMENT to PLACED), or the payment recorded for refund",
+        "The payment provider's signed webhook: a hold paid (PENDING_PAYMENT to PLACED), or the payment recorded for refund",
         &[
             GetItem(Entity::OrderHeader),
             UpdateItem(order_header::PAID),
@@ -405,14 +438,10 @@ PROVIDER_KEY,
             GetSecret("PaymentWebhookSecret"),
         ],
     )
-.deployed_with(&[r#"Environment:
-  Variables:
-    PAYMENT_WEBHOOK_SECRET_ID: !Ref PaymentWebhookSecret
-    # sam local invoke only (local/sam-env.json sets it); empty in a deployed stack.
-    PAYMENT_WEBHOOK_SECRET: """#]),
+    .deployed_with(&[WEBHOOK_SECRET]),
     function(
         "expire-holds",
-"Holds ended on time: PENDING_PAYMENT orders past holdUntil become EXPIRED, their stock back, their PaymentIntents canceled (every minute)",
+        "Holds ended on time: PENDING_PAYMENT orders past holdUntil become EXPIRED, their stock back, their PaymentIntents canceled (every minute)",
         &[
             QueryIndex(
                 Index::Gsi1,
@@ -426,19 +455,15 @@ PROVIDER_KEY,
             GetSecret("PaymentApiKeySecret"),
         ],
     )
-.deployed_with(&[
-PROVIDER_KEY,
-EVERY_MINUTE,
-"Events:\n  EveryMinute:\n    Type: Schedule\n    Properties:\n      Schedule: rate(1 minute)\n      Description: End the holds whose time is up",
-]),
+    .deployed_with(&[PROVIDER_KEY, EVERY_MINUTE, END_HOLDS_SCHEDULE]),
     function(
         "list-refunds",
-"Access pattern 10: refunds in a status, oldest first (Query on GSI1)",
+        "Access pattern 10: refunds in a status, oldest first (Query on GSI1)",
         &[QueryIndex(Index::Gsi1, IndexPartitions::Refunds)],
     ),
     function(
         "pay-refunds",
-"Refunds paid: each REQUESTED refund sent to the provider once, each PENDING one brought to where the provider has it (every minute)",
+        "Refunds paid: each REQUESTED refund sent to the provider once, each PENDING one brought to where the provider has it (every minute)",
         &[
             QueryIndex(Index::Gsi1, IndexPartitions::Refunds),
             UpdateItem(&[&refund::CLAIM]),
@@ -450,14 +475,10 @@ EVERY_MINUTE,
             GetSecret("PaymentApiKeySecret"),
         ],
     )
-.deployed_with(&[
-PROVIDER_KEY,
-EVERY_MINUTE,
-"Events:\n  EveryMinute:\n    Type: Schedule\n    Properties:\n      Schedule: rate(1 minute)\n      Description: Pay the refunds due",
-]),
+    .deployed_with(&[PROVIDER_KEY, EVERY_MINUTE, PAY_REFUNDS_SCHEDULE]),
     function(
         "refund-order",
-"Staff refund part of a paid order: the refund recorded, drawn on the order's balance, its lines' stock back (one transaction)",
+        "Staff refund part of a paid order: the refund recorded, drawn on the order's balance, its lines' stock back (one transaction)",
         &[
             Query(Entity::OrderHeader),
             // The balance; units that were to ship: the lines version, the status, what the
@@ -470,11 +491,13 @@ EVERY_MINUTE,
             PutItem(&refund::PUT),
         ],
     ),
-    function("get-order",
-"An order's header and line items, and its ledger (one Query on its partition)", &[Query(Entity::OrderHeader)]),
+    function(
+        "get-order",
+        "An order's header and line items, and its ledger (one Query on its partition)",
+        &[Query(Entity::OrderHeader)]),
     function(
         "update-order-status",
-"Moves an order's status, header and listing in one TransactWriteItems",
+        "Moves an order's status, header and listing in one TransactWriteItems",
         &[
             Query(Entity::OrderHeader),
             MOVE_HEADER,
@@ -492,7 +515,7 @@ EVERY_MINUTE,
     ),
     function(
         "cancel-lines",
-"Staff cancel unshipped lines: the cancellation, the lines' counts, their stock back, a paid order's refund, the status as the lines make it (one transaction)",
+        "Staff cancel unshipped lines: the cancellation, the lines' counts, their stock back, a paid order's refund, the status as the lines make it (one transaction)",
         &[
             Query(Entity::OrderHeader),
             PutItem(&cancellation::PUT),
@@ -507,7 +530,7 @@ EVERY_MINUTE,
     ),
     function(
         "ship-order",
-"Staff ship some of an order's lines in a fulfilment with its tracking: the fulfilment, the lines version and the status as the lines make it (one transaction)",
+        "Staff ship some of an order's lines in a fulfilment with its tracking: the fulfilment, the lines version and the status as the lines make it (one transaction)",
         &[
             Query(Entity::OrderHeader),
             PutItem(&fulfilment::PUT),
@@ -519,7 +542,7 @@ EVERY_MINUTE,
     ),
     function(
         "update-fulfilment",
-"Staff move a fulfilment on or correct its tracking; a delivery moves the order's lines version and status with it (one transaction)",
+        "Staff move a fulfilment on or correct its tracking; a delivery moves the order's lines version and status with it (one transaction)",
         &[
             Query(Entity::OrderHeader),
             UpdateItem(&[&fulfilment::UPDATE]),
@@ -530,7 +553,7 @@ EVERY_MINUTE,
     ),
     function(
         "request-return",
-"The order's customer asks to return delivered units within ReturnWindowDays: the return and the order's lines version (one transaction)",
+        "The order's customer asks to return delivered units within ReturnWindowDays: the return and the order's lines version (one transaction)",
         &[
             Query(Entity::OrderHeader),
             PutItem(&order_return::PUT),
@@ -540,7 +563,7 @@ EVERY_MINUTE,
     ),
     function(
         "update-return",
-"Staff approve or decline a return; its customer cancels it before it is received",
+        "Staff approve or decline a return; its customer cancels it before it is received",
         &[
             Query(Entity::OrderHeader),
             UpdateItem(&[&order_return::MOVE]),
@@ -548,7 +571,7 @@ EVERY_MINUTE,
     ),
     function(
         "receive-return",
-"Staff record what arrived of a return: the return, the lines' counts, undamaged units' stock back, what arrived refunded (one transaction)",
+        "Staff record what arrived of a return: the return, the lines' counts, undamaged units' stock back, what arrived refunded (one transaction)",
         &[
             Query(Entity::OrderHeader),
             UpdateItem(&[&order_return::MOVE]),
@@ -562,19 +585,21 @@ EVERY_MINUTE,
     ),
     function(
         "list-returns",
-"Access pattern 11: returns in a status, oldest first (Query on GSI1)",
+        "Access pattern 11: returns in a status, oldest first (Query on GSI1)",
         &[QueryIndex(Index::Gsi1, IndexPartitions::Returns)],
     ),
-    function("get-order-items",
-"Access pattern 3: an order's line items (Query)", &[Query(Entity::LineItem)]),
+    function(
+        "get-order-items",
+        "Access pattern 3: an order's line items (Query)",
+        &[Query(Entity::LineItem)]),
     function(
         "list-orders-by-status",
-"Access pattern 4: orders with a status, oldest first (Query on GSI1)",
+        "Access pattern 4: orders with a status, oldest first (Query on GSI1)",
         &[QueryIndex(Index::Gsi1, IndexPartitions::AnyStatus)],
     ),
     function(
         "order-stats",
-"Keeps customers' orderCount, totalSpent and lastOrderAt from the table's stream",
+        "Keeps customers' orderCount, totalSpent and lastOrderAt from the table's stream",
         &[
             ReadStream,
             UpdateItem(&[&customer::STATS_UPDATE]),
@@ -584,10 +609,10 @@ EVERY_MINUTE,
             WriteLogs("OrderStatsLogGroup"),
         ],
     )
-.deployed_with(&["Timeout: 30", ORDER_LISTINGS_STREAM]),
+    .deployed_with(&["Timeout: 30", ORDER_LISTINGS_STREAM]),
     function(
         "publish-events",
-"Publishes every committed change of an order, a refund or a product's stock to the store's bus",
+        "Publishes every committed change of an order, a refund or a product's stock to the store's bus",
         &[
             ReadStream,
             // An order placed: its lines, for the event.
@@ -598,10 +623,10 @@ EVERY_MINUTE,
             WriteLogs("PublishEventsLogGroup"),
         ],
     )
-.deployed_with(&[PUBLISHER, EVENTFUL_STREAM]),
+    .deployed_with(&[PUBLISHER, EVENTFUL_STREAM]),
     function(
         "email-customers",
-"Emails customers about their orders placed and shipped and their refunds paid, once per event",
+        "Emails customers about their orders placed and shipped and their refunds paid, once per event",
         &[
             ReadQueue("CustomerEmailQueue"),
             PutItem(&customer_email::CLAIM),
@@ -616,15 +641,19 @@ EVERY_MINUTE,
             WriteLogs("EmailCustomersLogGroup"),
         ],
     )
-.deployed_with(&[MAILER])
-.on_condition("SendsEmail"),
-    function("get-product",
-"A product, its price and stock (GetItem)", &[GetItem(Entity::Product)]),
-    function("list-products",
-"The catalog, one Query per page over its shards", &[Query(Entity::CatalogEntry)]),
+    .deployed_with(&[MAILER])
+    .on_condition("SendsEmail"),
+    function(
+        "get-product",
+        "A product, its price and stock (GetItem)",
+        &[GetItem(Entity::Product)]),
+    function(
+        "list-products",
+        "The catalog, one Query per page over its shards",
+        &[Query(Entity::CatalogEntry)]),
     function(
         "put-product",
-"Creates or replaces a product and its catalog entry (staff)",
+        "Creates or replaces a product and its catalog entry (staff)",
         &[
             GetItem(Entity::Product),
             UpdateItem(&[&product::REPLACE]),
@@ -633,7 +662,7 @@ EVERY_MINUTE,
     ),
     function(
         "adjust-stock",
-"Adds to or takes from a product's stock, never below 0 (staff)",
+        "Adds to or takes from a product's stock, never below 0 (staff)",
         &[
             UpdateItem(&[&product::STOCK_UPDATE]),
             GetItem(Entity::Product),
@@ -641,7 +670,7 @@ EVERY_MINUTE,
     ),
     function(
         "list-product-orders",
-"Access pattern 8: the orders that contain a product, newest first (Query on GSI2)",
+        "Access pattern 8: the orders that contain a product, newest first (Query on GSI2)",
         &[QueryIndex(Index::Gsi2, IndexPartitions::AnyProduct)],
     ),
 ];

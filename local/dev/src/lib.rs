@@ -16,8 +16,9 @@ use shared::Store;
 use shared::http::serve::dispatch;
 use shared::http::signature::WebhookSecrets;
 
-/// Each Cargo binary (template.yaml's `Metadata.BuildProperties.Binary`) and its handler,
-/// named once: [`BINARIES`] and [`invoke`] are made from this list.
+/// [`BINARIES`] and [`invoke`], made from the functions crate's list of each Cargo binary
+/// (template.yaml's `Metadata.BuildProperties.Binary`) whose handler needs only the store
+/// (`functions::http_over_the_store!`), and the two that need more.
 macro_rules! handlers {
     ($($binary:literal => $handler:path),* $(,)?) => {
         /// The binaries [`invoke`] can run.
@@ -102,32 +103,7 @@ impl Services {
 const WEBHOOK: &str = "payment-webhook";
 const CHECKOUT: &str = "checkout";
 
-handlers! {
-    "get-customer" => functions::get_customer::handle,
-    "list-customer-orders" => functions::list_customer_orders::handle,
-    "get-order-items" => functions::get_order_items::handle,
-    "list-orders-by-status" => functions::list_orders_by_status::handle,
-    "put-customer" => functions::put_customer::handle,
-    "place-order" => functions::place_order::handle,
-    "get-order" => functions::get_order::handle,
-    "update-order-status" => functions::update_order_status::handle,
-    "get-product" => functions::get_product::handle,
-    "list-products" => functions::list_products::handle,
-    "put-product" => functions::put_product::handle,
-    "adjust-stock" => functions::adjust_stock::handle,
-    "list-product-orders" => functions::list_product_orders::handle,
-    "get-cart" => functions::get_cart::handle,
-    "edit-cart" => functions::edit_cart::handle,
-    "list-refunds" => functions::list_refunds::handle,
-    "refund-order" => functions::refund_order::handle,
-    "ship-order" => functions::ship_order::handle,
-    "cancel-lines" => functions::cancel_lines::handle,
-    "update-fulfilment" => functions::update_fulfilment::handle,
-    "request-return" => functions::request_return::handle,
-    "update-return" => functions::update_return::handle,
-    "receive-return" => functions::receive_return::handle,
-    "list-returns" => functions::list_returns::handle,
-}
+functions::http_over_the_store!(handlers);
 
 /// Runs `work` as make dev runs `binary`: each request held to its declaration, one outside it
 /// refused as IAM would refuse it, and logged.
