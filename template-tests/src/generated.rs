@@ -112,13 +112,16 @@ fn ordered(mut attributes: Vec<String>) -> Vec<String> {
     attributes
 }
 
+/// Where a grant on the table or an index applies: the action, the resource, the partitions.
+type Partition = (&'static str, String, String);
+
 /// The statements that grant exactly what `sends` needs: on the table and its indexes, one per
 /// action and set of attributes, naming every partition that set is written (or read) in; on
 /// other services, one per resource and condition, with every action it needs.
 fn statements(sends: &[Sends]) -> Vec<Statement> {
     let needs: Vec<Needed> = sends.iter().flat_map(|s| needed(*s)).collect();
     // Each partition's attributes, per action and resource, in the order first declared.
-    let mut by_key: Vec<((&str, String, String), Option<Vec<String>>)> = Vec::new();
+    let mut by_key: Vec<(Partition, Option<Vec<String>>)> = Vec::new();
     let mut out: Vec<Statement> = Vec::new();
     for need in &needs {
         match &need.leading_keys {
@@ -212,7 +215,7 @@ fn function_resources(function: &Function) -> Result<String, String> {
         .collect();
     let own = function.properties.join("\n");
     let own_events = own.lines().any(|line| line.starts_with("Events:"));
-    if routes.is_empty() == !own_events {
+    if routes.is_empty() != own_events {
         return Err(format!(
             "{}: a function is triggered by its routes (shared::http::routes::ROUTES) or by the \
              Events its declaration writes, one of the two",
