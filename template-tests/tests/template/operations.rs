@@ -207,3 +207,24 @@ fn the_dashboard_shows_only_metrics_the_functions_emit() {
         );
     }
 }
+
+#[test]
+fn every_binary_of_the_functions_crate_is_declared_and_every_declaration_is_built() {
+    // A binary without a declaration would never be deployed (its resource is written from
+    // it), and a declaration without a binary would deploy a function SAM cannot build.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../functions/src/bin");
+    let mut built: Vec<String> = std::fs::read_dir(dir)
+        .expect("functions/src/bin")
+        .filter_map(|entry| {
+            let name = entry.ok()?.file_name().into_string().ok()?;
+            name.strip_suffix(".rs").map(str::to_owned)
+        })
+        .collect();
+    built.sort();
+    let mut declared: Vec<String> = shared::permissions::FUNCTIONS
+        .iter()
+        .map(|f| f.binary.to_owned())
+        .collect();
+    declared.sort();
+    assert_eq!(built, declared);
+}
