@@ -20,7 +20,9 @@
 //! - `required`: the item must have it (a source-design attribute, say);
 //! - `default`: absent reads as the type's default (a count the stream keeps, 0 until it does);
 //! - `optional`: the field is an `Option`, absent reads as `None`; the update that replaces the
-//!   record REMOVEs it when it is `None`.
+//!   record REMOVEs it when it is `None`;
+//! - `empty`: the field is a collection, absent reads as empty; an empty one is not written, and
+//!   the update that replaces the record REMOVEs it (what arrived of a return, before it did).
 //!
 //! ```
 //! use shared::dynamo::codec::Item;
@@ -56,6 +58,8 @@ pub enum Absent {
     Default,
     /// Absent reads as `None`.
     Optional,
+    /// Absent reads as empty, and an empty value is not written.
+    Empty,
 }
 
 /// One stored attribute of a record, as its table declares it.
@@ -93,7 +97,8 @@ macro_rules! record {
         impl $record {
             /// Every attribute the record stores, in its table's order.
             pub const NAMES: &'static [&'static str] = &[$($attr.name),*];
-            /// Those a reader may find absent and the replacing update removes (`optional`).
+            /// Those a reader may find absent and the replacing update removes (`optional`,
+            /// `empty`).
             pub const OPTIONAL: &'static [&'static str] =
                 $crate::record!(@optional [] $($attr $absent)*);
             /// The table itself.
@@ -152,9 +157,13 @@ macro_rules! record {
     (@absent required) => { $crate::dynamo::record::Absent::Required };
     (@absent default) => { $crate::dynamo::record::Absent::Default };
     (@absent optional) => { $crate::dynamo::record::Absent::Optional };
+    (@absent empty) => { $crate::dynamo::record::Absent::Empty };
 
     (@optional [$($acc:expr),*]) => { &[$($acc),*] };
     (@optional [$($acc:expr),*] $attr:ident optional $($rest:tt)*) => {
+        $crate::record!(@optional [$($acc,)* $attr.name] $($rest)*)
+    };
+    (@optional [$($acc:expr),*] $attr:ident empty $($rest:tt)*) => {
         $crate::record!(@optional [$($acc,)* $attr.name] $($rest)*)
     };
     (@optional [$($acc:expr),*] $attr:ident $other:ident $($rest:tt)*) => {
@@ -164,18 +173,30 @@ macro_rules! record {
     (@put optional, $attr:ident, $item:ident, $value:expr) => {
         $attr.put_optional($item, $value.as_ref())
     };
+    (@put empty, $attr:ident, $item:ident, $value:expr) => {
+        if !$value.is_empty() {
+            $attr.put($item, &$value)
+        }
+    };
     (@put $absent:ident, $attr:ident, $item:ident, $value:expr) => {
         $attr.put($item, &$value)
     };
 
     (@take required, $attr:ident, $item:ident) => { $attr.take($item)? };
     (@take default, $attr:ident, $item:ident) => { $attr.take_optional($item)?.unwrap_or_default() };
+    (@take empty, $attr:ident, $item:ident) => { $attr.take_optional($item)?.unwrap_or_default() };
     (@take optional, $attr:ident, $item:ident) => { $attr.take_optional($item)? };
 
     (@set optional, $attr:ident, $change:ident, $value:expr) => {
         match &$value {
             Some(value) => $change.set(&$attr, value),
             None => $change.remove(&$attr),
+        }
+    };
+    (@set empty, $attr:ident, $change:ident, $value:expr) => {
+        match $value.is_empty() {
+            false => $change.set(&$attr, &$value),
+            true => $change.remove(&$attr),
         }
     };
     (@set $absent:ident, $attr:ident, $change:ident, $value:expr) => {

@@ -12,20 +12,27 @@ use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, PK, SK, primary_key};
 use crate::dynamo::entities::line_item;
 use crate::dynamo::keys::{self, CANCELLATION_PREFIX, Entity, MalformedKey, malformed};
+use crate::dynamo::record::record;
 use crate::dynamo::update::PutSpec;
 
 /// The order's customer: whom its event is about.
 pub const CUSTOMER_ID: Attr<CustomerId> = Attr::new("customerId");
-/// The units cancelled: a map of SKU to quantity.
-pub const LINES: Attr<Vec<LineQuantity>> = Attr::new("lines");
-/// Why, in staff's words.
-pub const REASON: Attr<String> = Attr::new("reason");
-/// Staff's note, for staff.
-pub const NOTE: Attr<String> = Attr::new("note");
-/// The refund it requested.
-pub const REFUND_ID: Attr<RefundId> = Attr::new("refundId");
-/// When.
-pub const CANCELLED_AT: Attr<Timestamp> = Attr::new("cancelledAt");
+record! {
+    /// What a cancellation's item stores of it.
+    pub Record stores Cancellation beside (cancellation_id: CancellationId) {
+        /// The units cancelled: a map of SKU to quantity.
+        lines: Vec<LineQuantity> = LINES "lines", required, store;
+        /// Why, in staff's words.
+        reason: String = REASON "reason", required, store;
+        /// Staff's note, for staff.
+        note: String = NOTE "note", optional, store;
+        /// The refund it requested.
+        refund_id: RefundId = REFUND_ID "refundId", optional, store;
+        /// When.
+        cancelled_at: Timestamp = CANCELLED_AT "cancelledAt", required, store;
+    }
+}
+
 /// Its events: 1, its recording.
 pub const EVENT_SEQUENCE: Attr<u64> = Attr::new("eventSequence");
 
@@ -66,11 +73,7 @@ pub fn key(order: &OrderId, cancellation: &CancellationId) -> Item {
 pub fn to_item(order: &OrderId, customer: &CustomerId, cancellation: &Cancellation) -> Item {
     let mut item = key(order, &cancellation.cancellation_id);
     CUSTOMER_ID.put(&mut item, customer);
-    LINES.put(&mut item, &cancellation.lines);
-    REASON.put(&mut item, &cancellation.reason);
-    NOTE.put_optional(&mut item, cancellation.note.as_ref());
-    REFUND_ID.put_optional(&mut item, cancellation.refund_id.as_ref());
-    CANCELLED_AT.put(&mut item, &cancellation.cancelled_at);
+    Record::write(&mut item, cancellation);
     EVENT_SEQUENCE.put(&mut item, &1);
     item
 }
@@ -80,18 +83,7 @@ pub fn from_item(mut item: Item) -> Result<(OrderId, CustomerId, Cancellation), 
     let order = line_item::parse_pk(&PK.take(&mut item)?)?;
     let cancellation_id = parse_sk(&SK.take(&mut item)?)?;
     let customer = CUSTOMER_ID.take(&mut item)?;
-    Ok((
-        order,
-        customer,
-        Cancellation {
-            cancellation_id,
-            lines: LINES.take(&mut item)?,
-            reason: REASON.take(&mut item)?,
-            note: NOTE.take_optional(&mut item)?,
-            refund_id: REFUND_ID.take_optional(&mut item)?,
-            cancelled_at: CANCELLED_AT.take(&mut item)?,
-        },
-    ))
+    Ok((order, customer, Record::read(&mut item, cancellation_id)?))
 }
 
 /// How many events a cancellation's record has given ([`EVENT_SEQUENCE`]).

@@ -4,37 +4,49 @@
 //! Its record counts its events (`eventSequence`): every change of it moves the counter on, on
 //! the condition that it is still the one read, so of two racing changes one is made.
 
-use crate::domain::fulfilment::{Fulfilment, FulfilmentStatus, TrackingChange};
+use crate::domain::fulfilment::{Fulfilment, FulfilmentStatus, Tracking, TrackingChange};
 use crate::domain::ids::{CustomerId, FulfilmentId, OrderId};
 use crate::domain::order::LineQuantity;
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, PK, SK, primary_key};
 use crate::dynamo::entities::line_item;
 use crate::dynamo::keys::{self, Entity, FULFILMENT_PREFIX, MalformedKey, malformed};
+use crate::dynamo::record::record;
 use crate::dynamo::update::{Change, PutSpec, UpdateSpec};
 
 /// The order's customer: whom its events and emails are about.
 pub const CUSTOMER_ID: Attr<CustomerId> = Attr::new("customerId");
-/// Where it is.
-pub const STATUS: Attr<FulfilmentStatus> = Attr::new("status");
-/// What it carries: a map of SKU to quantity.
-pub const LINES: Attr<Vec<LineQuantity>> = Attr::new("lines");
-/// The carrier.
-pub const CARRIER: Attr<String> = Attr::new("carrier");
-/// The carrier's number for it.
-pub const TRACKING_NUMBER: Attr<String> = Attr::new("trackingNumber");
-/// Where the customer follows it.
-pub const TRACKING_URL: Attr<String> = Attr::new("trackingUrl");
-/// When it was shipped.
-pub const SHIPPED_AT: Attr<Timestamp> = Attr::new("shippedAt");
-/// When it was delivered.
-pub const DELIVERED_AT: Attr<Timestamp> = Attr::new("deliveredAt");
-/// When its status or tracking last changed.
-pub const UPDATED_AT: Attr<Timestamp> = Attr::new("updatedAt");
-/// The tracking corrections replaced, oldest first.
-pub const HISTORY: Attr<Vec<TrackingChange>> = Attr::new("history");
-/// How many events it has given: 1 when shipped, one more per change.
-pub const EVENT_SEQUENCE: Attr<u64> = Attr::new("eventSequence");
+record! {
+    /// What a fulfilment's item stores of it, its tracking beside ([`TrackingRecord`]).
+    pub Record stores Fulfilment beside (fulfilment_id: FulfilmentId, tracking: Tracking) {
+        /// Where it is.
+        status: FulfilmentStatus = STATUS "status", required, store;
+        /// What it carries: a map of SKU to quantity.
+        lines: Vec<LineQuantity> = LINES "lines", required, store;
+        /// When it was shipped.
+        shipped_at: Timestamp = SHIPPED_AT "shippedAt", required, store;
+        /// When it was delivered.
+        delivered_at: Timestamp = DELIVERED_AT "deliveredAt", optional, store;
+        /// When its status or tracking last changed.
+        updated_at: Timestamp = UPDATED_AT "updatedAt", required, store;
+        /// The tracking corrections replaced, oldest first.
+        history: Vec<TrackingChange> = HISTORY "history", empty, store;
+        /// How many events it has given: 1 when shipped, one more per change.
+        event_sequence: u64 = EVENT_SEQUENCE "eventSequence", default, store;
+    }
+}
+
+record! {
+    /// What a fulfilment's item stores of its tracking, each part absent until given.
+    pub TrackingRecord stores Tracking beside () {
+        /// The carrier.
+        carrier: String = CARRIER "carrier", optional, store;
+        /// The carrier's number for it.
+        tracking_number: String = TRACKING_NUMBER "trackingNumber", optional, store;
+        /// Where the customer follows it.
+        tracking_url: String = TRACKING_URL "trackingUrl", optional, store;
+    }
+}
 
 /// What shipping puts: the record whole.
 pub const PUT: PutSpec = PutSpec {
@@ -93,18 +105,8 @@ pub fn key(order: &OrderId, fulfilment: &FulfilmentId) -> Item {
 pub fn to_item(order: &OrderId, customer: &CustomerId, fulfilment: &Fulfilment) -> Item {
     let mut item = key(order, &fulfilment.fulfilment_id);
     CUSTOMER_ID.put(&mut item, customer);
-    STATUS.put(&mut item, &fulfilment.status);
-    LINES.put(&mut item, &fulfilment.lines);
-    CARRIER.put_optional(&mut item, fulfilment.tracking.carrier.as_ref());
-    TRACKING_NUMBER.put_optional(&mut item, fulfilment.tracking.tracking_number.as_ref());
-    TRACKING_URL.put_optional(&mut item, fulfilment.tracking.tracking_url.as_ref());
-    SHIPPED_AT.put(&mut item, &fulfilment.shipped_at);
-    DELIVERED_AT.put_optional(&mut item, fulfilment.delivered_at.as_ref());
-    if !fulfilment.history.is_empty() {
-        HISTORY.put(&mut item, &fulfilment.history);
-    }
-    UPDATED_AT.put(&mut item, &fulfilment.updated_at);
-    EVENT_SEQUENCE.put(&mut item, &fulfilment.event_sequence);
+    Record::write(&mut item, fulfilment);
+    TrackingRecord::write(&mut item, &fulfilment.tracking);
     item
 }
 
@@ -118,16 +120,7 @@ pub fn update(table: &str, order: &OrderId, read: &Fulfilment, next: &Fulfilment
         .set(&UPDATED_AT, &next.updated_at)
         .set(&EVENT_SEQUENCE, &next.event_sequence)
         .counter_still(&EVENT_SEQUENCE, read.event_sequence);
-    for (attr, value) in [
-        (&CARRIER, &next.tracking.carrier),
-        (&TRACKING_NUMBER, &next.tracking.tracking_number),
-        (&TRACKING_URL, &next.tracking.tracking_url),
-    ] {
-        change = match value {
-            Some(value) => change.set(attr, value),
-            None => change.remove(attr),
-        };
-    }
+    change = TrackingRecord::replace(change, &next.tracking);
     if let Some(at) = &next.delivered_at {
         change = change.set(&DELIVERED_AT, at);
     }
@@ -142,21 +135,8 @@ pub fn from_item(mut item: Item) -> Result<(OrderId, CustomerId, Fulfilment), Ba
     let order = line_item::parse_pk(&PK.take(&mut item)?)?;
     let fulfilment_id = parse_sk(&SK.take(&mut item)?)?;
     let customer = CUSTOMER_ID.take(&mut item)?;
-    let fulfilment = Fulfilment {
-        fulfilment_id,
-        status: STATUS.take(&mut item)?,
-        lines: LINES.take(&mut item)?,
-        tracking: crate::domain::fulfilment::Tracking {
-            carrier: CARRIER.take_optional(&mut item)?,
-            tracking_number: TRACKING_NUMBER.take_optional(&mut item)?,
-            tracking_url: TRACKING_URL.take_optional(&mut item)?,
-        },
-        shipped_at: SHIPPED_AT.take(&mut item)?,
-        delivered_at: DELIVERED_AT.take_optional(&mut item)?,
-        updated_at: UPDATED_AT.take(&mut item)?,
-        history: HISTORY.take_optional(&mut item)?.unwrap_or_default(),
-        event_sequence: EVENT_SEQUENCE.take_optional(&mut item)?.unwrap_or(0),
-    };
+    let tracking = TrackingRecord::read(&mut item)?;
+    let fulfilment = Record::read(&mut item, fulfilment_id, tracking)?;
     Ok((order, customer, fulfilment))
 }
 
@@ -168,7 +148,7 @@ pub fn event_sequence(item: &Item) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::fulfilment::{FulfilmentUpdate, Tracking};
+    use crate::domain::fulfilment::FulfilmentUpdate;
     use crate::domain::ids::Sku;
     use crate::dynamo::entities::test_support::{c1, o100, pairs, shape};
 

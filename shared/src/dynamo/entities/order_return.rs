@@ -14,6 +14,7 @@ use crate::dynamo::entities::line_item;
 use crate::dynamo::keys::{
     self, Entity, MalformedKey, RETURN_PREFIX, RETURNS_GSI1_PREFIX, malformed,
 };
+use crate::dynamo::record::record;
 use crate::dynamo::update::{Change, PutSpec, UpdateSpec};
 
 /// The order's customer: who may see and cancel it, and whom its events are about.
@@ -22,24 +23,30 @@ pub const CUSTOMER_ID: Attr<CustomerId> = Attr::new("customerId");
 pub const ORDER_ID: Attr<OrderId> = Attr::new("orderId");
 /// Its return ID (beside the key, for its listing on GSI1).
 pub const RETURN_ID: Attr<ReturnId> = Attr::new("returnId");
-/// Where it is.
-pub const STATUS: Attr<ReturnStatus> = Attr::new("status");
-/// The units asked to return: a map of SKU to quantity.
-pub const LINES: Attr<Vec<LineQuantity>> = Attr::new("lines");
-/// Why, in the customer's words.
-pub const REASON: Attr<String> = Attr::new("reason");
-/// Staff's note on it, for staff.
-pub const NOTE: Attr<String> = Attr::new("note");
-/// When it was asked for.
-pub const REQUESTED_AT: Attr<Timestamp> = Attr::new("requestedAt");
-/// When its status last changed.
-pub const UPDATED_AT: Attr<Timestamp> = Attr::new("updatedAt");
-/// What arrived: a map of SKU to `received` and `damaged`.
-pub const RECEIVED: Attr<Vec<ReceivedLine>> = Attr::new("received");
-/// The refund its receipt requested.
-pub const REFUND_ID: Attr<RefundId> = Attr::new("refundId");
-/// How many events it has given: 1 when asked for, one more per move.
-pub const EVENT_SEQUENCE: Attr<u64> = Attr::new("eventSequence");
+record! {
+    /// What a return's item stores of it (its order, customer and listing beside, by hand).
+    pub Record stores OrderReturn beside (return_id: ReturnId) without (refund_status) {
+        /// Where it is.
+        status: ReturnStatus = STATUS "status", required, store;
+        /// The units asked to return: a map of SKU to quantity.
+        lines: Vec<LineQuantity> = LINES "lines", required, store;
+        /// Why, in the customer's words.
+        reason: String = REASON "reason", required, store;
+        /// Staff's note on it, for staff.
+        note: String = NOTE "note", optional, store;
+        /// When it was asked for.
+        requested_at: Timestamp = REQUESTED_AT "requestedAt", required, store;
+        /// When its status last changed.
+        updated_at: Timestamp = UPDATED_AT "updatedAt", required, store;
+        /// What arrived: a map of SKU to `received` and `damaged`.
+        received: Vec<ReceivedLine> = RECEIVED "received", empty, store;
+        /// The refund its receipt requested.
+        refund_id: RefundId = REFUND_ID "refundId", optional, store;
+        /// How many events it has given: 1 when asked for, one more per move.
+        event_sequence: u64 = EVENT_SEQUENCE "eventSequence", default, store;
+    }
+}
+
 /// GSI1's partition key: `RETURNS#<status>`.
 pub const GSI1PK: Attr<String> = Attr::new(keys::GSI1PK);
 /// GSI1's sort key: when it was asked for.
@@ -110,17 +117,7 @@ pub fn to_item(order: &OrderId, customer: &CustomerId, order_return: &OrderRetur
     CUSTOMER_ID.put(&mut item, customer);
     ORDER_ID.put(&mut item, order);
     RETURN_ID.put(&mut item, &order_return.return_id);
-    STATUS.put(&mut item, &order_return.status);
-    LINES.put(&mut item, &order_return.lines);
-    REASON.put(&mut item, &order_return.reason);
-    NOTE.put_optional(&mut item, order_return.note.as_ref());
-    REQUESTED_AT.put(&mut item, &order_return.requested_at);
-    UPDATED_AT.put(&mut item, &order_return.updated_at);
-    if !order_return.received.is_empty() {
-        RECEIVED.put(&mut item, &order_return.received);
-    }
-    REFUND_ID.put_optional(&mut item, order_return.refund_id.as_ref());
-    EVENT_SEQUENCE.put(&mut item, &order_return.event_sequence);
+    Record::write(&mut item, order_return);
     GSI1PK.put(&mut item, &gsi1pk(order_return.status));
     GSI1SK.put(&mut item, &order_return.requested_at.to_string());
     item
@@ -153,20 +150,8 @@ pub fn from_item(mut item: Item) -> Result<(OrderId, CustomerId, OrderReturn), B
     let order = line_item::parse_pk(&PK.take(&mut item)?)?;
     let return_id = parse_sk(&SK.take(&mut item)?)?;
     let customer = CUSTOMER_ID.take(&mut item)?;
-    let order_return = OrderReturn {
-        return_id,
-        status: STATUS.take(&mut item)?,
-        lines: LINES.take(&mut item)?,
-        reason: REASON.take(&mut item)?,
-        note: NOTE.take_optional(&mut item)?,
-        requested_at: REQUESTED_AT.take(&mut item)?,
-        updated_at: UPDATED_AT.take(&mut item)?,
-        received: RECEIVED.take_optional(&mut item)?.unwrap_or_default(),
-        refund_id: REFUND_ID.take_optional(&mut item)?,
-        // The refund's, not the return's: read with the order.
-        refund_status: None,
-        event_sequence: EVENT_SEQUENCE.take_optional(&mut item)?.unwrap_or(0),
-    };
+    // Its refund's status is the refund's, not the return's: read with the order.
+    let order_return = Record::read(&mut item, return_id)?;
     Ok((order, customer, order_return))
 }
 
