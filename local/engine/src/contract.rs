@@ -9,7 +9,8 @@
 //!
 //! The schemas are read as the contract writes them (OpenAPI 3.1, JSON Schema): `$ref` (with
 //! siblings), `allOf`, `oneOf`, `anyOf`, `type` (one or a list), `enum`, `const`, `properties`,
-//! `required`, `additionalProperties`, `items`, `minItems`/`maxItems`, `minLength`/`maxLength`,
+//! `required`, `additionalProperties`, `unevaluatedProperties: false` (a field no `properties`
+//! of the schema, its `$ref` or its `allOf` names), `items`, `minItems`/`maxItems`, `minLength`/`maxLength`,
 //! `minimum`/`maximum`. `pattern` and `format` are left to schemathesis (`make contract`), which
 //! checks every operation against the same document.
 
@@ -344,8 +345,14 @@ fn object(
             found.push(format!("{at}: lacks {name:?}, which the contract requires"));
         }
     }
+    let unevaluated_refused = rules.get("unevaluatedProperties") == Some(&Value::Bool(false));
+    let evaluated = evaluated(document, rules);
     for (name, field) in fields {
         let at = format!("{at}.{name}");
+        if unevaluated_refused && !evaluated.contains(name.as_str()) {
+            found.push(format!("{at}: a field the contract does not have"));
+            continue;
+        }
         match properties.and_then(|p| p.get(name)) {
             Some(schema) => validate(document, schema, field, &at, found),
             None => match rules.get("additionalProperties") {
@@ -359,10 +366,70 @@ fn object(
     }
 }
 
+/// The fields a schema's `properties` name, with those of its `$ref` and its `allOf`'s: what
+/// `unevaluatedProperties` counts as evaluated (the contract composes an answer's fields from
+/// shared parts this way).
+fn evaluated<'a>(
+    document: &'a Value,
+    rules: &'a serde_json::Map<String, Value>,
+) -> std::collections::BTreeSet<&'a str> {
+    let mut names: std::collections::BTreeSet<&str> = rules
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|p| p.keys().map(String::as_str))
+        .collect();
+    let referred = rules
+        .get("$ref")
+        .and_then(Value::as_str)
+        .map(|r| pointer(document, r));
+    let parts = rules
+        .get("allOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten();
+    for part in referred.into_iter().chain(parts) {
+        if let Some(part) = part.as_object() {
+            names.extend(evaluated(document, part));
+        }
+    }
+    names
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// An answer composed of shared parts (`allOf` with `unevaluatedProperties: false`) holds
+    /// every part's fields and refuses one no part names, as a schema written out whole would.
+    #[test]
+    fn a_composed_answer_refuses_a_field_none_of_its_parts_names() {
+        let route = "GET /customers/{customerId}";
+        let profile = json!({
+            "customerId": "c1", "name": "Ada", "email": "ada@example.com",
+            "orderCount": 0, "totalSpent": "0.00", "lastOrderAt": null,
+        });
+        let check = |body: &Value| violations(route, 200, "application/json", body);
+        assert_eq!(check(&profile), Vec::<String>::new());
+        let mut extra = profile.clone();
+        extra["phone"] = json!("+15550100");
+        assert!(
+            check(&extra).iter().any(|v| v.contains("phone")),
+            "{:?}",
+            check(&extra)
+        );
+        let mut partial = profile.clone();
+        partial.as_object_mut().expect("object").remove("email");
+        assert!(
+            check(&partial).iter().any(|v| v.contains("email")),
+            "{:?}",
+            check(&partial)
+        );
+        let mut mistyped = profile;
+        mistyped["name"] = json!(7);
+        assert!(!check(&mistyped).is_empty());
+    }
 
     /// The events contract lists exactly the store's event types, in its messages and in both
     /// enumerations (derived from one list: `EventType::ALL`).
