@@ -170,8 +170,8 @@ async fn send(
         .await
         .map_err(|err| err.with_causes())?;
     let Some(address) = profile
-        .map(|p| p.customer.email)
-        .filter(|email| !email.trim().is_empty())
+        .map(|p| p.customer.email().clone())
+        .filter(|email| !email.as_str().trim().is_empty())
     else {
         return Ok(Err((
             EmailState::NoAddress,
@@ -180,7 +180,7 @@ async fn send(
     };
     let email = compose::email(event, store.currency().as_str())
         .ok_or_else(|| format!("{} carries too little to write about", event.event_id))?;
-    compose::send(&mailer.ses, &mailer.sender, &address, &email).await
+    compose::send(&mailer.ses, &mailer.sender, address.as_str(), &email).await
 }
 
 /// Whose event it is: an order's names its customer; a refund's is its order's customer's.

@@ -8,36 +8,103 @@ use crate::domain::ids::CustomerId;
 use crate::domain::money::Money;
 use crate::domain::time::Timestamp;
 
-/// A customer's profile.
+/// A customer's profile. Its name and address are parsed types: a client's are checked when
+/// given ([`Customer::new`]); what the table holds is read as stored (the source design's code
+/// wrote whatever it was given), and nothing outside this crate builds one unchecked.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Customer {
     /// Who the customer is: their partition's key.
     pub customer_id: CustomerId,
-    /// Their name, as given.
-    pub name: String,
-    /// Their email address, as given.
-    pub email: String,
+    pub(crate) name: CustomerName,
+    pub(crate) email: EmailAddress,
 }
 
 /// The longest name accepted.
 pub const MAX_NAME_CHARS: usize = crate::domain::text::MAX_NAME_CHARS;
 
 impl Customer {
-    /// A customer from what a client sent: the name as [`crate::domain::text::name`] takes it;
-    /// the email a plausible address. (The same rules, as patterns, are in `api/openapi.yaml`.)
+    /// A customer from what a client sent: the name as [`CustomerName::parse`] takes it, the
+    /// email as [`EmailAddress::parse`] does. (The same rules, as patterns, are in
+    /// `api/openapi.yaml`.)
     pub fn new(customer_id: CustomerId, name: &str, email: &str) -> Result<Self, AppError> {
-        let name = crate::domain::text::name(name)?;
-        if !plausible_email(email) {
-            return Err(AppError::invalid(
-                "email must be an address such as ana@example.com",
-            ));
-        }
         Ok(Self {
             customer_id,
-            name,
-            email: email.to_owned(),
+            name: CustomerName::parse(name)?,
+            email: EmailAddress::parse(email)?,
         })
+    }
+
+    /// Their name, as given.
+    pub fn name(&self) -> &CustomerName {
+        &self.name
+    }
+
+    /// Their email address, as given.
+    pub fn email(&self) -> &EmailAddress {
+        &self.email
+    }
+}
+
+/// A customer's name: trimmed, 1 to [`MAX_NAME_CHARS`] characters, no control characters
+/// ([`crate::domain::text::name`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct CustomerName(String);
+
+impl CustomerName {
+    /// A name a client gave.
+    pub fn parse(text: &str) -> Result<Self, AppError> {
+        crate::domain::text::name(text).map(Self)
+    }
+
+    /// A name as the table holds it.
+    pub(crate) fn stored(text: String) -> Self {
+        Self(text)
+    }
+
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for CustomerName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A customer's email address: one mail can be sent to ([`plausible_email`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct EmailAddress(String);
+
+impl EmailAddress {
+    /// An address a client gave.
+    pub fn parse(text: &str) -> Result<Self, AppError> {
+        match plausible_email(text) {
+            true => Ok(Self(text.to_owned())),
+            false => Err(AppError::invalid(
+                "email must be an address such as ana@example.com",
+            )),
+        }
+    }
+
+    /// An address as the table holds it.
+    pub(crate) fn stored(text: String) -> Self {
+        Self(text)
+    }
+
+    /// The address.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for EmailAddress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
     }
 }
 
@@ -118,7 +185,7 @@ mod tests {
     fn customers_need_a_name_and_a_plausible_email() {
         let id = || CustomerId::parse("c1").expect("id");
         let ok = Customer::new(id(), "  Ana Torres ", "ana@example.com").expect("valid");
-        assert_eq!(ok.name, "Ana Torres");
+        assert_eq!(ok.name().as_str(), "Ana Torres");
         assert!(Customer::new(id(), &"n".repeat(200), "a@b.co").is_ok());
         assert!(Customer::new(id(), "José Müller", "jose@mail.example.de").is_ok());
         assert!(Customer::new(id(), "Ana", "ana+shop@xn--mller-kva.example").is_ok());

@@ -32,6 +32,7 @@ use std::marker::PhantomData;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::AppError;
+use crate::domain::customer::{CustomerName, EmailAddress};
 use crate::domain::email::EmailState;
 use crate::domain::event::{EventId, EventType};
 use crate::domain::fulfilment::{FulfilmentStatus, Tracking, TrackingChange};
@@ -138,6 +139,12 @@ stored_as!(PaymentEventId, S, "an event id", |s: &str| {
 stored_as!(EventType, S, "an event type", |s: &str| s.parse().ok());
 stored_as!(EventId, S, "an event id", |s: &str| EventId::parse(s).ok());
 stored_as!(EmailState, S, "an email state", |s: &str| s.parse().ok());
+stored_as!(CustomerName, S, "a name", |s: &str| Some(
+    CustomerName::stored(s.to_owned())
+));
+stored_as!(EmailAddress, S, "an email address", |s: &str| Some(
+    EmailAddress::stored(s.to_owned())
+));
 stored_as!(RefundReason, S, "a refund reason", |s: &str| s.parse().ok());
 stored_as!(RefundStatus, S, "a refund status", |s: &str| s.parse().ok());
 stored_as!(RefundKind, S, "a refund kind", |s: &str| s.parse().ok());

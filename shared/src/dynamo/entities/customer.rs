@@ -5,7 +5,7 @@
 //! is not yet a customer. The customer's partition also holds their order listings, counted
 //! orders and open-order count (`keys::CUSTOMER_PARTITION`).
 
-use crate::domain::customer::{Customer, CustomerProfile, OrderStats};
+use crate::domain::customer::{Customer, CustomerName, CustomerProfile, EmailAddress, OrderStats};
 use crate::domain::ids::CustomerId;
 use crate::domain::money::{Decimal, Money};
 use crate::domain::time::Timestamp;
@@ -22,9 +22,9 @@ record! {
     /// them.
     pub Profile stores Customer beside (customer_id: CustomerId) {
         /// The customer's name.
-        name: String = NAME "name", required, source;
+        name: CustomerName = NAME "name", required, source;
         /// The customer's email address.
-        email: String = EMAIL "email", required, source;
+        email: EmailAddress = EMAIL "email", required, source;
     }
 }
 
