@@ -42,6 +42,7 @@ use crate::domain::ids::{
 };
 use crate::domain::money::{self, Decimal, Money};
 use crate::domain::order::LineQuantity;
+use crate::domain::payment::EventOutcome;
 use crate::domain::refund::RefundReason;
 use crate::domain::refund::{RefundKind, RefundStatus};
 use crate::domain::returns::{ReceivedLine, ReturnStatus};
@@ -139,6 +140,9 @@ stored_as!(PaymentEventId, S, "an event id", |s: &str| {
 stored_as!(EventType, S, "an event type", |s: &str| s.parse().ok());
 stored_as!(EventId, S, "an event id", |s: &str| EventId::parse(s).ok());
 stored_as!(EmailState, S, "an email state", |s: &str| s.parse().ok());
+stored_as!(EventOutcome, S, "an event outcome", |s: &str| {
+    EventOutcome::ALL.into_iter().find(|o| o.as_str() == s)
+});
 stored_as!(CustomerName, S, "a name", |s: &str| Some(
     CustomerName::stored(s.to_owned())
 ));

@@ -9,17 +9,34 @@
 use crate::domain::ids::{CustomerId, OrderId};
 use crate::domain::money::Decimal;
 use crate::domain::stats::ShareVersion;
-use crate::dynamo::codec::{Attr, BadItem, Item, SK, primary_key};
+use crate::dynamo::codec::{BadItem, Item, SK, primary_key};
 use crate::dynamo::entities::customer;
 use crate::dynamo::keys::{
     self, COUNTED_PREFIX, CUSTOMER_PARTITION, Entity, MalformedKey, malformed,
 };
+use crate::dynamo::record::record;
 use crate::dynamo::update::PutSpec;
 
-/// What the order adds to `totalSpent`; absent once it no longer counts.
-pub const SPENT: Attr<Decimal> = Attr::new("countedSpent");
-/// The version of the change that wrote this share.
-pub const VERSION: Attr<ShareVersion> = Attr::new("countedVersion");
+/// An order's share of its customer's statistics, as its record holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Share {
+    /// Which order.
+    pub order_id: OrderId,
+    /// What it adds to `totalSpent`; `None` once it no longer counts.
+    pub spent: Option<Decimal>,
+    /// The version of the change that wrote it.
+    pub version: ShareVersion,
+}
+
+record! {
+    /// What a counted order's item stores of its share (the order is its sort key's).
+    pub Record stores Share beside (order_id: OrderId) {
+        /// What the order adds to `totalSpent`; absent once it no longer counts.
+        spent: Decimal = SPENT "countedSpent", optional, store;
+        /// The version of the change that wrote this share.
+        version: ShareVersion = VERSION "countedVersion", required, store;
+    }
+}
 
 /// What counting an order puts: its share (none once it is removed) and its version.
 pub const PUT: PutSpec = PutSpec {
@@ -56,27 +73,17 @@ pub fn key(customer: &CustomerId, order: &OrderId) -> Item {
     primary_key(pk(customer), sk(order))
 }
 
-/// The share of `order`: what it adds (`None`: it no longer counts) and its version.
-pub fn to_item(
-    customer: &CustomerId,
-    order: &OrderId,
-    spent: Option<&Decimal>,
-    version: &ShareVersion,
-) -> Item {
-    let mut item = key(customer, order);
-    SPENT.put_optional(&mut item, spent);
-    VERSION.put(&mut item, version);
+/// The record of `customer`'s `share`.
+pub fn to_item(customer: &CustomerId, share: &Share) -> Item {
+    let mut item = key(customer, &share.order_id);
+    Record::write(&mut item, share);
     item
 }
 
-/// The order, what it adds to totalSpent (`None`: not counted) and the version.
-pub fn from_item(mut item: Item) -> Result<(OrderId, Option<Decimal>, ShareVersion), BadItem> {
+/// The share a record holds.
+pub fn from_item(mut item: Item) -> Result<Share, BadItem> {
     let order = parse_sk(&SK.take(&mut item)?)?;
-    Ok((
-        order,
-        SPENT.take_optional(&mut item)?,
-        VERSION.take(&mut item)?,
-    ))
+    Record::read(&mut item, order)
 }
 
 #[cfg(test)]
@@ -112,7 +119,12 @@ mod tests {
     fn a_counted_order_holds_what_it_adds_to_total_spent() {
         let spent = Money::parse_number("39.90").expect("money").amount();
         let v42 = ShareVersion::parse("42").expect("version");
-        let item = to_item(&c1(), &o100(), Some(&spent), &v42);
+        let share = Share {
+            order_id: o100(),
+            spent: Some(spent),
+            version: v42,
+        };
+        let item = to_item(&c1(), &share);
         assert_eq!(
             shape(&item),
             pairs(&[
@@ -125,9 +137,13 @@ mod tests {
                 ),
             ])
         );
-        assert_eq!(from_item(item).expect("reads"), (o100(), Some(spent), v42));
-        let v43 = ShareVersion::parse("43").expect("version");
-        let removed = to_item(&c1(), &o100(), None, &v43);
-        assert_eq!(from_item(removed).expect("reads"), (o100(), None, v43));
+        assert_eq!(from_item(item).expect("reads"), share);
+        let removed = Share {
+            spent: None,
+            version: ShareVersion::parse("43").expect("version"),
+            ..share
+        };
+        let item = to_item(&c1(), &removed);
+        assert_eq!(from_item(item).expect("reads"), removed);
     }
 }

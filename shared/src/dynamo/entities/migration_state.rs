@@ -4,8 +4,9 @@
 //! (`UNPLACEABLE#<PK>#<SK>`, with the item's key and the reason). No access pattern reads them.
 
 use crate::domain::ids::{OrderId, Sku};
-use crate::dynamo::codec::{Attr, Item, primary_key};
+use crate::dynamo::codec::{Item, primary_key};
 use crate::dynamo::keys::{self, MIGRATION_PREFIX, MalformedKey, malformed};
+use crate::dynamo::record::record;
 
 /// The sort key of the migration's completion.
 pub const STATUS_SK: &str = "STATUS";
@@ -17,31 +18,90 @@ pub const DEFERRED_PREFIX: &str = "DEFERRED#";
 /// Every unplaceable item's record's sort key starts with this.
 pub const UNPLACEABLE_PREFIX: &str = "UNPLACEABLE#";
 
-/// The unplaceable item's partition key, as stored.
-pub const ITEM_PK: Attr<String> = Attr::new("itemPK");
-/// The unplaceable item's sort key, as stored.
-pub const ITEM_SK: Attr<String> = Attr::new("itemSK");
-/// Why it could not be placed.
-pub const REASON: Attr<String> = Attr::new("reason");
+/// A migration's completion, as its `STATUS` item keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    /// The migration's version.
+    pub version: u32,
+    /// When it completed (RFC 3339).
+    pub completed_at: String,
+    /// How many items it could not place.
+    pub unplaceable: u64,
+}
 
-/// The migration's version, when it completed.
-pub const VERSION: Attr<u32> = Attr::new("version");
-/// When it completed.
-pub const COMPLETED_AT: Attr<String> = Attr::new("completedAt");
-/// Where the segment's scan continues: its LastEvaluatedKey, as a map; absent once done.
-pub const LAST_KEY: Attr<Item> = Attr::new("lastKey");
-/// The segment has been scanned to its end.
-pub const DONE: Attr<bool> = Attr::new("done");
-/// Items the segment's scan has read.
-pub const SCANNED: Attr<u64> = Attr::new("scanned");
-/// Items it changed.
-pub const CHANGED: Attr<u64> = Attr::new("changed");
-/// Items it left as they were (already right).
-pub const SKIPPED: Attr<u64> = Attr::new("skipped");
-/// Line items it set aside until every listing is known.
-pub const DEFERRED: Attr<u64> = Attr::new("deferred");
-/// Line items no order could be found for.
-pub const UNPLACEABLE: Attr<u64> = Attr::new("unplaceable");
+record! {
+    /// What a migration's `STATUS` item stores.
+    pub CompletionRecord stores Completion beside () {
+        /// The migration's version, when it completed.
+        version: u32 = VERSION "version", required, store;
+        /// When it completed.
+        completed_at: String = COMPLETED_AT "completedAt", required, store;
+        /// Line items no order could be found for.
+        unplaceable: u64 = UNPLACEABLE "unplaceable", default, store;
+    }
+}
+
+/// An item the migration could not place, as its record keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unplaceable {
+    /// The item's partition key, as stored.
+    pub item_pk: String,
+    /// Its sort key, as stored.
+    pub item_sk: String,
+    /// Why it could not be placed.
+    pub reason: String,
+}
+
+record! {
+    /// What an `UNPLACEABLE#` item stores.
+    pub UnplaceableRecord stores Unplaceable beside () {
+        /// The unplaceable item's partition key, as stored.
+        item_pk: String = ITEM_PK "itemPK", required, store;
+        /// The unplaceable item's sort key, as stored.
+        item_sk: String = ITEM_SK "itemSK", required, store;
+        /// Why it could not be placed.
+        reason: String = REASON "reason", default, store;
+    }
+}
+
+/// A scan segment's checkpoint, as its `SEGMENT#` item keeps it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Segment {
+    /// The migration's version that wrote it.
+    pub version: u32,
+    /// The segment has been scanned to its end.
+    pub done: bool,
+    /// Where its scan continues: its LastEvaluatedKey; `None` once done.
+    pub last_key: Option<Item>,
+    /// Items the segment's scan has read.
+    pub scanned: u64,
+    /// Items it changed.
+    pub changed: u64,
+    /// Items it left as they were (already right).
+    pub skipped: u64,
+    /// Line items it set aside until every listing is known.
+    pub deferred: u64,
+}
+
+record! {
+    /// What a `SEGMENT#` item stores.
+    pub SegmentRecord stores Segment beside () {
+        /// The migration's version (the completion's attribute).
+        version: u32 = VERSION, default, store;
+        /// The segment has been scanned to its end.
+        done: bool = DONE "done", default, store;
+        /// Where the segment's scan continues: its LastEvaluatedKey, as a map; absent once done.
+        last_key: Item = LAST_KEY "lastKey", optional, store;
+        /// Items the segment's scan has read.
+        scanned: u64 = SCANNED "scanned", default, store;
+        /// Items it changed.
+        changed: u64 = CHANGED "changed", default, store;
+        /// Items it left as they were (already right).
+        skipped: u64 = SKIPPED "skipped", default, store;
+        /// Line items it set aside until every listing is known.
+        deferred: u64 = DEFERRED "deferred", default, store;
+    }
+}
 
 /// The migration's partition key.
 pub fn pk(name: &str) -> String {

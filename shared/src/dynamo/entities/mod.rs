@@ -323,7 +323,14 @@ mod tests {
             (&catalog_entry::PUT, catalog_entry::to_item(&entry)),
             (
                 &counted_order::PUT,
-                counted_order::to_item(&c1(), &o100(), Some(&spent), &version),
+                counted_order::to_item(
+                    &c1(),
+                    &counted_order::Share {
+                        order_id: o100(),
+                        spent: Some(spent),
+                        version: version.clone(),
+                    },
+                ),
             ),
             (
                 &idempotency::PUT,

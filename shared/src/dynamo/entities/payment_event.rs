@@ -6,20 +6,37 @@
 
 use crate::domain::ids::{OrderId, PaymentEventId};
 use crate::domain::payment::EventOutcome;
-use crate::dynamo::codec::{Attr, Item, primary_key};
+use crate::dynamo::codec::{Item, primary_key};
 use crate::dynamo::keys::{self, Entity, PAYMENT_EVENT_PREFIX};
+use crate::dynamo::record::record;
 use crate::dynamo::update::PutSpec;
 
 /// The record's sort key.
 pub const SORT_KEY: &str = keys::APPLIED_SK;
 
-/// What the event did: [`EventOutcome::Placed`] (the order it paid for) or
-/// [`EventOutcome::RefundDue`].
-pub const OUTCOME: Attr<String> = Attr::new("outcome");
-/// The order it placed or named, if any.
-pub const ORDER_ID: Attr<OrderId> = Attr::new("orderId");
-/// When the record expires (seconds since the epoch): the table's TTL attribute.
-pub const EXPIRES_AT: Attr<u64> = Attr::new("expiresAt");
+/// What applying an event came to, as its record keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Applied {
+    /// What the event did.
+    pub outcome: EventOutcome,
+    /// The order it placed or named, if any.
+    pub order_id: Option<OrderId>,
+    /// When the record expires (seconds since the epoch).
+    pub expires_at: u64,
+}
+
+record! {
+    /// What an applied event's item stores.
+    pub Record stores Applied beside () {
+        /// What the event did: [`EventOutcome::Placed`] (the order it paid for) or
+        /// [`EventOutcome::RefundDue`].
+        outcome: EventOutcome = OUTCOME "outcome", required, store;
+        /// The order it placed or named, if any.
+        order_id: OrderId = ORDER_ID "orderId", optional, store;
+        /// When the record expires (seconds since the epoch): the table's TTL attribute.
+        expires_at: u64 = EXPIRES_AT "expiresAt", required, store;
+    }
+}
 
 /// What applying an event puts: the record whole.
 pub const PUT: PutSpec = PutSpec {
@@ -51,9 +68,12 @@ pub fn to_item(
     expires_at: u64,
 ) -> Item {
     let mut item = key(event);
-    OUTCOME.put(&mut item, &outcome.as_str().to_owned());
-    ORDER_ID.put_optional(&mut item, order);
-    EXPIRES_AT.put(&mut item, &expires_at);
+    let applied = Applied {
+        outcome,
+        order_id: order.cloned(),
+        expires_at,
+    };
+    Record::write(&mut item, &applied);
     item
 }
 

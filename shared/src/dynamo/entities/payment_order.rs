@@ -5,15 +5,28 @@
 //! instead (`refund_due`).
 
 use crate::domain::ids::{OrderId, PaymentId};
-use crate::dynamo::codec::{Attr, Item, primary_key};
+use crate::dynamo::codec::{Item, primary_key};
 use crate::dynamo::keys::{self, Entity, PAYMENT_PREFIX};
+use crate::dynamo::record::record;
 use crate::dynamo::update::PutSpec;
 
 /// The sort key.
 pub const SORT_KEY: &str = keys::PAYMENT_ORDER_SK;
 
-/// The order the payment placed.
-pub const ORDER_ID: Attr<OrderId> = Attr::new("orderId");
+/// What a payment's record keeps: the order it placed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placed {
+    /// The order the payment placed.
+    pub order_id: OrderId,
+}
+
+record! {
+    /// What a payment's item stores of the order it placed.
+    pub Record stores Placed beside () {
+        /// The order the payment placed.
+        order_id: OrderId = ORDER_ID "orderId", required, store;
+    }
+}
 
 /// What placing an order writes of its payment.
 pub const PUT: PutSpec = PutSpec {
@@ -34,7 +47,10 @@ pub fn key(payment: &PaymentId) -> Item {
 /// `payment` placed `order`.
 pub fn to_item(payment: &PaymentId, order: &OrderId) -> Item {
     let mut item = key(payment);
-    ORDER_ID.put(&mut item, order);
+    let placed = Placed {
+        order_id: order.clone(),
+    };
+    Record::write(&mut item, &placed);
     item
 }
 

@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, Item, primary_key};
 use crate::dynamo::keys::{self, Entity, UNREAD_EVENT_PREFIX};
+use crate::dynamo::record::record;
 use crate::dynamo::update::PutSpec;
 
 /// The record's sort key.
@@ -17,13 +18,30 @@ pub const SORT_KEY: &str = keys::RAW_SK;
 /// GSI1's partition of unread events.
 pub const GSI1_PARTITION: &str = keys::UNREAD_EVENTS_GSI1PK;
 
-/// The body, exactly as signed (as text where it is UTF-8, else lossily: the digest in the key
-/// is of the bytes).
-pub const BODY: Attr<String> = Attr::new("body");
-/// Why it could not be read.
-pub const REASON: Attr<String> = Attr::new("reason");
-/// When the store kept it.
-pub const RECEIVED_AT: Attr<Timestamp> = Attr::new("receivedAt");
+/// A signed event the store could not read, as its record keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unread {
+    /// The body, exactly as signed (as text where it is UTF-8, else lossily: the digest in the
+    /// key is of the bytes).
+    pub body: String,
+    /// Why it could not be read.
+    pub reason: String,
+    /// When the store kept it.
+    pub received_at: Timestamp,
+}
+
+record! {
+    /// What an unread event's item stores (its listing on GSI1 beside).
+    pub Record stores Unread beside () {
+        /// The body, as signed.
+        body: String = BODY "body", required, store;
+        /// Why it could not be read.
+        reason: String = REASON "reason", required, store;
+        /// When the store kept it.
+        received_at: Timestamp = RECEIVED_AT "receivedAt", required, store;
+    }
+}
+
 /// GSI1's partition key: [`GSI1_PARTITION`].
 pub const GSI1PK: Attr<String> = Attr::new(keys::GSI1PK);
 /// GSI1's sort key: when it was kept.
@@ -56,9 +74,12 @@ pub fn key(body: &[u8]) -> Item {
 /// The record of `body`, which could not be read for `reason`, kept at `received_at`.
 pub fn to_item(body: &[u8], reason: &str, received_at: Timestamp) -> Item {
     let mut item = key(body);
-    BODY.put(&mut item, &String::from_utf8_lossy(body).into_owned());
-    REASON.put(&mut item, &reason.to_owned());
-    RECEIVED_AT.put(&mut item, &received_at);
+    let unread = Unread {
+        body: String::from_utf8_lossy(body).into_owned(),
+        reason: reason.to_owned(),
+        received_at,
+    };
+    Record::write(&mut item, &unread);
     GSI1PK.put(&mut item, &GSI1_PARTITION.to_owned());
     GSI1SK.put(&mut item, &received_at.to_string());
     item

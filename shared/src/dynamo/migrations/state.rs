@@ -38,10 +38,9 @@ impl Store {
         let item = self
             .get_paced(stored::status_key(migration.name()), budget)
             .await?;
-        Ok(item.is_some_and(|item| {
-            stored::VERSION.get(&item) == Some(migration.version())
-                && stored::COMPLETED_AT.get(&item).is_some()
-        }))
+        Ok(item
+            .and_then(|mut item| stored::CompletionRecord::read(&mut item).ok())
+            .is_some_and(|done| done.version == migration.version()))
     }
 
     /// Records `migration` complete, with `left` items it could not place.
@@ -52,9 +51,12 @@ impl Store {
         budget: &Budget,
     ) -> Result<(), AppError> {
         let mut item = stored::status_key(migration.name());
-        stored::VERSION.put(&mut item, &migration.version());
-        stored::COMPLETED_AT.put(&mut item, &chrono::Utc::now().to_rfc3339());
-        stored::UNPLACEABLE.put(&mut item, &left);
+        let completion = stored::Completion {
+            version: migration.version(),
+            completed_at: chrono::Utc::now().to_rfc3339(),
+            unplaceable: left,
+        };
+        stored::CompletionRecord::write(&mut item, &completion);
         self.put_paced(item, budget).await
     }
 
@@ -108,14 +110,9 @@ impl Store {
             )
             .await?;
         Ok(records
-            .iter()
-            .filter_map(|r| {
-                Some((
-                    stored::ITEM_PK.get(r)?,
-                    stored::ITEM_SK.get(r)?,
-                    stored::REASON.get(r).unwrap_or_default(),
-                ))
-            })
+            .into_iter()
+            .filter_map(|mut r| stored::UnplaceableRecord::read(&mut r).ok())
+            .map(|u| (u.item_pk, u.item_sk, u.reason))
             .collect())
     }
 
@@ -151,9 +148,12 @@ impl Store {
             return Ok(());
         }
         let mut item = stored::unplaceable_key(migration.name(), pk, sk);
-        stored::ITEM_PK.put(&mut item, &pk.to_owned());
-        stored::ITEM_SK.put(&mut item, &sk.to_owned());
-        stored::REASON.put(&mut item, &reason.to_owned());
+        let record = stored::Unplaceable {
+            item_pk: pk.to_owned(),
+            item_sk: sk.to_owned(),
+            reason: reason.to_owned(),
+        };
+        stored::UnplaceableRecord::write(&mut item, &record);
         self.put_paced(item, budget).await
     }
 
@@ -165,19 +165,18 @@ impl Store {
         budget: &Budget,
     ) -> Result<Checkpoint, AppError> {
         let key = stored::segment_key(migration.name(), segment, segments);
-        let Some(item) = self.get_paced(key, budget).await? else {
+        let Some(mut item) = self.get_paced(key, budget).await? else {
             return Ok(Checkpoint::default());
         };
-        let next = stored::LAST_KEY.get(&item);
-        let get = |attr: &crate::dynamo::codec::Attr<u64>| attr.get(&item).unwrap_or(0);
+        let segment = stored::SegmentRecord::read(&mut item)?;
         Ok(Checkpoint {
-            done: stored::DONE.get(&item) == Some(true),
-            next,
+            done: segment.done,
+            next: segment.last_key,
             counts: Counts {
-                scanned: get(&stored::SCANNED),
-                changed: get(&stored::CHANGED),
-                skipped: get(&stored::SKIPPED),
-                deferred: get(&stored::DEFERRED),
+                scanned: segment.scanned,
+                changed: segment.changed,
+                skipped: segment.skipped,
+                deferred: segment.deferred,
                 ..Counts::default()
             },
         })
@@ -192,15 +191,16 @@ impl Store {
         budget: &Budget,
     ) -> Result<(), AppError> {
         let mut item = stored::segment_key(migration.name(), segment, segments);
-        stored::VERSION.put(&mut item, &migration.version());
-        stored::DONE.put(&mut item, &checkpoint.done);
-        if let Some(next) = &checkpoint.next {
-            stored::LAST_KEY.put(&mut item, next);
-        }
-        stored::SCANNED.put(&mut item, &checkpoint.counts.scanned);
-        stored::CHANGED.put(&mut item, &checkpoint.counts.changed);
-        stored::SKIPPED.put(&mut item, &checkpoint.counts.skipped);
-        stored::DEFERRED.put(&mut item, &checkpoint.counts.deferred);
+        let stored_segment = stored::Segment {
+            version: migration.version(),
+            done: checkpoint.done,
+            last_key: checkpoint.next.clone(),
+            scanned: checkpoint.counts.scanned,
+            changed: checkpoint.counts.changed,
+            skipped: checkpoint.counts.skipped,
+            deferred: checkpoint.counts.deferred,
+        };
+        stored::SegmentRecord::write(&mut item, &stored_segment);
         self.put_paced(item, budget).await
     }
 

@@ -46,12 +46,12 @@ impl Store {
         customer: &CustomerId,
         change: &ShareChange,
     ) -> Result<PutBuilder, AppError> {
-        let item = counted_order::to_item(
-            customer,
-            &change.order_id,
-            change.after.as_ref(),
-            &change.version,
-        );
+        let share = counted_order::Share {
+            order_id: change.order_id.clone(),
+            spent: change.after,
+            version: change.version.clone(),
+        };
+        let item = counted_order::to_item(customer, &share);
         let put = (counted_order::PUT.put(&self.table, item))
             .value(":version", &counted_order::VERSION, &change.version)
             .returning_old_on_failure();
