@@ -1,0 +1,377 @@
+//! Every Lambda of the template, and what it sends: one line each ([`super::Function`]).
+
+use super::template::{
+    CHECKOUT_TIMEOUT, END_HOLDS_SCHEDULE, EVENTFUL_STREAM, EVERY_MINUTE, MAILER,
+    ORDER_LISTINGS_STREAM, PAY_REFUNDS_SCHEDULE, PROVIDER_KEY, PUBLISHER, WEBHOOK_SECRET,
+};
+use super::{Function, IndexPartitions, Sends, function};
+use crate::domain::status::OrderStatus;
+use crate::dynamo::entities::{
+    cancellation, cart_line, cart_version, catalog_entry, counted_order, customer, customer_email,
+    fulfilment, idempotency, line_item, open_order_count, order_header, order_listing,
+    order_return, payment_event, payment_order, product, refund, refund_due, unread_event,
+};
+use crate::dynamo::keys::Entity;
+use crate::dynamo::query::Index;
+
+use Sends::{
+    BatchGetItem, DeleteItem, GetItem, GetSecret, PutEvents, PutItem, Query, QueryIndex, ReadQueue,
+    ReadStream, SendEmail, SendMessage, UpdateItem, WriteLogs,
+};
+
+// What placing an order (or a checkout) reads first, in one BatchGetItem: the customer, the
+// products and the idempotency record.
+/// The customer, read with the order's inputs.
+const INPUT_CUSTOMER: Sends = BatchGetItem(Entity::Customer);
+/// The products, read with the order's inputs.
+const INPUT_PRODUCTS: Sends = BatchGetItem(Entity::Product);
+/// The idempotency record, read with the order's inputs.
+const INPUT_IDEMPOTENCY: Sends = BatchGetItem(Entity::IdempotencyRecord);
+
+// A status change: header and listing, the stock given back, the place released.
+/// The header moved.
+const MOVE_HEADER: Sends = UpdateItem(&[&order_header::STATUS_CHANGE]);
+/// The listing moved (its GSI1PK following the status).
+const MOVE_LISTING: Sends = UpdateItem(&[&order_listing::STATUS_CHANGE]);
+/// The lines' stock given back to their products.
+const STOCK_BACK: Sends = UpdateItem(&[&product::STOCK_UPDATE]);
+/// The customer's place under the caps released.
+const RELEASE_PLACE: Sends = UpdateItem(&[&open_order_count::COUNT_UPDATE]);
+
+/// Every Lambda of the template, and what it sends.
+pub const FUNCTIONS: &[Function] = &[
+    function(
+        "get-customer",
+        "Access pattern 1: a customer's profile (GetItem)",
+        &[GetItem(Entity::Customer)]),
+    function(
+        "put-customer",
+        "Creates or replaces a customer's profile (UpdateItem)",
+        &[UpdateItem(&[&customer::PROFILE_UPDATE])]),
+    function(
+        "list-customer-orders",
+        "Access pattern 2: a customer's orders, newest first (Query)",
+        &[Query(Entity::OrderListing)]),
+    function(
+        "place-order",
+        "Places an order in one TransactWriteItems, idempotently by Idempotency-Key",
+        &[
+            INPUT_CUSTOMER,
+            INPUT_PRODUCTS,
+            INPUT_IDEMPOTENCY,
+            UpdateItem(&[&product::TAKE_STOCK]),
+            PutItem(&order_listing::PUT),
+            PutItem(&order_header::PUT),
+            PutItem(&line_item::PUT),
+            UpdateItem(&[&open_order_count::COUNT_UPDATE]),
+            PutItem(&idempotency::PUT),
+        ],
+    ),
+    function(
+        "get-cart",
+        "Access pattern 9: a customer's cart (Query)",
+        &[Query(Entity::CartLine)]),
+    function(
+        "edit-cart",
+        "A customer's cart edited: a line held or removed, the cart emptied",
+        &[
+            Query(Entity::CartLine),
+            GetItem(Entity::Product),
+            // A new line moves the cart's version on, if it is still the one read.
+            GetItem(Entity::CartVersion),
+            UpdateItem(&[&cart_version::MOVE_ON]),
+            PutItem(&cart_line::PUT),
+            DeleteItem(&cart_line::REMOVE),
+        ],
+    ),
+    function(
+        "checkout",
+        "A customer's cart checked out: an order holding its stock while they pay (one transaction), and its PaymentIntent asked of the provider",
+        &[
+            Query(Entity::CartLine),
+            INPUT_CUSTOMER,
+            INPUT_PRODUCTS,
+            INPUT_IDEMPOTENCY,
+            // The customer's count: whether it has its map of held units yet.
+            BatchGetItem(Entity::OpenOrderCount),
+            UpdateItem(&[&product::TAKE_STOCK]),
+            PutItem(&order_listing::PUT_HOLD),
+            PutItem(&order_header::PUT_HOLD),
+            PutItem(&line_item::PUT),
+            UpdateItem(&[&open_order_count::COUNT_UPDATE]),
+            DeleteItem(&cart_line::TAKE),
+            PutItem(&idempotency::PUT),
+            // A replay answers the first checkout's order as it is now.
+            Query(Entity::OrderHeader),
+            UpdateItem(&[&order_header::PAYMENT_INTENT]),
+            GetSecret("PaymentApiKeySecret"),
+        ],
+    )
+    .deployed_with(&[CHECKOUT_TIMEOUT, PROVIDER_KEY]),
+    function(
+        "payment-webhook",
+        "The payment provider's signed webhook: a hold paid (PENDING_PAYMENT to PLACED), or the payment recorded for refund",
+        &[
+            GetItem(Entity::OrderHeader),
+            UpdateItem(order_header::PAID),
+            UpdateItem(&[&order_listing::STATUS_CHANGE]),
+            PutItem(&payment_event::PUT),
+            PutItem(&refund::PUT),
+            PutItem(&refund_due::PUT),
+            PutItem(&refund_due::POINTER),
+            PutItem(&unread_event::PUT),
+            UpdateItem(&[&order_header::PAYMENT_FAILED]),
+            GetItem(Entity::OrderRefund),
+            GetItem(Entity::RefundDue),
+            UpdateItem(&[&refund::SETTLE]),
+            UpdateItem(&[&refund_due::SETTLE]),
+            UpdateItem(&[&order_header::REFUND]),
+            // A refund that failed gives its lines back.
+            UpdateItem(&[&line_item::BACK]),
+            // A dispute: the order its payment placed, found by the payment, flagged.
+            PutItem(&payment_order::PUT),
+            GetItem(Entity::PaymentOrder),
+            UpdateItem(&[&order_header::DISPUTE]),
+            Query(Entity::OrderHeader),
+            UpdateItem(order_header::ENDED_BY_PROVIDER),
+            STOCK_BACK,
+            RELEASE_PLACE,
+            GetSecret("PaymentWebhookSecret"),
+        ],
+    )
+    .deployed_with(&[WEBHOOK_SECRET]),
+    function(
+        "expire-holds",
+        "Holds ended on time: PENDING_PAYMENT orders past holdUntil become EXPIRED, their stock back, their PaymentIntents canceled (every minute)",
+        &[
+            QueryIndex(
+                Index::Gsi1,
+                IndexPartitions::Status(OrderStatus::PendingPayment),
+            ),
+            Query(Entity::OrderHeader),
+            UpdateItem(order_header::ENDED),
+            MOVE_LISTING,
+            STOCK_BACK,
+            RELEASE_PLACE,
+            GetSecret("PaymentApiKeySecret"),
+        ],
+    )
+    .deployed_with(&[PROVIDER_KEY, EVERY_MINUTE, END_HOLDS_SCHEDULE]),
+    function(
+        "list-refunds",
+        "Access pattern 10: refunds in a status, oldest first (Query on GSI1)",
+        &[QueryIndex(Index::Gsi1, IndexPartitions::Refunds)],
+    ),
+    function(
+        "pay-refunds",
+        "Refunds paid: each REQUESTED refund sent to the provider once, each PENDING one brought to where the provider has it (every minute)",
+        &[
+            QueryIndex(Index::Gsi1, IndexPartitions::Refunds),
+            UpdateItem(&[&refund::CLAIM]),
+            UpdateItem(&[&refund_due::CLAIM]),
+            UpdateItem(&[&refund::SETTLE]),
+            UpdateItem(&[&refund_due::SETTLE]),
+            UpdateItem(&[&order_header::REFUND]),
+            UpdateItem(&[&line_item::BACK]),
+            GetSecret("PaymentApiKeySecret"),
+        ],
+    )
+    .deployed_with(&[PROVIDER_KEY, EVERY_MINUTE, PAY_REFUNDS_SCHEDULE]),
+    function(
+        "refund-order",
+        "Staff refund part of a paid order: the refund recorded, drawn on the order's balance, its lines' stock back (one transaction)",
+        &[
+            Query(Entity::OrderHeader),
+            // The balance; units that were to ship: the lines version, the status, what the
+            // customer no longer keeps.
+            UpdateItem(order_header::GIVE_BACK),
+            UpdateItem(order_listing::GIVE_BACK),
+            UpdateItem(&[&line_item::BACK]),
+            STOCK_BACK,
+            RELEASE_PLACE,
+            PutItem(&refund::PUT),
+        ],
+    ),
+    function(
+        "get-order",
+        "An order's header and line items, and its ledger (one Query on its partition)",
+        &[Query(Entity::OrderHeader)]),
+    function(
+        "update-order-status",
+        "Moves an order's status, header and listing in one TransactWriteItems",
+        &[
+            Query(Entity::OrderHeader),
+            MOVE_HEADER,
+            MOVE_LISTING,
+            STOCK_BACK,
+            RELEASE_PLACE,
+            UpdateItem(order_header::CANCELLED_PAID),
+            UpdateItem(&[&line_item::BACK]),
+            PutItem(&refund::PUT),
+            // SHIPPED: a fulfilment of everything left; DELIVERED: each one delivered.
+            PutItem(&fulfilment::PUT),
+            UpdateItem(&[&fulfilment::UPDATE]),
+            UpdateItem(order_header::LINES_MOVE_STATUS),
+        ],
+    ),
+    function(
+        "cancel-lines",
+        "Staff cancel unshipped lines: the cancellation, the lines' counts, their stock back, a paid order's refund, the status as the lines make it (one transaction)",
+        &[
+            Query(Entity::OrderHeader),
+            PutItem(&cancellation::PUT),
+            PutItem(&refund::PUT),
+            // The balance, the lines version, the status, what the customer no longer keeps.
+            UpdateItem(order_header::GIVE_BACK),
+            UpdateItem(order_listing::GIVE_BACK),
+            UpdateItem(&[&line_item::BACK]),
+            STOCK_BACK,
+            RELEASE_PLACE,
+        ],
+    ),
+    function(
+        "ship-order",
+        "Staff ship some of an order's lines in a fulfilment with its tracking: the fulfilment, the lines version and the status as the lines make it (one transaction)",
+        &[
+            Query(Entity::OrderHeader),
+            PutItem(&fulfilment::PUT),
+            // The lines' version, and the status when it follows.
+            UpdateItem(order_header::LINES_MOVE_STATUS),
+            MOVE_LISTING,
+            RELEASE_PLACE,
+        ],
+    ),
+    function(
+        "update-fulfilment",
+        "Staff move a fulfilment on or correct its tracking; a delivery moves the order's lines version and status with it (one transaction)",
+        &[
+            Query(Entity::OrderHeader),
+            UpdateItem(&[&fulfilment::UPDATE]),
+            // A delivery: the lines' version, and the status when it follows.
+            UpdateItem(order_header::LINES_MOVE_STATUS),
+            MOVE_LISTING,
+        ],
+    ),
+    function(
+        "request-return",
+        "The order's customer asks to return delivered units within ReturnWindowDays: the return and the order's lines version (one transaction)",
+        &[
+            Query(Entity::OrderHeader),
+            PutItem(&order_return::PUT),
+            // The lines' version: two returns of the last units never both count.
+            UpdateItem(&[&order_header::LINES_CHANGE]),
+        ],
+    ),
+    function(
+        "update-return",
+        "Staff approve or decline a return; its customer cancels it before it is received",
+        &[
+            Query(Entity::OrderHeader),
+            UpdateItem(&[&order_return::MOVE]),
+        ],
+    ),
+    function(
+        "receive-return",
+        "Staff record what arrived of a return: the return, the lines' counts, undamaged units' stock back, what arrived refunded (one transaction)",
+        &[
+            Query(Entity::OrderHeader),
+            UpdateItem(&[&order_return::MOVE]),
+            PutItem(&refund::PUT),
+            // The balance, what the customer no longer keeps.
+            UpdateItem(order_header::GIVE_BACK),
+            UpdateItem(order_listing::GIVE_BACK),
+            UpdateItem(&[&line_item::BACK]),
+            STOCK_BACK,
+        ],
+    ),
+    function(
+        "list-returns",
+        "Access pattern 11: returns in a status, oldest first (Query on GSI1)",
+        &[QueryIndex(Index::Gsi1, IndexPartitions::Returns)],
+    ),
+    function(
+        "get-order-items",
+        "Access pattern 3: an order's line items (Query)",
+        &[Query(Entity::LineItem)]),
+    function(
+        "list-orders-by-status",
+        "Access pattern 4: orders with a status, oldest first (Query on GSI1)",
+        &[QueryIndex(Index::Gsi1, IndexPartitions::AnyStatus)],
+    ),
+    function(
+        "order-stats",
+        "Keeps customers' orderCount, totalSpent and lastOrderAt from the table's stream",
+        &[
+            ReadStream,
+            UpdateItem(&[&customer::STATS_UPDATE]),
+            PutItem(&counted_order::PUT),
+            Query(Entity::CountedOrder),
+            SendMessage("OrderStatsFailureQueue"),
+            WriteLogs("OrderStatsLogGroup"),
+        ],
+    )
+    .deployed_with(&["Timeout: 30", ORDER_LISTINGS_STREAM]),
+    function(
+        "publish-events",
+        "Publishes every committed change of an order, a refund or a product's stock to the store's bus",
+        &[
+            ReadStream,
+            // An order placed: its lines, for the event.
+            Query(Entity::LineItem),
+            PutEvents("StoreEventBus"),
+            // A record that cannot be published, with its reason.
+            SendMessage("PublishEventsFailureQueue"),
+            WriteLogs("PublishEventsLogGroup"),
+        ],
+    )
+    .deployed_with(&[PUBLISHER, EVENTFUL_STREAM]),
+    function(
+        "email-customers",
+        "Emails customers about their orders placed and shipped and their refunds paid, once per event",
+        &[
+            ReadQueue("CustomerEmailQueue"),
+            PutItem(&customer_email::CLAIM),
+            UpdateItem(&[&customer_email::FINISH]),
+            DeleteItem(&customer_email::RELEASE),
+            // A claim refused: how another delivery dealt with the email.
+            GetItem(Entity::CustomerEmail),
+            // Whom to write to: the customer's address; a refund's order's customer.
+            GetItem(Entity::Customer),
+            GetItem(Entity::OrderHeader),
+            SendEmail,
+            WriteLogs("EmailCustomersLogGroup"),
+        ],
+    )
+    .deployed_with(&[MAILER])
+    .on_condition("SendsEmail"),
+    function(
+        "get-product",
+        "A product, its price and stock (GetItem)",
+        &[GetItem(Entity::Product)]),
+    function(
+        "list-products",
+        "The catalog, one Query per page over its shards",
+        &[Query(Entity::CatalogEntry)]),
+    function(
+        "put-product",
+        "Creates or replaces a product and its catalog entry (staff)",
+        &[
+            GetItem(Entity::Product),
+            UpdateItem(&[&product::REPLACE]),
+            PutItem(&catalog_entry::PUT),
+        ],
+    ),
+    function(
+        "adjust-stock",
+        "Adds to or takes from a product's stock, never below 0 (staff)",
+        &[
+            UpdateItem(&[&product::STOCK_UPDATE]),
+            GetItem(Entity::Product),
+        ],
+    ),
+    function(
+        "list-product-orders",
+        "Access pattern 8: the orders that contain a product, newest first (Query on GSI2)",
+        &[QueryIndex(Index::Gsi2, IndexPartitions::AnyProduct)],
+    ),
+];
