@@ -32,3 +32,61 @@ pub mod retry;
 
 pub use domain::error::AppError;
 pub use dynamo::store::Store;
+
+#[cfg(test)]
+mod layers {
+    use std::path::{Path, PathBuf};
+
+    fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("a folder").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    /// The layers' arrows point down: no domain file names the DynamoDB or HTTP layers (or their
+    /// SDKs), and no DynamoDB file names the HTTP edge. Doc comments may point up; code may not.
+    #[test]
+    fn no_layer_reaches_up() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let rules: [(&str, &[&str]); 2] = [
+            (
+                "domain",
+                &[
+                    "crate::dynamo",
+                    "crate::http",
+                    "crate::bootstrap",
+                    "aws_sdk",
+                    "lambda_http",
+                    "lambda_runtime",
+                ],
+            ),
+            ("dynamo", &["crate::http", "lambda_http", "lambda_runtime"]),
+        ];
+        let mut found = Vec::new();
+        for (layer, above) in rules {
+            let mut files = Vec::new();
+            rust_files(&src.join(layer), &mut files);
+            assert!(!files.is_empty(), "{layer}");
+            for file in files {
+                let text = std::fs::read_to_string(&file).expect("readable");
+                for (n, line) in text.lines().enumerate() {
+                    let code = line.trim_start();
+                    if code.starts_with("//") {
+                        continue;
+                    }
+                    for name in above {
+                        if code.contains(name) {
+                            found.push(format!("{}:{}: {}", file.display(), n + 1, code));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(found.is_empty(), "{}", found.join("\n"));
+    }
+}
