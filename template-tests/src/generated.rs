@@ -185,18 +185,27 @@ fn own_log_group(function: &Function) -> Option<&'static str> {
 }
 
 fn http_events(routes: &[&Route]) -> String {
-    let mut out = String::new();
+    let mut out = String::from("Events:\n");
     for route in routes {
         let (method, path) = route.key.split_once(' ').unwrap_or((route.key, ""));
         out += &format!(
-            "{}:\n  Type: HttpApi\n  Properties:\n    ApiId: !Ref HttpApi\n    Method: {method}\n    Path: {path}\n",
-            event_name(route)
+            "  {name}:
+    Type: HttpApi
+    Properties:
+      ApiId: !Ref HttpApi
+      Method: {method}
+      Path: {path}
+",
+            name = event_name(route)
         );
         if route.admits == Admits::ProviderSignature {
-            out += "    # No JWT: the provider signs its calls, and the function checks the signature first.\n    Auth:\n      Authorizer: NONE\n";
+            out += "      # No JWT: the provider signs its calls, and the function checks the signature first.
+      Auth:
+        Authorizer: NONE
+";
         }
     }
-    format!("Events:\n{}", indent(&out, 2))
+    out
 }
 
 /// An HTTP API event's name: its route in CamelCase (`GET /orders/{orderId}` →
@@ -206,15 +215,69 @@ fn event_name(route: &Route) -> String {
     camel(&method.to_ascii_lowercase()) + &camel(path)
 }
 
+/// The function's properties: its description, its own role and log group when it writes
+/// one, what its declaration adds, and its routes.
+fn properties(function: &Function, routes: &[&Route]) -> String {
+    let mut out = format!("Description: {:?}\n", function.description);
+    if let Some(group) = own_log_group(function) {
+        out += &format!(
+            "Role: !GetAtt {role}Role.Arn
+LoggingConfig:
+  LogFormat: JSON
+  ApplicationLogLevel: !Ref LogLevel
+  SystemLogLevel: WARN
+  LogGroup: !Ref {group}
+",
+            role = camel(function.binary)
+        );
+    }
+    for fragment in function.properties {
+        out += fragment;
+        out += "\n";
+    }
+    if !routes.is_empty() {
+        out += &http_events(routes);
+    }
+    out
+}
+
+/// The role of a function that writes its own log group: the warm-up policy, and `policy`.
+fn own_role(function: &Function, condition: &str, policy: &str) -> String {
+    format!(
+        "  {role}Role:
+    Type: AWS::IAM::Role
+{condition}    Properties:
+      AssumeRolePolicyDocument:
+        Version: \"2012-10-17\"
+        Statement:
+          - Effect: Allow
+            Principal:
+              Service: lambda.amazonaws.com
+            Action: sts:AssumeRole
+      ManagedPolicyArns:
+        - !Ref WarmUpPolicy
+      Policies:
+        - PolicyName: {binary}
+          PolicyDocument:
+            Version: \"2012-10-17\"
+            Statement:
+{statements}",
+        role = camel(function.binary),
+        binary = function.binary,
+        statements = indent(policy, 14)
+    )
+}
+
 /// One function's resource, and its role when it has one of its own.
 fn function_resources(function: &Function) -> Result<String, String> {
-    let name = logical_id(function.binary);
     let routes: Vec<&Route> = ROUTES
         .iter()
         .filter(|r| r.binary == function.binary)
         .collect();
-    let own = function.properties.join("\n");
-    let own_events = own.lines().any(|line| line.starts_with("Events:"));
+    let own_events = function
+        .properties
+        .iter()
+        .any(|fragment| fragment.lines().any(|line| line.starts_with("Events:")));
     if routes.is_empty() != own_events {
         return Err(format!(
             "{}: a function is triggered by its routes (shared::http::routes::ROUTES) or by the \
@@ -230,40 +293,30 @@ fn function_resources(function: &Function) -> Result<String, String> {
         .iter()
         .map(Statement::render)
         .collect();
-    let mut properties = format!("Description: {:?}\n", function.description);
-    if let Some(group) = own_log_group(function) {
-        properties += &format!(
-            "Role: !GetAtt {}Role.Arn\nLoggingConfig:\n  LogFormat: JSON\n  ApplicationLogLevel: !Ref LogLevel\n  SystemLogLevel: WARN\n  LogGroup: !Ref {group}\n",
-            camel(function.binary)
-        );
-    }
-    if !own.is_empty() {
-        properties += &own;
-        properties += "\n";
-    }
-    if !routes.is_empty() {
-        properties += &http_events(&routes);
-    }
-    let mut out = format!(
-        "  {name}:\n    Type: AWS::Serverless::Function\n{condition}    Metadata:\n      BuildMethod: rust-cargolambda\n      BuildProperties:\n        Binary: {}\n    Properties:\n{}",
-        function.binary,
-        indent(&properties, 6)
+    let resource = format!(
+        "  {name}:
+    Type: AWS::Serverless::Function
+{condition}    Metadata:
+      BuildMethod: rust-cargolambda
+      BuildProperties:
+        Binary: {binary}
+    Properties:
+{properties}",
+        name = logical_id(function.binary),
+        binary = function.binary,
+        properties = indent(&properties(function, &routes), 6)
     );
-    match own_log_group(function) {
-        None => {
-            out += "      Policies:\n        - !Ref WarmUpPolicy\n        - Version: \"2012-10-17\"\n          Statement:\n";
-            out += &indent(&policy, 12);
-        }
-        Some(_) => {
-            out += &format!(
-                "\n  {}Role:\n    Type: AWS::IAM::Role\n{condition}    Properties:\n      AssumeRolePolicyDocument:\n        Version: \"2012-10-17\"\n        Statement:\n          - Effect: Allow\n            Principal:\n              Service: lambda.amazonaws.com\n            Action: sts:AssumeRole\n      ManagedPolicyArns:\n        - !Ref WarmUpPolicy\n      Policies:\n        - PolicyName: {}\n          PolicyDocument:\n            Version: \"2012-10-17\"\n            Statement:\n",
-                camel(function.binary),
-                function.binary
-            );
-            out += &indent(&policy, 14);
-        }
-    }
-    Ok(out)
+    Ok(match own_log_group(function) {
+        None => format!(
+            "{resource}      Policies:
+        - !Ref WarmUpPolicy
+        - Version: \"2012-10-17\"
+          Statement:
+{}",
+            indent(&policy, 12)
+        ),
+        Some(_) => format!("{resource}\n{}", own_role(function, &condition, &policy)),
+    })
 }
 
 /// One function's errors alarm, as template.yaml holds it: `condition` is the function's own
