@@ -393,3 +393,59 @@ pub fn regenerate(text: &str) -> Result<String, String> {
         &text[end..]
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_the_binarys_and_the_routes_in_camel_case() {
+        assert_eq!(logical_id("get-order"), "GetOrderFunction");
+        assert_eq!(
+            logical_id("list-orders-by-status"),
+            "ListOrdersByStatusFunction"
+        );
+        let route = shared::http::routes::find("GET /orders/{orderId}/payments").expect("route");
+        assert_eq!(event_name(route), "GetOrdersOrderIdPayments");
+    }
+
+    #[test]
+    fn a_function_is_triggered_by_its_routes_or_its_own_events_never_both_nor_neither() {
+        let get_order = shared::permissions::of("get-order").expect("declared");
+        let both = Function {
+            properties: &["Events:\n  EveryMinute:\n    Type: Schedule"],
+            ..*get_order
+        };
+        assert!(function_resources(&both).is_err());
+        let unrouted = Function {
+            binary: "no-such-binary",
+            ..*get_order
+        };
+        assert!(function_resources(&unrouted).is_err());
+        assert!(function_resources(get_order).is_ok());
+    }
+
+    #[test]
+    fn writes_of_one_entity_with_the_same_attributes_share_a_statement() {
+        let checkout = shared::permissions::of("checkout").expect("declared");
+        let statements = statements(checkout.sends);
+        // Each action on the table names each partition once.
+        let mut seen = std::collections::BTreeSet::new();
+        for s in statements.iter().filter(|s| !s.leading_keys.is_empty()) {
+            for key in &s.leading_keys {
+                let attributes = s.attributes.clone().unwrap_or_default();
+                assert!(
+                    seen.insert((s.actions.clone(), key.clone(), attributes)),
+                    "{s:?}"
+                );
+            }
+        }
+        // The provider's key: one statement, the secret alone.
+        assert!(
+            statements
+                .iter()
+                .any(|s| s.actions == ["secretsmanager:GetSecretValue"]
+                    && s.resource == "!Ref PaymentApiKeySecret")
+        );
+    }
+}
