@@ -201,12 +201,13 @@ async fn emptying_a_cart_removes_its_expired_lines_too_and_only_that_customers()
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn new_lines_put_at_once_never_take_the_cart_past_its_cap() {
     let app = TestApp::seeded().await.expect("app");
-    let skus = catalog(&app, "race", 71).await;
+    // 31 held, 40 PUT at once, and one more never PUT (the race's winner is any of the 40).
+    let skus = catalog(&app, "race", 72).await;
     for sku in &skus[..31] {
         let (status, body) = hold(&app, "c5", sku, r#"{"quantity":1}"#).await;
         assert_eq!(status, 200, "{sku}: {body}");
     }
-    let edits = skus[31..].iter().map(|sku| {
+    let edits = skus[31..71].iter().map(|sku| {
         let app = &app;
         async move { hold(app, "c5", sku, r#"{"quantity":1}"#).await }
     });
@@ -227,7 +228,7 @@ async fn new_lines_put_at_once_never_take_the_cart_past_its_cap() {
         parts(dispatch(&app.store, req, functions::edit_cart::handle).await).0,
         204
     );
-    let (status, body) = hold(&app, "c5", &skus[70], r#"{"quantity":1}"#).await;
+    let (status, body) = hold(&app, "c5", &skus[71], r#"{"quantity":1}"#).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(stored(&app, "c5").await.len(), 32);
 }
