@@ -37,20 +37,10 @@ async fn holds_past_their_time_end_with_their_stock_back_and_running_ones_stay()
     let (ended, _, ended_intent) = crate::flows::held(&store, "c3", &[("sku-5", 1)]).await;
     let (running, _, running_intent) = crate::flows::held(&app.store, "c4", &[("sku-5", 1)]).await;
     assert_eq!(app.stock("sku-5").await, before - 2);
-    let run = as_function(
-        "expire-holds",
-        functions::expire_holds::handle(&expiry(&store), BUDGET),
-    )
-    .await
-    .expect("run");
+    let run = crate::flows::expire_holds(&store).await;
     assert_eq!(run.holds.expired, 0, "nothing due yet: {run:?}");
     tokio::time::sleep(Duration::from_millis(3_100)).await;
-    let run = as_function(
-        "expire-holds",
-        functions::expire_holds::handle(&expiry(&store), BUDGET),
-    )
-    .await
-    .expect("run");
+    let run = crate::flows::expire_holds(&store).await;
     assert_eq!(
         (run.holds.expired, run.holds.unfinished),
         (1, false),
@@ -68,12 +58,7 @@ async fn holds_past_their_time_end_with_their_stock_back_and_running_ones_stay()
     assert_eq!(intent_status(&ended_intent), "canceled");
     assert_eq!(intent_status(&running_intent), "requires_payment_method");
     // Run again: nothing twice.
-    let run = as_function(
-        "expire-holds",
-        functions::expire_holds::handle(&expiry(&store), BUDGET),
-    )
-    .await
-    .expect("run");
+    let run = crate::flows::expire_holds(&store).await;
     assert_eq!(run.holds.expired, 0);
     // c3's place under the cap of one is free again.
     crate::flows::held(&store, "c3", &[("sku-5", 1)]).await;
@@ -119,12 +104,7 @@ async fn a_payment_racing_the_expiry_either_places_the_order_or_is_recorded_for_
             assert_eq!(outcome, "refund-due", "{answer}");
         }
         // The expiry may not have reached an ended hold in that run: the next one does.
-        as_function(
-            "expire-holds",
-            functions::expire_holds::handle(&expiry(&app.store), BUDGET),
-        )
-        .await
-        .expect("expiry");
+        crate::flows::expire_holds(&app.store).await;
         let status = app.status_of(order).await;
         match outcome.as_str() {
             "placed" => assert_eq!(status, "PLACED"),
@@ -160,12 +140,7 @@ async fn an_item_the_expiry_cannot_read_is_reported_and_every_other_hold_still_e
         .await
         .expect("put");
     tokio::time::sleep(Duration::from_millis(3_100)).await;
-    let run = as_function(
-        "expire-holds",
-        functions::expire_holds::handle(&expiry(&store), BUDGET),
-    )
-    .await
-    .expect("run");
+    let run = crate::flows::expire_holds(&store).await;
     assert_eq!(run.holds.expired, 1, "{run:?}");
     assert_eq!(app.status_of(&ended).await, "EXPIRED");
     assert_eq!(app.stock("sku-5").await, before);
@@ -176,12 +151,7 @@ async fn an_item_the_expiry_cannot_read_is_reported_and_every_other_hold_still_e
     );
     assert!(run.holds.failures[0].reason.contains("total"), "{run:?}");
     // The next run reports it again, and nothing else.
-    let run = as_function(
-        "expire-holds",
-        functions::expire_holds::handle(&expiry(&store), BUDGET),
-    )
-    .await
-    .expect("run");
+    let run = crate::flows::expire_holds(&store).await;
     assert_eq!(
         (run.holds.expired, run.holds.failures.len()),
         (0, 1),

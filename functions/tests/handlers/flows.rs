@@ -159,3 +159,17 @@ pub(crate) async fn pay_refunds(store: &Store) -> functions::pay_refunds::Run {
     .await
     .expect("the payer's run")
 }
+
+/// One run of the holds' expiry, as its schedule starts it.
+pub(crate) async fn expire_holds(store: &Store) -> functions::expire_holds::Run {
+    let expiry = functions::expire_holds::Expiry {
+        store: store.clone(),
+        provider: provider(),
+    };
+    as_function(
+        "expire-holds",
+        functions::expire_holds::handle(&expiry, Duration::from_secs(5)),
+    )
+    .await
+    .expect("the expiry's run")
+}

@@ -177,16 +177,7 @@ async fn a_payment_that_came_after_its_hold_ended_is_refunded_at_the_provider() 
     // Paid at the provider, but the provider's event arrives after the hold ended.
     pay_at_provider(&intent);
     tokio::time::sleep(Duration::from_millis(3_100)).await;
-    let expiry = functions::expire_holds::Expiry {
-        store: store.clone(),
-        provider: local_engine::testing::provider(),
-    };
-    let run = as_function(
-        "expire-holds",
-        functions::expire_holds::handle(&expiry, BUDGET),
-    )
-    .await
-    .expect("expiry");
+    let run = crate::flows::expire_holds(&store).await;
     assert_eq!(run.holds.expired, 1, "{run:?}");
     let late = succeeded_event(&store, "evt_late_1", &intent, amount, &order).await;
     assert_eq!(

@@ -302,16 +302,7 @@ async fn a_hold_ended_by_the_expiry_or_by_the_provider_is_its_second_event() {
     .await;
     assert_eq!(ended["outcome"], "hold-ended", "{ended}");
     tokio::time::sleep(Duration::from_millis(3_100)).await;
-    let expiry = functions::expire_holds::Expiry {
-        store: store.clone(),
-        provider: local_engine::testing::provider(),
-    };
-    let run = local_engine::declared::as_function(
-        "expire-holds",
-        functions::expire_holds::handle(&expiry, Duration::from_secs(5)),
-    )
-    .await
-    .expect("expiry");
+    let run = crate::flows::expire_holds(&store).await;
     assert_eq!(h.app.status_of(&expiring).await, "EXPIRED", "{run:?}");
     h.publish().await;
     let subjects = h.subjects().await;
