@@ -24,6 +24,12 @@ pub fn logical_id(binary: &str) -> String {
     format!("{}Function", camel(binary))
 }
 
+/// The role of a function that writes its own log group: `publish-events` →
+/// `PublishEventsRole`.
+fn role_id(binary: &str) -> String {
+    format!("{}Role", camel(binary))
+}
+
 fn camel(words: &str) -> String {
     words
         .split(|c: char| !c.is_ascii_alphanumeric())
@@ -221,14 +227,14 @@ fn properties(function: &Function, routes: &[&Route]) -> String {
     let mut out = format!("Description: {:?}\n", function.description);
     if let Some(group) = own_log_group(function) {
         out += &format!(
-            "Role: !GetAtt {role}Role.Arn
+            "Role: !GetAtt {role}.Arn
 LoggingConfig:
   LogFormat: JSON
   ApplicationLogLevel: !Ref LogLevel
   SystemLogLevel: WARN
   LogGroup: !Ref {group}
 ",
-            role = camel(function.binary)
+            role = role_id(function.binary)
         );
     }
     for fragment in function.properties {
@@ -244,7 +250,7 @@ LoggingConfig:
 /// The role of a function that writes its own log group: the warm-up policy, and `policy`.
 fn own_role(function: &Function, condition: &str, policy: &str) -> String {
     format!(
-        "  {role}Role:
+        "  {role}:
     Type: AWS::IAM::Role
 {condition}    Properties:
       AssumeRolePolicyDocument:
@@ -262,7 +268,7 @@ fn own_role(function: &Function, condition: &str, policy: &str) -> String {
             Version: \"2012-10-17\"
             Statement:
 {statements}",
-        role = camel(function.binary),
+        role = role_id(function.binary),
         binary = function.binary,
         statements = indent(policy, 14)
     )
