@@ -413,14 +413,10 @@ async fn customer_run(
 async fn make_catalog(server: &Server) -> Result<(), Error> {
     let mut admin = Connection::open(&server.addr).await?;
     for (sku, price) in PRODUCTS {
-        let product = json!({"name": format!("Load product {sku}"), "price": price});
+        let product =
+            local_engine::testing::catalog::single_body(sku, &format!("Load product {sku}"), price);
         let (status, body) = admin
-            .send(
-                "PUT",
-                &format!("/products/{sku}"),
-                &server.token,
-                &product.to_string(),
-            )
+            .send("PUT", &format!("/products/{sku}"), &server.token, &product)
             .await?;
         if status != 201 && status != 200 {
             return Err(format!("PUT /products/{sku}: {status} {body}").into());
@@ -429,7 +425,7 @@ async fn make_catalog(server: &Server) -> Result<(), Error> {
         let (status, body) = admin
             .send(
                 "POST",
-                &format!("/products/{sku}/stock"),
+                &format!("/variants/{sku}/stock"),
                 &server.token,
                 &delta,
             )
@@ -848,7 +844,7 @@ async fn check_stock(
     }
     let mut right = true;
     for (i, (sku, _)) in PRODUCTS.iter().enumerate() {
-        let product = get_json(admin, token, &format!("/products/{sku}")).await?;
+        let product = get_json(admin, token, &format!("/variants/{sku}")).await?;
         let stock = product["stock"].as_i64().unwrap_or(-1);
         if stock != START_STOCK - taken[i] {
             right = false;

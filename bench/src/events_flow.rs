@@ -68,7 +68,7 @@ pub(crate) async fn section(o: &Options) -> Result<(), Error> {
 async fn restock(server: &Server) -> Result<(), Error> {
     let mut http = Connection::open(&server.addr).await?;
     for sku in 1..=4 {
-        let path = format!("/products/sku-{sku}/stock");
+        let path = format!("/variants/sku-{sku}/stock");
         let (status, body) = http
             .send("POST", &path, &server.token, r#"{"delta":10000}"#)
             .await?;

@@ -106,7 +106,7 @@ async fn stock_up(server: &Server, orders: usize) -> Result<(), Error> {
         let (status, body) = admin
             .send(
                 "POST",
-                "/products/sku-1/stock",
+                "/variants/sku-1/stock",
                 &server.token,
                 r#"{"delta":1000000}"#,
             )

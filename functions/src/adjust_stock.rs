@@ -1,4 +1,4 @@
-//! `POST /products/{sku}/stock` `{"delta": n}`: adds to (or, negative, takes from) a product's
+//! `POST /variants/{sku}/stock` `{"delta": n}`: adds to (or, negative, takes from) a variant's
 //! stock in one conditional UpdateItem: racing changes are never lost, and the stock never goes
 //! below 0 (409). Staff only (the route table, `shared::http::routes`).
 
@@ -9,7 +9,7 @@ use shared::Store;
 use shared::domain::ids::Sku;
 use shared::domain::product;
 use shared::http::HttpResult;
-use shared::http::request::{json_body, path_param};
+use shared::http::request::{caller, json_body, path_param};
 use shared::http::response::json_response;
 
 const MAX_BODY_BYTES: usize = 1024;
@@ -24,6 +24,9 @@ struct StockBody {
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let sku = path_param(&req, "sku", Sku::parse)?;
     let delta = product::stock_delta(json_body::<StockBody>(&req, MAX_BODY_BYTES)?.delta)?;
-    let product = store.adjust_stock(&sku, delta).await?;
-    Ok(json_response(StatusCode::OK, &product))
+    let variant = store.adjust_stock(&sku, delta).await?;
+    Ok(json_response(
+        StatusCode::OK,
+        &variant.seen_by(caller(&req)?),
+    ))
 }

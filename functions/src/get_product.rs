@@ -1,19 +1,22 @@
-//! `GET /products/{sku}`: a product, its price and its stock (one GetItem), for any signed-in
-//! caller (the route table, `shared::http::routes`).
+//! `GET /products/{productId}`: a product with its variants (their prices; stock for staff,
+//! `inStock` for others), in ONE Query of GSI3 (access pattern 12), for any signed-in caller;
+//! a product that is not published is a 404 to anyone but staff, as one that does not exist
+//! (the route table, `shared::http::routes`).
 
 use lambda_http::Request;
 use lambda_http::http::StatusCode;
-use shared::domain::ids::Sku;
+use shared::domain::ids::ProductId;
 use shared::http::HttpResult;
-use shared::http::request::path_param;
+use shared::http::request::{caller, path_param};
 use shared::http::response::json_response;
 use shared::{AppError, Store};
 
 pub async fn handle(store: &Store, req: Request) -> HttpResult {
-    let sku = path_param(&req, "sku", Sku::parse)?;
+    let id = path_param(&req, "productId", ProductId::parse)?;
+    let caller = caller(&req)?;
     let product = store
-        .get_product(&sku)
+        .get_product(&id, caller)
         .await?
-        .ok_or_else(|| AppError::not_found(format!("product {sku} does not exist")))?;
+        .ok_or_else(|| AppError::not_found(format!("product {id} does not exist")))?;
     Ok(json_response(StatusCode::OK, &product))
 }

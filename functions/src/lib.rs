@@ -14,6 +14,7 @@ pub mod get_customer;
 pub mod get_order;
 pub mod get_order_items;
 pub mod get_product;
+pub mod get_variant;
 pub mod list_customer_orders;
 pub mod list_orders_by_status;
 pub mod list_product_orders;
@@ -51,6 +52,7 @@ macro_rules! http_over_the_store {
             "get-order" => $crate::get_order::handle,
             "update-order-status" => $crate::update_order_status::handle,
             "get-product" => $crate::get_product::handle,
+            "get-variant" => $crate::get_variant::handle,
             "list-products" => $crate::list_products::handle,
             "put-product" => $crate::put_product::handle,
             "adjust-stock" => $crate::adjust_stock::handle,

@@ -1,4 +1,4 @@
-//! `GET /products/{sku}/orders?limit=&cursor=&from=&to=`: the orders that contain a product,
+//! `GET /variants/{sku}/orders?limit=&cursor=&from=&to=`: the orders that contain a variant,
 //! newest first (access pattern 8, one Query on GSI2 per page), for staff (the route table,
 //! `shared::http::routes`): a recall, a
 //! customer-service lookup, a stock reconciliation.

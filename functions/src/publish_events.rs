@@ -20,7 +20,7 @@ use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::streams::DynamoDbEventResponse;
 use shared::Store;
 use shared::domain::error::BoxError;
-use shared::domain::event::{EventType, StoreEvent};
+use shared::domain::event::StoreEvent;
 use shared::dynamo::client::Environment;
 use shared::dynamo::events::{EventRules, events_of};
 use shared::metrics::{self, Metric};
@@ -117,19 +117,16 @@ pub async fn handle(
     respond(records, &fates)
 }
 
-/// Each `order.placed` given its order's lines (one Query per order placed); a record whose
-/// lines cannot be read is not done.
+/// Each event that tells of an order's lines ([`EventType::tells_lines`]: `order.placed`, a
+/// fulfilment's, a cancellation's, a return's) given its order's lines as bought (one Query per
+/// event); a record whose lines cannot be read is not done.
 async fn add_lines(store: &Store, fates: &mut [Fate]) {
     for fate in fates.iter_mut() {
         let Fate::Publishing(events) = fate else {
             continue;
         };
         for event in events.iter_mut() {
-            let Some(order) = event
-                .order_id
-                .as_ref()
-                .filter(|_| event.kind == EventType::Placed)
-            else {
+            let Some(order) = event.order_id.as_ref().filter(|_| event.kind.tells_lines()) else {
                 continue;
             };
             match store.placed_lines(order).await {

@@ -62,13 +62,13 @@ pub const ACCESS_PATTERNS: &[AccessPattern] = &[
     ),
     pattern(
         5,
-        "a product, its price and stock",
-        "GET /products/{sku}",
-        Sends::GetItem(Entity::Product),
+        "a variant, its price and stock",
+        "GET /variants/{sku}",
+        Sends::GetItem(Entity::Variant),
     ),
     pattern(
         6,
-        "the catalog",
+        "the catalog: published products, each with its lowest price",
         "GET /products",
         Sends::Query(Entity::CatalogEntry),
     ),
@@ -80,8 +80,8 @@ pub const ACCESS_PATTERNS: &[AccessPattern] = &[
     ),
     pattern(
         8,
-        "the orders that contain a product, newest first (staff)",
-        "GET /products/{sku}/orders",
+        "the orders that contain a variant, newest first (staff)",
+        "GET /variants/{sku}/orders",
         Sends::QueryIndex(Index::Gsi2, IndexPartitions::AnyProduct),
     ),
     pattern(
@@ -101,6 +101,12 @@ pub const ACCESS_PATTERNS: &[AccessPattern] = &[
         "returns in a status, oldest first (staff)",
         "GET /returns",
         Sends::QueryIndex(Index::Gsi1, IndexPartitions::Returns),
+    ),
+    pattern(
+        12,
+        "a product with its variants",
+        "GET /products/{productId}",
+        Sends::QueryIndex(Index::Gsi3, IndexPartitions::Products),
     ),
 ];
 

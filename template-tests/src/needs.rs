@@ -38,6 +38,7 @@ pub fn index_arn(index: Index) -> String {
         Index::Table => return TABLE.to_owned(),
         Index::Gsi1 => shared::dynamo::keys::GSI1,
         Index::Gsi2 => shared::dynamo::keys::GSI2,
+        Index::Gsi3 => shared::dynamo::keys::GSI3,
     };
     format!("!Sub ${{AppTable.Arn}}/index/{name}")
 }

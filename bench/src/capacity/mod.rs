@@ -8,7 +8,7 @@ use lambda_http::{Body, Request, Response};
 use local_engine::capacity::{CapacityMeter, US_EAST_1, Units};
 use local_engine::runtime_api::Error;
 use local_engine::streams::{self, StreamSource};
-use local_engine::testing::{Who, call, change_status, get, send_json};
+use local_engine::testing::{Who, catalog, change_status, get, send_json};
 use local_engine::{Engine, LOCAL_TABLE};
 use shared::Store;
 use shared::http::serve::dispatch;
@@ -324,18 +324,12 @@ impl Bench {
     async fn catalog(&mut self) -> Result<(), Error> {
         let mut put_product = Units::default();
         for i in 0..PAGE {
-            let path = format!("/products/bench-{i:02}");
+            let sku = format!("bench-{i:02}");
+            let title = format!("Bench product {i}");
             let (u, _) = self
                 .units(
                     functions::put_product::handle,
-                    call(
-                        Who::Staff,
-                        "PUT /products/{sku}",
-                        &path,
-                        "",
-                        &[("content-type", "application/json")],
-                        format!(r#"{{"name":"Bench product {i}","price":"12.50"}}"#).as_bytes(),
-                    ),
+                    catalog::put_single(Who::Staff, &sku, &title, "12.50"),
                     201,
                 )
                 .await?;
@@ -344,8 +338,8 @@ impl Bench {
                 functions::adjust_stock::handle,
                 send_json(
                     Who::Staff,
-                    "POST /products/{sku}/stock",
-                    &format!("{path}/stock"),
+                    "POST /variants/{sku}/stock",
+                    &format!("/variants/{sku}/stock"),
                     &[],
                     r#"{"delta":1000}"#,
                 ),
@@ -413,7 +407,7 @@ impl Bench {
                 &label,
                 ours,
                 Some(boto3),
-                "ours: one transaction, stock taken, key recorded; GSI2 +1 W a line",
+                "ours: one transaction, stock taken, key recorded; GSI2 and GSI3 +1 W a line each",
             );
             let (consumer, records) = self.consumer_units().await?;
             if placed.is_empty() {
@@ -565,8 +559,8 @@ impl Bench {
                 functions::list_product_orders::handle,
                 get(
                     Who::Staff,
-                    "GET /products/{sku}/orders",
-                    "/products/sku-1/orders",
+                    "GET /variants/{sku}/orders",
+                    "/variants/sku-1/orders",
                     "limit=25",
                 ),
                 200,

@@ -8,7 +8,7 @@ use shared::domain::currency::major_units;
 use shared::domain::email::EmailState;
 use shared::domain::event::{EventType, StoreEvent};
 use shared::domain::fulfilment::Tracking;
-use shared::domain::order::LineQuantity;
+use shared::domain::order::{LineItem, LineQuantity};
 
 /// One email: its subject and text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,11 +44,7 @@ fn placed(event: &StoreEvent, currency: &str) -> Option<Email> {
         order.order_id, order.placed_at
     );
     for line in event.lines.iter().flatten() {
-        let _ = writeln!(
-            text,
-            "  {} x {} at {} {currency}",
-            line.quantity, line.sku, line.price
-        );
+        let _ = writeln!(text, "  {} at {} {currency}", line.text(), line.price);
     }
     let _ = write!(text, "\nTotal: {} {currency}\n", order.total);
     Some(Email {
@@ -97,7 +93,7 @@ fn parcel(event: &StoreEvent, what: Parcel) -> Option<Email> {
             format!("A parcel of your order {order} was delivered. It carried:\n\n"),
         ),
     };
-    lines(&mut text, &fulfilment.lines);
+    lines(&mut text, &fulfilment.lines, event.lines.as_deref());
     if !matches!(what, Parcel::Delivered) {
         tracking(&mut text, &fulfilment.tracking);
     }
@@ -109,7 +105,7 @@ fn lines_cancelled(event: &StoreEvent) -> Option<Email> {
     let order = event.order_id.as_ref()?;
     let cancellation = event.cancellation.as_ref()?;
     let mut text = format!("We cancelled part of your order {order}:\n\n");
-    lines(&mut text, &cancellation.lines);
+    lines(&mut text, &cancellation.lines, event.lines.as_deref());
     text.push_str(
         "\nThese will not ship. If you paid for them, what you paid comes back to your \
          card; we write again when it has.\n",
@@ -129,7 +125,7 @@ fn return_decided(event: &StoreEvent, approved: bool) -> Option<Email> {
         "Your return {} of order {order} is {decided}:\n\n",
         asked.return_id
     );
-    lines(&mut text, &asked.lines);
+    lines(&mut text, &asked.lines, event.lines.as_deref());
     text.push_str(if approved {
         "\nSend these back to us; we refund what arrives once it does.\n"
     } else {
@@ -160,10 +156,23 @@ fn refund_paid(event: &StoreEvent) -> Option<Email> {
     })
 }
 
-/// Each of `lines`, one a line: `  2 x sku-2`.
-fn lines(text: &mut String, lines: &[LineQuantity]) {
+/// Each of `lines`, one a line, as bought (the order's lines the event carries):
+/// `  2 × Plain tee (M, Blue)`; `  2 × sku-2` for a line the order kept no title of.
+fn lines(text: &mut String, lines: &[LineQuantity], bought: Option<&[LineItem]>) {
     for line in lines {
-        let _ = writeln!(text, "  {} x {}", line.quantity, line.sku);
+        let as_bought = bought
+            .into_iter()
+            .flatten()
+            .find(|item| item.sku == line.sku);
+        let shown = match as_bought {
+            Some(item) => LineItem {
+                quantity: line.quantity,
+                ..item.clone()
+            }
+            .text(),
+            None => LineItem::untitled(line.sku.clone(), line.quantity, Default::default()).text(),
+        };
+        let _ = writeln!(text, "  {shown}");
     }
 }
 
@@ -234,7 +243,7 @@ mod tests {
     use shared::domain::fulfilment::{Fulfilment, Tracking};
     use shared::domain::ids::{CustomerId, FulfilmentId, OrderId, PaymentId, RefundId, Sku};
     use shared::domain::money::Money;
-    use shared::domain::order::{LineItem, LineQuantity, Order};
+    use shared::domain::order::Order;
     use shared::domain::refund::{Refund, RefundKind};
     use shared::domain::status::OrderStatus;
     use shared::domain::time::Timestamp;
@@ -255,6 +264,22 @@ mod tests {
         }
     }
 
+    /// `quantity` of sku-1, a Plain tee in M and Blue at 19.95, as bought.
+    fn tee(quantity: u32) -> LineItem {
+        LineItem {
+            title: Some("Plain tee".into()),
+            options: shared::domain::product::OptionValues(vec![
+                ("Size".into(), "M".into()),
+                ("Colour".into(), "Blue".into()),
+            ]),
+            ..LineItem::untitled(
+                Sku::parse("sku-1").expect("sku"),
+                quantity,
+                Money::parse_number("19.95").expect("money"),
+            )
+        }
+    }
+
     fn at() -> Timestamp {
         Timestamp::parse("2026-12-04T10:00:01Z").expect("time")
     }
@@ -270,22 +295,19 @@ mod tests {
         )
         .about_order(&order);
         event.lines = Some(vec![
-            LineItem {
-                sku: Sku::parse("sku-1").expect("sku"),
-                quantity: 2,
-                price: Money::parse_number("19.95").expect("money"),
-            },
-            LineItem {
-                sku: Sku::parse("sku-2").expect("sku"),
-                quantity: 1,
-                price: Money::parse_number("5").expect("money"),
-            },
+            tee(2),
+            // A line kept before orders kept what was bought: its SKU.
+            LineItem::untitled(
+                Sku::parse("sku-2").expect("sku"),
+                1,
+                Money::parse_number("5").expect("money"),
+            ),
         ]);
         let email = email(&event, "usd").expect("an email");
         assert_eq!(email.subject, "Your order o1 is placed");
         assert_eq!(
             email.text,
-            "Thank you for your order o1, placed 2026-12-04T10:00:00Z.\n\n  2 x sku-1 at 19.95 USD\n  1 x sku-2 at 5.00 USD\n\nTotal: 44.90 USD\n"
+            "Thank you for your order o1, placed 2026-12-04T10:00:00Z.\n\n  2 × Plain tee (M, Blue) at 19.95 USD\n  1 × sku-2 at 5.00 USD\n\nTotal: 44.90 USD\n"
         );
     }
 
@@ -340,7 +362,7 @@ mod tests {
             },
             at(),
         );
-        let event = StoreEvent::new(
+        let mut event = StoreEvent::new(
             EventType::FulfilmentShipped,
             &Subject::Fulfilment(fulfilment.fulfilment_id.clone()),
             1,
@@ -351,11 +373,13 @@ mod tests {
             &CustomerId::parse("c1").expect("id"),
             &fulfilment,
         );
+        // The order's lines as bought: 3 tees, of which this parcel carries 2.
+        event.lines = Some(vec![tee(3)]);
         let email = email(&event, "usd").expect("an email");
         assert_eq!(email.subject, "Your order o1 is on its way");
         assert_eq!(
             email.text,
-            "Part of your order o1 is on its way:\n\n  2 x sku-1\n\nCarrier: DHL, tracking number JD0001\nFollow it at https://www.dhl.com/track?id=JD0001\n"
+            "Part of your order o1 is on its way:\n\n  2 × Plain tee (M, Blue)\n\nCarrier: DHL, tracking number JD0001\nFollow it at https://www.dhl.com/track?id=JD0001\n"
         );
 
         // Round five: a number without a carrier is still told; a correction and a delivery
@@ -389,7 +413,8 @@ mod tests {
         let delivered =
             super::email(&about(EventType::FulfilmentDelivered, &numbered), "usd").expect("email");
         assert_eq!(delivered.subject, "Your order o1 was delivered");
-        assert!(delivered.text.contains("  2 x sku-1"), "{}", delivered.text);
+        // Without the lines as bought (an order kept before titles), the SKU.
+        assert!(delivered.text.contains("  2 × sku-1"), "{}", delivered.text);
     }
 
     #[test]

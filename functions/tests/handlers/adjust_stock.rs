@@ -1,4 +1,4 @@
-//! `POST /products/{sku}/stock` through its handler: staff add and take stock, which racing
+//! `POST /variants/{sku}/stock` through its handler: staff add and take stock, which racing
 //! changes never lose and never take below 0; an unknown product is a 404, never created.
 
 use local_engine::testing::dispatch;
@@ -12,8 +12,8 @@ async fn adjust(app: &TestApp, who: Who<'_>, sku: &str, delta: i64) -> (u16, Val
 }
 
 async fn stock(app: &TestApp, sku: &str) -> (u16, Value) {
-    let req = catalog::get_product(Who::Customer("c1"), sku);
-    let (status, _, body) = parts(dispatch(&app.store, req, functions::get_product::handle).await);
+    let req = catalog::get_variant(Who::Staff, sku);
+    let (status, _, body) = parts(dispatch(&app.store, req, functions::get_variant::handle).await);
     (status, body["stock"].clone())
 }
 

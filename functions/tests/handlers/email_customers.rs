@@ -150,7 +150,7 @@ async fn an_order_placed_is_emailed_once_however_often_it_arrives() {
     assert_eq!(email.source, SENDER);
     assert_eq!(email.subject, "Your order o100 is placed");
     assert!(
-        email.body.contains("2 x sku-1 at 19.95 USD"),
+        email.body.contains("2 × Stoneware mug at 19.95 USD"),
         "{}",
         email.body
     );

@@ -1,4 +1,4 @@
-//! `GET /products/{sku}/orders` through its handler: the orders containing a product, newest
+//! `GET /variants/{sku}/orders` through its handler: the orders containing a variant, newest
 //! first, one Query on GSI2 per page; the window, cursors bound to the caller and to the exact
 //! keys the store writes; staff only.
 
@@ -6,10 +6,10 @@ use local_engine::testing::dispatch;
 use local_engine::testing::{TestApp, Who, from_event_file, get, parts, send_json};
 use serde_json::Value;
 
-const ROUTE: &str = "GET /products/{sku}/orders";
+const ROUTE: &str = "GET /variants/{sku}/orders";
 
 async fn list(app: &TestApp, who: Who<'_>, sku: &str, query: &str) -> (u16, Value) {
-    let req = get(who, ROUTE, &format!("/products/{sku}/orders"), query);
+    let req = get(who, ROUTE, &format!("/variants/{sku}/orders"), query);
     let (status, _, body) =
         parts(dispatch(&app.store, req, functions::list_product_orders::handle).await);
     (status, body)

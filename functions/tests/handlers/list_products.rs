@@ -18,8 +18,12 @@ async fn list(app: &TestApp, who: Who<'_>, query: &str) -> (u16, Value) {
 async fn the_listing_pages_through_every_shard_once() {
     let app = TestApp::seeded().await.expect("app");
     for n in 0..23 {
-        let body = format!(r#"{{"name":"Item {n}","price":"1.{n:02}"}}"#);
-        let req = catalog::put_product(Who::Staff, &format!("item-{n}"), &body);
+        let req = catalog::put_single(
+            Who::Staff,
+            &format!("item-{n}"),
+            &format!("Item {n}"),
+            &format!("1.{n:02}"),
+        );
         let response = dispatch(&app.store, req, functions::put_product::handle).await;
         assert_eq!(parts(response).0, 201);
     }
@@ -38,7 +42,7 @@ async fn the_listing_pages_through_every_shard_once() {
         assert!(items.len() <= 4);
         for item in items {
             assert!(item.get("stock").is_none(), "the listing carries no stock");
-            seen.push(item["sku"].as_str().expect("sku").to_owned());
+            seen.push(item["productId"].as_str().expect("productId").to_owned());
         }
         pages += 1;
         cursor = body["nextCursor"].as_str().map(str::to_owned);
@@ -54,6 +58,39 @@ async fn the_listing_pages_through_every_shard_once() {
         [("Query".to_owned(), pages)].into(),
         "one Query per page"
     );
+}
+
+/// Every product the listing shows, all pages read: (productId, title, price).
+async fn listed(app: &TestApp) -> Vec<(String, String, String)> {
+    let (mut all, mut cursor) = (Vec::new(), None::<String>);
+    loop {
+        let query = cursor.map_or("limit=100".to_owned(), |c| format!("limit=100&cursor={c}"));
+        let (_, body) = list(app, Who::Customer("c2"), &query).await;
+        for item in body["items"].as_array().expect("items") {
+            let text = |name: &str| item[name].as_str().unwrap_or_default().to_owned();
+            all.push((text("productId"), text("title"), text("price")));
+        }
+        cursor = body["nextCursor"].as_str().map(str::to_owned);
+        if cursor.is_none() {
+            return all;
+        }
+    }
+}
+
+#[tokio::test]
+async fn only_published_products_are_listed_at_their_lowest_price() {
+    let app = TestApp::seeded().await.expect("app");
+    let tee = |all: &[(String, String, String)]| all.iter().find(|p| p.0 == "tee").cloned();
+    crate::put_product::put_tee(&app, "DRAFT").await;
+    assert_eq!(tee(&listed(&app).await), None, "a draft is not listed");
+    crate::put_product::put_tee(&app, "PUBLISHED").await;
+    assert_eq!(
+        tee(&listed(&app).await),
+        Some(("tee".into(), "Plain tee".into(), "18.00".into())),
+        "listed once published, from its lowest price"
+    );
+    crate::put_product::put_tee(&app, "ARCHIVED").await;
+    assert_eq!(tee(&listed(&app).await), None, "archiving takes it out");
 }
 
 #[tokio::test]
@@ -81,7 +118,7 @@ async fn a_cursor_is_refused_for_another_caller_and_no_token_is_401() {
         );
     }
     let shard = shared::dynamo::entities::catalog_entry::shard(
-        &shared::domain::ids::Sku::parse("sku-1").expect("sku"),
+        &shared::domain::ids::ProductId::parse("sku-1").expect("id"),
     );
     let elsewhere = format!(
         "CATALOG#{}",

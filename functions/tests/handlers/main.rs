@@ -14,6 +14,7 @@ mod get_customer;
 mod get_order;
 mod get_order_items;
 mod get_product;
+mod get_variant;
 mod list_customer_orders;
 mod list_orders_by_status;
 mod list_product_orders;

@@ -246,6 +246,7 @@ pub fn requests_of(operation: &str, body: &Value) -> Vec<Request> {
                 None => Index::Table,
                 Some(keys::GSI1) => Index::Gsi1,
                 Some(keys::GSI2) => Index::Gsi2,
+                Some(keys::GSI3) => Index::Gsi3,
                 // An index the declarations cannot name: covered by nothing.
                 Some(_) => return vec![other(operation)],
             },

@@ -11,10 +11,10 @@ use std::time::Duration;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
 use shared::domain::customer::Customer;
-use shared::domain::ids::{CustomerId, OrderId, Sku};
+use shared::domain::ids::{CustomerId, OrderId, ProductId, Sku};
 use shared::domain::money::{Decimal, Money};
 use shared::domain::order::{LineItem, Order};
-use shared::domain::product::{CatalogEntry, Product};
+use shared::domain::product::{CatalogEntry, OptionValues, Product, ProductStatus};
 use shared::domain::status::OrderStatus;
 use shared::domain::time::Timestamp;
 
@@ -26,8 +26,9 @@ const SEEDED_STATUSES: [OrderStatus; 4] = [
     OrderStatus::Delivered,
     OrderStatus::Cancelled,
 ];
+use shared::domain::variant::Variant;
 use shared::dynamo::entities::{
-    cart_line, catalog_entry, customer, line_item, order_header, order_listing, product,
+    cart_line, catalog_entry, customer, line_item, order_header, order_listing, product, variant,
 };
 
 use crate::Error;
@@ -304,31 +305,50 @@ pub fn order_items(sample: &SampleOrder) -> Result<Vec<Item>, Error> {
         shared::dynamo::keys::StatusShards::ONE,
     )];
     for (sku, quantity, price) in &sample.lines {
-        let line = LineItem {
-            sku: Sku::parse(sku)?,
-            quantity: *quantity,
-            price: Money::parse_number(price).ok_or_else(|| format!("{sku}: bad price"))?,
-        };
+        let line = LineItem::untitled(
+            Sku::parse(sku)?,
+            *quantity,
+            Money::parse_number(price).ok_or_else(|| format!("{sku}: bad price"))?,
+        );
         written.push(line_item::source_design_item(&order.order_id, &line));
     }
     Ok(written)
 }
 
-/// The products of the sample catalog, and their catalog entries (written by this store's API,
-/// not the source design's boto3 code, which has no catalog).
+/// When the sample catalog's products were first written.
+const CATALOG_CREATED_AT: &str = "2026-09-01T09:00:00Z";
+
+/// The products of the sample catalog, each published with one variant of its own SKU (the
+/// product's ID), and their catalog entries (written by this store's API, not the source
+/// design's boto3 code, which has no catalog).
 pub fn catalog_items() -> Result<Vec<Item>, Error> {
     let mut items = Vec::new();
     for (sku, price, name) in CATALOG {
+        let price = Money::parse_number(price).ok_or_else(|| format!("{sku}: bad price"))?;
         let product = Product {
-            sku: Sku::parse(sku)?,
-            name: name.to_owned(),
-            price: Money::parse_number(price).ok_or_else(|| format!("{sku}: bad price"))?,
-            stock: SAMPLE_STOCK,
+            product_id: ProductId::parse(sku)?,
+            title: name.to_owned(),
+            description: String::new(),
+            status: ProductStatus::Published,
+            category_ids: Vec::new(),
+            options: Vec::new(),
+            skus: vec![Sku::parse(sku)?],
+            created_at: Timestamp::parse(CATALOG_CREATED_AT)?,
         };
         items.push(catalog_entry::to_item(&CatalogEntry {
-            sku: product.sku.clone(),
-            name: product.name.clone(),
-            price: product.price,
+            product_id: product.product_id.clone(),
+            title: product.title.clone(),
+            price,
+        }));
+        items.push(variant::to_item(&Variant {
+            sku: Sku::parse(sku)?,
+            product_id: Some(product.product_id.clone()),
+            title: product.title.clone(),
+            options: OptionValues::default(),
+            price,
+            stock: SAMPLE_STOCK,
+            status: ProductStatus::Published,
+            weight_grams: 0,
         }));
         items.push(product::to_item(&product, 1));
     }

@@ -8,8 +8,10 @@ use lambda_http::{Body, Request, Response};
 use serde_json::{Map, Value, json};
 use shared::Store;
 use shared::domain::access::{Caller, STAFF_GROUP};
-use shared::domain::ids::{OrderId, Sku};
-use shared::domain::product;
+use shared::domain::ids::{OrderId, ProductId, Sku};
+use shared::domain::money::Money;
+use shared::domain::product::{self, ProductSpec, ProductStatus, RawProduct, RawVariant};
+use shared::domain::time::Timestamp;
 use shared::http::gateway::StaffClients;
 
 use crate::faults::Faults;
@@ -63,13 +65,13 @@ impl TestApp {
         Store::new(self.engine.client(), LOCAL_TABLE)
     }
 
-    /// `sku`'s stock as stored (the product must exist).
+    /// `sku`'s stock as stored (the variant must exist).
     pub async fn stock(&self, sku: &str) -> u64 {
         let sku = Sku::parse(sku).unwrap_or_else(|err| panic!("sku {sku}: {err}"));
-        let product = self.direct_store().get_product(&sku).await;
-        match product {
-            Ok(Some(product)) => product.stock,
-            other => panic!("product {sku}: {other:?}"),
+        let variant = self.direct_store().get_variant(&sku, true).await;
+        match variant {
+            Ok(Some(variant)) => variant.stock,
+            other => panic!("variant {sku}: {other:?}"),
         }
     }
 
@@ -421,10 +423,11 @@ pub async fn stock_catalog(engine: &Engine, body: &str) {
         let (Ok(sku), Ok(price)) = (Sku::parse(sku), product::price(price)) else {
             continue;
         };
-        let current = store.get_product(&sku).await.expect("read product");
-        if current.as_ref().map(|p| p.price) != Some(price) {
+        let current = store.get_variant(&sku, true).await.expect("read variant");
+        if current.as_ref().map(|v| v.price) != Some(price) {
+            let title = format!("Test product {sku}");
             store
-                .put_product(&sku, &format!("Test product {sku}"), price)
+                .put_product(&single_variant(&sku, &title, price), &staff())
                 .await
                 .expect("product");
         }
@@ -434,35 +437,86 @@ pub async fn stock_catalog(engine: &Engine, body: &str) {
     }
 }
 
+/// A staff caller, for a test's direct calls of the store.
+pub fn staff() -> Caller {
+    Caller::new("staff-test", [STAFF_GROUP], [], false)
+}
+
+/// A published product of one variant, `sku`, titled `title`, at `price`: the product's ID is
+/// the SKU (as the sample catalog's products are).
+pub fn single_variant(sku: &Sku, title: &str, price: Money) -> ProductSpec {
+    let raw = RawProduct {
+        title: title.to_owned(),
+        description: String::new(),
+        status: ProductStatus::Published,
+        category_ids: Vec::new(),
+        options: Vec::new(),
+        variants: vec![RawVariant {
+            sku: sku.clone(),
+            options: Default::default(),
+            price,
+            weight_grams: 0,
+        }],
+    };
+    let id = ProductId::parse(sku.as_str()).expect("a SKU is a product ID");
+    ProductSpec::check(id, raw, Timestamp::now()).expect("a valid product")
+}
+
 /// The catalog's requests, as its tests send them.
 pub mod catalog {
     use super::{Request, Who, get, send_json};
 
-    /// `PUT /products/{sku}` with `body`.
-    pub fn put_product(who: Who<'_>, sku: &str, body: &str) -> Request {
+    /// `PUT /products/{productId}` with `body`.
+    pub fn put_product(who: Who<'_>, product: &str, body: &str) -> Request {
         send_json(
             who,
-            "PUT /products/{sku}",
-            &format!("/products/{sku}"),
+            "PUT /products/{productId}",
+            &format!("/products/{product}"),
             &[],
             body,
         )
     }
 
-    /// `POST /products/{sku}/stock` adding `delta`.
+    /// The body of a published product of one variant, `sku`, titled `title`, at `price`.
+    pub fn single_body(sku: &str, title: &str, price: &str) -> String {
+        serde_json::json!({
+            "title": title,
+            "status": "PUBLISHED",
+            "variants": [{"sku": sku, "options": {}, "price": price}],
+        })
+        .to_string()
+    }
+
+    /// `PUT /products/{productId}` of one published variant, `sku`, titled `title`, at
+    /// `price`: the product's ID is the SKU.
+    pub fn put_single(who: Who<'_>, sku: &str, title: &str, price: &str) -> Request {
+        put_product(who, sku, &single_body(sku, title, price))
+    }
+
+    /// `POST /variants/{sku}/stock` adding `delta`.
     pub fn adjust_stock(who: Who<'_>, sku: &str, delta: i64) -> Request {
         send_json(
             who,
-            "POST /products/{sku}/stock",
-            &format!("/products/{sku}/stock"),
+            "POST /variants/{sku}/stock",
+            &format!("/variants/{sku}/stock"),
             &[],
             &format!(r#"{{"delta":{delta}}}"#),
         )
     }
 
-    /// `GET /products/{sku}`.
-    pub fn get_product(who: Who<'_>, sku: &str) -> Request {
-        get(who, "GET /products/{sku}", &format!("/products/{sku}"), "")
+    /// `GET /products/{productId}`.
+    pub fn get_product(who: Who<'_>, product: &str) -> Request {
+        get(
+            who,
+            "GET /products/{productId}",
+            &format!("/products/{product}"),
+            "",
+        )
+    }
+
+    /// `GET /variants/{sku}`.
+    pub fn get_variant(who: Who<'_>, sku: &str) -> Request {
+        get(who, "GET /variants/{sku}", &format!("/variants/{sku}"), "")
     }
 
     /// `GET /products` with `query`.

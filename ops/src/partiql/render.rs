@@ -91,6 +91,8 @@ pub fn table(items: &[Item]) -> String {
         keys::GSI1SK,
         keys::GSI2PK,
         keys::GSI2SK,
+        keys::GSI3PK,
+        keys::GSI3SK,
     ];
     let present: BTreeSet<&str> = items
         .iter()

@@ -24,12 +24,16 @@ use shared::dynamo::keys;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
     Table,
-    /// A global secondary index of the store (`keys::GSI1`, `keys::GSI2`).
+    /// A global secondary index of the store (`keys::GSI1`, `keys::GSI2`, `keys::GSI3`).
     Index(&'static str),
 }
 
 /// The store's global secondary indexes and their partition keys.
-const INDEXES: [(&str, &str); 2] = [(keys::GSI1, keys::GSI1PK), (keys::GSI2, keys::GSI2PK)];
+const INDEXES: [(&str, &str); 3] = [
+    (keys::GSI1, keys::GSI1PK),
+    (keys::GSI2, keys::GSI2PK),
+    (keys::GSI3, keys::GSI3PK),
+];
 
 impl Target {
     /// The attribute that names a partition of what is read.

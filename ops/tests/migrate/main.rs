@@ -1,8 +1,11 @@
-//! `store-migrate`'s first migration, `0001-line-item-gsi2`, on an embedded engine: line items
+//! `store-migrate`'s migrations on an embedded engine (the second, `0002-products`, in
+//! `products.rs`). The first, `0001-line-item-gsi2`: line items
 //! written before GSI2 — by this store's earlier versions (with a header) and by the source
 //! design's boto3 code (listing only) — become listed under their product, each once, newest
 //! first; a second run changes nothing; a run stopped mid-way resumes; live orders and status
 //! changes beside it, and throttling, change nothing of that.
+
+mod products;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -56,11 +59,11 @@ fn order(id: &str, customer: &str, at: &str) -> Order {
 }
 
 fn line(sku: &str) -> LineItem {
-    LineItem {
-        sku: Sku::parse(sku).expect("sku"),
-        quantity: 1,
-        price: Money::parse_number("1.00").expect("money"),
-    }
+    LineItem::untitled(
+        Sku::parse(sku).expect("sku"),
+        1,
+        Money::parse_number("1.00").expect("money"),
+    )
 }
 
 /// What the source design's boto3 code writes: the listing and the line items, no header.
@@ -86,7 +89,7 @@ async fn write(app: &TestApp, items: Vec<Item>) {
         .expect("written");
 }
 
-/// Every page of `GET /products/{sku}/orders`, as staff: the order IDs, in order, checked to
+/// Every page of `GET /variants/{sku}/orders`, as staff: the order IDs, in order, checked to
 /// be newest first.
 async fn listed(app: &TestApp, sku: &str) -> Vec<String> {
     let mut times: Vec<String> = Vec::new();
@@ -99,8 +102,8 @@ async fn listed(app: &TestApp, sku: &str) -> Vec<String> {
         };
         let req = get(
             Who::Staff,
-            "GET /products/{sku}/orders",
-            &format!("/products/{sku}/orders"),
+            "GET /variants/{sku}/orders",
+            &format!("/variants/{sku}/orders"),
             &query,
         );
         let (status, _, body) =
@@ -137,6 +140,28 @@ async fn place(store: &Store, customer: &str, skus: &[&str]) -> String {
     let (status, _, body) = parts(dispatch(store, req, functions::place_order::handle).await);
     assert_eq!(status, 201, "{body}");
     body["orderId"].as_str().expect("id").to_owned()
+}
+
+/// Runs `migration` slowly (400 write units a second, two segments) and stops it once it has
+/// changed `changed` items: the task dropped, as a SIGKILL would leave it.
+async fn stop_after(store: &Store, migration: Migration, changed: u64) {
+    let progress = Arc::new(Progress::default());
+    let slow = Options {
+        max_write: Some(400.0),
+        ..options(2)
+    };
+    let running = {
+        let (store, progress, slow) = (store.clone(), progress.clone(), slow.clone());
+        tokio::spawn(async move {
+            let budget = Budget::new(slow.max_read, slow.max_write);
+            store.migrate(migration, &slow, &budget, &progress).await
+        })
+    };
+    while progress.counts().changed < changed {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    running.abort();
+    let _ = running.await;
 }
 
 /// The line items of the table still without GSI2 keys.
@@ -253,24 +278,7 @@ async fn a_run_stopped_mid_way_resumes_and_scans_less_than_the_whole_table() {
     }
     write(&app, extra).await;
     let total = local_engine::testing::all_items(&app).await.len() as u64;
-    // Stopped (the task dropped, as a SIGKILL would leave it) once some pages are done.
-    let progress = Arc::new(Progress::default());
-    let slow = Options {
-        max_write: Some(400.0),
-        ..options(2)
-    };
-    let running = {
-        let (store, progress, slow) = (app.store.clone(), progress.clone(), slow.clone());
-        tokio::spawn(async move {
-            let budget = Budget::new(slow.max_read, slow.max_write);
-            store.migrate(MIGRATION, &slow, &budget, &progress).await
-        })
-    };
-    while progress.counts().changed < 150 {
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
-    running.abort();
-    let _ = running.await;
+    stop_after(&app.store, MIGRATION, 150).await;
     assert!(
         !lines_without_gsi2(&app).await.is_empty(),
         "stopped before the end"

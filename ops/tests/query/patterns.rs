@@ -10,14 +10,15 @@ use local_engine::LOCAL_TABLE;
 use local_engine::testing::TestApp;
 use shared::access_patterns::ACCESS_PATTERNS;
 use shared::domain::access::{Caller, STAFF_GROUP};
-use shared::domain::ids::{CustomerId, OrderId, Sku};
+use shared::domain::ids::{CustomerId, OrderId, ProductId, Sku};
 use shared::domain::ids::{PaymentEventId, PaymentId};
 use shared::domain::page::{MAX_LIMIT, Page, PageRequest, PlacedWindow};
 use shared::domain::payment::{Payment, PaymentMetadata};
 use shared::domain::refund::RefundStatus;
 use shared::domain::status::OrderStatus;
 use shared::dynamo::entities::{
-    cart_line, catalog_entry, customer, line_item, order_header, order_listing, product, refund_due,
+    cart_line, catalog_entry, customer, line_item, order_header, order_listing, product,
+    refund_due, variant,
 };
 use shared::dynamo::keys::{self, StatusShards};
 use shared::dynamo::migrations::{Budget, Migration, Options, Progress};
@@ -210,11 +211,29 @@ async fn each_access_pattern_in_partiql_reads_what_the_api_reads() {
         listing_keys(&placed)
     );
 
-    // 5. The product.
-    let product = store.get_product(&sku).await.expect("read").expect("sku-1");
-    assert_eq!(product.sku, sku);
-    let expected = vec![(product::pk(&sku), product::SORT_KEY.to_string())];
+    // 5. The variant.
+    let variant = store
+        .get_variant(&sku, false)
+        .await
+        .expect("read")
+        .expect("sku-1");
+    assert_eq!(variant.sku, sku);
+    let expected = vec![(variant::pk(&sku), variant::SORT_KEY.to_string())];
     assert_eq!(keys_of(&select(&store, &statements["5"]).await), expected);
+
+    // 12. The product with its variants: the sample's sku-1 is a product of one variant.
+    let id = ProductId::parse("sku-1").expect("id");
+    let seen = store
+        .get_product(&id, &caller)
+        .await
+        .expect("read")
+        .expect("sku-1");
+    assert_eq!(seen.variants.len(), 1);
+    let expected = vec![
+        (product::pk(&id), product::SORT_KEY.to_string()),
+        (variant::pk(&sku), variant::SORT_KEY.to_string()),
+    ];
+    assert_eq!(keys_of(&select(&store, &statements["12"]).await), expected);
 
     // 6. The catalog, shard by shard.
     let catalog = every_page(|page| {
@@ -227,8 +246,8 @@ async fn each_access_pattern_in_partiql_reads_what_the_api_reads() {
         .iter()
         .map(|e| {
             (
-                catalog_entry::pk(catalog_entry::shard(&e.sku)),
-                catalog_entry::sk(&e.sku),
+                catalog_entry::pk(catalog_entry::shard(&e.product_id)),
+                catalog_entry::sk(&e.product_id),
             )
         })
         .collect();

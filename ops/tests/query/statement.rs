@@ -167,8 +167,8 @@ fn an_index_is_read_by_its_own_partition_key() {
         "{message}"
     );
     assert_eq!(
-        refused(r#"SELECT * FROM "AppTable"."GSI3" WHERE GSI3PK = 'x'"#),
-        Refusal::UnknownIndex("GSI3".into())
+        refused(r#"SELECT * FROM "AppTable"."GSI4" WHERE GSI4PK = 'x'"#),
+        Refusal::UnknownIndex("GSI4".into())
     );
 }
 

@@ -72,6 +72,12 @@ pub enum AppError {
     /// The order names products the catalog does not have.
     #[error("no such product: {}", skus_text(.0))]
     UnknownProducts(Vec<Sku>),
+    /// These variants' products are not published: drafts, or archived.
+    #[error("not for sale: {}", skus_text(.0))]
+    NotForSale(Vec<Sku>),
+    /// A product names SKUs another product's variants hold.
+    #[error("these SKUs belong to another product: {}", skus_text(.0))]
+    SkuTaken(Vec<Sku>),
     /// The cart holds as many lines as one checkout can carry (an edit that would add one), or
     /// more (a checkout of a cart two edits at once overfilled).
     #[error("a cart holds at most {0} lines, as many as one checkout can carry")]

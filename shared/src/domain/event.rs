@@ -90,6 +90,17 @@ crate::listed! {
 }
 
 impl EventType {
+    /// Whether its detail carries the order's lines as bought ([`StoreEvent::lines`]): an
+    /// order placed, and what tells of some of its lines by SKU.
+    pub fn tells_lines(self) -> bool {
+        self == EventType::Placed
+            || self.as_str().starts_with("fulfilment.")
+            || self.as_str().starts_with("cancellation.")
+            || self.as_str().starts_with("return.")
+    }
+}
+
+impl EventType {
     /// As sent: `order.placed`, `refund.succeeded`, `product.stock-low`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -339,7 +350,9 @@ pub struct StoreEvent {
     /// The order's status before the change (a status change).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous_status: Option<OrderStatus>,
-    /// What was ordered (`order.placed`): each line's product, quantity and price.
+    /// What was ordered, as bought: each line's SKU, quantity, price, title and options
+    /// (`order.placed`, and the events about some of an order's lines: its fulfilments',
+    /// cancellations' and returns', whose own lines name SKUs only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lines: Option<Vec<LineItem>>,
     /// The refund as it is after the change, as `GET /orders/{orderId}/payments` lists it.

@@ -79,9 +79,20 @@ id_type!(
     "orderId"
 );
 id_type!(
-    /// A product's stock-keeping unit, as in `ITEM#<sku>`.
+    /// A variant's stock-keeping unit, as in `ITEM#<sku>`: what is sold, stocked and ordered.
     Sku,
     "sku"
+);
+id_type!(
+    /// A product's ID, as in `PRODUCT#<productId>`: what the catalog shows, its variants
+    /// grouped under it.
+    ProductId,
+    "productId"
+);
+id_type!(
+    /// A category's ID, as in `CATEGORY#<categoryId>`.
+    CategoryId,
+    "categoryId"
 );
 
 id_type!(

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::AppError;
 use crate::domain::ids::Sku;
 use crate::domain::money::Money;
+use crate::domain::product::OptionValues;
 
 /// The most lines one order may have. An order is written in one DynamoDB transaction of at
 /// most 100 actions: two per line (the product's stock, the line item) and three more
@@ -28,6 +29,36 @@ pub struct LineItem {
     pub quantity: u32,
     /// The price of one, as the catalog had it when the order was placed.
     pub price: Money,
+    /// The product's title when the order was placed (absent: a line kept before orders kept
+    /// what was bought).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The variant's options when the order was placed.
+    #[serde(default, skip_serializing_if = "OptionValues::is_empty")]
+    pub options: OptionValues,
+}
+
+impl LineItem {
+    /// `quantity` of `sku` at `price`, as a line written before orders kept what was bought.
+    pub fn untitled(sku: Sku, quantity: u32, price: Money) -> Self {
+        Self {
+            sku,
+            quantity,
+            price,
+            title: None,
+            options: OptionValues::default(),
+        }
+    }
+
+    /// The line shown: `2 × Plain tee (M, Blue)`.
+    pub fn text(&self) -> String {
+        crate::domain::variant::line_text(
+            self.quantity,
+            &self.sku,
+            self.title.as_deref(),
+            &self.options,
+        )
+    }
 }
 
 /// How many of one of an order's lines: a refund's, a fulfilment's, a cancellation's or a

@@ -31,3 +31,4 @@ pub mod status;
 mod test_support;
 pub mod text;
 pub mod time;
+pub mod variant;

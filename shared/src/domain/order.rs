@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 use crate::AppError;
 use crate::domain::ids::{CustomerId, OrderId, PaymentId, Sku};
 use crate::domain::money::{Decimal, Money};
-use crate::domain::product::Product;
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
+use crate::domain::variant::Variant;
 
 pub use crate::domain::lines::{LineItem, LineQuantity, MAX_LINES, MAX_QUANTITY, distinct_lines};
 
@@ -276,7 +276,7 @@ impl OrderDetails {
 /// every SKU it is about.
 pub fn price_lines(
     requested: &[RequestedLine],
-    catalog: &HashMap<Sku, Product>,
+    catalog: &HashMap<Sku, Variant>,
 ) -> Result<Vec<LineItem>, AppError> {
     let unknown: Vec<Sku> = requested
         .iter()
@@ -287,6 +287,14 @@ pub fn price_lines(
         return Err(AppError::UnknownProducts(unknown));
     }
     let product = |line: &RequestedLine| &catalog[&line.sku];
+    let not_for_sale: Vec<Sku> = requested
+        .iter()
+        .filter(|line| !product(line).for_sale())
+        .map(|line| line.sku.clone())
+        .collect();
+    if !not_for_sale.is_empty() {
+        return Err(AppError::NotForSale(not_for_sale));
+    }
     let repriced: Vec<Sku> = requested
         .iter()
         .filter(|line| {
@@ -312,6 +320,8 @@ pub fn price_lines(
             sku: line.sku.clone(),
             quantity: line.quantity,
             price: product(line).price,
+            title: Some(product(line).title.clone()),
+            options: product(line).options.clone(),
         })
         .collect())
 }
@@ -322,10 +332,12 @@ mod tests {
 
     #[test]
     fn a_new_order_is_placed_with_an_exact_total_at_the_whole_second() {
-        let line = |sku: &str, quantity, price: &str| LineItem {
-            sku: Sku::parse(sku).expect("sku"),
-            quantity,
-            price: Money::parse_number(price).expect("price"),
+        let line = |sku: &str, quantity, price: &str| {
+            LineItem::untitled(
+                Sku::parse(sku).expect("sku"),
+                quantity,
+                Money::parse_number(price).expect("price"),
+            )
         };
         let now = Timestamp::parse("2026-10-08T14:30:00.750Z")
             .expect("t")
@@ -377,11 +389,11 @@ mod tests {
         let now = Timestamp::parse("2026-10-08T14:30:00.750Z")
             .expect("t")
             .as_datetime();
-        let line = LineItem {
-            sku: Sku::parse("sku-1").expect("sku"),
-            quantity: 1,
-            price: Money::parse_number("19.95").expect("price"),
-        };
+        let line = LineItem::untitled(
+            Sku::parse("sku-1").expect("sku"),
+            1,
+            Money::parse_number("19.95").expect("price"),
+        );
         let c1 = CustomerId::parse("c1").expect("id");
         let held = OrderDetails::hold(
             c1.clone(),

@@ -57,10 +57,12 @@ pub(crate) fn order(status: OrderStatus, items: &[(&str, u32, &str)]) -> OrderDe
         },
         items: items
             .iter()
-            .map(|(s, quantity, price)| LineItem {
-                sku: sku(s),
-                quantity: *quantity,
-                price: Money::parse_number(price).expect("money"),
+            .map(|(s, quantity, price)| {
+                LineItem::untitled(
+                    sku(s),
+                    *quantity,
+                    Money::parse_number(price).expect("money"),
+                )
             })
             .collect(),
         fulfilments: Vec::new(),

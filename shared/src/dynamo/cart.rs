@@ -90,7 +90,8 @@ impl Store {
     }
 
     /// Sets the cart's line for `sku` to `change`, its expiry moved to `CartTtlDays` from now.
-    /// The catalog must know the product (else 422); a line that would be the cart's
+    /// The catalog must know the variant (else 422) and its product be published (else 409);
+    /// a line that would be the cart's
     /// [`MAX_CART_LINES`]-plus-first is refused (409), and that is decided by the write itself:
     /// a new line is written with the cart's version moved on, on the condition that it is the
     /// one read before the lines were counted, so edits at once cannot overfill the cart
@@ -112,8 +113,12 @@ impl Store {
             sku: sku.clone(),
             quantity,
         };
-        if self.read_product(sku, true).await?.is_none() {
-            return Err(AppError::UnknownProducts(vec![sku.clone()]));
+        match self.get_variant(sku, true).await? {
+            None => return Err(AppError::UnknownProducts(vec![sku.clone()])),
+            Some(variant) if !variant.for_sale() => {
+                return Err(AppError::NotForSale(vec![sku.clone()]));
+            }
+            Some(_) => {}
         }
         let held = retry(
             &Backoff::TRANSACTION,

@@ -37,12 +37,13 @@ use crate::domain::email::EmailState;
 use crate::domain::event::{EventId, EventType};
 use crate::domain::fulfilment::{FulfilmentStatus, Tracking, TrackingChange};
 use crate::domain::ids::{
-    CancellationId, CustomerId, DisputeId, FulfilmentId, OrderId, PaymentEventId, PaymentId,
-    ProviderRefundId, RefundId, ReturnId, Sku,
+    CancellationId, CategoryId, CustomerId, DisputeId, FulfilmentId, OrderId, PaymentEventId,
+    PaymentId, ProductId, ProviderRefundId, RefundId, ReturnId, Sku,
 };
 use crate::domain::money::{self, Decimal, Money};
 use crate::domain::order::LineQuantity;
 use crate::domain::payment::EventOutcome;
+use crate::domain::product::{OptionValues, ProductOption, ProductStatus};
 use crate::domain::refund::RefundReason;
 use crate::domain::refund::{RefundKind, RefundStatus};
 use crate::domain::returns::{ReceivedLine, ReturnStatus};
@@ -171,6 +172,15 @@ stored_as!(FulfilmentStatus, S, "a fulfilment status", |s: &str| s
 stored_as!(ReturnId, S, "a return id", |s: &str| ReturnId::parse(s)
     .ok());
 stored_as!(ReturnStatus, S, "a return status", |s: &str| s.parse().ok());
+stored_as!(Sku, S, "a SKU", |s: &str| Sku::parse(s).ok());
+stored_as!(ProductId, S, "a product id", |s: &str| ProductId::parse(s)
+    .ok());
+stored_as!(CategoryId, S, "a category id", |s: &str| {
+    CategoryId::parse(s).ok()
+});
+stored_as!(ProductStatus, S, "a product status", |s: &str| s
+    .parse()
+    .ok());
 stored_as!(Money, N, "a decimal number", Money::parse_number);
 stored_as!(u32, N, "a whole number", money::whole_number);
 stored_as!(u64, N, "a whole number", money::whole_number);
@@ -188,6 +198,101 @@ impl Stored for bool {
         }
     }
 }
+
+/// A list (`L`) of values of one type, in order.
+macro_rules! stored_list {
+    ($type:ty, $expected:literal) => {
+        impl Stored for Vec<$type> {
+            const EXPECTED: &'static str = $expected;
+            fn to_attribute(&self) -> AttributeValue {
+                AttributeValue::L(self.iter().map(Stored::to_attribute).collect())
+            }
+            fn from_attribute(value: AttributeValue) -> Option<Self> {
+                let AttributeValue::L(list) = value else {
+                    return None;
+                };
+                list.into_iter().map(<$type>::from_attribute).collect()
+            }
+        }
+    };
+}
+
+stored_list!(String, "a list of strings");
+stored_list!(Sku, "a list of SKUs");
+stored_list!(CategoryId, "a list of category ids");
+
+/// A product's options: a list (`L`) of maps of its `name` and its `values` (a list), in the
+/// product's order.
+impl Stored for Vec<ProductOption> {
+    const EXPECTED: &'static str = "a list of options";
+    fn to_attribute(&self) -> AttributeValue {
+        list_of_maps(self, |map, option| {
+            OPTION_NAME.put(map, &option.name);
+            OPTION_VALUES.put(map, &option.values);
+        })
+    }
+    fn from_attribute(value: AttributeValue) -> Option<Self> {
+        from_list_of_maps(value, |map| {
+            Some(ProductOption {
+                name: OPTION_NAME.take(map).ok()?,
+                values: OPTION_VALUES.take(map).ok()?,
+            })
+        })
+    }
+}
+
+/// A variant's options: a list (`L`) of maps of the option's `name` and the variant's `value`,
+/// in the product's order of options (a map of name to value would lose it).
+impl Stored for OptionValues {
+    const EXPECTED: &'static str = "a list of option values";
+    fn to_attribute(&self) -> AttributeValue {
+        list_of_maps(&self.0, |map, (name, value)| {
+            OPTION_NAME.put(map, name);
+            OPTION_VALUE.put(map, value);
+        })
+    }
+    fn from_attribute(value: AttributeValue) -> Option<Self> {
+        from_list_of_maps(value, |map| {
+            Some((OPTION_NAME.take(map).ok()?, OPTION_VALUE.take(map).ok()?))
+        })
+        .map(OptionValues)
+    }
+}
+
+/// A list (`L`) of maps, each of `values` written into its own by `write`.
+fn list_of_maps<'a, T: 'a>(
+    values: impl IntoIterator<Item = &'a T>,
+    write: impl Fn(&mut Item, &T),
+) -> AttributeValue {
+    AttributeValue::L(
+        values
+            .into_iter()
+            .map(|value| {
+                let mut map = Item::new();
+                write(&mut map, value);
+                AttributeValue::M(map)
+            })
+            .collect(),
+    )
+}
+
+/// Each map of a list (`L`) read by `read`: `None` unless `value` is a list of maps it reads.
+fn from_list_of_maps<T>(
+    value: AttributeValue,
+    read: impl Fn(&mut Item) -> Option<T>,
+) -> Option<Vec<T>> {
+    let AttributeValue::L(list) = value else {
+        return None;
+    };
+    list.into_iter()
+        .map(|entry| read(&mut Item::from_attribute(entry)?))
+        .collect()
+}
+
+/// An option's own attributes (inside its map).
+const OPTION_NAME: Attr<String> = Attr::new("name");
+const OPTION_VALUES: Attr<Vec<String>> = Attr::new("values");
+const OPTION_VALUE: Attr<String> = Attr::new("value");
 
 /// A map of attributes (`M`): a key stored as it is, a scan's position say.
 impl Stored for Item {
@@ -277,37 +382,24 @@ const DAMAGED: Attr<u32> = Attr::new("damaged");
 impl Stored for Vec<TrackingChange> {
     const EXPECTED: &'static str = "a list of tracking changes";
     fn to_attribute(&self) -> AttributeValue {
-        AttributeValue::L(
-            self.iter()
-                .map(|change| {
-                    let mut map = Item::new();
-                    TRACKING_CARRIER.put_optional(&mut map, change.tracking.carrier.as_ref());
-                    TRACKING_NUMBER
-                        .put_optional(&mut map, change.tracking.tracking_number.as_ref());
-                    TRACKING_URL.put_optional(&mut map, change.tracking.tracking_url.as_ref());
-                    REPLACED_AT.put(&mut map, &change.replaced_at);
-                    AttributeValue::M(map)
-                })
-                .collect(),
-        )
+        list_of_maps(self, |map, change| {
+            TRACKING_CARRIER.put_optional(map, change.tracking.carrier.as_ref());
+            TRACKING_NUMBER.put_optional(map, change.tracking.tracking_number.as_ref());
+            TRACKING_URL.put_optional(map, change.tracking.tracking_url.as_ref());
+            REPLACED_AT.put(map, &change.replaced_at);
+        })
     }
     fn from_attribute(value: AttributeValue) -> Option<Self> {
-        let AttributeValue::L(list) = value else {
-            return None;
-        };
-        list.into_iter()
-            .map(|entry| {
-                let mut map = Item::from_attribute(entry)?;
-                Some(TrackingChange {
-                    tracking: Tracking {
-                        carrier: TRACKING_CARRIER.take_optional(&mut map).ok()?,
-                        tracking_number: TRACKING_NUMBER.take_optional(&mut map).ok()?,
-                        tracking_url: TRACKING_URL.take_optional(&mut map).ok()?,
-                    },
-                    replaced_at: REPLACED_AT.take(&mut map).ok()?,
-                })
+        from_list_of_maps(value, |map| {
+            Some(TrackingChange {
+                tracking: Tracking {
+                    carrier: TRACKING_CARRIER.take_optional(map).ok()?,
+                    tracking_number: TRACKING_NUMBER.take_optional(map).ok()?,
+                    tracking_url: TRACKING_URL.take_optional(map).ok()?,
+                },
+                replaced_at: REPLACED_AT.take(map).ok()?,
             })
-            .collect()
+        })
     }
 }
 

@@ -16,7 +16,7 @@ use crate::domain::refund::RefundStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{BadItem, Item};
 use crate::dynamo::entities::{
-    cancellation, fulfilment, order_header, order_return, product, refund,
+    cancellation, fulfilment, order_header, order_return, refund, variant,
 };
 use crate::dynamo::keys::{Entity, PK, SK};
 use crate::dynamo::stats::records::is_ttl_deletion;
@@ -35,7 +35,7 @@ pub const EVENTFUL: [Entity; 7] = [
     Entity::OrderHeader,
     Entity::OrderRefund,
     Entity::RefundDue,
-    Entity::Product,
+    Entity::Variant,
     Entity::Fulfilment,
     Entity::Cancellation,
     Entity::OrderReturn,
@@ -79,7 +79,7 @@ pub fn events_of(record: &EventRecord, rules: EventRules) -> Result<Vec<StoreEve
         Entity::Fulfilment => fulfilment_events(images, at),
         Entity::Cancellation => cancellation_events(images, at),
         Entity::OrderReturn => return_events(images, at),
-        Entity::Product => {
+        Entity::Variant => {
             let sequence_number = record
                 .change
                 .sequence_number
@@ -278,8 +278,8 @@ fn stock_events(
     let Some(old) = old else {
         return Ok(Vec::new());
     };
-    let (before, _) = product::from_item(old)?;
-    let (after, _) = product::from_item(new)?;
+    let before = variant::from_item(old)?;
+    let after = variant::from_item(new)?;
     if !(before.stock >= threshold && after.stock < threshold) {
         return Ok(Vec::new());
     }
@@ -303,9 +303,9 @@ mod tests {
     use super::*;
     use crate::domain::ids::{PaymentId, RefundId};
     use crate::domain::order::Order;
-    use crate::domain::product::Product;
     use crate::domain::refund::{Refund, RefundKind};
     use crate::domain::status::OrderStatus;
+    use crate::domain::variant::Variant;
     use crate::dynamo::entities::refund_due;
     use crate::dynamo::entities::test_support::{o100, order, sku1};
 
@@ -542,13 +542,10 @@ mod tests {
     }
 
     fn product_item(stock: u64) -> Item {
-        let product = Product {
-            sku: sku1(),
-            name: "Blue mug".into(),
-            price: crate::domain::money::Money::parse_number("19.95").expect("money"),
+        variant::to_item(&Variant {
             stock,
-        };
-        product::to_item(&product, 1)
+            ..crate::domain::variant::test_support::mug(sku1())
+        })
     }
 
     #[test]

@@ -11,8 +11,9 @@
 //! | Order header | `ORDER#<orderId>` | `HEADER` | 7 |
 //! | Order as counted | `CUSTOMER#<customerId>` | `COUNTED#<orderId>` | statistics |
 //! | Open-order count | `CUSTOMER#<customerId>` | `PLACED_ORDERS` | the cap on open orders |
-//! | Product | `PRODUCT#<sku>` | `PRODUCT` | 5, orders |
-//! | Catalog entry | `CATALOG#<shard>` | `PRODUCT#<sku>` | 6 |
+//! | Product | `PRODUCT#<productId>` | `DETAILS` | 12 (GSI3: `PRODUCT#<productId>` / `DETAILS`) |
+//! | Variant | `PRODUCT#<sku>` | `PRODUCT` | 5, 12 (GSI3: `PRODUCT#<productId>` / `VARIANT#<sku>`), orders |
+//! | Catalog entry | `CATALOG#<shard>` | `PRODUCT#<productId>` | 6 |
 //! | Idempotency record | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE` | retried POSTs |
 //! | Migration state | `MIGRATION#<name>` | `STATUS`, `SEGMENT#<total>#<i>`, `DEFERRED#<orderId>#<sku>`, `UNPLACEABLE#<PK>#<SK>` | `store-migrate` |
 //! | Cart line | `CUSTOMER#<customerId>` | `CART#<sku>` | 9 |
@@ -35,7 +36,7 @@ use std::fmt;
 
 use crate::domain::ids::OrderId;
 
-/// Attribute names of the table's, GSI1's and GSI2's keys.
+/// Attribute names of the table's and its indexes' keys.
 pub const PK: &str = "PK";
 /// The table's sort key attribute.
 pub const SK: &str = "SK";
@@ -51,6 +52,12 @@ pub const GSI2PK: &str = "GSI2PK";
 pub const GSI2SK: &str = "GSI2SK";
 /// The index of orders by product.
 pub const GSI2: &str = "GSI2";
+/// GSI3's partition key attribute.
+pub const GSI3PK: &str = "GSI3PK";
+/// GSI3's sort key attribute.
+pub const GSI3SK: &str = "GSI3SK";
+/// The catalog's index: a product with its variants.
+pub const GSI3: &str = "GSI3";
 
 /// The prefixes keys start with; an ID never holds `#`, so a prefix ends where the ID begins.
 pub const CUSTOMER_PREFIX: &str = "CUSTOMER#";
@@ -72,8 +79,11 @@ pub const STATUS_PREFIX: &str = "STATUS#";
 pub const IDEMPOTENCY_PREFIX: &str = "IDEMPOTENCY#";
 /// Counted orders' sort keys.
 pub const COUNTED_PREFIX: &str = "COUNTED#";
-/// Products' partitions, catalog entries' and GSI2's keys.
+/// Products' and variants' partitions, catalog entries' sort keys, GSI2's and GSI3's
+/// partitions.
 pub const PRODUCT_PREFIX: &str = "PRODUCT#";
+/// Variants' GSI3 sort keys.
+pub const VARIANT_PREFIX: &str = "VARIANT#";
 /// The catalog's partitions.
 pub const CATALOG_PREFIX: &str = "CATALOG#";
 /// Migrations' partitions.
@@ -106,8 +116,10 @@ pub const CART_VERSION_SK: &str = "CART";
 pub const PLACED_ORDERS_SK: &str = "PLACED_ORDERS";
 /// The order header's sort key.
 pub const HEADER_SK: &str = "HEADER";
-/// The fixed sort keys of entities alone in their partitions.
+/// The fixed sort keys of entities alone in their partitions: a variant's.
 pub const PRODUCT_SK: &str = "PRODUCT";
+/// A product's sort key.
+pub const DETAILS_SK: &str = "DETAILS";
 /// The idempotency record's sort key.
 pub const RESPONSE_SK: &str = "RESPONSE";
 /// The applied provider event's sort key.
@@ -339,8 +351,10 @@ crate::listed! {
         CountedOrder,
         /// A customer's count of PLACED orders.
         OpenOrderCount,
-        /// A product.
+        /// A product: its title, status, categories and options.
         Product,
+        /// A variant of a product: one SKU, its price and stock.
+        Variant,
         /// A product's entry in the catalog.
         CatalogEntry,
         /// What an `Idempotency-Key` remembers.
@@ -384,6 +398,7 @@ impl Entity {
             Entity::CountedOrder => "Order as counted",
             Entity::OpenOrderCount => "Open-order count",
             Entity::Product => "Product",
+            Entity::Variant => "Variant",
             Entity::CatalogEntry => "Catalog entry",
             Entity::IdempotencyRecord => "Idempotency record",
             Entity::MigrationState => "Migration state",
@@ -411,8 +426,9 @@ impl Entity {
             Entity::OrderHeader => ("ORDER#<orderId>", HEADER_SK),
             Entity::CountedOrder => ("CUSTOMER#<customerId>", "COUNTED#<orderId>"),
             Entity::OpenOrderCount => ("CUSTOMER#<customerId>", PLACED_ORDERS_SK),
-            Entity::Product => ("PRODUCT#<sku>", PRODUCT_SK),
-            Entity::CatalogEntry => ("CATALOG#<shard>", "PRODUCT#<sku>"),
+            Entity::Product => ("PRODUCT#<productId>", DETAILS_SK),
+            Entity::Variant => ("PRODUCT#<sku>", PRODUCT_SK),
+            Entity::CatalogEntry => ("CATALOG#<shard>", "PRODUCT#<productId>"),
             Entity::IdempotencyRecord => ("IDEMPOTENCY#<customerId>#<key>", RESPONSE_SK),
             Entity::CartLine => ("CUSTOMER#<customerId>", "CART#<sku>"),
             Entity::CartVersion => ("CUSTOMER#<customerId>", CART_VERSION_SK),
@@ -448,6 +464,8 @@ impl Entity {
         } else if under(ORDER_PREFIX) {
             ORDER_PARTITION.entity_of(sk)
         } else if under(PRODUCT_PREFIX) && sk == PRODUCT_SK {
+            Some(Entity::Variant)
+        } else if under(PRODUCT_PREFIX) && sk == DETAILS_SK {
             Some(Entity::Product)
         } else if under(CATALOG_PREFIX) && SortKeys::Prefixed(PRODUCT_PREFIX).holds(sk) {
             Some(Entity::CatalogEntry)

@@ -11,7 +11,9 @@ use crate::domain::access::Caller;
 use crate::domain::page::{Page, PageRequest};
 use crate::dynamo::codec::{BadItem, Item};
 use crate::dynamo::cursor::{self, query_limit, text};
-use crate::dynamo::keys::{GSI1, GSI1PK, GSI1SK, GSI2, GSI2PK, GSI2SK, PK, SK};
+use crate::dynamo::keys::{
+    GSI1, GSI1PK, GSI1SK, GSI2, GSI2PK, GSI2SK, GSI3, GSI3PK, GSI3SK, PK, SK,
+};
 use crate::dynamo::store::Store;
 
 /// Where a Query reads: the table, or one of its indexes.
@@ -23,6 +25,8 @@ pub enum Index {
     Gsi1,
     /// GSI2, orders by product: `GSI2PK`, `GSI2SK`.
     Gsi2,
+    /// GSI3, the catalog: `GSI3PK`, `GSI3SK`.
+    Gsi3,
 }
 
 impl Index {
@@ -31,6 +35,7 @@ impl Index {
             Index::Table => None,
             Index::Gsi1 => Some(GSI1),
             Index::Gsi2 => Some(GSI2),
+            Index::Gsi3 => Some(GSI3),
         }
     }
 
@@ -40,6 +45,7 @@ impl Index {
             Index::Table => (PK, SK),
             Index::Gsi1 => (GSI1PK, GSI1SK),
             Index::Gsi2 => (GSI2PK, GSI2SK),
+            Index::Gsi3 => (GSI3PK, GSI3SK),
         }
     }
 
@@ -49,6 +55,7 @@ impl Index {
             Index::Table => &[PK, SK],
             Index::Gsi1 => &[GSI1PK, GSI1SK, PK, SK],
             Index::Gsi2 => &[GSI2PK, GSI2SK, PK, SK],
+            Index::Gsi3 => &[GSI3PK, GSI3SK, PK, SK],
         }
     }
 }

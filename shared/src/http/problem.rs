@@ -71,6 +71,8 @@ fn classify(err: &AppError) -> (StatusCode, &'static str, &'static str) {
             "unknown-product",
             "Unknown product",
         ),
+        AppError::NotForSale(_) => (S::CONFLICT, "not-for-sale", "Not for sale"),
+        AppError::SkuTaken(_) => (S::CONFLICT, "sku-taken", "SKU taken"),
         AppError::CartFull(_) => (S::CONFLICT, "cart-full", "Cart full"),
         AppError::CartEmpty => (S::CONFLICT, "cart-empty", "Cart empty"),
         AppError::RefundRefused(_) => (S::CONFLICT, "refund-refused", "Refund refused"),
@@ -130,6 +132,8 @@ pub fn problem(err: &AppError) -> Response<Body> {
         AppError::OutOfStock(skus)
         | AppError::PriceChanged(skus)
         | AppError::UnknownProducts(skus)
+        | AppError::NotForSale(skus)
+        | AppError::SkuTaken(skus)
         | AppError::TooMuchHeld { skus, .. } => Some(skus.as_slice()),
         _ => None,
     };
@@ -179,6 +183,8 @@ pub fn one_of_each_kind() -> Vec<AppError> {
         AppError::OutOfStock(sku()),
         AppError::PriceChanged(sku()),
         AppError::UnknownProducts(sku()),
+        AppError::NotForSale(sku()),
+        AppError::SkuTaken(sku()),
         AppError::CartFull(32),
         AppError::CartEmpty,
         AppError::RefundRefused("x".into()),
@@ -208,6 +214,8 @@ pub fn one_of_each_kind() -> Vec<AppError> {
             | AppError::OutOfStock(_)
             | AppError::PriceChanged(_)
             | AppError::UnknownProducts(_)
+            | AppError::NotForSale(_)
+            | AppError::SkuTaken(_)
             | AppError::CartFull(_)
             | AppError::CartEmpty
             | AppError::RefundRefused(_)

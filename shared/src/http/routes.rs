@@ -107,14 +107,19 @@ pub const ROUTES: &[Route] = &[
         Admits::OrderOwner,
     ),
     route("GET /products", "list-products", Admits::AnyCaller),
-    route("GET /products/{sku}", "get-product", Admits::AnyCaller),
-    route("PUT /products/{sku}", "put-product", Admits::Staff),
     route(
-        "GET /products/{sku}/orders",
+        "GET /products/{productId}",
+        "get-product",
+        Admits::AnyCaller,
+    ),
+    route("PUT /products/{productId}", "put-product", Admits::Staff),
+    route("GET /variants/{sku}", "get-variant", Admits::AnyCaller),
+    route(
+        "GET /variants/{sku}/orders",
         "list-product-orders",
         Admits::Staff,
     ),
-    route("POST /products/{sku}/stock", "adjust-stock", Admits::Staff),
+    route("POST /variants/{sku}/stock", "adjust-stock", Admits::Staff),
     route(
         "POST /customers/{customerId}/checkout",
         "checkout",

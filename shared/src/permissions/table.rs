@@ -9,7 +9,7 @@ use crate::domain::status::OrderStatus;
 use crate::dynamo::entities::{
     cancellation, cart_line, cart_version, catalog_entry, counted_order, customer, customer_email,
     fulfilment, idempotency, line_item, open_order_count, order_header, order_listing,
-    order_return, payment_event, payment_order, product, refund, refund_due, unread_event,
+    order_return, payment_event, payment_order, product, refund, refund_due, unread_event, variant,
 };
 use crate::dynamo::keys::Entity;
 use crate::dynamo::query::Index;
@@ -24,7 +24,7 @@ use Sends::{
 /// The customer, read with the order's inputs.
 const INPUT_CUSTOMER: Sends = BatchGetItem(Entity::Customer);
 /// The products, read with the order's inputs.
-const INPUT_PRODUCTS: Sends = BatchGetItem(Entity::Product);
+const INPUT_PRODUCTS: Sends = BatchGetItem(Entity::Variant);
 /// The idempotency record, read with the order's inputs.
 const INPUT_IDEMPOTENCY: Sends = BatchGetItem(Entity::IdempotencyRecord);
 
@@ -34,7 +34,7 @@ const MOVE_HEADER: Sends = UpdateItem(&[&order_header::STATUS_CHANGE]);
 /// The listing moved (its GSI1PK following the status).
 const MOVE_LISTING: Sends = UpdateItem(&[&order_listing::STATUS_CHANGE]);
 /// The lines' stock given back to their products.
-const STOCK_BACK: Sends = UpdateItem(&[&product::STOCK_UPDATE]);
+const STOCK_BACK: Sends = UpdateItem(&[&variant::STOCK_UPDATE]);
 /// The customer's place under the caps released.
 const RELEASE_PLACE: Sends = UpdateItem(&[&open_order_count::COUNT_UPDATE]);
 
@@ -59,7 +59,7 @@ pub const FUNCTIONS: &[Function] = &[
             INPUT_CUSTOMER,
             INPUT_PRODUCTS,
             INPUT_IDEMPOTENCY,
-            UpdateItem(&[&product::TAKE_STOCK]),
+            UpdateItem(&[&variant::TAKE_STOCK]),
             PutItem(&order_listing::PUT),
             PutItem(&order_header::PUT),
             PutItem(&line_item::PUT),
@@ -76,7 +76,7 @@ pub const FUNCTIONS: &[Function] = &[
         "A customer's cart edited: a line held or removed, the cart emptied",
         &[
             Query(Entity::CartLine),
-            GetItem(Entity::Product),
+            GetItem(Entity::Variant),
             // A new line moves the cart's version on, if it is still the one read.
             GetItem(Entity::CartVersion),
             UpdateItem(&[&cart_version::MOVE_ON]),
@@ -94,7 +94,7 @@ pub const FUNCTIONS: &[Function] = &[
             INPUT_IDEMPOTENCY,
             // The customer's count: whether it has its map of held units yet.
             BatchGetItem(Entity::OpenOrderCount),
-            UpdateItem(&[&product::TAKE_STOCK]),
+            UpdateItem(&[&variant::TAKE_STOCK]),
             PutItem(&order_listing::PUT_HOLD),
             PutItem(&order_header::PUT_HOLD),
             PutItem(&line_item::PUT),
@@ -346,32 +346,41 @@ pub const FUNCTIONS: &[Function] = &[
     .on_condition("SendsEmail"),
     function(
         "get-product",
-        "A product, its price and stock (GetItem)",
-        &[GetItem(Entity::Product)]),
+        "Access pattern 12: a product with its variants (Query on GSI3)",
+        &[QueryIndex(Index::Gsi3, IndexPartitions::Products)]),
+    function(
+        "get-variant",
+        "Access pattern 5: a variant, its price and stock (GetItem)",
+        &[GetItem(Entity::Variant)]),
     function(
         "list-products",
         "The catalog, one Query per page over its shards",
         &[Query(Entity::CatalogEntry)]),
     function(
         "put-product",
-        "Creates or replaces a product and its catalog entry (staff)",
+        "Creates or replaces a product with its variants and its catalog entry, in one transaction (staff)",
         &[
             GetItem(Entity::Product),
-            UpdateItem(&[&product::REPLACE]),
+            PutItem(&product::PUT),
+            UpdateItem(&[&variant::WRITE]),
+            UpdateItem(&[&variant::RETIRE]),
             PutItem(&catalog_entry::PUT),
+            DeleteItem(&catalog_entry::REMOVE),
+            // The variants read back for the answer, with their stock.
+            BatchGetItem(Entity::Variant),
         ],
     ),
     function(
         "adjust-stock",
-        "Adds to or takes from a product's stock, never below 0 (staff)",
+        "Adds to or takes from a variant's stock, never below 0 (staff)",
         &[
-            UpdateItem(&[&product::STOCK_UPDATE]),
-            GetItem(Entity::Product),
+            UpdateItem(&[&variant::STOCK_UPDATE]),
+            GetItem(Entity::Variant),
         ],
     ),
     function(
         "list-product-orders",
-        "Access pattern 8: the orders that contain a product, newest first (Query on GSI2)",
+        "Access pattern 8: the orders that contain a variant, newest first (Query on GSI2)",
         &[QueryIndex(Index::Gsi2, IndexPartitions::AnyProduct)],
     ),
 ];

@@ -175,10 +175,16 @@ fn scenarios(binary: &str) -> Vec<Vec<Step>> {
         ]),
         // A checkout replayed under its key: the first one's order read as it is now.
         "checkout" => all.push(vec![step("checkout", None), step("checkout", None)]),
-        // The replacement of a product that exists.
+        // The replacement of a product that exists: taken back to a draft (its catalog entry
+        // deleted), three of its four variants dropped.
         "put-product" => all.push(vec![
             step("put-product", None),
-            step("put-product", Some(r#"{"name":"Teapot","price":"30.00"}"#)),
+            step(
+                "put-product",
+                Some(
+                    r#"{"title":"Plain tee","status":"DRAFT","options":[{"name":"Size","values":["S"]},{"name":"Colour","values":["Red"]}],"variants":[{"sku":"tee-s-red","options":{"Size":"S","Colour":"Red"},"price":"18.00"}]}"#,
+                ),
+            ),
         ]),
         _ => {}
     }

@@ -132,10 +132,20 @@ fn largest_order() -> (OrderId, Vec<Item>) {
     order_header::LINES_VERSION.put(&mut header, &u64::MAX);
     items.push(header);
     for n in 0..MAX_LINES {
+        // The longest title and options a product may have, each character four bytes.
+        let long = |chars: usize| "𝄞".repeat(chars);
         let line = LineItem {
-            sku: sku(n),
-            quantity: 10_000,
-            price: Money::parse_number("99999999.99").expect("money"),
+            title: Some(long(shared::domain::product::MAX_NAME_CHARS)),
+            options: shared::domain::product::OptionValues(
+                (0..shared::domain::product::MAX_OPTIONS)
+                    .map(|i| (format!("{i}{}", long(49)), long(50)))
+                    .collect(),
+            ),
+            ..LineItem::untitled(
+                sku(n),
+                10_000,
+                Money::parse_number("99999999.99").expect("money"),
+            )
         };
         let mut item = line_item::to_item(&order, &line);
         for attr in [

@@ -13,6 +13,7 @@ use aws_smithy_types::config_bag::ConfigBag;
 use local_engine::dynoxide::Database;
 use local_engine::testing::dispatch;
 use local_engine::testing::{TestApp, Who, change_status, parts, send_json};
+use local_engine::testing::{single_variant, staff};
 use local_engine::{LOCAL_TABLE, RequestCounter};
 use serde_json::{Value, json};
 use shared::Store;
@@ -31,18 +32,19 @@ async fn order(store: &Store, customer: &str, body: &str) -> (u16, Value) {
 
 async fn stock_of(app: &TestApp, sku: &str) -> u64 {
     app.store
-        .get_product(&Sku::parse(sku).expect("sku"))
+        .get_variant(&Sku::parse(sku).expect("sku"), true)
         .await
         .expect("read")
-        .expect("product")
+        .expect("variant")
         .stock
 }
 
 /// A product `sku` at `price` with `stock` units.
 async fn product(app: &TestApp, sku: &str, at: &str, stock: i64) {
     let sku = Sku::parse(sku).expect("sku");
+    let spec = single_variant(&sku, "Last of its kind", price(at).expect("price"));
     app.store
-        .put_product(&sku, "Last of its kind", price(at).expect("price"))
+        .put_product(&spec, &staff())
         .await
         .expect("product");
     if stock > 0 {
@@ -265,12 +267,13 @@ async fn a_retried_post_with_its_key_takes_the_stock_once_and_answers_the_same()
     let (first_status, _, first) =
         parts(dispatch(&app.store, post(), functions::place_order::handle).await);
     // Meanwhile the price changes: the replay still answers with the first order.
+    let repriced = single_variant(
+        &Sku::parse("sku-8").expect("sku"),
+        "Espresso grinder",
+        price("259.00").expect("price"),
+    );
     app.store
-        .put_product(
-            &Sku::parse("sku-8").expect("sku"),
-            "Espresso grinder",
-            price("259.00").expect("price"),
-        )
+        .put_product(&repriced, &staff())
         .await
         .expect("reprice");
     let (again_status, _, again) =

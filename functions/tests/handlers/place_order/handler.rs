@@ -63,7 +63,10 @@ async fn a_placed_order_is_found_by_the_source_designs_own_queries() {
     assert_eq!(body["customerId"], "c1");
     assert_eq!(
         body["items"],
-        json!([{"sku":"sku-1","quantity":2,"price":"19.95"},{"sku":"sku-2","quantity":1,"price":"4.50"}])
+        json!([
+            {"sku":"sku-1","quantity":2,"price":"19.95","title":"Stoneware mug"},
+            {"sku":"sku-2","quantity":1,"price":"4.50","title":"Tea towel"}
+        ])
     );
     let placed_at = body["placedAt"].as_str().expect("placedAt").to_owned();
     let client = app.engine.client();

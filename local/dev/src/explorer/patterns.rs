@@ -97,6 +97,12 @@ const SAMPLES: &[Sample] = &[
         path_params: &[],
         query_params: &[("status", "REQUESTED"), ("limit", "5")],
     },
+    Sample {
+        number: 12,
+        as_customer: false,
+        path_params: &[("productId", "sku-1")],
+        query_params: &[],
+    },
 ];
 
 impl Sample {

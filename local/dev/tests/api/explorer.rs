@@ -274,7 +274,7 @@ fn the_explorer_draws_the_table_runs_a_pattern_and_logs_requests() {
     );
     // The capacity docs/capacity.md gives for an order of one line.
     assert!(entry.contains("1.5 read units"), "{entry}");
-    assert!(entry.contains("14 write units"), "{entry}");
+    assert!(entry.contains("15 write units"), "{entry}");
 
     // A crafted fragment is read as text: the page still loads, and draws the table.
     let page = dom(&dev, "#pattern=1\"]");

@@ -45,20 +45,14 @@ fn writes() -> Vec<(&'static str, lambda_http::Request)> {
         ),
         (
             "put-product",
-            send_json(
-                Who::Staff,
-                "PUT /products/{sku}",
-                "/products/sku-3",
-                &[],
-                r#"{"name":"Renamed","price":"9.99"}"#,
-            ),
+            local_engine::testing::catalog::put_single(Who::Staff, "sku-3", "Renamed", "9.99"),
         ),
         (
             "adjust-stock",
             send_json(
                 Who::Staff,
-                "POST /products/{sku}/stock",
-                "/products/sku-4/stock",
+                "POST /variants/{sku}/stock",
+                "/variants/sku-4/stock",
                 &[],
                 r#"{"delta":-7}"#,
             ),

@@ -1,9 +1,10 @@
-//! A catalog entry, `CATALOG#<shard>` / `PRODUCT#<sku>` (access pattern 6, the catalog, paged:
-//! one Query per shard): a product's name and price again, in one of [`SHARDS`] partitions
-//! chosen by its SKU, so that listing the catalog reads no partition that holds every product,
-//! and orders (which change stock) never write here.
+//! A catalog entry, `CATALOG#<shard>` / `PRODUCT#<productId>` (access pattern 6, the catalog,
+//! paged: one Query per shard): a published product's title and lowest price, in one of
+//! [`SHARDS`] partitions chosen by its ID, so that listing the catalog reads no partition that
+//! holds every product, and orders (which change stock) never write here. Writing a product
+//! puts its entry while it is published and deletes it otherwise, in the same transaction.
 
-use crate::domain::ids::Sku;
+use crate::domain::ids::ProductId;
 use crate::domain::money::Money;
 use crate::domain::product::CatalogEntry;
 use crate::dynamo::codec::{BadItem, Item, SK, primary_key};
@@ -11,16 +12,16 @@ use crate::dynamo::keys::{
     self, CATALOG_PREFIX, Entity, MalformedKey, PRODUCT_PREFIX, fnv1a, malformed,
 };
 use crate::dynamo::record::record;
-use crate::dynamo::update::PutSpec;
-
-pub use crate::dynamo::entities::product::{NAME, PRICE};
+use crate::dynamo::update::{DeleteSpec, PutSpec};
 
 record! {
-    /// What an entry stores of its product: name and price, in the product item's attributes
-    /// (put-product writes both in one transaction).
-    pub Record stores CatalogEntry beside (sku: Sku) {
-        name: String = NAME, required, store;
-        price: Money = PRICE, required, store;
+    /// What an entry stores of its product: its title (`name`, as entries of SKUs called it
+    /// before products) and its lowest price.
+    pub Record stores CatalogEntry beside (product_id: ProductId) {
+        /// Its product's title.
+        title: String = NAME "name", required, store;
+        /// Its product's lowest variant price.
+        price: Money = PRICE "price", required, store;
     }
 }
 
@@ -32,10 +33,15 @@ pub const PUT: PutSpec = PutSpec {
     entity: Entity::CatalogEntry,
     attributes: &[keys::PK, keys::SK, NAME.name, PRICE.name],
 };
+/// What unpublishing a product deletes: its entry.
+pub const REMOVE: DeleteSpec = DeleteSpec {
+    entity: Entity::CatalogEntry,
+    checks: &[],
+};
 
-/// The shard of `sku`: FNV-1a of its bytes, stable across releases and machines.
-pub fn shard(sku: &Sku) -> u32 {
-    fnv1a(sku.as_str()) % SHARDS
+/// The shard of `product`: FNV-1a of its bytes, stable across releases and machines.
+pub fn shard(product: &ProductId) -> u32 {
+    fnv1a(product.as_str()) % SHARDS
 }
 
 /// Catalog shard `shard`'s partition key.
@@ -44,72 +50,68 @@ pub fn pk(shard: u32) -> String {
 }
 
 /// The entry's sort key: its product's key.
-pub fn sk(sku: &Sku) -> String {
-    format!("{PRODUCT_PREFIX}{sku}")
+pub fn sk(product: &ProductId) -> String {
+    format!("{PRODUCT_PREFIX}{product}")
 }
 
-/// The SKU a sort key names.
-pub fn parse_sk(sk: &str) -> Result<Sku, MalformedKey> {
+/// The product a sort key names.
+pub fn parse_sk(sk: &str) -> Result<ProductId, MalformedKey> {
     sk.strip_prefix(PRODUCT_PREFIX)
-        .and_then(|raw| Sku::parse(raw).ok())
+        .and_then(|raw| ProductId::parse(raw).ok())
         .ok_or_else(|| malformed(keys::SK, sk))
 }
 
 /// `(pk, sk)` is byte for byte a catalog entry's key as this store writes it: the entry of a
-/// SKU, in that SKU's shard.
+/// product, in that product's shard.
 pub fn is_canonical_key(pk: &str, sk: &str) -> bool {
-    parse_sk(sk).is_ok_and(|sku| sk == self::sk(&sku) && pk == self::pk(shard(&sku)))
+    parse_sk(sk).is_ok_and(|id| sk == self::sk(&id) && pk == self::pk(shard(&id)))
 }
 
-/// The entry, in its SKU's shard.
+/// The entry's key.
+pub fn key(product: &ProductId) -> Item {
+    primary_key(pk(shard(product)), sk(product))
+}
+
+/// The entry, in its product's shard.
 pub fn to_item(entry: &CatalogEntry) -> Item {
-    let mut item = primary_key(pk(shard(&entry.sku)), sk(&entry.sku));
+    let mut item = key(&entry.product_id);
     Record::write(&mut item, entry);
     item
 }
 
 /// The entry an item holds.
 pub fn from_item(mut item: Item) -> Result<CatalogEntry, BadItem> {
-    let sku = parse_sk(&SK.take(&mut item)?)?;
-    Record::read(&mut item, sku)
+    let product_id = parse_sk(&SK.take(&mut item)?)?;
+    Record::read(&mut item, product_id)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dynamo::entities::product;
-    use crate::dynamo::entities::test_support::sku1;
     use aws_sdk_dynamodb::types::AttributeValue;
 
-    #[test]
-    fn an_entry_stores_its_products_name_and_price_as_the_product_does() {
-        // put-product writes both in one transaction: the same attributes, of the same form.
-        for shared in Record::ATTRIBUTES {
-            let product = product::Record::ATTRIBUTES
-                .iter()
-                .find(|a| a.name == shared.name);
-            assert_eq!(product, Some(shared), "{}", shared.name);
-        }
+    fn product1() -> ProductId {
+        ProductId::parse("sku-1").expect("valid")
     }
 
     #[test]
     fn catalog_keys() {
-        assert_eq!(sk(&sku1()), "PRODUCT#sku-1");
-        assert_eq!(parse_sk("PRODUCT#sku-1"), Ok(sku1()));
+        assert_eq!(sk(&product1()), "PRODUCT#sku-1");
+        assert_eq!(parse_sk("PRODUCT#sku-1"), Ok(product1()));
         // Fixed values: a shard that moved between releases would hide products.
         let shards: Vec<u32> = ["sku-1", "sku-2", "sku-3", "sku-4", "a", "B"]
             .iter()
-            .map(|raw| shard(&Sku::parse(raw).expect("valid")))
+            .map(|raw| shard(&ProductId::parse(raw).expect("valid")))
             .collect();
         assert_eq!(shards, [0, 1, 2, 3, 0, 1]);
-        assert_eq!(pk(shard(&sku1())), "CATALOG#0");
+        assert_eq!(pk(shard(&product1())), "CATALOG#0");
     }
 
     #[test]
     fn a_catalog_entry_reads_back() {
         let entry = CatalogEntry {
-            sku: sku1(),
-            name: "Blue mug".into(),
+            product_id: product1(),
+            title: "Blue mug".into(),
             price: Money::parse_number("19.95").expect("money"),
         };
         let item = to_item(&entry);

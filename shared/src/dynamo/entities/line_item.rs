@@ -8,9 +8,10 @@
 use crate::domain::ids::{CustomerId, OrderId, Sku};
 use crate::domain::money::Money;
 use crate::domain::order::{LineBack, LineItem, Order, ProductOrderLine};
+use crate::domain::product::OptionValues;
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, SK, primary_key};
-use crate::dynamo::entities::product;
+use crate::dynamo::entities::variant;
 use crate::dynamo::keys::{self, Entity, ITEM_PREFIX, MalformedKey, ORDER_PREFIX, malformed};
 use crate::dynamo::record::record;
 use crate::dynamo::update::{Change, PutSpec, UpdateSpec};
@@ -23,6 +24,10 @@ record! {
         quantity: u32 = QUANTITY "quantity", required, source;
         /// The price of one, as ordered.
         price: Money = PRICE "price", required, source;
+        /// The product's title when ordered (absent on lines kept before orders kept it).
+        title: String = TITLE "title", optional, store;
+        /// The variant's options when ordered.
+        options: OptionValues = OPTIONS "options", empty, store;
     }
 }
 
@@ -94,6 +99,8 @@ pub const PUT: PutSpec = PutSpec {
         keys::SK,
         QUANTITY.name,
         PRICE.name,
+        TITLE.name,
+        OPTIONS.name,
         CUSTOMER_ID.name,
         GSI2PK.name,
         GSI2SK.name,
@@ -134,7 +141,7 @@ pub fn is_canonical_sk(sk: &str) -> bool {
 
 /// The product's orders: the product item's own key string, in GSI2.
 pub fn gsi2pk(sku: &Sku) -> String {
-    product::pk(sku)
+    variant::pk(sku)
 }
 
 /// The line's GSI2 sort key.
@@ -144,7 +151,7 @@ pub fn gsi2sk(placed_at: Timestamp, order: &OrderId) -> String {
 
 /// The SKU a GSI2 partition key names.
 pub fn parse_gsi2pk(gsi2pk: &str) -> Result<Sku, MalformedKey> {
-    product::parse_pk(gsi2pk).map_err(|_| malformed(keys::GSI2PK, gsi2pk))
+    variant::parse_pk(gsi2pk).map_err(|_| malformed(keys::GSI2PK, gsi2pk))
 }
 
 /// When, and which order, a GSI2 sort key names.
@@ -247,11 +254,7 @@ mod tests {
 
     #[test]
     fn a_line_item_is_written_in_the_source_designs_shape_and_reads_back() {
-        let line = LineItem {
-            sku: sku1(),
-            quantity: 2,
-            price: Money::parse_number("19.95").expect("money"),
-        };
+        let line = LineItem::untitled(sku1(), 2, Money::parse_number("19.95").expect("money"));
         let item = source_design_item(&o100(), &line);
         assert_eq!(
             shape(&item),
@@ -267,11 +270,7 @@ mod tests {
 
     #[test]
     fn this_stores_line_item_also_carries_its_customer_and_its_place_under_the_product() {
-        let line = LineItem {
-            sku: sku1(),
-            quantity: 2,
-            price: Money::parse_number("19.95").expect("money"),
-        };
+        let line = LineItem::untitled(sku1(), 2, Money::parse_number("19.95").expect("money"));
         let order = order(OrderStatus::Placed);
         let item = to_item(&order, &line);
         assert_eq!(

@@ -29,6 +29,7 @@ pub mod product;
 pub mod refund;
 pub mod refund_due;
 pub mod unread_event;
+pub mod variant;
 
 #[cfg(test)]
 pub(crate) mod test_support;
@@ -56,9 +57,11 @@ pub const UPDATES: &[&UpdateSpec] = &[
     &line_item::GSI2_BACKFILL,
     &open_order_count::COUNT_UPDATE,
     &cart_version::MOVE_ON,
-    &product::REPLACE,
-    &product::STOCK_UPDATE,
-    &product::TAKE_STOCK,
+    &variant::WRITE,
+    &variant::RETIRE,
+    &variant::ADOPT,
+    &variant::STOCK_UPDATE,
+    &variant::TAKE_STOCK,
     &customer_email::FINISH,
     &order_header::LINES_CHANGE,
     &fulfilment::UPDATE,
@@ -76,6 +79,7 @@ pub const PUTS: &[&PutSpec] = &[
     &line_item::PUT,
     &cart_line::PUT,
     &catalog_entry::PUT,
+    &product::PUT,
     &counted_order::PUT,
     &idempotency::PUT,
     &payment_event::PUT,
@@ -95,6 +99,7 @@ pub const DELETES: &[&DeleteSpec] = &[
     &cart_line::REMOVE,
     &cart_line::TAKE,
     &customer_email::RELEASE,
+    &catalog_entry::REMOVE,
 ];
 
 #[cfg(test)]
@@ -257,9 +262,9 @@ mod tests {
         let mut hold = test_support::order(OrderStatus::PendingPayment);
         hold.hold_until = Some(test_support::placed());
         let line = LineItem {
-            sku: sku.clone(),
-            quantity: 2,
-            price: Money::parse_number("19.95").expect("money"),
+            title: Some("Plain tee".into()),
+            options: crate::domain::product::OptionValues(vec![("Size".into(), "M".into())]),
+            ..LineItem::untitled(sku.clone(), 2, Money::parse_number("19.95").expect("money"))
         };
         let payment = PaymentId::parse("pi_1").expect("id");
         let event = PaymentEventId::parse("evt_1").expect("id");
@@ -296,10 +301,24 @@ mod tests {
             return_id: None,
             ..refund.clone()
         };
+        let product_id = crate::domain::ids::ProductId::parse("tee").expect("id");
         let entry = CatalogEntry {
-            sku: sku.clone(),
-            name: "Mug".into(),
+            product_id: product_id.clone(),
+            title: "Mug".into(),
             price: Money::parse_number("9").expect("money"),
+        };
+        let product = crate::domain::product::Product {
+            product_id,
+            title: "Plain tee".into(),
+            description: "Cotton.".into(),
+            status: crate::domain::product::ProductStatus::Draft,
+            category_ids: vec![crate::domain::ids::CategoryId::parse("shirts").expect("id")],
+            options: vec![crate::domain::product::ProductOption {
+                name: "Size".into(),
+                values: vec!["M".into()],
+            }],
+            skus: vec![sku.clone()],
+            created_at: test_support::placed(),
         };
         let version = ShareVersion::parse("1").expect("version");
         let spent = Decimal::new(399, 1);
@@ -321,6 +340,7 @@ mod tests {
             (&line_item::PUT, line_item::to_item(&order, &line)),
             (&cart_line::PUT, cart_line::to_item(&c1(), &cart, 1)),
             (&catalog_entry::PUT, catalog_entry::to_item(&entry)),
+            (&product::PUT, product::to_item(&product, 1)),
             (
                 &counted_order::PUT,
                 counted_order::to_item(
@@ -459,12 +479,13 @@ mod tests {
             (order_header::key(&o100()), Entity::OrderHeader),
             (counted_order::key(&c1(), &o100()), Entity::CountedOrder),
             (open_order_count::key(&c1()), Entity::OpenOrderCount),
-            (product::key(&sku), Entity::Product),
             (
-                crate::dynamo::codec::primary_key(
-                    catalog_entry::pk(catalog_entry::shard(&sku)),
-                    catalog_entry::sk(&sku),
-                ),
+                product::key(&crate::domain::ids::ProductId::parse("tee").expect("id")),
+                Entity::Product,
+            ),
+            (variant::key(&sku), Entity::Variant),
+            (
+                catalog_entry::key(&crate::domain::ids::ProductId::parse("tee").expect("id")),
                 Entity::CatalogEntry,
             ),
             (idempotency::key(&c1(), &key), Entity::IdempotencyRecord),

@@ -1,119 +1,144 @@
-//! A product, `PRODUCT#<sku>` / `PRODUCT` (access pattern 5, GetItem): what orders read (price,
-//! stock) and change (stock), one item per SKU. `version` counts the catalog's changes to it
-//! (name, price), so that a replacement never overwrites a concurrent one.
+//! A product, `PRODUCT#<productId>` / `DETAILS`: its title, description, status, categories,
+//! options and the SKUs of its variants (each variant is an item of its own,
+//! `entities::variant`). It carries GSI3 keys `PRODUCT#<productId>` / `DETAILS`, so that one
+//! Query of GSI3 reads it with its variants (access pattern 12). `version` counts its
+//! replacements, so that one never overwrites a concurrent one.
 
-use crate::domain::ids::Sku;
-use crate::domain::money::Money;
-use crate::domain::product::Product;
+use crate::domain::ids::{CategoryId, ProductId, Sku};
+use crate::domain::product::{Product, ProductOption, ProductStatus};
+use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
 use crate::dynamo::keys::{self, Entity, MalformedKey, PRODUCT_PREFIX, malformed};
 use crate::dynamo::record::record;
-use crate::dynamo::update::UpdateSpec;
+use crate::dynamo::update::PutSpec;
 
-/// The product's sort key.
-pub const SORT_KEY: &str = keys::PRODUCT_SK;
+/// The product's sort key (and its GSI3 sort key).
+pub const SORT_KEY: &str = keys::DETAILS_SK;
 
 record! {
-    /// What the product's item stores of it (the catalog is this store's, not the source
-    /// design's).
-    pub Record stores Product beside (sku: Sku) {
+    /// What the product's item stores of it.
+    pub Record stores Product beside (product_id: ProductId) {
         /// What the catalog calls it.
-        name: String = NAME "name", required, store;
-        /// The price of one.
-        price: Money = PRICE "price", required, store;
-        /// How many are left to order.
-        stock: u64 = STOCK "stock", required, store;
+        title: String = TITLE "title", required, store;
+        /// What a storefront says of it.
+        description: String = DESCRIPTION "description", default, store;
+        /// Who sees it.
+        status: ProductStatus = STATUS "status", required, store;
+        /// The categories that list it.
+        category_ids: Vec<CategoryId> = CATEGORY_IDS "categoryIds", empty, store;
+        /// Its options, in order.
+        options: Vec<ProductOption> = OPTIONS "options", empty, store;
+        /// Its variants' SKUs, in order.
+        skus: Vec<Sku> = SKUS "skus", required, store;
+        /// When it was first written.
+        created_at: Timestamp = CREATED_AT "createdAt", required, store;
     }
 }
 
-/// How many times the catalog changed its name or price.
+/// How many times it was written.
 pub const VERSION: Attr<u64> = Attr::new("version");
-/// What an order takes from or a cancellation gives back to the stock.
-pub const STOCK_CHANGE: Attr<i64> = Attr::new("stock");
+/// GSI3's partition key: its own.
+pub const GSI3PK: Attr<String> = Attr::new(keys::GSI3PK);
+/// GSI3's sort key: [`SORT_KEY`].
+pub const GSI3SK: Attr<String> = Attr::new(keys::GSI3SK);
 
-/// What replacing a product's name and price writes (`put-product`'s UpdateItem: its version
-/// moves on, its stock is kept or started at 0).
-pub const REPLACE: UpdateSpec = UpdateSpec {
-    set: &[NAME.name, PRICE.name, VERSION.name],
-    set_if_absent: &[STOCK.name],
-    ..UpdateSpec::of(Entity::Product)
-};
-/// What a stock change writes (an adjustment, a cancellation's return).
-pub const STOCK_UPDATE: UpdateSpec = UpdateSpec {
-    add: &[STOCK.name],
-    ..UpdateSpec::of(Entity::Product)
-};
-/// What an order's take of stock names: the stock, and the price its condition checks.
-pub const TAKE_STOCK: UpdateSpec = UpdateSpec {
-    add: &[STOCK.name],
-    checks: &[PRICE.name],
-    ..UpdateSpec::of(Entity::Product)
+/// What writing a product puts: the item whole, on the condition that its version is the one
+/// read (or that there is none).
+pub const PUT: PutSpec = PutSpec {
+    entity: Entity::Product,
+    attributes: &[
+        keys::PK,
+        keys::SK,
+        keys::GSI3PK,
+        keys::GSI3SK,
+        TITLE.name,
+        DESCRIPTION.name,
+        STATUS.name,
+        CATEGORY_IDS.name,
+        OPTIONS.name,
+        SKUS.name,
+        CREATED_AT.name,
+        VERSION.name,
+    ],
 };
 
 /// The product's partition key.
-pub fn pk(sku: &Sku) -> String {
-    format!("{PRODUCT_PREFIX}{sku}")
+pub fn pk(product: &ProductId) -> String {
+    format!("{PRODUCT_PREFIX}{product}")
 }
 
-/// The SKU a partition key names.
-pub fn parse_pk(pk: &str) -> Result<Sku, MalformedKey> {
+/// The product's GSI3 partition: its own key's text, where its variants join it.
+pub fn gsi3pk(product: &ProductId) -> String {
+    pk(product)
+}
+
+/// The product a partition key names.
+pub fn parse_pk(pk: &str) -> Result<ProductId, MalformedKey> {
     pk.strip_prefix(PRODUCT_PREFIX)
-        .and_then(|raw| Sku::parse(raw).ok())
+        .and_then(|raw| ProductId::parse(raw).ok())
         .ok_or_else(|| malformed(keys::PK, pk))
 }
 
 /// The product's key.
-pub fn key(sku: &Sku) -> Item {
-    primary_key(pk(sku), SORT_KEY)
+pub fn key(product: &ProductId) -> Item {
+    primary_key(pk(product), SORT_KEY)
 }
 
-/// The product at `version`.
+/// The product at `version`, with its GSI3 keys.
 pub fn to_item(product: &Product, version: u64) -> Item {
-    let mut item = key(&product.sku);
+    let mut item = key(&product.product_id);
     Record::write(&mut item, product);
     VERSION.put(&mut item, &version);
+    GSI3PK.put(&mut item, &gsi3pk(&product.product_id));
+    GSI3SK.put(&mut item, &SORT_KEY.to_owned());
     item
 }
 
 /// The product and its version.
 pub fn from_item(mut item: Item) -> Result<(Product, u64), BadItem> {
-    let sku = parse_pk(&PK.take(&mut item)?)?;
-    let product = Record::read(&mut item, sku)?;
+    let product_id = parse_pk(&PK.take(&mut item)?)?;
+    let product = Record::read(&mut item, product_id)?;
     Ok((product, VERSION.take_optional(&mut item)?.unwrap_or(0)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dynamo::entities::test_support::{pairs, shape, sku1};
+    use crate::dynamo::entities::test_support::{placed, sku1};
 
     #[test]
     fn product_keys() {
-        assert_eq!(pk(&sku1()), "PRODUCT#sku-1");
-        assert_eq!(SORT_KEY, "PRODUCT");
-        assert_eq!(parse_pk("PRODUCT#sku-1"), Ok(sku1()));
+        let tee = ProductId::parse("tee").expect("id");
+        assert_eq!(pk(&tee), "PRODUCT#tee");
+        assert_eq!(SORT_KEY, "DETAILS");
+        assert_eq!(gsi3pk(&tee), "PRODUCT#tee");
+        assert_eq!(parse_pk("PRODUCT#tee"), Ok(tee));
     }
 
     #[test]
     fn a_product_reads_back_with_its_version() {
-        let mug = Product {
-            sku: sku1(),
-            name: "Blue mug".into(),
-            price: Money::parse_number("19.95").expect("money"),
-            stock: 7,
+        let tee = Product {
+            product_id: ProductId::parse("tee").expect("id"),
+            title: "Plain tee".into(),
+            description: "Cotton.\nMade to last.".into(),
+            status: ProductStatus::Published,
+            category_ids: vec![CategoryId::parse("shirts").expect("id")],
+            options: vec![ProductOption {
+                name: "Size".into(),
+                values: vec!["S".into(), "M".into()],
+            }],
+            skus: vec![sku1()],
+            created_at: placed(),
         };
-        let item = to_item(&mug, 3);
+        let item = to_item(&tee, 2);
         assert_eq!(
-            shape(&item),
-            pairs(&[
-                ("PK", "S PRODUCT#sku-1"),
-                ("SK", "S PRODUCT"),
-                ("name", "S Blue mug"),
-                ("price", "N 19.95"),
-                ("stock", "N 7"),
-                ("version", "N 3"),
-            ])
+            item["PK"].as_s().ok().map(String::as_str),
+            Some("PRODUCT#tee")
         );
-        assert_eq!(from_item(item).expect("reads"), (mug, 3));
+        assert_eq!(
+            item["GSI3SK"].as_s().ok().map(String::as_str),
+            Some("DETAILS")
+        );
+        assert_eq!(from_item(item).expect("reads"), (tee, 2));
     }
 }

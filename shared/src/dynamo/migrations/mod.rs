@@ -12,6 +12,7 @@
 
 pub mod budget;
 mod line_item_gsi2;
+mod products;
 mod state;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,6 +27,13 @@ use crate::retry::{Backoff, retry};
 
 pub use budget::{Budget, Spent};
 
+/// The UpdateItems the migrations send (`store-migrate`, with `StoreMigrationPolicy`): no
+/// function sends them.
+pub const UPDATES: &[&crate::dynamo::update::UpdateSpec] = &[
+    &crate::dynamo::entities::line_item::GSI2_BACKFILL,
+    &crate::dynamo::entities::variant::ADOPT,
+];
+
 /// A migration of data already written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Migration {
@@ -34,16 +42,21 @@ pub enum Migration {
     /// their order's header or, for orders the source design's boto3 code wrote (no header),
     /// from their order's listing item.
     LineItemGsi2,
+    /// Products group variants: each SKU written before them becomes the one variant of a
+    /// product of its own (its SKU as the product's ID), published, read by access pattern 12
+    /// through GSI3.
+    Products,
 }
 
 impl Migration {
     /// Every migration, in the order they run.
-    pub const ALL: [Migration; 1] = [Migration::LineItemGsi2];
+    pub const ALL: [Migration; 2] = [Migration::LineItemGsi2, Migration::Products];
 
     /// The migration's name, as its state's partition key holds it.
     pub fn name(self) -> &'static str {
         match self {
             Migration::LineItemGsi2 => "0001-line-item-gsi2",
+            Migration::Products => "0002-products",
         }
     }
 
@@ -51,6 +64,7 @@ impl Migration {
     pub fn index(self) -> &'static str {
         match self {
             Migration::LineItemGsi2 => crate::dynamo::keys::GSI2,
+            Migration::Products => crate::dynamo::keys::GSI3,
         }
     }
 
@@ -58,7 +72,7 @@ impl Migration {
     /// again.
     pub fn version(self) -> u32 {
         match self {
-            Migration::LineItemGsi2 => 1,
+            Migration::LineItemGsi2 | Migration::Products => 1,
         }
     }
 
@@ -67,6 +81,9 @@ impl Migration {
         match self {
             Migration::LineItemGsi2 => {
                 "line items written before GSI2 get GSI2PK, GSI2SK and customerId (access pattern 8)"
+            }
+            Migration::Products => {
+                "each SKU written before products becomes the one variant of a published product of its own ID (access pattern 12)"
             }
         }
     }
@@ -242,8 +259,13 @@ impl Store {
         self.index_active(migration.index()).await?;
         let before = progress.counts();
         if options.retry_unplaceable {
-            progress
-                .add(line_item_gsi2::retry_unplaceable(self, migration, options, budget).await?);
+            let retried = match migration {
+                Migration::LineItemGsi2 => {
+                    line_item_gsi2::retry_unplaceable(self, migration, options, budget).await?
+                }
+                Migration::Products => products::retry_unplaceable(self, options, budget).await?,
+            };
+            progress.add(retried);
         } else {
             let complete = self.migration_complete(migration, budget).await?;
             if !options.dry_run && !options.rerun && complete {
@@ -259,9 +281,11 @@ impl Store {
             for resumed in join_all(segments).await {
                 report.segments_resumed += u32::from(resumed?);
             }
-            let deferred =
-                line_item_gsi2::resolve_deferred(self, migration, options, budget).await?;
-            progress.add(deferred);
+            if migration == Migration::LineItemGsi2 {
+                let deferred =
+                    line_item_gsi2::resolve_deferred(self, migration, options, budget).await?;
+                progress.add(deferred);
+            }
         }
         if !options.dry_run {
             let left = self.unplaceable(migration, budget).await?.len() as u64;
@@ -298,8 +322,14 @@ impl Store {
             let (items, next) = self
                 .scan_page(segment, options.segments, checkpoint.next.clone(), budget)
                 .await?;
-            let counts =
-                line_item_gsi2::migrate_page(self, migration, items, options, budget).await?;
+            let counts = match migration {
+                Migration::LineItemGsi2 => {
+                    line_item_gsi2::migrate_page(self, migration, items, options, budget).await?
+                }
+                Migration::Products => {
+                    products::migrate_page(self, migration, items, options, budget).await?
+                }
+            };
             progress.add(counts);
             checkpoint.advance(counts, next);
             if !options.dry_run {

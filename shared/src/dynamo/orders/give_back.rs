@@ -18,7 +18,7 @@ use crate::domain::refund::Refund;
 use crate::domain::returns::OrderReturn;
 use crate::domain::status::OrderStatus;
 use crate::dynamo::entities::{
-    cancellation, line_item, order_header, order_listing, order_return, product, refund,
+    cancellation, line_item, order_header, order_listing, order_return, refund, variant,
 };
 use crate::dynamo::transaction::{Outcome, Transaction};
 use crate::dynamo::update::Change;
@@ -177,9 +177,9 @@ impl Store {
             }
             transaction.update(Action::Line, counts.build()?)?;
             if planned.restock > 0 {
-                let give_back = product::STOCK_UPDATE
-                    .on(&self.table, product::key(sku))
-                    .add(&product::STOCK_CHANGE, &i64::from(planned.restock))
+                let give_back = variant::STOCK_UPDATE
+                    .on(&self.table, variant::key(sku))
+                    .add(&variant::STOCK_CHANGE, &i64::from(planned.restock))
                     .condition("attribute_exists(PK)");
                 transaction.update(Action::Restock(&planned.line.sku), give_back.build()?)?;
             }

@@ -26,12 +26,13 @@ use aws_sdk_dynamodb::types::builders::{DeleteBuilder, UpdateBuilder};
 use crate::domain::idempotency::{IDEMPOTENCY_TTL_SECONDS, IdempotencyRecord};
 use crate::domain::ids::{CustomerId, IdempotencyKey, Sku};
 use crate::domain::order::{LineItem, MAX_LINES, OrderDetails, RequestedLine, price_lines};
-use crate::domain::product::Product;
+use crate::domain::product::ProductStatus;
+use crate::domain::variant::Variant;
 use crate::dynamo::cart::StoredCartLine;
 use crate::dynamo::codec::{Item, item_size};
 use crate::dynamo::entities::{
     cart_line, customer, idempotency, line_item, open_order_count, order_header, order_listing,
-    product,
+    variant,
 };
 use crate::dynamo::keys::{PK, SK};
 use crate::dynamo::store::epoch_seconds;
@@ -54,8 +55,8 @@ pub struct OrderInputs {
     pub replay: Option<IdempotencyRecord>,
     /// The customer has a named profile (one holding only statistics is no customer yet).
     pub customer_named: bool,
-    /// The products found, by SKU.
-    pub products: HashMap<Sku, Product>,
+    /// The variants found, by SKU.
+    pub products: HashMap<Sku, Variant>,
     /// The customer's count of open orders has its map of held units (read for a checkout).
     pub counts_held: bool,
 }
@@ -112,6 +113,8 @@ pub enum PlaceOrderError {
     OutOfStock(Vec<Sku>),
     /// These products do not exist.
     UnknownProducts(Vec<Sku>),
+    /// These variants' products are not published (any more).
+    NotForSale(Vec<Sku>),
     /// The customer holds this many open orders (PLACED, or holds waiting for payment)
     /// already: the most they may.
     TooManyOpen(u32),
@@ -162,6 +165,7 @@ impl From<PlaceOrderError> for AppError {
             }
             PlaceOrderError::OutOfStock(skus) => AppError::OutOfStock(skus),
             PlaceOrderError::UnknownProducts(skus) => AppError::UnknownProducts(skus),
+            PlaceOrderError::NotForSale(skus) => AppError::NotForSale(skus),
             PlaceOrderError::TooManyOpen(limit) => AppError::TooManyOpenOrders(limit),
             PlaceOrderError::TooMuchHeld(skus, max) => AppError::TooMuchHeld { skus, max },
             PlaceOrderError::Failed(err) => err,
@@ -198,7 +202,7 @@ fn check_sizes<'a>(items: impl Iterator<Item = &'a Item>) -> Result<(), AppError
 }
 
 /// Why a cancelled order transaction was cancelled, from what its products hold now: an
-/// unknown product first, then a changed price, then short stock, then the Idempotency-Key,
+/// unknown product first, then one no longer for sale, then a changed price, then short stock, then the Idempotency-Key,
 /// then a cart changed meanwhile, then the caps: on open orders, then on units held.
 fn why_not_placed(
     cancelled: &Cancelled<OrderAction<'_>>,
@@ -207,12 +211,18 @@ fn why_not_placed(
 ) -> PlaceOrderError {
     let (mut unknown, mut short, mut repriced, mut key_taken) =
         (Vec::new(), Vec::new(), false, false);
+    let mut not_for_sale = Vec::new();
     let (mut count, mut cart_changed) = (None, false);
     for (action, stored) in cancelled.failed_conditions() {
         match (action, stored) {
             (OrderAction::TakeStock(line), None) => unknown.push(line.sku.clone()),
             (OrderAction::TakeStock(line), Some(now))
-                if product::PRICE.get(now) != Some(line.price) =>
+                if variant::STATUS.get(now).unwrap_or_default() != ProductStatus::Published =>
+            {
+                not_for_sale.push(line.sku.clone());
+            }
+            (OrderAction::TakeStock(line), Some(now))
+                if variant::PRICE.get(now) != Some(line.price) =>
             {
                 repriced = true;
             }
@@ -225,6 +235,8 @@ fn why_not_placed(
     }
     if !unknown.is_empty() {
         PlaceOrderError::UnknownProducts(unknown)
+    } else if !not_for_sale.is_empty() {
+        PlaceOrderError::NotForSale(not_for_sale)
     } else if repriced {
         PlaceOrderError::Repriced
     } else if !short.is_empty() {
@@ -266,7 +278,7 @@ impl Store {
         let mut keys = vec![profile_key.clone()];
         keys.extend(record_key.clone());
         keys.extend(count_key.clone());
-        keys.extend(skus.iter().map(product::key));
+        keys.extend(skus.iter().map(variant::key));
         let mut inputs = OrderInputs::default();
         for item in self.batch_get(keys, consistent).await? {
             if has_key(&item, &profile_key) {
@@ -278,8 +290,8 @@ impl Store {
                 // TTL deletes expired records only eventually.
                 inputs.replay = (expires_at > epoch_seconds()).then_some(record);
             } else {
-                let (product, _) = product::from_item(item)?;
-                inputs.products.insert(product.sku.clone(), product);
+                let variant = variant::from_item(item)?;
+                inputs.products.insert(variant.sku.clone(), variant);
             }
         }
         Ok(inputs)
@@ -359,15 +371,20 @@ impl Store {
         }
     }
 
-    /// A line's stock taken, if its product still has the line's price and enough stock; the
-    /// product as it is when not.
+    /// A line's stock taken, if its variant is still for sale at the line's price and has
+    /// enough stock (a SKU written before products has no status: it is for sale); the
+    /// variant as it is when not.
     fn take_stock(&self, line: &LineItem) -> Result<UpdateBuilder, AppError> {
-        product::TAKE_STOCK
-            .on(&self.table, product::key(&line.sku))
-            .add(&product::STOCK_CHANGE, &-i64::from(line.quantity))
-            .condition("#price = :price AND #stock >= :needed")
-            .value(":price", &product::PRICE, &line.price)
-            .value(":needed", &product::STOCK, &u64::from(line.quantity))
+        variant::TAKE_STOCK
+            .on(&self.table, variant::key(&line.sku))
+            .add(&variant::STOCK_CHANGE, &-i64::from(line.quantity))
+            .condition(
+                "#price = :price AND #stock >= :needed \
+                 AND (attribute_not_exists(#status) OR #status = :published)",
+            )
+            .value(":price", &variant::PRICE, &line.price)
+            .value(":needed", &variant::STOCK, &u64::from(line.quantity))
+            .value(":published", &variant::STATUS, &ProductStatus::Published)
             .returning_old_on_failure()
             .build()
     }

@@ -7,7 +7,7 @@ use crate::domain::order::{LineItem, Order, OrderDetails};
 use crate::domain::refund::{CANCELLED_REASON, Refund, RefundKind};
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
-use crate::dynamo::entities::{line_item, order_header, order_listing, product, refund};
+use crate::dynamo::entities::{line_item, order_header, order_listing, refund, variant};
 use crate::dynamo::transaction::{Cancelled, Outcome, Transaction};
 use crate::dynamo::update::Change;
 
@@ -256,9 +256,9 @@ impl Store {
         transaction.update(StatusAction::Header, header.build()?)?;
         transaction.update(StatusAction::Listing, listing.build()?)?;
         for (line, quantity) in restock {
-            let give_back = product::STOCK_UPDATE
-                .on(&self.table, product::key(&line.sku))
-                .add(&product::STOCK_CHANGE, &i64::from(*quantity))
+            let give_back = variant::STOCK_UPDATE
+                .on(&self.table, variant::key(&line.sku))
+                .add(&variant::STOCK_CHANGE, &i64::from(*quantity))
                 .condition("attribute_exists(PK)");
             transaction.update(StatusAction::Restock(line), give_back.build()?)?;
             if details.money.balance.paid.is_some() {

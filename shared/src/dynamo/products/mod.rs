@@ -1,11 +1,16 @@
-//! The catalog: a product by SKU (one GetItem), the listing (one Query per page over the
-//! catalog's shards), replacing a product (its item and its catalog entry in one transaction),
-//! changing stock (one conditional UpdateItem), and the BatchGetItem an order's inputs are
-//! read with (`orders.rs`).
+//! The catalog: a variant by SKU (one GetItem), the listing (one Query per page over the
+//! catalog's shards), changing stock (one conditional UpdateItem), and the BatchGetItem an
+//! order's inputs are read with (`orders.rs`); writing a product with its variants (`write`)
+//! and reading it back in one Query (`read`).
+
+mod read;
+mod write;
+
+pub use read::ProductSeen;
+pub use write::ProductWritten;
 
 use std::sync::{Mutex, PoisonError};
 
-use aws_sdk_dynamodb::types::builders::UpdateBuilder;
 use aws_sdk_dynamodb::types::{
     AttributeValue, ConsumedCapacity, KeysAndAttributes, ReturnConsumedCapacity,
 };
@@ -13,12 +18,12 @@ use aws_sdk_dynamodb::types::{
 use crate::AppError;
 use crate::domain::access::Caller;
 use crate::domain::ids::Sku;
-use crate::domain::money::Money;
 use crate::domain::page::{Page, PageRequest};
-use crate::domain::product::{CatalogEntry, Product};
+use crate::domain::product::CatalogEntry;
+use crate::domain::variant::Variant;
 use crate::dynamo::codec::Item;
 use crate::dynamo::cursor::{self, text};
-use crate::dynamo::entities::{catalog_entry, product};
+use crate::dynamo::entities::{catalog_entry, variant};
 use crate::dynamo::keys::{PK, SK};
 use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::{Store, built};
@@ -27,19 +32,6 @@ use crate::retry::{Backoff, retry};
 
 /// BatchGetItem takes at most 100 keys.
 pub(crate) const MAX_BATCH_GET: usize = 100;
-
-/// What each action of a catalog transaction is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ProductAction {
-    Product,
-    CatalogEntry,
-}
-
-impl ProductAction {
-    fn is_product(&self) -> bool {
-        *self == ProductAction::Product
-    }
-}
 
 /// Why a catalog write did not happen on this attempt.
 enum Retry {
@@ -94,105 +86,21 @@ fn shard_of(key: &Item) -> Option<u32> {
 }
 
 impl Store {
-    /// A product, by GetItem.
-    pub async fn get_product(&self, sku: &Sku) -> Result<Option<Product>, AppError> {
-        Ok(self
-            .read_product(sku, false)
-            .await?
-            .map(|(product, _)| product))
-    }
-
-    /// A product and its version, by GetItem (`consistent`: strongly consistent).
-    pub(crate) async fn read_product(
+    /// A variant, by GetItem (`consistent`: strongly consistent).
+    pub async fn get_variant(
         &self,
         sku: &Sku,
         consistent: bool,
-    ) -> Result<Option<(Product, u64)>, AppError> {
+    ) -> Result<Option<Variant>, AppError> {
         let out = self
             .client
             .get_item()
             .table_name(&self.table)
-            .set_key(Some(product::key(sku)))
+            .set_key(Some(variant::key(sku)))
             .consistent_read(consistent)
             .send()
             .await?;
-        Ok(out.item.map(product::from_item).transpose()?)
-    }
-
-    /// Creates (stock 0) or replaces a product's name and price, and its catalog entry, in one
-    /// TransactWriteItems conditioned on the version read just before; a concurrent replacement
-    /// makes it read and try again. The product as it now is, and whether it is new.
-    pub async fn put_product(
-        &self,
-        sku: &Sku,
-        name: &str,
-        price: Money,
-    ) -> Result<(Product, bool), AppError> {
-        let replaced = retry(
-            &Backoff::TRANSACTION,
-            |err| matches!(err, Retry::Changed | Retry::Contended),
-            |_| async move {
-                let current = self.read_product(sku, true).await?;
-                let (stock, version) = current
-                    .as_ref()
-                    .map_or((0, 0), |(product, version)| (product.stock, *version));
-                let replacement = Product {
-                    sku: sku.clone(),
-                    name: name.to_owned(),
-                    price,
-                    stock,
-                };
-                let entry = catalog_entry::to_item(&CatalogEntry {
-                    sku: sku.clone(),
-                    name: replacement.name.clone(),
-                    price,
-                });
-                let mut transaction = Transaction::with_capacity(2);
-                transaction.update(
-                    ProductAction::Product,
-                    self.replace_product(&replacement, current.is_some().then_some(version))?,
-                )?;
-                transaction.put(
-                    ProductAction::CatalogEntry,
-                    catalog_entry::PUT.put(&self.table, entry).build()?,
-                )?;
-                match self.send(transaction).await? {
-                    Outcome::Committed => Ok((replacement, current.is_none())),
-                    Outcome::Cancelled(c) if c.conflicted() => Err(Retry::Contended),
-                    Outcome::Cancelled(c) if c.condition_failed(ProductAction::is_product) => {
-                        Err(Retry::Changed)
-                    }
-                    Outcome::Cancelled(c) => Err(Retry::Failed(c.unexplained("product"))),
-                }
-            },
-        )
-        .await;
-        replaced.map_err(|err| err.into_error("product"))
-    }
-
-    /// `replacement`'s name and price written over the product at `version` (`None`: over no
-    /// product), its version moved on and its stock kept (0 for a new product).
-    fn replace_product(
-        &self,
-        replacement: &Product,
-        version: Option<u64>,
-    ) -> Result<UpdateBuilder, AppError> {
-        let next = version.map_or(1, |version| version + 1);
-        let update = product::REPLACE
-            .on(&self.table, product::key(&replacement.sku))
-            .set(&product::NAME, &replacement.name)
-            .set(&product::PRICE, &replacement.price)
-            .set(&product::VERSION, &next)
-            .set_if_absent(&product::STOCK, &0);
-        match version {
-            Some(version) => update.condition("#version = :current").value(
-                ":current",
-                &product::VERSION,
-                &version,
-            ),
-            None => update.condition("attribute_not_exists(PK)"),
-        }
-        .build()
+        Ok(out.item.map(variant::from_item).transpose()?)
     }
 
     /// Adds `delta` (negative: takes) to a product's stock, atomically, so racing changes are
@@ -201,17 +109,17 @@ impl Store {
     /// an ADD is not idempotent, and when an answer is lost the SDK sends the request again —
     /// a transaction's retry carries its ClientRequestToken, so DynamoDB applies it once. The
     /// product is then read back (strongly consistent) for the answer.
-    pub async fn adjust_stock(&self, sku: &Sku, delta: i64) -> Result<Product, AppError> {
+    pub async fn adjust_stock(&self, sku: &Sku, delta: i64) -> Result<Variant, AppError> {
         let needed = delta.min(0).unsigned_abs();
-        let update = product::STOCK_UPDATE
-            .on(&self.table, product::key(sku))
-            .add(&product::STOCK_CHANGE, &delta)
+        let update = variant::STOCK_UPDATE
+            .on(&self.table, variant::key(sku))
+            .add(&variant::STOCK_CHANGE, &delta)
             .condition("attribute_exists(PK) AND #stock >= :needed")
-            .value(":needed", &product::STOCK, &needed)
+            .value(":needed", &variant::STOCK, &needed)
             .returning_old_on_failure()
             .build()?;
         let mut transaction = Transaction::with_capacity(1);
-        transaction.update(ProductAction::Product, update)?;
+        transaction.update((), update)?;
         let sent = retry(
             &Backoff::TRANSACTION,
             |err| matches!(err, Retry::Contended),
@@ -228,10 +136,10 @@ impl Store {
                     let refused = match cancelled.failed_conditions().next() {
                         None => cancelled.unexplained("stock"),
                         Some((_, None)) => {
-                            AppError::not_found(format!("product {sku} does not exist"))
+                            AppError::not_found(format!("variant {sku} does not exist"))
                         }
                         Some((_, Some(stored))) => {
-                            let stock = product::STOCK.get(stored).unwrap_or(0);
+                            let stock = variant::STOCK.get(stored).unwrap_or(0);
                             tracing::info!(%sku, stock, "a stock change would take it below 0");
                             AppError::OutOfStock(vec![sku.clone()])
                         }
@@ -242,12 +150,9 @@ impl Store {
         )
         .await;
         sent.map_err(|err| err.into_error("stock"))?;
-        self.read_product(sku, true)
-            .await?
-            .map(|(product, _)| product)
-            .ok_or_else(|| {
-                AppError::internal(format!("product {sku} vanished after its stock changed"))
-            })
+        self.get_variant(sku, true).await?.ok_or_else(|| {
+            AppError::internal(format!("variant {sku} vanished after its stock changed"))
+        })
     }
 
     /// The items of `keys` (at most 100, no two alike) by one BatchGetItem, strongly or

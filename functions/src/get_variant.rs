@@ -1,0 +1,23 @@
+//! `GET /variants/{sku}`: a variant, its price and whether it is in stock (staff: its stock and
+//! its product's status), one GetItem (access pattern 5), for any signed-in caller; a variant
+//! of a product that is not published is a 404 to anyone but staff (the route table,
+//! `shared::http::routes`).
+
+use lambda_http::Request;
+use lambda_http::http::StatusCode;
+use shared::domain::ids::Sku;
+use shared::http::HttpResult;
+use shared::http::request::{caller, path_param};
+use shared::http::response::json_response;
+use shared::{AppError, Store};
+
+pub async fn handle(store: &Store, req: Request) -> HttpResult {
+    let sku = path_param(&req, "sku", Sku::parse)?;
+    let caller = caller(&req)?;
+    let variant = store
+        .get_variant(&sku, false)
+        .await?
+        .and_then(|variant| variant.seen_by(caller))
+        .ok_or_else(|| AppError::not_found(format!("variant {sku} does not exist")))?;
+    Ok(json_response(StatusCode::OK, &variant))
+}

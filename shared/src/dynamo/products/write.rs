@@ -1,0 +1,205 @@
+//! Writing a product: its item, each of its variants, each variant it drops and its catalog
+//! entry, in ONE TransactWriteItems conditioned on the version read just before, so that a
+//! listing never shows what the product no longer is, and a SKU is never held by two products.
+
+use aws_sdk_dynamodb::types::builders::UpdateBuilder;
+
+use crate::AppError;
+use crate::domain::access::Caller;
+use crate::domain::ids::{ProductId, Sku};
+use crate::domain::product::{CatalogEntry, Product, ProductSpec, ProductStatus, VariantSpec};
+use crate::dynamo::entities::{catalog_entry, product, variant};
+use crate::dynamo::store::Store;
+use crate::dynamo::transaction::{Outcome, Transaction};
+use crate::retry::{Backoff, retry};
+
+use super::{ProductSeen, Retry};
+
+/// What each action of a product's transaction is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Action {
+    /// The product's item, at the version read.
+    Product,
+    /// A variant written, on the condition that no other product holds its SKU.
+    Variant(Sku),
+    /// A variant the product drops, retired.
+    Retired,
+    /// The catalog entry, put or deleted.
+    CatalogEntry,
+}
+
+/// What a product's write did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProductWritten {
+    /// The product as it now is, with its variants (as staff see them: their stock read back
+    /// strongly consistent after the write).
+    pub product: ProductSeen,
+    /// Whether it is new.
+    pub created: bool,
+}
+
+impl Store {
+    /// Writes `spec` as product `spec.product.product_id`: created (its `created_at` now, its
+    /// variants' stock 0 where the SKU is new) or replaced (its `created_at` and its variants'
+    /// stock kept), in ONE TransactWriteItems conditioned on the version read just before; a
+    /// concurrent write makes it read and try again. A SKU another product holds is a 409,
+    /// with nothing written.
+    pub async fn put_product(
+        &self,
+        spec: &ProductSpec,
+        caller: &Caller,
+    ) -> Result<ProductWritten, AppError> {
+        let id = &spec.product.product_id;
+        let written = retry(
+            &Backoff::TRANSACTION,
+            |err| matches!(err, Retry::Changed | Retry::Contended),
+            |_| async move {
+                let current = self.read_product(id, true).await?;
+                let created = current.is_none();
+                let mut product = spec.product.clone();
+                if let Some((before, _)) = &current {
+                    product.created_at = before.created_at;
+                }
+                let transaction = self.product_transaction(spec, &product, current.as_ref())?;
+                match self.send(transaction).await? {
+                    Outcome::Committed => Ok((product, created)),
+                    Outcome::Cancelled(c) if c.conflicted() => Err(Retry::Contended),
+                    Outcome::Cancelled(c) => {
+                        let taken: Vec<Sku> = c
+                            .failed_conditions()
+                            .filter_map(|(action, _)| match action {
+                                Action::Variant(sku) => Some(sku.clone()),
+                                _ => None,
+                            })
+                            .collect();
+                        if !taken.is_empty() {
+                            Err(Retry::Failed(AppError::SkuTaken(taken)))
+                        } else if c.condition_failed(|a| *a == Action::Product) {
+                            Err(Retry::Changed)
+                        } else {
+                            Err(Retry::Failed(c.unexplained("product")))
+                        }
+                    }
+                }
+            },
+        )
+        .await;
+        let (product, created) = written.map_err(|err| err.into_error("product"))?;
+        let keys = product.skus.iter().map(variant::key).collect();
+        let mut variants = Vec::with_capacity(product.skus.len());
+        for item in self.batch_get(keys, true).await? {
+            variants.push(variant::from_item(item)?);
+        }
+        Ok(ProductWritten {
+            product: ProductSeen::of(product, &variants, caller),
+            created,
+        })
+    }
+
+    /// The product, by GetItem (`consistent`: strongly consistent), with its version.
+    pub(crate) async fn read_product(
+        &self,
+        id: &ProductId,
+        consistent: bool,
+    ) -> Result<Option<(Product, u64)>, AppError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(product::key(id)))
+            .consistent_read(consistent)
+            .send()
+            .await?;
+        Ok(out.item.map(product::from_item).transpose()?)
+    }
+
+    /// The transaction that writes `product` over `current` (its item and version).
+    fn product_transaction(
+        &self,
+        spec: &ProductSpec,
+        product: &Product,
+        current: Option<&(Product, u64)>,
+    ) -> Result<Transaction<Action>, AppError> {
+        let id = &product.product_id;
+        let dropped: Vec<&Sku> = current
+            .map(|(before, _)| before.skus.iter())
+            .into_iter()
+            .flatten()
+            .filter(|sku| !product.skus.contains(sku))
+            .collect();
+        let mut transaction = Transaction::with_capacity(spec.variants.len() + dropped.len() + 2);
+        let version = current.map(|(_, version)| *version);
+        let put = product::PUT.put(
+            &self.table,
+            product::to_item(product, version.map_or(1, |v| v + 1)),
+        );
+        let put = match version {
+            Some(version) => {
+                put.condition("#version = :current")
+                    .value(":current", &product::VERSION, &version)
+            }
+            None => put.only_new(),
+        };
+        transaction.put(Action::Product, put.build()?)?;
+        for variant in &spec.variants {
+            transaction.update(
+                Action::Variant(variant.sku.clone()),
+                self.write_variant(product, variant)?,
+            )?;
+        }
+        for sku in dropped {
+            let retire = variant::RETIRE
+                .on(&self.table, variant::key(sku))
+                .set(&variant::STATUS, &ProductStatus::Archived)
+                .remove(&variant::GSI3PK)
+                .remove(&variant::GSI3SK)
+                .condition("#productId = :product")
+                .value(":product", &variant::PRODUCT_ID, id);
+            transaction.update(Action::Retired, retire.build()?)?;
+        }
+        if product.status == ProductStatus::Published {
+            let entry = catalog_entry::to_item(&CatalogEntry {
+                product_id: id.clone(),
+                title: product.title.clone(),
+                price: spec.lowest_price(),
+            });
+            let put = catalog_entry::PUT.put(&self.table, entry);
+            transaction.put(Action::CatalogEntry, put.build()?)?;
+        } else {
+            let delete = catalog_entry::REMOVE.delete(&self.table, catalog_entry::key(id));
+            transaction.delete(Action::CatalogEntry, delete.build()?)?;
+        }
+        Ok(transaction)
+    }
+
+    /// `spec` written as a variant of `product`: everything but its stock (0 for a new SKU), on
+    /// the condition that no other product holds the SKU (one written before products, with no
+    /// product, may be taken).
+    fn write_variant(
+        &self,
+        product: &Product,
+        spec: &VariantSpec,
+    ) -> Result<UpdateBuilder, AppError> {
+        let id = &product.product_id;
+        let write = variant::WRITE
+            .on(&self.table, variant::key(&spec.sku))
+            .set(&variant::PRODUCT_ID, id)
+            .set(&variant::TITLE, &product.title)
+            .set(&variant::PRICE, &spec.price)
+            .set(&variant::STATUS, &product.status)
+            .set(&variant::WEIGHT_GRAMS, &spec.weight_grams)
+            .set(&variant::GSI3PK, &product::gsi3pk(id))
+            .set(&variant::GSI3SK, &variant::gsi3sk(&spec.sku))
+            .set_if_absent(&variant::STOCK, &0);
+        let write = if spec.options.is_empty() {
+            write.remove(&variant::OPTIONS)
+        } else {
+            write.set(&variant::OPTIONS, &spec.options)
+        };
+        write
+            .condition("attribute_not_exists(#productId) OR #productId = :product")
+            .value(":product", &variant::PRODUCT_ID, id)
+            .returning_old_on_failure()
+            .build()
+    }
+}
