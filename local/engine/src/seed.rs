@@ -350,7 +350,8 @@ pub fn catalog_items() -> Result<Vec<Item>, Error> {
             status: ProductStatus::Published,
             weight_grams: 0,
         }));
-        items.push(product::to_item(&product, 1));
+        // Version 0: the sample data is history, and publishes nothing.
+        items.push(product::to_item(&product, 0));
     }
     Ok(items)
 }

@@ -6,9 +6,9 @@
 //! An event counts in its subject's sequence: an order's `order.*` events are numbered 1, 2,
 //! 3… by a counter the order's header keeps (the write that makes the change moves it on), a
 //! refund's `refund.*` events by its own record's counter. A consumer that has seen 1 and 3 of
-//! an order knows that 2 is still on its way. A product's `product.stock-low` has no counter
-//! (its stock moves with every order; counting there would cost every checkout a write), so it
-//! carries no `sequence`.
+//! an order knows that 2 is still on its way. The catalog's events (`product.*`, `variant.*`)
+//! have no counter (a variant's stock moves with every order; counting there would cost every
+//! checkout a write): they carry no `sequence`, and their ID is their stream record's.
 
 use serde::{Deserialize, Serialize};
 
@@ -16,9 +16,11 @@ use crate::AppError;
 use crate::domain::cancellation::Cancellation;
 use crate::domain::fulfilment::{Fulfilment, FulfilmentStatus};
 use crate::domain::ids::{
-    CancellationId, CustomerId, FulfilmentId, OrderId, RefundId, ReturnId, Sku,
+    CancellationId, CustomerId, FulfilmentId, OrderId, ProductId, RefundId, ReturnId, Sku,
 };
+use crate::domain::money::Money;
 use crate::domain::order::{LineItem, Order};
+use crate::domain::product::ProductStatus;
 use crate::domain::refund::Refund;
 use crate::domain::returns::{OrderReturn, ReturnStatus};
 use crate::domain::status::OrderStatus;
@@ -86,6 +88,16 @@ crate::listed! {
         ReturnReceived,
         /// A return's units arrived and what arrived was refunded (its refund requested).
         ReturnRefunded,
+        /// A product became PUBLISHED: customers see it, its variants are sold.
+        ProductPublished,
+        /// A published product became a DRAFT or ARCHIVED: customers no longer see it.
+        ProductUnpublished,
+        /// A variant's price changed.
+        VariantPriceChanged,
+        /// A variant's stock reached 0.
+        VariantSoldOut,
+        /// A variant's stock rose from 0.
+        VariantBackInStock,
     }
 }
 
@@ -129,6 +141,11 @@ impl EventType {
             EventType::ReturnCanceled => "return.canceled",
             EventType::ReturnReceived => "return.received",
             EventType::ReturnRefunded => "return.refunded",
+            EventType::ProductPublished => "product.published",
+            EventType::ProductUnpublished => "product.unpublished",
+            EventType::VariantPriceChanged => "variant.price-changed",
+            EventType::VariantSoldOut => "variant.sold-out",
+            EventType::VariantBackInStock => "variant.back-in-stock",
         }
     }
 
@@ -222,13 +239,38 @@ pub enum Subject {
     Cancellation(CancellationId),
     /// A return (`return.*`), numbered by its record's counter.
     Return(ReturnId),
-    /// A product (`product.*`): no counter.
+    /// A SKU's stock (`product.stock-low`): no counter.
     Product {
-        /// Which product.
+        /// Which SKU.
         sku: Sku,
         /// The stream record's sequence number, which a redelivery repeats.
         at: String,
     },
+    /// A product of the catalog (`product.published`, `product.unpublished`): no counter.
+    Catalog {
+        /// Which product.
+        product: ProductId,
+        /// The stream record's sequence number, which a redelivery repeats.
+        at: String,
+    },
+    /// A variant (`variant.*`): no counter.
+    Variant {
+        /// Which SKU.
+        sku: Sku,
+        /// The stream record's sequence number, which a redelivery repeats.
+        at: String,
+    },
+}
+
+impl Subject {
+    /// Whether its events are numbered by a counter of its own (an order's, a refund's...),
+    /// not by the stream record that gave them (the catalog's).
+    fn counted(&self) -> bool {
+        !matches!(
+            self,
+            Subject::Product { .. } | Subject::Catalog { .. } | Subject::Variant { .. }
+        )
+    }
 }
 
 impl Subject {
@@ -244,6 +286,8 @@ impl Subject {
             }
             Subject::Return(order_return) => format!("return/{order_return}/{sequence}"),
             Subject::Product { sku, at } => format!("product/{sku}/{at}"),
+            Subject::Catalog { product, at } => format!("product/{product}/{at}"),
+            Subject::Variant { sku, at } => format!("variant/{sku}/{at}"),
         })
     }
 }
@@ -263,7 +307,7 @@ impl EventId {
             AppError::invalid(format!(
                 "an event ID is order/<orderId>/<n>, refund/<refundId>/<n>, \
                  fulfilment/<fulfilmentId>/<n>, cancellation/<cancellationId>/<n>, \
-                 return/<returnId>/<n> or product/<sku>/<n>, not {raw:?}"
+                 return/<returnId>/<n>, product/<id>/<n> or variant/<sku>/<n>, not {raw:?}"
             ))
         };
         let mut parts = raw.splitn(3, '/');
@@ -276,7 +320,7 @@ impl EventId {
             "fulfilment" => FulfilmentId::parse(id).is_ok(),
             "cancellation" => CancellationId::parse(id).is_ok(),
             "return" => ReturnId::parse(id).is_ok(),
-            "product" => Sku::parse(id).is_ok(),
+            "product" | "variant" => Sku::parse(id).is_ok(),
             _ => false,
         };
         let place_ok = (1..=40).contains(&place.len()) && place.bytes().all(|b| b.is_ascii_digit());
@@ -320,6 +364,40 @@ pub struct StockLevel {
     pub threshold: u64,
 }
 
+/// A product as `product.published` and `product.unpublished` tell it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProductChange {
+    /// Which product.
+    pub product_id: ProductId,
+    /// What the catalog calls it.
+    pub title: String,
+    /// Its status now.
+    pub status: ProductStatus,
+    /// Its status before (none: it is new).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_status: Option<ProductStatus>,
+}
+
+/// A variant as `variant.price-changed`, `variant.sold-out` and `variant.back-in-stock` tell
+/// it: whether it is in stock, not how many (a storefront's cache or a search index shows that).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VariantChange {
+    /// Which SKU.
+    pub sku: Sku,
+    /// Its product (none: a SKU written before products, until `make migrate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product_id: Option<ProductId>,
+    /// The price of one, now.
+    pub price: Money,
+    /// The price before (`variant.price-changed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_price: Option<Money>,
+    /// Whether any is left to order, now.
+    pub in_stock: bool,
+}
+
 /// One event's `detail`: who and what it is about, and what a consumer needs without reading
 /// the store back, in the forms the API answers (an order's `total` as `Money`, a refund's
 /// `amount` in `MinorUnits`: docs/responses.md).
@@ -361,6 +439,12 @@ pub struct StoreEvent {
     /// The product's stock (`product.stock-low`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub product: Option<StockLevel>,
+    /// The product published or unpublished (`product.published`, `product.unpublished`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catalog: Option<ProductChange>,
+    /// The variant whose price or stock changed (`variant.*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<VariantChange>,
     /// The fulfilment as it is after the change, as `GET /orders/{orderId}` shows it (a
     /// fulfilment's event).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -378,7 +462,7 @@ impl StoreEvent {
     /// An event of `kind` about `subject`, at `sequence` of it, committed `occurred_at`; about
     /// nothing else yet.
     pub fn new(kind: EventType, subject: &Subject, sequence: u64, occurred_at: Timestamp) -> Self {
-        let counted = !matches!(subject, Subject::Product { .. });
+        let counted = subject.counted();
         StoreEvent {
             event_id: subject.event_id(sequence),
             kind,
@@ -392,6 +476,8 @@ impl StoreEvent {
             lines: None,
             refund: None,
             product: None,
+            catalog: None,
+            variant: None,
             fulfilment: None,
             cancellation: None,
             order_return: None,
@@ -482,7 +568,8 @@ mod tests {
                     || name.starts_with("fulfilment.")
                     || name.starts_with("cancellation.")
                     || name.starts_with("return.")
-                    || name.starts_with("product."),
+                    || name.starts_with("product.")
+                    || name.starts_with("variant."),
                 "{name}"
             );
             assert_eq!(name.parse::<EventType>(), Ok(kind));

@@ -65,6 +65,13 @@ impl Serialize for ProductStatus {
     }
 }
 
+impl<'de> Deserialize<'de> for ProductStatus {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// One option of a product and the values its variants choose from, in the order staff gave.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProductOption {

@@ -11,13 +11,12 @@
 
 use aws_lambda_events::event::dynamodb::EventRecord;
 
-use crate::domain::event::{EventType, StockLevel, StoreEvent, Subject};
+use crate::domain::event::{EventType, StoreEvent, Subject};
 use crate::domain::refund::RefundStatus;
 use crate::domain::time::Timestamp;
+use crate::dynamo::catalog_events;
 use crate::dynamo::codec::{BadItem, Item};
-use crate::dynamo::entities::{
-    cancellation, fulfilment, order_header, order_return, refund, variant,
-};
+use crate::dynamo::entities::{cancellation, fulfilment, order_header, order_return, refund};
 use crate::dynamo::keys::{Entity, PK, SK};
 use crate::dynamo::stats::records::is_ttl_deletion;
 use crate::dynamo::stats::{PoisonRecord, describe_keys};
@@ -31,11 +30,12 @@ pub struct EventRules {
 }
 
 /// The entities whose changes are events: what the publisher's stream filter lets through.
-pub const EVENTFUL: [Entity; 7] = [
+pub const EVENTFUL: [Entity; 8] = [
     Entity::OrderHeader,
     Entity::OrderRefund,
     Entity::RefundDue,
     Entity::Variant,
+    Entity::Product,
     Entity::Fulfilment,
     Entity::Cancellation,
     Entity::OrderReturn,
@@ -79,14 +79,19 @@ pub fn events_of(record: &EventRecord, rules: EventRules) -> Result<Vec<StoreEve
         Entity::Fulfilment => fulfilment_events(images, at),
         Entity::Cancellation => cancellation_events(images, at),
         Entity::OrderReturn => return_events(images, at),
-        Entity::Variant => {
+        Entity::Variant | Entity::Product => {
             let sequence_number = record
                 .change
                 .sequence_number
                 .clone()
                 .ok_or_else(|| "no sequence number".to_owned());
             sequence_number.and_then(|at_record| {
-                stock_events(images, at, at_record, rules.low_stock).map_err(|e| e.to_string())
+                let derived = if entity == Entity::Product {
+                    catalog_events::product_events(images, at, at_record)
+                } else {
+                    catalog_events::variant_events(images, at, at_record, rules.low_stock)
+                };
+                derived.map_err(|e| e.to_string())
             })
         }
         _ => refund_events(images, at),
@@ -264,38 +269,6 @@ fn refund_events((old, new): Images, at: Timestamp) -> Result<Vec<StoreEvent>, S
     Ok(numbered(before, after, kinds)?
         .map(|(sequence, kind)| StoreEvent::new(kind, &subject, sequence, at).about_refund(&new))
         .collect())
-}
-
-/// A product's event: its stock crossing below `threshold`, once per crossing (a change that
-/// leaves it below gives none; one that takes it back up and down again gives another).
-/// `at_record` (the record's sequence number) names it.
-fn stock_events(
-    (old, new): Images,
-    at: Timestamp,
-    at_record: String,
-    threshold: u64,
-) -> Result<Vec<StoreEvent>, BadItem> {
-    let Some(old) = old else {
-        return Ok(Vec::new());
-    };
-    let before = variant::from_item(old)?;
-    let after = variant::from_item(new)?;
-    if !(before.stock >= threshold && after.stock < threshold) {
-        return Ok(Vec::new());
-    }
-    let subject = Subject::Product {
-        sku: after.sku.clone(),
-        at: at_record,
-    };
-    Ok(vec![StoreEvent {
-        product: Some(StockLevel {
-            sku: after.sku,
-            stock: after.stock,
-            previous_stock: before.stock,
-            threshold,
-        }),
-        ..StoreEvent::new(EventType::StockLow, &subject, 0, at)
-    }])
 }
 
 #[cfg(test)]
@@ -542,7 +515,7 @@ mod tests {
     }
 
     fn product_item(stock: u64) -> Item {
-        variant::to_item(&Variant {
+        crate::dynamo::entities::variant::to_item(&Variant {
             stock,
             ..crate::domain::variant::test_support::mug(sku1())
         })

@@ -4,6 +4,7 @@
 
 pub mod capacity;
 pub mod cart;
+pub mod catalog_events;
 pub mod client;
 pub mod codec;
 pub mod cursor;

@@ -96,11 +96,11 @@ pub(super) const EVENTFUL_STREAM: &str = concat!(
         OnFailure:
           Type: SQS
           Destination: !GetAtt PublishEventsFailureQueue.Arn
-      # Order headers, refunds and products only (shared::dynamo::events::EVENTFUL):
+      # Order headers, refunds, products and variants only (shared::dynamo::events::EVENTFUL):
       # never the listings, lines or anything this function could trigger itself with.
       FilterCriteria:
         Filters:
-          - Pattern: '{"eventName": ["INSERT", "MODIFY"], "dynamodb": {"Keys": {"SK": {"S": ["HEADER", "PRODUCT", "REFUND", {"prefix": "REFUND#"}, {"prefix": "FULFILMENT#"}, {"prefix": "CANCELLATION#"}, {"prefix": "RETURN#"}]}}}}'
+          - Pattern: '{"eventName": ["INSERT", "MODIFY"], "dynamodb": {"Keys": {"SK": {"S": ["HEADER", "PRODUCT", "DETAILS", "REFUND", {"prefix": "REFUND#"}, {"prefix": "FULFILMENT#"}, {"prefix": "CANCELLATION#"}, {"prefix": "RETURN#"}]}}}}'
 "#,
     stream_batches!()
 );

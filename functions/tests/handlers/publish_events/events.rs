@@ -1,4 +1,4 @@
-//! Every route and run that changes an order, a refund or a product's stock publishes exactly
+//! Every route and run that changes an order, a refund, a product or a variant publishes exactly
 //! its events, numbered in order per subject; one that changes nothing publishes nothing.
 
 use std::time::Duration;
@@ -487,5 +487,109 @@ async fn each_step_of_a_return_is_one_event_of_the_return() {
         subjects.len(),
         1,
         "the order's status did not move: {subjects:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_catalog_is_published_as_it_changes_so_a_cache_can_follow_it_without_polling() {
+    let mut h = Harness::new().await;
+    let store = h.app.store.clone();
+    let put = |body: Value| {
+        let req = local_engine::testing::catalog::put_product(Who::Staff, "tee", &body.to_string());
+        let store = store.clone();
+        async move {
+            let (status, _, answer) =
+                parts(dispatch(&store, req, functions::put_product::handle).await);
+            assert!(status == 201 || status == 200, "{status} {answer}");
+        }
+    };
+    let stock = |sku: &'static str, delta: i64| {
+        let store = store.clone();
+        async move {
+            let req = adjust_stock(Who::Staff, sku, delta);
+            let (status, _, body) =
+                parts(dispatch(&store, req, functions::adjust_stock::handle).await);
+            assert_eq!(status, 200, "{body}");
+        }
+    };
+    // A new draft tells nothing; publishing it does.
+    put(crate::put_product::tee("DRAFT")).await;
+    h.publish().await;
+    assert_eq!(
+        h.heard().await,
+        Vec::<Value>::new(),
+        "a draft is nobody's news"
+    );
+    put(crate::put_product::tee("PUBLISHED")).await;
+    // Repriced; one variant back in stock, then sold out again.
+    let mut repriced = crate::put_product::tee("PUBLISHED");
+    repriced["variants"][3]["price"] = json!("21.00");
+    put(repriced).await;
+    stock("tee-s-red", 2).await;
+    stock("tee-s-red", -2).await;
+    put(crate::put_product::tee("ARCHIVED")).await;
+    h.publish().await;
+    let heard: Vec<Value> = h.heard().await;
+    let told: Vec<(String, String)> = heard
+        .iter()
+        .map(|e| {
+            let detail = &e["detail"];
+            let about = detail["catalog"]["productId"]
+                .as_str()
+                .or(detail["variant"]["sku"].as_str())
+                .unwrap_or_default();
+            (
+                detail["type"].as_str().unwrap_or_default().to_owned(),
+                about.to_owned(),
+            )
+        })
+        .collect();
+    let mut sorted = told.clone();
+    sorted.sort();
+    let expected = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+        let mut v: Vec<_> = pairs
+            .iter()
+            .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        sorted,
+        expected(&[
+            ("product.published", "tee"),
+            // tee-m-blue 19.00 → 21.00, and back to 19.00 with the archiving write.
+            ("variant.price-changed", "tee-m-blue"),
+            ("variant.price-changed", "tee-m-blue"),
+            ("variant.back-in-stock", "tee-s-red"),
+            ("variant.sold-out", "tee-s-red"),
+            ("product.unpublished", "tee"),
+        ]),
+        "{heard:?}"
+    );
+    let published = heard
+        .iter()
+        .map(|e| &e["detail"])
+        .find(|d| d["type"] == "product.published")
+        .expect("published");
+    assert_eq!(
+        (
+            &published["catalog"]["status"],
+            &published["catalog"]["previousStatus"]
+        ),
+        (&json!("PUBLISHED"), &json!("DRAFT"))
+    );
+    assert!(published.get("sequence").is_none(), "{published}");
+    let repriced = heard
+        .iter()
+        .map(|e| &e["detail"])
+        .find(|d| d["type"] == "variant.price-changed")
+        .expect("repriced");
+    assert_eq!(
+        (
+            &repriced["variant"]["price"],
+            &repriced["variant"]["previousPrice"]
+        ),
+        (&json!("21.00"), &json!("19.00"))
     );
 }

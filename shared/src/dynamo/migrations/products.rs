@@ -147,7 +147,8 @@ impl Store {
         let id = &product.product_id;
         let put = patiently(|_| async {
             let sent = product::PUT
-                .put(&self.table, product::to_item(&product, 1))
+                // Version 0: what was on sale before is history, not news (no event).
+                .put(&self.table, product::to_item(&product, 0))
                 .only_new()
                 .request(&self.client)?
                 .return_consumed_capacity(ReturnConsumedCapacity::Total)
