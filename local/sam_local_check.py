@@ -61,6 +61,10 @@ INVOKES = [
     ("GetProductFunction", "get-product", 200, {"productId": "sku-1", "variants.0.price": "19.95"}),
     ("GetVariantFunction", "get-variant", 200, {"sku": "sku-1", "price": "19.95", "inStock": True}),
     ("ListProductsFunction", "list-products", 200, {"items.0.productId": ANY}),
+    # The sample tree: home > kitchen; tea put under the kitchen; the kitchen's products by price.
+    ("PutCategoryFunction", "put-category", 201, {"categoryId": "tea", "parentId": "kitchen"}),
+    ("ListCategoriesFunction", "list-categories", 200, {"categories.0.categoryId": "home"}),
+    ("ListCategoryProductsFunction", "list-category-products", 200, {"items.0.productId": "sku-1", "items.0.price": "19.95"}),
     # A tee in Size x Colour: four variants, each new SKU at stock 0.
     ("PutProductFunction", "put-product", 201, {"productId": "plain-tee", "variants.3.sku": "tee-m-blue", "variants.3.stock": 0}),
     ("AdjustStockFunction", "adjust-stock", 200, {"sku": "sku-1", "stock": 123}),
@@ -248,6 +252,7 @@ def main():
             ("GET", "/orders/o100/items"), ("PATCH", "/orders/o100"), ("GET", "/products"),
             ("GET", "/products/sku-1"), ("PUT", "/products/sku-1"), ("GET", "/variants/sku-1"),
             ("POST", "/variants/sku-1/stock"), ("GET", "/variants/sku-1/orders"), ("GET", "/customers/c1/cart"),
+            ("GET", "/categories"), ("PUT", "/categories/tea"), ("GET", "/categories/kitchen/products"),
             ("PUT", "/customers/c1/cart/items/sku-1"), ("DELETE", "/customers/c1/cart/items/sku-1"),
             ("DELETE", "/customers/c1/cart"), ("POST", "/customers/c1/checkout"),
             ("GET", "/payments/refunds"), ("GET", "/orders/o100/payments"),

@@ -152,10 +152,12 @@ fn count_subjects(events: &BTreeMap<String, Value>) -> usize {
     subjects(events).len()
 }
 
-/// The events by subject (`order/<id>`, `refund/<id>`), in `sequence` order.
+/// The numbered events by subject (`order/<id>`, `refund/<id>`), in `sequence` order. The
+/// catalog's (`product.*`, `variant.*`: the run's products published, their stock crossing 0)
+/// carry no sequence and are not the run's accounting.
 fn subjects(events: &BTreeMap<String, Value>) -> BTreeMap<String, Vec<&Value>> {
     let mut subjects: BTreeMap<String, Vec<&Value>> = BTreeMap::new();
-    for (id, detail) in events {
+    for (id, detail) in events.iter().filter(|(_, d)| d.get("sequence").is_some()) {
         let subject = id.rsplit_once('/').map_or(id.as_str(), |(s, _)| s);
         subjects.entry(subject.to_owned()).or_default().push(detail);
     }

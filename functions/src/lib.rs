@@ -15,6 +15,8 @@ pub mod get_order;
 pub mod get_order_items;
 pub mod get_product;
 pub mod get_variant;
+pub mod list_categories;
+pub mod list_category_products;
 pub mod list_customer_orders;
 pub mod list_orders_by_status;
 pub mod list_product_orders;
@@ -26,6 +28,7 @@ pub mod pay_refunds;
 pub mod payment_webhook;
 pub mod place_order;
 pub mod publish_events;
+pub mod put_category;
 pub mod put_customer;
 pub mod put_product;
 pub mod receive_return;
@@ -53,6 +56,9 @@ macro_rules! http_over_the_store {
             "update-order-status" => $crate::update_order_status::handle,
             "get-product" => $crate::get_product::handle,
             "get-variant" => $crate::get_variant::handle,
+            "put-category" => $crate::put_category::handle,
+            "list-categories" => $crate::list_categories::handle,
+            "list-category-products" => $crate::list_category_products::handle,
             "list-products" => $crate::list_products::handle,
             "put-product" => $crate::put_product::handle,
             "adjust-stock" => $crate::adjust_stock::handle,

@@ -108,6 +108,18 @@ pub const ACCESS_PATTERNS: &[AccessPattern] = &[
         "GET /products/{productId}",
         Sends::QueryIndex(Index::Gsi3, IndexPartitions::Products),
     ),
+    pattern(
+        13,
+        "the category tree",
+        "GET /categories",
+        Sends::Query(Entity::Category),
+    ),
+    pattern(
+        14,
+        "a category's published products, by price or newest",
+        "GET /categories/{categoryId}/products",
+        Sends::QueryIndex(Index::Gsi3, IndexPartitions::Categories),
+    ),
 ];
 
 /// Pattern `number`.

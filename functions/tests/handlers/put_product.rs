@@ -30,7 +30,7 @@ pub(crate) fn tee(status: &str) -> Value {
         "title": "Plain tee",
         "description": "Heavy cotton.\nCut straight.",
         "status": status,
-        "categoryIds": ["shirts"],
+        "categoryIds": ["textiles"],
         "options": [
             {"name": "Size", "values": ["S", "M"]},
             {"name": "Colour", "values": ["Red", "Blue"]}

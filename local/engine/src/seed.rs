@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
+use shared::domain::category::Category;
 use shared::domain::customer::Customer;
-use shared::domain::ids::{CustomerId, OrderId, ProductId, Sku};
+use shared::domain::ids::{CategoryId, CustomerId, OrderId, ProductId, Sku};
 use shared::domain::money::{Decimal, Money};
 use shared::domain::order::{LineItem, Order};
 use shared::domain::product::{CatalogEntry, OptionValues, Product, ProductStatus};
@@ -28,7 +29,8 @@ const SEEDED_STATUSES: [OrderStatus; 4] = [
 ];
 use shared::domain::variant::Variant;
 use shared::dynamo::entities::{
-    cart_line, catalog_entry, customer, line_item, order_header, order_listing, product, variant,
+    cart_line, catalog_entry, category, category_listing, category_tree, customer, line_item,
+    order_header, order_listing, product, variant,
 };
 
 use crate::Error;
@@ -315,6 +317,42 @@ pub fn order_items(sample: &SampleOrder) -> Result<Vec<Item>, Error> {
     Ok(written)
 }
 
+/// The sample category tree: (categoryId, name, parentId).
+pub const CATEGORIES: [(&str, &str, Option<&str>); 4] = [
+    ("home", "Home", None),
+    ("kitchen", "Kitchen", Some("home")),
+    ("coffee", "Coffee", Some("kitchen")),
+    ("textiles", "Textiles", Some("home")),
+];
+
+/// The categories each sample product is listed in.
+fn categories_of(sku: &str) -> &'static [&'static str] {
+    match sku {
+        "sku-1" | "sku-4" => &["kitchen"],
+        "sku-2" | "sku-6" => &["textiles"],
+        "sku-3" => &["home"],
+        "sku-7" => &["coffee"],
+        "sku-8" => &["coffee", "kitchen"],
+        _ => &[],
+    }
+}
+
+/// The sample category tree's items, and its version.
+fn category_items() -> Result<Vec<Item>, Error> {
+    let mut items = Vec::new();
+    for (id, name, parent) in CATEGORIES {
+        items.push(category::to_item(&Category {
+            category_id: CategoryId::parse(id)?,
+            name: name.to_owned(),
+            parent_id: parent.map(CategoryId::parse).transpose()?,
+        }));
+    }
+    let mut version = category_tree::key();
+    category_tree::VERSION.put(&mut version, &1);
+    items.push(version);
+    Ok(items)
+}
+
 /// When the sample catalog's products were first written.
 const CATALOG_CREATED_AT: &str = "2026-09-01T09:00:00Z";
 
@@ -330,16 +368,30 @@ pub fn catalog_items() -> Result<Vec<Item>, Error> {
             title: name.to_owned(),
             description: String::new(),
             status: ProductStatus::Published,
-            category_ids: Vec::new(),
+            category_ids: categories_of(sku)
+                .iter()
+                .map(|id| CategoryId::parse(id))
+                .collect::<Result<_, _>>()?,
             options: Vec::new(),
             skus: vec![Sku::parse(sku)?],
             created_at: Timestamp::parse(CATALOG_CREATED_AT)?,
         };
-        items.push(catalog_entry::to_item(&CatalogEntry {
+        let entry = CatalogEntry {
             product_id: product.product_id.clone(),
             title: product.title.clone(),
             price,
-        }));
+        };
+        for category in &product.category_ids {
+            for order in category_listing::Order::BOTH {
+                items.push(category_listing::to_item(
+                    &entry,
+                    category,
+                    product.created_at,
+                    order,
+                ));
+            }
+        }
+        items.push(catalog_entry::to_item(&entry));
         items.push(variant::to_item(&Variant {
             sku: Sku::parse(sku)?,
             product_id: Some(product.product_id.clone()),
@@ -353,6 +405,7 @@ pub fn catalog_items() -> Result<Vec<Item>, Error> {
         // Version 0: the sample data is history, and publishes nothing.
         items.push(product::to_item(&product, 0));
     }
+    items.extend(category_items()?);
     Ok(items)
 }
 

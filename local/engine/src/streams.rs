@@ -449,14 +449,13 @@ mod tests {
         let template = crate::template::parse().expect("template");
         let publisher = consumer(&template, "publish-events").expect("the publisher");
         let keys = |entity: Entity| -> (String, String) {
-            let (pk, sk) = entity.keys();
-            let pk = pk.split('<').next().unwrap_or_default().to_owned() + "x1";
-            let sk = sk.split(',').next().unwrap_or_default();
-            let sk = match sk.find('<') {
-                Some(at) => format!("{}x1", &sk[..at]),
-                None => sk.to_owned(),
+            // Each variable part of a key shape written as `x1`; a fixed key as it is.
+            let filled = |shape: &str| match shape.find('<') {
+                Some(at) => format!("{}x1", &shape[..at]),
+                None => shape.to_owned(),
             };
-            (pk, sk)
+            let (pk, sk) = entity.keys();
+            (filled(pk), filled(sk.split(',').next().unwrap_or_default()))
         };
         for entity in Entity::ALL {
             let (pk, sk) = keys(entity);

@@ -235,6 +235,49 @@ async fn each_access_pattern_in_partiql_reads_what_the_api_reads() {
     ];
     assert_eq!(keys_of(&select(&store, &statements["12"]).await), expected);
 
+    // 13. The category tree: the sample's four categories, in key order.
+    let tree = store.category_tree().await.expect("tree");
+    assert_eq!(tree.len(), 1, "one root, home");
+    let expected: Vec<Key> = ["coffee", "home", "kitchen", "textiles"]
+        .iter()
+        .map(|id| {
+            (
+                shared::dynamo::entities::category::pk(),
+                format!("CATEGORY#{id}"),
+            )
+        })
+        .collect();
+    assert_eq!(keys_of(&select(&store, &statements["13"]).await), expected);
+
+    // 14. The kitchen's products by price, lowest first.
+    let kitchen = shared::domain::ids::CategoryId::parse("kitchen").expect("id");
+    let listed = every_page(|page| {
+        let (store, caller, kitchen) = (&store, &caller, &kitchen);
+        async move {
+            store
+                .list_category_products(
+                    kitchen,
+                    shared::domain::category::ListingSort::PriceAscending,
+                    &page,
+                    caller,
+                )
+                .await
+        }
+    })
+    .await;
+    let ids: Vec<&str> = listed.iter().map(|e| e.product_id.as_str()).collect();
+    assert_eq!(ids, ["sku-1", "sku-4", "sku-8"], "19.95, 99.99, 249.00");
+    let expected: Vec<Key> = listed
+        .iter()
+        .map(|e| {
+            (
+                product::pk(&e.product_id),
+                "LISTED#kitchen#PRICE".to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(keys_of(&select(&store, &statements["14"]).await), expected);
+
     // 6. The catalog, shard by shard.
     let catalog = every_page(|page| {
         let (store, caller) = (&store, &caller);

@@ -14,6 +14,9 @@
 //! | Product | `PRODUCT#<productId>` | `DETAILS` | 12 (GSI3: `PRODUCT#<productId>` / `DETAILS`) |
 //! | Variant | `PRODUCT#<sku>` | `PRODUCT` | 5, 12 (GSI3: `PRODUCT#<productId>` / `VARIANT#<sku>`), orders |
 //! | Catalog entry | `CATALOG#<shard>` | `PRODUCT#<productId>` | 6 |
+//! | Category | `CATEGORIES` | `CATEGORY#<categoryId>` | 13 |
+//! | Category tree | `CATEGORIES` | `VERSION` | the tree written one change at a time |
+//! | Category listing | `PRODUCT#<productId>` | `LISTED#<categoryId>#<order>` | 14 (GSI3: `CATEGORY#<categoryId>#<order>` / `<price or createdAt>#<productId>`) |
 //! | Idempotency record | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE` | retried POSTs |
 //! | Migration state | `MIGRATION#<name>` | `STATUS`, `SEGMENT#<total>#<i>`, `DEFERRED#<orderId>#<sku>`, `UNPLACEABLE#<PK>#<SK>` | `store-migrate` |
 //! | Cart line | `CUSTOMER#<customerId>` | `CART#<sku>` | 9 |
@@ -84,6 +87,14 @@ pub const COUNTED_PREFIX: &str = "COUNTED#";
 pub const PRODUCT_PREFIX: &str = "PRODUCT#";
 /// Variants' GSI3 sort keys.
 pub const VARIANT_PREFIX: &str = "VARIANT#";
+/// The partition of every category.
+pub const CATEGORIES_PK: &str = "CATEGORIES";
+/// Categories' sort keys, and their listings' GSI3 partitions.
+pub const CATEGORY_PREFIX: &str = "CATEGORY#";
+/// A product's listings' sort keys.
+pub const LISTED_PREFIX: &str = "LISTED#";
+/// The category tree's version's sort key.
+pub const TREE_VERSION_SK: &str = "VERSION";
 /// The catalog's partitions.
 pub const CATALOG_PREFIX: &str = "CATALOG#";
 /// Migrations' partitions.
@@ -357,6 +368,12 @@ crate::listed! {
         Variant,
         /// A product's entry in the catalog.
         CatalogEntry,
+        /// A category of the storefront's tree.
+        Category,
+        /// The version of the category tree, moved on by each category written.
+        CategoryTree,
+        /// A published product's place in one of its categories' listings.
+        CategoryListing,
         /// What an `Idempotency-Key` remembers.
         IdempotencyRecord,
         /// A data migration's state.
@@ -400,6 +417,9 @@ impl Entity {
             Entity::Product => "Product",
             Entity::Variant => "Variant",
             Entity::CatalogEntry => "Catalog entry",
+            Entity::Category => "Category",
+            Entity::CategoryTree => "Category tree",
+            Entity::CategoryListing => "Category listing",
             Entity::IdempotencyRecord => "Idempotency record",
             Entity::MigrationState => "Migration state",
             Entity::CartLine => "Cart line",
@@ -429,6 +449,9 @@ impl Entity {
             Entity::Product => ("PRODUCT#<productId>", DETAILS_SK),
             Entity::Variant => ("PRODUCT#<sku>", PRODUCT_SK),
             Entity::CatalogEntry => ("CATALOG#<shard>", "PRODUCT#<productId>"),
+            Entity::Category => (CATEGORIES_PK, "CATEGORY#<categoryId>"),
+            Entity::CategoryTree => (CATEGORIES_PK, TREE_VERSION_SK),
+            Entity::CategoryListing => ("PRODUCT#<productId>", "LISTED#<categoryId>#<order>"),
             Entity::IdempotencyRecord => ("IDEMPOTENCY#<customerId>#<key>", RESPONSE_SK),
             Entity::CartLine => ("CUSTOMER#<customerId>", "CART#<sku>"),
             Entity::CartVersion => ("CUSTOMER#<customerId>", CART_VERSION_SK),
@@ -467,6 +490,12 @@ impl Entity {
             Some(Entity::Variant)
         } else if under(PRODUCT_PREFIX) && sk == DETAILS_SK {
             Some(Entity::Product)
+        } else if under(PRODUCT_PREFIX) && SortKeys::Prefixed(LISTED_PREFIX).holds(sk) {
+            Some(Entity::CategoryListing)
+        } else if pk == CATEGORIES_PK && SortKeys::Prefixed(CATEGORY_PREFIX).holds(sk) {
+            Some(Entity::Category)
+        } else if pk == CATEGORIES_PK && sk == TREE_VERSION_SK {
+            Some(Entity::CategoryTree)
         } else if under(CATALOG_PREFIX) && SortKeys::Prefixed(PRODUCT_PREFIX).holds(sk) {
             Some(Entity::CatalogEntry)
         } else if under(IDEMPOTENCY_PREFIX) && sk == RESPONSE_SK {

@@ -5,6 +5,7 @@
 pub mod capacity;
 pub mod cart;
 pub mod catalog_events;
+pub mod categories;
 pub mod client;
 pub mod codec;
 pub mod cursor;

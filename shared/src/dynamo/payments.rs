@@ -368,14 +368,9 @@ impl Store {
         let start = query.open(caller, page.cursor.as_deref(), |key| {
             is_refund_position(key, status)
         })?;
-        let out = query.page_request(self, page, start).send().await?;
-        query.page(
-            caller,
-            out.items.unwrap_or_default(),
-            page.limit,
-            || out.last_evaluated_key,
-            refund::from_item,
-        )
+        query
+            .read_page(self, caller, page, start, refund::from_item)
+            .await
     }
 }
 

@@ -151,6 +151,27 @@ impl KeyQuery {
             .set_exclusive_start_key(start)
     }
 
+    /// One page of this query from `start` (as [`open`](Self::open) gave it), its items read
+    /// with `decode`: [`page_request`](Self::page_request) sent, then [`page`](Self::page).
+    pub async fn read_page<T>(
+        &self,
+        store: &Store,
+        caller: &Caller,
+        page: &PageRequest,
+        start: Option<Item>,
+        decode: fn(Item) -> Result<T, BadItem>,
+    ) -> Result<Page<T>, AppError> {
+        let out = self.page_request(store, page, start).send().await?;
+        // Fewer than asked for, yet a LastEvaluatedKey: the 1 MB cap cut the page short.
+        self.page(
+            caller,
+            out.items.unwrap_or_default(),
+            page.limit,
+            || out.last_evaluated_key,
+            decode,
+        )
+    }
+
     /// Whether `key` is a position inside this query: exactly its index's position
     /// attributes, in its partition, with a sort key inside its range.
     pub fn holds(&self, key: &Item) -> bool {

@@ -114,6 +114,17 @@ pub const ROUTES: &[Route] = &[
     ),
     route("PUT /products/{productId}", "put-product", Admits::Staff),
     route("GET /variants/{sku}", "get-variant", Admits::AnyCaller),
+    route("GET /categories", "list-categories", Admits::AnyCaller),
+    route(
+        "PUT /categories/{categoryId}",
+        "put-category",
+        Admits::Staff,
+    ),
+    route(
+        "GET /categories/{categoryId}/products",
+        "list-category-products",
+        Admits::AnyCaller,
+    ),
     route(
         "GET /variants/{sku}/orders",
         "list-product-orders",

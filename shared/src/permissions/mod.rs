@@ -20,7 +20,8 @@ pub use table::FUNCTIONS;
 
 use crate::domain::status::OrderStatus;
 use crate::dynamo::keys::{
-    Entity, PRODUCT_PREFIX, REFUNDS_GSI1_PREFIX, RETURNS_GSI1_PREFIX, STATUS_PREFIX,
+    CATEGORY_PREFIX, Entity, PRODUCT_PREFIX, REFUNDS_GSI1_PREFIX, RETURNS_GSI1_PREFIX,
+    STATUS_PREFIX,
 };
 use crate::dynamo::query::Index;
 use crate::dynamo::update::{DeleteSpec, PutSpec, UpdateSpec};
@@ -40,6 +41,8 @@ pub enum IndexPartitions {
     AnyProduct,
     /// GSI3: every product, with its variants.
     Products,
+    /// GSI3: every category's listings.
+    Categories,
 }
 
 impl IndexPartitions {
@@ -54,6 +57,7 @@ impl IndexPartitions {
             IndexPartitions::AnyProduct | IndexPartitions::Products => {
                 format!("{PRODUCT_PREFIX}*")
             }
+            IndexPartitions::Categories => format!("{CATEGORY_PREFIX}*"),
         }
     }
 }

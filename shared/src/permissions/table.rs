@@ -7,9 +7,10 @@ use super::template::{
 use super::{Function, IndexPartitions, Sends, function};
 use crate::domain::status::OrderStatus;
 use crate::dynamo::entities::{
-    cancellation, cart_line, cart_version, catalog_entry, counted_order, customer, customer_email,
-    fulfilment, idempotency, line_item, open_order_count, order_header, order_listing,
-    order_return, payment_event, payment_order, product, refund, refund_due, unread_event, variant,
+    cancellation, cart_line, cart_version, catalog_entry, category, category_listing,
+    category_tree, counted_order, customer, customer_email, fulfilment, idempotency, line_item,
+    open_order_count, order_header, order_listing, order_return, payment_event, payment_order,
+    product, refund, refund_due, unread_event, variant,
 };
 use crate::dynamo::keys::Entity;
 use crate::dynamo::query::Index;
@@ -368,7 +369,29 @@ pub const FUNCTIONS: &[Function] = &[
             DeleteItem(&catalog_entry::REMOVE),
             // The variants read back for the answer, with their stock.
             BatchGetItem(Entity::Variant),
+            // Its categories, each to exist; its listings in them.
+            BatchGetItem(Entity::Category),
+            PutItem(&category_listing::PUT),
+            DeleteItem(&category_listing::REMOVE),
         ],
+    ),
+    function(
+        "put-category",
+        "Creates, renames or moves a category of the tree, on the tree's version (staff)",
+        &[
+            Query(Entity::Category),
+            PutItem(&category::PUT),
+            UpdateItem(&[&category_tree::MOVE_ON]),
+        ],
+    ),
+    function(
+        "list-categories",
+        "Access pattern 13: the category tree (Query)",
+        &[Query(Entity::Category)]),
+    function(
+        "list-category-products",
+        "Access pattern 14: a category's published products by price or newest (Query on GSI3)",
+        &[QueryIndex(Index::Gsi3, IndexPartitions::Categories)],
     ),
     function(
         "adjust-stock",

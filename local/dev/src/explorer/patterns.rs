@@ -103,6 +103,18 @@ const SAMPLES: &[Sample] = &[
         path_params: &[("productId", "sku-1")],
         query_params: &[],
     },
+    Sample {
+        number: 13,
+        as_customer: false,
+        path_params: &[],
+        query_params: &[],
+    },
+    Sample {
+        number: 14,
+        as_customer: false,
+        path_params: &[("categoryId", "kitchen")],
+        query_params: &[("sort", "price-asc"), ("limit", "5")],
+    },
 ];
 
 impl Sample {

@@ -12,6 +12,9 @@ pub mod cancellation;
 pub mod cart_line;
 pub mod cart_version;
 pub mod catalog_entry;
+pub mod category;
+pub mod category_listing;
+pub mod category_tree;
 pub mod counted_order;
 pub mod customer;
 pub mod customer_email;
@@ -60,6 +63,7 @@ pub const UPDATES: &[&UpdateSpec] = &[
     &variant::WRITE,
     &variant::RETIRE,
     &variant::ADOPT,
+    &category_tree::MOVE_ON,
     &variant::STOCK_UPDATE,
     &variant::TAKE_STOCK,
     &customer_email::FINISH,
@@ -80,6 +84,8 @@ pub const PUTS: &[&PutSpec] = &[
     &cart_line::PUT,
     &catalog_entry::PUT,
     &product::PUT,
+    &category::PUT,
+    &category_listing::PUT,
     &counted_order::PUT,
     &idempotency::PUT,
     &payment_event::PUT,
@@ -100,6 +106,7 @@ pub const DELETES: &[&DeleteSpec] = &[
     &cart_line::TAKE,
     &customer_email::RELEASE,
     &catalog_entry::REMOVE,
+    &category_listing::REMOVE,
 ];
 
 #[cfg(test)]
@@ -342,6 +349,23 @@ mod tests {
             (&catalog_entry::PUT, catalog_entry::to_item(&entry)),
             (&product::PUT, product::to_item(&product, 1)),
             (
+                &category::PUT,
+                category::to_item(&crate::domain::category::Category {
+                    category_id: crate::domain::ids::CategoryId::parse("coffee").expect("id"),
+                    name: "Coffee".into(),
+                    parent_id: Some(crate::domain::ids::CategoryId::parse("kitchen").expect("id")),
+                }),
+            ),
+            (
+                &category_listing::PUT,
+                category_listing::to_item(
+                    &entry,
+                    &crate::domain::ids::CategoryId::parse("coffee").expect("id"),
+                    test_support::placed(),
+                    category_listing::Order::Price,
+                ),
+            ),
+            (
                 &counted_order::PUT,
                 counted_order::to_item(
                     &c1(),
@@ -487,6 +511,19 @@ mod tests {
             (
                 catalog_entry::key(&crate::domain::ids::ProductId::parse("tee").expect("id")),
                 Entity::CatalogEntry,
+            ),
+            (
+                category::key(&crate::domain::ids::CategoryId::parse("coffee").expect("id")),
+                Entity::Category,
+            ),
+            (category_tree::key(), Entity::CategoryTree),
+            (
+                category_listing::key(
+                    &crate::domain::ids::ProductId::parse("tee").expect("id"),
+                    &crate::domain::ids::CategoryId::parse("coffee").expect("id"),
+                    category_listing::Order::Newest,
+                ),
+                Entity::CategoryListing,
             ),
             (idempotency::key(&c1(), &key), Entity::IdempotencyRecord),
             (

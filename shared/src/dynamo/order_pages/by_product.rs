@@ -27,14 +27,15 @@ impl Store {
             .between(line_item::gsi2sk_range(window.from, window.to))
             .newest_first();
         let start = query.open(caller, page.cursor.as_deref(), |key| is_line_of(key, sku))?;
-        let out = query.page_request(self, page, start).send().await?;
-        query.page(
-            caller,
-            out.items.unwrap_or_default(),
-            page.limit,
-            || out.last_evaluated_key,
-            line_item::product_order_from_item,
-        )
+        query
+            .read_page(
+                self,
+                caller,
+                page,
+                start,
+                line_item::product_order_from_item,
+            )
+            .await
     }
 }
 

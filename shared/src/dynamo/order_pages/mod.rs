@@ -45,15 +45,9 @@ impl Store {
         let start = query.open(caller, page.cursor.as_deref(), |key| {
             text(key, SK).is_some_and(order_listing::is_canonical_sk)
         })?;
-        let out = query.page_request(self, page, start).send().await?;
-        // Fewer than asked for, yet a LastEvaluatedKey: the 1 MB cap cut the page short.
-        query.page(
-            caller,
-            out.items.unwrap_or_default(),
-            page.limit,
-            || out.last_evaluated_key,
-            order_listing::from_item,
-        )
+        query
+            .read_page(self, caller, page, start, order_listing::from_item)
+            .await
     }
 
     /// Access pattern 3: an order's line items, in SKU order, for a caller who may see the

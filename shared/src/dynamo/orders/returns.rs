@@ -50,14 +50,9 @@ impl Store {
         let start = query.open(caller, page.cursor.as_deref(), |key| {
             is_return_position(key, status)
         })?;
-        let out = query.page_request(self, page, start).send().await?;
-        query.page(
-            caller,
-            out.items.unwrap_or_default(),
-            page.limit,
-            || out.last_evaluated_key,
-            order_return::listed,
-        )
+        query
+            .read_page(self, caller, page, start, order_return::listed)
+            .await
     }
 
     /// `asked` of `details` (checked against the order as read,

@@ -6,11 +6,11 @@ use aws_sdk_dynamodb::types::builders::UpdateBuilder;
 
 use crate::AppError;
 use crate::domain::access::Caller;
-use crate::domain::ids::{ProductId, Sku};
+use crate::domain::ids::{CategoryId, ProductId, Sku};
 use crate::domain::product::{CatalogEntry, Product, ProductSpec, ProductStatus, VariantSpec};
-use crate::dynamo::entities::{catalog_entry, product, variant};
+use crate::dynamo::entities::{catalog_entry, category_listing, product, variant};
 use crate::dynamo::store::Store;
-use crate::dynamo::transaction::{Outcome, Transaction};
+use crate::dynamo::transaction::{MAX_ACTIONS, Outcome, Transaction};
 use crate::retry::{Backoff, retry};
 
 use super::{ProductSeen, Retry};
@@ -26,6 +26,8 @@ enum Action {
     Retired,
     /// The catalog entry, put or deleted.
     CatalogEntry,
+    /// An entry of a category's listing, put or deleted.
+    Listing,
 }
 
 /// What a product's write did.
@@ -50,6 +52,14 @@ impl Store {
         caller: &Caller,
     ) -> Result<ProductWritten, AppError> {
         let id = &spec.product.product_id;
+        let missing = self.missing_categories(&spec.product.category_ids).await?;
+        if !missing.is_empty() {
+            let names: Vec<&str> = missing.iter().map(|c| c.as_str()).collect();
+            return Err(AppError::invalid(format!(
+                "categoryIds names categories that do not exist: {}",
+                names.join(", ")
+            )));
+        }
         let written = retry(
             &Backoff::TRANSACTION,
             |err| matches!(err, Retry::Changed | Retry::Contended),
@@ -157,19 +167,65 @@ impl Store {
                 .value(":product", &variant::PRODUCT_ID, id);
             transaction.update(Action::Retired, retire.build()?)?;
         }
+        let entry = CatalogEntry {
+            product_id: id.clone(),
+            title: product.title.clone(),
+            price: spec.lowest_price(),
+        };
         if product.status == ProductStatus::Published {
-            let entry = catalog_entry::to_item(&CatalogEntry {
-                product_id: id.clone(),
-                title: product.title.clone(),
-                price: spec.lowest_price(),
-            });
-            let put = catalog_entry::PUT.put(&self.table, entry);
+            let put = catalog_entry::PUT.put(&self.table, catalog_entry::to_item(&entry));
             transaction.put(Action::CatalogEntry, put.build()?)?;
         } else {
             let delete = catalog_entry::REMOVE.delete(&self.table, catalog_entry::key(id));
             transaction.delete(Action::CatalogEntry, delete.build()?)?;
         }
+        self.list_in_categories(&mut transaction, &entry, product, current.map(|(p, _)| p))?;
+        if transaction.len() > MAX_ACTIONS {
+            return Err(AppError::invalid(format!(
+                "this write would take {} actions, more than one transaction holds ({MAX_ACTIONS}): drop fewer variants, or change fewer categories, at once",
+                transaction.len()
+            )));
+        }
         Ok(transaction)
+    }
+
+    /// `product`'s category listings written beside it: both its entries in each of its
+    /// categories while it is published (its title and lowest price as they now are), and
+    /// deleted from each category `before` listed it in that it no longer does.
+    fn list_in_categories(
+        &self,
+        transaction: &mut Transaction<Action>,
+        entry: &CatalogEntry,
+        product: &Product,
+        before: Option<&Product>,
+    ) -> Result<(), AppError> {
+        let listed = |p: &Product| p.status == ProductStatus::Published;
+        let now: &[CategoryId] = if listed(product) {
+            &product.category_ids
+        } else {
+            &[]
+        };
+        for category in now {
+            for order in category_listing::Order::BOTH {
+                let item = category_listing::to_item(entry, category, product.created_at, order);
+                let put = category_listing::PUT.put(&self.table, item);
+                transaction.put(Action::Listing, put.build()?)?;
+            }
+        }
+        let gone = before
+            .filter(|before| listed(before))
+            .map(|before| before.category_ids.iter())
+            .into_iter()
+            .flatten()
+            .filter(|category| !now.contains(category));
+        for category in gone {
+            for order in category_listing::Order::BOTH {
+                let key = category_listing::key(&product.product_id, category, order);
+                let delete = category_listing::REMOVE.delete(&self.table, key);
+                transaction.delete(Action::Listing, delete.build()?)?;
+            }
+        }
+        Ok(())
     }
 
     /// `spec` written as a variant of `product`: everything but its stock (0 for a new SKU), on
