@@ -320,20 +320,56 @@ impl Bench {
         });
     }
 
-    /// The catalog: 25 products with stock.
+    /// The catalog: a category, and 25 products with stock in it (and one in none).
     async fn catalog(&mut self) -> Result<(), Error> {
-        let mut put_product = Units::default();
+        let (put_category, _) = self
+            .units(
+                functions::put_category::handle,
+                send_json(
+                    Who::Staff,
+                    "PUT /categories/{categoryId}",
+                    "/categories/bench-shelf",
+                    &[],
+                    r#"{"name":"Bench shelf"}"#,
+                ),
+                201,
+            )
+            .await?;
+        self.row(
+            "PUT category (new)",
+            put_category,
+            None,
+            "the tree read (one Query), then the category and the tree's version: one transaction",
+        );
+        let (put_product, _) = self
+            .units(
+                functions::put_product::handle,
+                catalog::put_single(Who::Staff, "bench-plain", "Bench product", "12.50"),
+                201,
+            )
+            .await?;
+        self.row(
+            "PUT product (new, one variant)",
+            put_product,
+            None,
+            "the product read; product, variant, catalog entry: one transaction; the variant read back",
+        );
+        let mut in_category = Units::default();
         for i in 0..PAGE {
             let sku = format!("bench-{i:02}");
-            let title = format!("Bench product {i}");
+            let body = serde_json::json!({
+                "title": format!("Bench product {i}"), "status": "PUBLISHED",
+                "categoryIds": ["bench-shelf"],
+                "variants": [{"sku": sku, "options": {}, "price": format!("{}.50", 10 + i)}],
+            });
             let (u, _) = self
                 .units(
                     functions::put_product::handle,
-                    catalog::put_single(Who::Staff, &sku, &title, "12.50"),
+                    catalog::put_product(Who::Staff, &sku, &body.to_string()),
                     201,
                 )
                 .await?;
-            put_product = u;
+            in_category = u;
             self.units(
                 functions::adjust_stock::handle,
                 send_json(
@@ -348,10 +384,10 @@ impl Bench {
             .await?;
         }
         self.row(
-            "PUT product (new)",
-            put_product,
+            "PUT product (new, one variant, in one category)",
+            in_category,
             None,
-            "the catalog is ours",
+            "as above, the category read first, and its two listing entries in the transaction",
         );
         Ok(())
     }
@@ -571,6 +607,37 @@ impl Bench {
             ours,
             None,
             "GSI2 projects customerId, quantity, price: 25 lines in one 4 KB read",
+        );
+        let (ours, _) = self
+            .units(
+                functions::list_categories::handle,
+                get(Who::Customer("c1"), "GET /categories", "/categories", ""),
+                200,
+            )
+            .await?;
+        self.row(
+            "(13) the category tree",
+            ours,
+            None,
+            "one eventually consistent Query of its partition",
+        );
+        let (ours, _) = self
+            .units(
+                functions::list_category_products::handle,
+                get(
+                    Who::Customer("c1"),
+                    "GET /categories/{categoryId}/products",
+                    "/categories/bench-shelf/products",
+                    "sort=price-asc&limit=25",
+                ),
+                200,
+            )
+            .await?;
+        self.row(
+            "(14) a category's products by price, page of 25",
+            ours,
+            None,
+            "one Query of GSI3 (projecting everything)",
         );
         Ok(())
     }
