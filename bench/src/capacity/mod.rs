@@ -608,6 +608,11 @@ impl Bench {
             None,
             "GSI2 projects customerId, quantity, price: 25 lines in one 4 KB read",
         );
+        self.catalog_reads().await
+    }
+
+    /// Patterns 13 and 14: the category tree, and a page of a category's products.
+    async fn catalog_reads(&mut self) -> Result<(), Error> {
         let (ours, _) = self
             .units(
                 functions::list_categories::handle,

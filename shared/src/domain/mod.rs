@@ -5,6 +5,7 @@
 pub mod access;
 pub mod cancellation;
 pub mod cart;
+pub mod catalog_change;
 pub mod category;
 pub mod checkout;
 pub mod currency;

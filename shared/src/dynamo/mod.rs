@@ -28,6 +28,8 @@ pub mod record;
 pub mod refunds;
 pub mod reshard;
 pub mod stats;
+pub mod status_shards;
 pub mod store;
+pub mod stored_collections;
 pub mod transaction;
 pub mod update;

@@ -1,0 +1,210 @@
+//! How a list or a map of domain values is stored (`L` and `M` attributes): SKUs and
+//! categories, a product's options, a variant's option values, quantities by SKU, what arrived
+//! of a return, a fulfilment's tracking history. Each reads back in the order it was written,
+//! or in SKU order for a map of SKUs.
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::domain::fulfilment::{Tracking, TrackingChange};
+use crate::domain::ids::{CategoryId, Sku};
+use crate::domain::order::LineQuantity;
+use crate::domain::product::{OptionValues, ProductOption};
+use crate::domain::returns::ReceivedLine;
+use crate::domain::time::Timestamp;
+use crate::dynamo::codec::{Attr, Item, Stored};
+
+/// A list (`L`) of values of one type, in order.
+macro_rules! stored_list {
+    ($type:ty, $expected:literal) => {
+        impl Stored for Vec<$type> {
+            const EXPECTED: &'static str = $expected;
+            fn to_attribute(&self) -> AttributeValue {
+                AttributeValue::L(self.iter().map(Stored::to_attribute).collect())
+            }
+            fn from_attribute(value: AttributeValue) -> Option<Self> {
+                let AttributeValue::L(list) = value else {
+                    return None;
+                };
+                list.into_iter().map(<$type>::from_attribute).collect()
+            }
+        }
+    };
+}
+
+stored_list!(String, "a list of strings");
+stored_list!(Sku, "a list of SKUs");
+stored_list!(CategoryId, "a list of category ids");
+
+/// A product's options: a list (`L`) of maps of its `name` and its `values` (a list), in the
+/// product's order.
+impl Stored for Vec<ProductOption> {
+    const EXPECTED: &'static str = "a list of options";
+    fn to_attribute(&self) -> AttributeValue {
+        list_of_maps(self, |map, option| {
+            OPTION_NAME.put(map, &option.name);
+            OPTION_VALUES.put(map, &option.values);
+        })
+    }
+    fn from_attribute(value: AttributeValue) -> Option<Self> {
+        from_list_of_maps(value, |map| {
+            Some(ProductOption {
+                name: OPTION_NAME.take(map).ok()?,
+                values: OPTION_VALUES.take(map).ok()?,
+            })
+        })
+    }
+}
+
+/// A variant's options: a list (`L`) of maps of the option's `name` and the variant's `value`,
+/// in the product's order of options (a map of name to value would lose it).
+impl Stored for OptionValues {
+    const EXPECTED: &'static str = "a list of option values";
+    fn to_attribute(&self) -> AttributeValue {
+        list_of_maps(&self.0, |map, (name, value)| {
+            OPTION_NAME.put(map, name);
+            OPTION_VALUE.put(map, value);
+        })
+    }
+    fn from_attribute(value: AttributeValue) -> Option<Self> {
+        from_list_of_maps(value, |map| {
+            Some((OPTION_NAME.take(map).ok()?, OPTION_VALUE.take(map).ok()?))
+        })
+        .map(OptionValues)
+    }
+}
+
+/// A list (`L`) of maps, each of `values` written into its own by `write`.
+fn list_of_maps<'a, T: 'a>(
+    values: impl IntoIterator<Item = &'a T>,
+    write: impl Fn(&mut Item, &T),
+) -> AttributeValue {
+    AttributeValue::L(
+        values
+            .into_iter()
+            .map(|value| {
+                let mut map = Item::new();
+                write(&mut map, value);
+                AttributeValue::M(map)
+            })
+            .collect(),
+    )
+}
+
+/// Each map of a list (`L`) read by `read`: `None` unless `value` is a list of maps it reads.
+fn from_list_of_maps<T>(
+    value: AttributeValue,
+    read: impl Fn(&mut Item) -> Option<T>,
+) -> Option<Vec<T>> {
+    let AttributeValue::L(list) = value else {
+        return None;
+    };
+    list.into_iter()
+        .map(|entry| read(&mut Item::from_attribute(entry)?))
+        .collect()
+}
+
+/// An option's own attributes (inside its map).
+const OPTION_NAME: Attr<String> = Attr::new("name");
+const OPTION_VALUES: Attr<Vec<String>> = Attr::new("values");
+const OPTION_VALUE: Attr<String> = Attr::new("value");
+
+/// Quantities of an order's lines: a map of SKU to quantity (`M` of `N`), read back in SKU
+/// order.
+impl Stored for Vec<LineQuantity> {
+    const EXPECTED: &'static str = "a map of SKU to quantity";
+    fn to_attribute(&self) -> AttributeValue {
+        AttributeValue::M(
+            self.iter()
+                .map(|line| (line.sku.to_string(), line.quantity.to_attribute()))
+                .collect(),
+        )
+    }
+    fn from_attribute(value: AttributeValue) -> Option<Self> {
+        let AttributeValue::M(map) = value else {
+            return None;
+        };
+        let mut lines = map
+            .into_iter()
+            .map(|(sku, quantity)| {
+                Some(LineQuantity {
+                    sku: Sku::parse(&sku).ok()?,
+                    quantity: u32::from_attribute(quantity)?,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        lines.sort_by(|a, b| a.sku.cmp(&b.sku));
+        Some(lines)
+    }
+}
+
+/// What arrived of a return's lines: a map of SKU to a map of `received` and `damaged`, read
+/// back in SKU order.
+impl Stored for Vec<ReceivedLine> {
+    const EXPECTED: &'static str = "a map of SKU to what arrived";
+    fn to_attribute(&self) -> AttributeValue {
+        AttributeValue::M(
+            self.iter()
+                .map(|line| {
+                    let mut counts = Item::new();
+                    RECEIVED.put(&mut counts, &line.received);
+                    DAMAGED.put(&mut counts, &line.damaged);
+                    (line.sku.to_string(), AttributeValue::M(counts))
+                })
+                .collect(),
+        )
+    }
+    fn from_attribute(value: AttributeValue) -> Option<Self> {
+        let AttributeValue::M(map) = value else {
+            return None;
+        };
+        let mut lines = map
+            .into_iter()
+            .map(|(sku, counts)| {
+                let mut counts = Item::from_attribute(counts)?;
+                Some(ReceivedLine {
+                    sku: Sku::parse(&sku).ok()?,
+                    received: RECEIVED.take(&mut counts).ok()?,
+                    damaged: DAMAGED.take(&mut counts).ok()?,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        lines.sort_by(|a, b| a.sku.cmp(&b.sku));
+        Some(lines)
+    }
+}
+
+/// A received line's own counts (inside its map).
+const RECEIVED: Attr<u32> = Attr::new("received");
+const DAMAGED: Attr<u32> = Attr::new("damaged");
+
+/// The tracking a fulfilment's corrections replaced: a list (`L`) of maps holding what each
+/// tracking said and when it was replaced.
+impl Stored for Vec<TrackingChange> {
+    const EXPECTED: &'static str = "a list of tracking changes";
+    fn to_attribute(&self) -> AttributeValue {
+        list_of_maps(self, |map, change| {
+            TRACKING_CARRIER.put_optional(map, change.tracking.carrier.as_ref());
+            TRACKING_NUMBER.put_optional(map, change.tracking.tracking_number.as_ref());
+            TRACKING_URL.put_optional(map, change.tracking.tracking_url.as_ref());
+            REPLACED_AT.put(map, &change.replaced_at);
+        })
+    }
+    fn from_attribute(value: AttributeValue) -> Option<Self> {
+        from_list_of_maps(value, |map| {
+            Some(TrackingChange {
+                tracking: Tracking {
+                    carrier: TRACKING_CARRIER.take_optional(map).ok()?,
+                    tracking_number: TRACKING_NUMBER.take_optional(map).ok()?,
+                    tracking_url: TRACKING_URL.take_optional(map).ok()?,
+                },
+                replaced_at: REPLACED_AT.take(map).ok()?,
+            })
+        })
+    }
+}
+
+/// A tracking change's own attributes (inside its map, named as the fulfilment names its own).
+const TRACKING_CARRIER: Attr<String> = Attr::new("carrier");
+const TRACKING_NUMBER: Attr<String> = Attr::new("trackingNumber");
+const TRACKING_URL: Attr<String> = Attr::new("trackingUrl");
+const REPLACED_AT: Attr<Timestamp> = Attr::new("replacedAt");
