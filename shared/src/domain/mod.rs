@@ -13,6 +13,7 @@ pub mod customer;
 pub mod email;
 pub mod error;
 pub mod event;
+pub mod event_id;
 pub mod fulfilment;
 pub mod idempotency;
 pub mod ids;
