@@ -381,16 +381,7 @@ pub fn catalog_items() -> Result<Vec<Item>, Error> {
             title: product.title.clone(),
             price,
         };
-        for category in &product.category_ids {
-            for order in category_listing::Order::BOTH {
-                items.push(category_listing::to_item(
-                    &entry,
-                    category,
-                    product.created_at,
-                    order,
-                ));
-            }
-        }
+        items.extend(category_listing::entries(&entry, &product));
         items.push(catalog_entry::to_item(&entry));
         items.push(variant::to_item(&Variant {
             sku: Sku::parse(sku)?,

@@ -8,18 +8,14 @@ use local_engine::testing::{TestApp, staff};
 use shared::Store;
 use shared::domain::ids::{ProductId, Sku};
 use shared::dynamo::codec::Item;
-use shared::dynamo::migrations::{Budget, Migration, Options, Progress, Report};
+use shared::dynamo::migrations::{Migration, Options, Report};
 
 use super::{options, write};
 
 const MIGRATION: Migration = Migration::Products;
 
 async fn migrate(store: &Store, options: &Options) -> Report {
-    let budget = Budget::new(options.max_read, options.max_write);
-    store
-        .migrate(MIGRATION, options, &budget, &Progress::default())
-        .await
-        .expect("migrated")
+    super::run(store, MIGRATION, options).await
 }
 
 /// `sku`'s item and catalog entry as the store wrote them before products: a name, a price,
@@ -164,19 +160,14 @@ async fn a_sku_whose_id_another_product_holds_is_recorded_and_left_on_sale() {
         .expect("read")
         .expect("the SKU");
     assert!(old.for_sale(), "left on sale as it was");
-    let retried = app
-        .store
-        .migrate(
-            MIGRATION,
-            &Options {
-                retry_unplaceable: true,
-                ..options(1)
-            },
-            &Budget::new(None, None),
-            &Progress::default(),
-        )
-        .await
-        .expect("retried");
+    let retried = migrate(
+        &app.store,
+        &Options {
+            retry_unplaceable: true,
+            ..options(1)
+        },
+    )
+    .await;
     assert_eq!(retried.counts.unplaceable, 1, "still taken: {retried:?}");
 }
 
@@ -194,11 +185,6 @@ async fn a_run_stopped_mid_way_resumes() {
         !without_product(&app).await.is_empty(),
         "stopped before the end"
     );
-    let resumed = migrate(&app.store, &options(2)).await;
-    assert!(
-        resumed.counts.scanned < total,
-        "{} of {total} scanned again",
-        resumed.counts.scanned
-    );
+    super::resume(&app.store, MIGRATION, total).await;
     assert!(without_product(&app).await.is_empty());
 }

@@ -120,20 +120,12 @@ impl Stored for Vec<LineQuantity> {
         )
     }
     fn from_attribute(value: AttributeValue) -> Option<Self> {
-        let AttributeValue::M(map) = value else {
-            return None;
-        };
-        let mut lines = map
-            .into_iter()
-            .map(|(sku, quantity)| {
-                Some(LineQuantity {
-                    sku: Sku::parse(&sku).ok()?,
-                    quantity: u32::from_attribute(quantity)?,
-                })
+        from_sku_map(value, |sku, quantity| {
+            Some(LineQuantity {
+                sku,
+                quantity: u32::from_attribute(quantity)?,
             })
-            .collect::<Option<Vec<_>>>()?;
-        lines.sort_by(|a, b| a.sku.cmp(&b.sku));
-        Some(lines)
+        })
     }
 }
 
@@ -154,23 +146,35 @@ impl Stored for Vec<ReceivedLine> {
         )
     }
     fn from_attribute(value: AttributeValue) -> Option<Self> {
-        let AttributeValue::M(map) = value else {
-            return None;
-        };
-        let mut lines = map
-            .into_iter()
-            .map(|(sku, counts)| {
-                let mut counts = Item::from_attribute(counts)?;
-                Some(ReceivedLine {
-                    sku: Sku::parse(&sku).ok()?,
-                    received: RECEIVED.take(&mut counts).ok()?,
-                    damaged: DAMAGED.take(&mut counts).ok()?,
-                })
+        from_sku_map(value, |sku, counts| {
+            let mut counts = Item::from_attribute(counts)?;
+            Some(ReceivedLine {
+                sku,
+                received: RECEIVED.take(&mut counts).ok()?,
+                damaged: DAMAGED.take(&mut counts).ok()?,
             })
-            .collect::<Option<Vec<_>>>()?;
-        lines.sort_by(|a, b| a.sku.cmp(&b.sku));
-        Some(lines)
+        })
     }
+}
+
+/// Each entry of a map (`M`) of SKU to value read by `read`, in SKU order: `None` unless
+/// `value` is such a map whose every key is a SKU and every value one `read` reads.
+fn from_sku_map<T>(
+    value: AttributeValue,
+    read: impl Fn(Sku, AttributeValue) -> Option<T>,
+) -> Option<Vec<T>> {
+    let AttributeValue::M(map) = value else {
+        return None;
+    };
+    let mut read: Vec<(Sku, T)> = map
+        .into_iter()
+        .map(|(sku, value)| {
+            let sku = Sku::parse(&sku).ok()?;
+            Some((sku.clone(), read(sku, value)?))
+        })
+        .collect::<Option<_>>()?;
+    read.sort_by(|a, b| a.0.cmp(&b.0));
+    Some(read.into_iter().map(|(_, line)| line).collect())
 }
 
 /// A received line's own counts (inside its map).

@@ -8,7 +8,7 @@
 
 use crate::domain::ids::{CategoryId, ProductId};
 use crate::domain::money::{Decimal, Money};
-use crate::domain::product::CatalogEntry;
+use crate::domain::product::{CatalogEntry, Product, ProductStatus};
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
 use crate::dynamo::entities::product;
@@ -109,6 +109,25 @@ pub fn to_item(
     GSI3PK.put(&mut item, &gsi3pk(category, order));
     GSI3SK.put(&mut item, &gsi3sk(entry, created_at, order));
     item
+}
+
+/// The categories whose listings hold `product`: its own while it is published, none otherwise.
+pub fn listed_in(product: &Product) -> &[CategoryId] {
+    if product.status == ProductStatus::Published {
+        &product.category_ids
+    } else {
+        &[]
+    }
+}
+
+/// `product`'s entries (as `entry` lists it): both orders, in each category it is listed in.
+pub fn entries(entry: &CatalogEntry, product: &Product) -> Vec<Item> {
+    listed_in(product)
+        .iter()
+        .flat_map(|category| {
+            Order::BOTH.map(|order| to_item(entry, category, product.created_at, order))
+        })
+        .collect()
 }
 
 /// The product an entry lists.

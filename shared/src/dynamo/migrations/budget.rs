@@ -70,6 +70,22 @@ impl Budget {
         Ok(())
     }
 
+    /// Counts a conditional write: what it consumed when it was written (`Some`), or, refused by
+    /// its condition (`None`), the write unit a refusal still costs and DynamoDB does not report
+    /// (the items a migration writes are under 1 KB). Whether it was written.
+    pub async fn conditional_write(
+        &self,
+        sent: Option<Option<ConsumedCapacity>>,
+    ) -> Result<bool, AppError> {
+        match sent {
+            Some(consumed) => self.write(consumed.as_ref()).await.map(|()| true),
+            None => {
+                let refused = ConsumedCapacity::builder().capacity_units(1.0).build();
+                self.write(Some(&refused)).await.map(|()| false)
+            }
+        }
+    }
+
     async fn spend(&self, more: Spent) {
         let total = {
             let mut spent = self.spent.lock().unwrap_or_else(PoisonError::into_inner);

@@ -314,18 +314,13 @@ impl Store {
             Ok(unless_condition_failed(sent)?.map(|out| out.consumed_capacity))
         })
         .await?;
-        match sent {
-            Some(consumed) => {
-                counts.changed += 1;
-                budget.write(consumed.as_ref()).await
-            }
-            None => {
-                // Set already (or gone); the refused write still cost a unit, which DynamoDB
-                // does not report on a refusal.
-                counts.skipped += 1;
-                budget.write(Some(&one_write_unit())).await
-            }
+        // Set already (or gone) when refused.
+        if budget.conditional_write(sent).await? {
+            counts.changed += 1;
+        } else {
+            counts.skipped += 1;
         }
+        Ok(())
     }
 
     /// Sets a headerless line aside until every order listing has been read.
@@ -374,11 +369,4 @@ impl Store {
         self.delete_paced(stored::deferred_key(migration.name(), order, sku), budget)
             .await
     }
-}
-
-/// What a refused conditional write of an item under 1 KB costs: one write unit.
-fn one_write_unit() -> aws_sdk_dynamodb::types::ConsumedCapacity {
-    aws_sdk_dynamodb::types::ConsumedCapacity::builder()
-        .capacity_units(1.0)
-        .build()
 }

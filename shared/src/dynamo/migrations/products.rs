@@ -157,17 +157,13 @@ impl Store {
             Ok(unless_condition_failed(sent)?.map(|out| out.consumed_capacity))
         })
         .await?;
-        match put {
-            Some(consumed) => budget.write(consumed.as_ref()).await?,
-            None => {
-                budget.write(Some(&units(1.0))).await?;
-                // A product of this ID is there: this migration's, from a run stopped before
-                // the variant's write (its one variant, this SKU), or another.
-                let theirs = self.get_paced(product::key(id), budget).await?;
-                let theirs = theirs.map(product::from_item).transpose()?;
-                if theirs.is_none_or(|(found, _)| found.skus != product.skus) {
-                    return Ok(Given::IdTaken);
-                }
+        if !budget.conditional_write(put).await? {
+            // A product of this ID is there: this migration's, from a run stopped before the
+            // variant's write (its one variant, this SKU), or another.
+            let theirs = self.get_paced(product::key(id), budget).await?;
+            let theirs = theirs.map(product::from_item).transpose()?;
+            if theirs.is_none_or(|(found, _)| found.skus != product.skus) {
+                return Ok(Given::IdTaken);
             }
         }
         let adopted = patiently(|_| async {
@@ -185,22 +181,10 @@ impl Store {
             Ok(unless_condition_failed(sent)?.map(|out| out.consumed_capacity))
         })
         .await?;
-        match adopted {
-            Some(consumed) => {
-                budget.write(consumed.as_ref()).await?;
-                Ok(Given::Now)
-            }
-            None => {
-                budget.write(Some(&units(1.0))).await?;
-                Ok(Given::Already)
-            }
+        if budget.conditional_write(adopted).await? {
+            Ok(Given::Now)
+        } else {
+            Ok(Given::Already)
         }
     }
-}
-
-/// `n` capacity units: what a refused write costs (DynamoDB reports none on a refusal).
-fn units(n: f64) -> aws_sdk_dynamodb::types::ConsumedCapacity {
-    aws_sdk_dynamodb::types::ConsumedCapacity::builder()
-        .capacity_units(n)
-        .build()
 }

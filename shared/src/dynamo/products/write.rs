@@ -6,7 +6,7 @@ use aws_sdk_dynamodb::types::builders::UpdateBuilder;
 
 use crate::AppError;
 use crate::domain::access::Caller;
-use crate::domain::ids::{CategoryId, ProductId, Sku};
+use crate::domain::ids::{ProductId, Sku};
 use crate::domain::product::{CatalogEntry, Product, ProductSpec, ProductStatus, VariantSpec};
 use crate::dynamo::entities::{catalog_entry, category_listing, product, variant};
 use crate::dynamo::store::Store;
@@ -199,24 +199,15 @@ impl Store {
         product: &Product,
         before: Option<&Product>,
     ) -> Result<(), AppError> {
-        let listed = |p: &Product| p.status == ProductStatus::Published;
-        let now: &[CategoryId] = if listed(product) {
-            &product.category_ids
-        } else {
-            &[]
-        };
-        for category in now {
-            for order in category_listing::Order::BOTH {
-                let item = category_listing::to_item(entry, category, product.created_at, order);
-                let put = category_listing::PUT.put(&self.table, item);
-                transaction.put(Action::Listing, put.build()?)?;
-            }
+        for item in category_listing::entries(entry, product) {
+            let put = category_listing::PUT.put(&self.table, item);
+            transaction.put(Action::Listing, put.build()?)?;
         }
+        let now = category_listing::listed_in(product);
         let gone = before
-            .filter(|before| listed(before))
-            .map(|before| before.category_ids.iter())
-            .into_iter()
-            .flatten()
+            .map(category_listing::listed_in)
+            .unwrap_or_default()
+            .iter()
             .filter(|category| !now.contains(category));
         for category in gone {
             for order in category_listing::Order::BOTH {
