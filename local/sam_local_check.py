@@ -68,6 +68,10 @@ INVOKES = [
     # A tee in Size x Colour: four variants, each new SKU at stock 0.
     ("PutProductFunction", "put-product", 201, {"productId": "plain-tee", "variants.3.sku": "tee-m-blue", "variants.3.stock": 0}),
     ("AdjustStockFunction", "adjust-stock", 200, {"sku": "sku-1", "stock": 123}),
+    # A picture of the mug: a form signed for make dev's bucket (moto's S3); removing a picture
+    # the mug does not have is a 404.
+    ("AddProductMediaFunction", "add-product-media", 201, {"mediaId": ANY, "upload.url": "http://host.docker.internal:8430/store-mediabucket", "upload.fields.Content-Type": "image/png"}),
+    ("RemoveProductMediaFunction", "remove-product-media", 404, {"type": "/problems/not-found"}),
     # c1's cart: a line of sku-2 held, read back, removed, then the cart emptied.
     ("EditCartFunction", "edit-cart", 200, {"items.0.sku": "sku-2", "items.0.quantity": 2}),
     ("GetCartFunction", "get-cart", 200, {"items.0.sku": "sku-2"}),
@@ -235,7 +239,13 @@ def main():
         if not any(m["subject"] == "Your order o100 is placed" and m["destinations"]["ToAddresses"] == ["ana@example.com"] for m in sent):
             fail(f"EmailCustomersFunction: no email to ana@example.com among {sent}")
         print("sam-local: invoke EmailCustomersFunction       emailed, no failures", flush=True)
-        extra_invokes = 7
+        # A picture's arrival whose object is not in the bucket (removed since): nothing to
+        # show, nothing reported failed.
+        answer = invoke("CheckMediaFunction", "check-media")
+        if answer != {"batchItemFailures": []}:
+            fail(f"CheckMediaFunction: {answer}")
+        print("sam-local: invoke CheckMediaFunction           checked, no failures", flush=True)
+        extra_invokes = 8
 
         # start-api serves template.yaml's routes; it does not run JWT authorizers, so each
         # function sees no claims and answers 401 itself (defence in depth) - which is what a
@@ -251,6 +261,7 @@ def main():
             ("POST", "/customers/c1/orders"), ("GET", "/orders?status=PLACED"), ("GET", "/orders/o100"),
             ("GET", "/orders/o100/items"), ("PATCH", "/orders/o100"), ("GET", "/products"),
             ("GET", "/products/sku-1"), ("PUT", "/products/sku-1"), ("GET", "/variants/sku-1"),
+            ("POST", "/products/sku-1/media"), ("DELETE", "/products/sku-1/media/md_1"),
             ("POST", "/variants/sku-1/stock"), ("GET", "/variants/sku-1/orders"), ("GET", "/customers/c1/cart"),
             ("GET", "/categories"), ("PUT", "/categories/tea"), ("GET", "/categories/kitchen/products"),
             ("PUT", "/customers/c1/cart/items/sku-1"), ("DELETE", "/customers/c1/cart/items/sku-1"),
@@ -270,6 +281,19 @@ def main():
             if response.status != 401 or body.get("type") != "/problems/unauthorized":
                 fail(f"start-api {method} {path}: {response.status} {body}")
             print(f"sam-local: start-api {method:5} {path:28} 401 from the function ok", flush=True)
+        # The storefront's routes have no authorizer either: without a token, each function
+        # answers what customers see.
+        storefront = [("/storefront/products/sku-1", "productId"), ("/storefront/variants/sku-1", "sku"),
+                      ("/storefront/categories", "categories"), ("/storefront/products", "items"),
+                      ("/storefront/categories/kitchen/products", "items")]
+        for path, field in storefront:
+            connection = http.client.HTTPConnection("127.0.0.1", API_PORT, timeout=120)
+            connection.request("GET", path)
+            response = connection.getresponse()
+            body = json.loads(response.read() or b"null")
+            if response.status != 200 or field not in body or '"stock"' in json.dumps(body):
+                fail(f"start-api GET {path}: {response.status} {body}")
+            print(f"sam-local: start-api GET   {path:40} 200 without a token ok", flush=True)
         # The webhook has no authorizer: unsigned, the function refuses it with a 400.
         connection = http.client.HTTPConnection("127.0.0.1", API_PORT, timeout=120)
         connection.request("POST", "/payments/webhook", body="{}", headers={"content-type": "application/json"})
@@ -278,7 +302,7 @@ def main():
         if response.status != 400 or body.get("type") != "/problems/invalid-request":
             fail(f"start-api POST /payments/webhook: {response.status} {body}")
         print("sam-local: start-api POST  /payments/webhook           400 unsigned, from the function ok", flush=True)
-        print(f"sam-local: {len(INVOKES) + 1 + extra_invokes} invokes and {len(routes) + 1} routes passed in {time.time() - started:.0f} s")
+        print(f"sam-local: {len(INVOKES) + 1 + extra_invokes} invokes and {len(routes) + len(storefront) + 1} routes passed in {time.time() - started:.0f} s")
     finally:
         if api is not None:
             api.terminate()  # SIGTERM: start-api ignores SIGINT when backgrounded

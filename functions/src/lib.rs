@@ -3,8 +3,10 @@
 //! call it as Lambda does. Which route a handler serves and who may call it is
 //! `shared::http::routes`; what it may send to the table is `shared::permissions`.
 
+pub mod add_product_media;
 pub mod adjust_stock;
 pub mod cancel_lines;
+pub mod check_media;
 pub mod checkout;
 pub mod edit_cart;
 pub mod email_customers;
@@ -33,6 +35,7 @@ pub mod put_customer;
 pub mod put_product;
 pub mod receive_return;
 pub mod refund_order;
+pub mod remove_product_media;
 pub mod request_return;
 pub mod ship_order;
 pub mod update_fulfilment;
@@ -61,6 +64,8 @@ macro_rules! http_over_the_store {
             "list-category-products" => $crate::list_category_products::handle,
             "list-products" => $crate::list_products::handle,
             "put-product" => $crate::put_product::handle,
+            "add-product-media" => $crate::add_product_media::handle,
+            "remove-product-media" => $crate::remove_product_media::handle,
             "adjust-stock" => $crate::adjust_stock::handle,
             "list-product-orders" => $crate::list_product_orders::handle,
             "get-cart" => $crate::get_cart::handle,

@@ -1,5 +1,6 @@
 //! `GET /categories`: the storefront's category tree, its roots with their children by name,
-//! in one Query (access pattern 13), for any signed-in caller (the route table,
+//! in one Query (access pattern 13), for any signed-in caller, and
+//! for callers without a token under `/storefront` (who see what customers see) (the route table,
 //! `shared::http::routes`).
 
 use lambda_http::Request;

@@ -104,7 +104,7 @@ pub const ACCESS_PATTERNS: &[AccessPattern] = &[
     ),
     pattern(
         12,
-        "a product with its variants",
+        "a product with its variants and pictures",
         "GET /products/{productId}",
         Sends::QueryIndex(Index::Gsi3, IndexPartitions::Products),
     ),

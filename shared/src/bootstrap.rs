@@ -216,17 +216,23 @@ pub async fn init() -> Result<Store, BoxError> {
             (cart_ttl, return_window),
             (hold, currency),
             environment,
-        )) => Ok(
-            client::connect(environment, table, opens_connections_in_init())
-                .await
+        )) => {
+            let media = env_value("MEDIA_BUCKET")
+                .map(|bucket| crate::media::MediaBucket::from_environment(&environment, bucket));
+            let store = client::connect(environment, table, opens_connections_in_init()).await;
+            let store = match media {
+                Some(bucket) => store.with_media(bucket),
+                None => store,
+            };
+            Ok(store
                 .with_status_shards(shards)
                 .with_max_open_orders(max_open)
                 .with_max_held_quantity(max_held)
                 .with_cart_ttl(cart_ttl)
                 .with_return_window_days(return_window)
                 .with_hold(hold)
-                .with_currency(currency),
-        ),
+                .with_currency(currency))
+        }
         Err(err) => {
             tracing::error!(error = %err, "cannot start: the function's environment is wrong");
             Err(err)

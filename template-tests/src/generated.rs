@@ -210,6 +210,12 @@ fn http_events(routes: &[&Route]) -> String {
         Authorizer: NONE
 ";
         }
+        if route.admits == Admits::Anyone {
+            out += "      # No JWT: the storefront's catalog, for callers without a token (who see what customers see).
+      Auth:
+        Authorizer: NONE
+";
+        }
     }
     out
 }

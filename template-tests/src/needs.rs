@@ -43,6 +43,11 @@ pub fn index_arn(index: Index) -> String {
     format!("!Sub ${{AppTable.Arn}}/index/{name}")
 }
 
+/// The pictures' objects of bucket `id`: its `media/` keys only.
+fn media_objects(id: &str) -> String {
+    format!("!Sub ${{{id}.Arn}}/media/*")
+}
+
 /// The grants one declared request needs, derived from the declaration alone.
 pub fn needed(sends: Sends) -> Vec<Needed> {
     let on_table = |action, entity| Needed {
@@ -102,6 +107,9 @@ pub fn needed(sends: Sends) -> Vec<Needed> {
         .into_iter()
         .map(|action| other(action, format!("!GetAtt {id}.Arn")))
         .collect(),
+        Sends::ReadObjects(id) => vec![other("s3:GetObject", media_objects(id))],
+        Sends::UploadObjects(id) => vec![other("s3:PutObject", media_objects(id))],
+        Sends::DeleteObjects(id) => vec![other("s3:DeleteObject", media_objects(id))],
         // From the sender's address alone, under its identity or its domain's.
         Sends::SendEmail => vec![Needed {
             conditions: BTreeMap::from([(

@@ -292,7 +292,9 @@ async fn open() -> Result<Bench, Error> {
     // for the orders the section places.
     let store = Store::new(engine.intercepted_client(meter.clone()), LOCAL_TABLE)
         .with_max_open_orders(Some(1_000))
-        .with_max_held_quantity(Some(1_000_000));
+        .with_max_held_quantity(Some(1_000_000))
+        // Only signs upload forms here (no request reaches a bucket): what the table pays.
+        .with_media(local_engine::testing::signing_only_bucket());
     let consumer = streams::consumer(&local_engine::template::parse()?, "order-stats")?;
     let stream = StreamSource::open(engine.database(), LOCAL_TABLE, consumer, None)?;
     let boto3_engine = Engine::in_memory().await?;
@@ -353,6 +355,25 @@ impl Bench {
             put_product,
             None,
             "the product read; product, variant, catalog entry: one transaction; the variant read back",
+        );
+        let (upload, _) = self
+            .units(
+                functions::add_product_media::handle,
+                send_json(
+                    Who::Staff,
+                    "POST /products/{productId}/media",
+                    "/products/bench-plain/media",
+                    &[],
+                    r#"{"contentType":"image/png","contentLength":204800}"#,
+                ),
+                201,
+            )
+            .await?;
+        self.row(
+            "POST product picture (the upload's form)",
+            upload,
+            None,
+            "the product read (how many pictures it shows), then the awaited picture put; the form is signed in the function",
         );
         let mut in_category = Units::default();
         for i in 0..PAGE {

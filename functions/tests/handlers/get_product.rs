@@ -77,3 +77,41 @@ async fn the_sample_event_is_answered() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["variants"][0]["price"], "19.95");
 }
+
+/// `GET /storefront/products/{productId}`: no authorizer, so no claims, even when the caller
+/// sent a token.
+async fn storefront(app: &TestApp, product: &str) -> (u16, serde_json::Value) {
+    let req = local_engine::testing::get(
+        Who::Nobody,
+        "GET /storefront/products/{productId}",
+        &format!("/storefront/products/{product}"),
+        "",
+    );
+    let (status, _, body) = parts(dispatch(&app.store, req, functions::get_product::handle).await);
+    (status, body)
+}
+
+#[tokio::test]
+async fn a_caller_without_a_token_sees_the_storefront_as_customers_do() {
+    let app = TestApp::seeded().await.expect("app");
+    for status in ["DRAFT", "ARCHIVED"] {
+        put_tee(&app, status).await;
+        let (code, body) = storefront(&app, "tee").await;
+        assert_eq!(
+            (code, &body["type"]),
+            (404, &json!("/problems/not-found")),
+            "{status}"
+        );
+    }
+    put_tee(&app, "PUBLISHED").await;
+    let (code, body) = storefront(&app, "tee").await;
+    assert_eq!(code, 200, "{body}");
+    let first = &body["variants"][0];
+    assert_eq!(first["inStock"], false);
+    assert!(
+        first.get("stock").is_none() && first.get("status").is_none(),
+        "no staff fields: {first}"
+    );
+    // The signed-in route still refuses a request without a token.
+    assert_eq!(product(&app, Who::Nobody, "tee").await.0, 401);
+}

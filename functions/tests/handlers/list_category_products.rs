@@ -182,3 +182,44 @@ async fn the_sample_event_is_answered() {
     let listed: Vec<Value> = body["items"].as_array().expect("items").clone();
     assert_eq!(listed[0]["productId"], "sku-1");
 }
+
+#[tokio::test]
+async fn the_storefront_lists_a_category_for_callers_without_a_token_drafts_left_out() {
+    let app = TestApp::seeded().await.expect("app");
+    product(&app, "lamp-a", "30.00", &["kitchen"], "PUBLISHED").await;
+    product(&app, "lamp-b", "10.00", &["kitchen"], "DRAFT").await;
+    let (mut cursor, mut seen) = (None::<String>, Vec::new());
+    loop {
+        let mut query = "sort=price-desc&limit=2".to_owned();
+        if let Some(c) = &cursor {
+            query.push_str(&format!("&cursor={c}"));
+        }
+        let req = get(
+            Who::Nobody,
+            "GET /storefront/categories/{categoryId}/products",
+            "/storefront/categories/kitchen/products",
+            &query,
+        );
+        let (status, _, body) =
+            parts(dispatch(&app.store, req, functions::list_category_products::handle).await);
+        assert_eq!(status, 200, "{body}");
+        for item in body["items"].as_array().expect("items") {
+            seen.push(item["productId"].as_str().unwrap_or_default().to_owned());
+        }
+        cursor = body["nextCursor"].as_str().map(str::to_owned);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    assert!(seen.iter().any(|id| id == "lamp-a"), "{seen:?}");
+    assert!(
+        !seen.iter().any(|id| id == "lamp-b"),
+        "a draft is never listed"
+    );
+    // The signed-in listing shows the same products.
+    let signed_in = listing(&app, "kitchen", "price-desc", 2).await.0;
+    assert_eq!(
+        ids(&signed_in),
+        seen.iter().map(String::as_str).collect::<Vec<_>>()
+    );
+}

@@ -26,6 +26,7 @@ mod order_stats;
 mod pay_refunds;
 mod payment_webhook;
 mod place_order;
+mod product_media;
 mod publish_events;
 mod put_category;
 mod put_customer;

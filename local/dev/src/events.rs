@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
+use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
 use local_engine::bus::{LocalBus, Provisioned};
 use shared::Store;
 use shared::domain::event::SOURCE;
@@ -215,30 +215,60 @@ impl Events {
     /// dead-letter queue after five tries), for as long as make dev runs.
     pub fn spawn_emails(&self, store: &Store) -> Result<(), Error> {
         let queue = self.made.queue("CustomerEmailQueue")?.to_owned();
-        let mailer = functions::email_customers::Mailer {
+        let mailer = std::sync::Arc::new(functions::email_customers::Mailer {
             store: store.clone(),
             ses: self.bus.sesv2(),
             sender: self.sender.clone(),
-        };
+        });
+        self.spawn_queue(queue, "email-customers", move |event| {
+            let mailer = mailer.clone();
+            async move { functions::email_customers::handle(&mailer, event, BUDGET).await }
+        });
+        Ok(())
+    }
+
+    /// The pictures that arrive in the media bucket, checked by check-media as its queue
+    /// hands them over (the bucket's events reach the queue through the template's rule).
+    pub fn spawn_media_checks(&self, store: &Store) -> Result<(), Error> {
+        let queue = self.made.queue("MediaArrivalQueue")?.to_owned();
+        let store = store.clone();
+        self.spawn_queue(queue, "check-media", move |event| {
+            let store = store.clone();
+            async move { functions::check_media::handle(&store, event, BUDGET).await }
+        });
+        Ok(())
+    }
+
+    /// `queue` polled for as long as make dev runs, each batch handed to `handler` as
+    /// binary `binary` (its requests held to its declaration).
+    fn spawn_queue<F, Fut>(&self, queue: String, binary: &'static str, handler: F)
+    where
+        F: Fn(SqsEvent) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = SqsBatchResponse> + Send,
+    {
         let sqs = self.bus.sqs();
         tokio::spawn(async move {
             loop {
-                if let Err(err) = deliver_emails(&sqs, &queue, &mailer).await {
-                    tracing::warn!(error = %err, "the email queue could not be read");
+                if let Err(err) = deliver(&sqs, &queue, binary, &handler).await {
+                    tracing::warn!(error = %err, queue, "the queue could not be read");
                     tokio::time::sleep(Duration::from_secs(1)).await;
                 }
             }
         });
-        Ok(())
     }
 }
 
-/// One poll of the email queue, its messages handed to the function.
-async fn deliver_emails(
+/// One poll of `queue`, its messages handed to the function.
+async fn deliver<F, Fut>(
     sqs: &aws_sdk_sqs::Client,
     queue: &str,
-    mailer: &functions::email_customers::Mailer,
-) -> Result<(), Error> {
+    binary: &'static str,
+    handler: &F,
+) -> Result<(), Error>
+where
+    F: Fn(SqsEvent) -> Fut,
+    Fut: std::future::Future<Output = SqsBatchResponse>,
+{
     let out = sqs
         .receive_message()
         .queue_url(queue)
@@ -261,11 +291,7 @@ async fn deliver_emails(
             message
         })
         .collect();
-    let response = crate::as_declared(
-        "email-customers",
-        functions::email_customers::handle(mailer, event.clone(), BUDGET),
-    )
-    .await;
+    let response = crate::as_declared(binary, handler(event.clone())).await;
     for message in &event.records {
         let failed = response
             .batch_item_failures

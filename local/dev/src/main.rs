@@ -188,6 +188,11 @@ async fn run() -> Result<(), Error> {
         local_dev::events::start(&template, &data_dir)
     );
     let (provider, events) = (provider?, events?);
+    // Products' pictures live in moto's S3, beside the bus (none with EVENTS_PORT=off).
+    let store = match &events {
+        Some(events) => store.with_media(events.bus.media_bucket(&events.made, "MediaBucket")?),
+        None => store,
+    };
     // One client for checkout, the expiry and the refunds payer, as each Lambda builds one at init.
     let provider_api = provider_client(provider.as_ref());
     local_dev::payments::spawn_schedules(&store, &provider_api)?;
@@ -261,7 +266,8 @@ fn known_routes(template: &serde_yaml::Value) -> Result<Vec<Route>, Error> {
     Ok(routes)
 }
 
-/// The bus's subscribers as make dev runs them: the customers' emails from their queue, and
+/// The bus's subscribers as make dev runs them: the customers' emails and the pictures' checks
+/// from their queues, and
 /// its own tap, whose log it returns (none without the events' server).
 async fn spawn_subscribers(
     events: Option<&local_dev::events::Events>,
@@ -271,6 +277,7 @@ async fn spawn_subscribers(
         return Ok(None);
     };
     events.spawn_emails(store)?;
+    events.spawn_media_checks(store)?;
     Ok(Some(events.spawn_tap().await?))
 }
 

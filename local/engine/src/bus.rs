@@ -50,6 +50,8 @@ pub struct Provisioned {
     pub queues: BTreeMap<String, String>,
     /// The rules made, by logical ID.
     pub rules: Vec<String>,
+    /// Bucket names by the template's logical IDs.
+    pub buckets: BTreeMap<String, String>,
 }
 
 impl Provisioned {
@@ -165,6 +167,38 @@ impl LocalBus {
         local_client!(aws_sdk_sqs, &self.base, http_client(), local_timeouts())
     }
 
+    /// An S3 client of the server (buckets by path, as one host serves them all).
+    pub fn s3(&self) -> aws_sdk_s3::Client {
+        let config = aws_sdk_s3::Config::builder()
+            .behavior_version(aws_sdk_s3::config::BehaviorVersion::latest())
+            .region(aws_sdk_s3::config::Region::new(REGION))
+            .credentials_provider(local_credentials())
+            .endpoint_url(&self.base)
+            .force_path_style(true)
+            .http_client(http_client())
+            .retry_config(shared::dynamo::client::retries())
+            .build();
+        aws_sdk_s3::Client::from_conf(config)
+    }
+
+    /// The template's bucket `logical_id` as the functions reach it: on this server.
+    pub fn media_bucket(
+        &self,
+        made: &Provisioned,
+        logical_id: &str,
+    ) -> Result<shared::media::MediaBucket, Error> {
+        let name = made
+            .buckets
+            .get(logical_id)
+            .ok_or_else(|| format!("template.yaml makes no bucket {logical_id}"))?;
+        Ok(shared::media::MediaBucket::new(
+            REGION,
+            local_credentials(),
+            Some(self.base.clone()),
+            name.clone(),
+        ))
+    }
+
     /// An SES v2 client of the server.
     pub fn sesv2(&self) -> aws_sdk_sesv2::Client {
         local_client!(aws_sdk_sesv2, &self.base, http_client(), local_timeouts())
@@ -210,6 +244,10 @@ impl LocalBus {
                     .send()
                     .await?;
             }
+        }
+        for (id, resource) in stack.resources("AWS::S3::Bucket") {
+            let name = self.create_bucket(&id, &resource["Properties"]).await?;
+            made.buckets.insert(id, name);
         }
         for (id, resource) in stack.resources("AWS::Events::EventBus") {
             let name = stack.resolve(&resource["Properties"]["Name"], &arns)?;
@@ -276,6 +314,37 @@ impl LocalBus {
         Ok(out.queue_url().unwrap_or_default().to_owned())
     }
 
+    /// Bucket `id` (named [`bucket_name`]), told to send its objects' events to EventBridge
+    /// when the template says so.
+    async fn create_bucket(&self, id: &str, props: &Yaml) -> Result<String, Error> {
+        let name = bucket_name(id);
+        let created = self.s3().create_bucket().bucket(&name).send().await;
+        if let Err(err) = created {
+            let code = err.as_service_error().and_then(ProvideErrorMetadata::code);
+            if !matches!(
+                code,
+                Some("BucketAlreadyOwnedByYou" | "BucketAlreadyExists")
+            ) {
+                return Err(err.into());
+            }
+        }
+        let notifications = &props["NotificationConfiguration"]["EventBridgeConfiguration"];
+        if notifications["EventBridgeEnabled"].as_bool() == Some(true) {
+            let config = aws_sdk_s3::types::NotificationConfiguration::builder()
+                .event_bridge_configuration(
+                    aws_sdk_s3::types::EventBridgeConfiguration::builder().build(),
+                )
+                .build();
+            self.s3()
+                .put_bucket_notification_configuration()
+                .bucket(&name)
+                .notification_configuration(config)
+                .send()
+                .await?;
+        }
+        Ok(name)
+    }
+
     async fn queue_arn(&self, url: &str) -> Result<String, Error> {
         let out = self
             .sqs()
@@ -297,8 +366,12 @@ impl LocalBus {
         props: &Yaml,
         arns: &BTreeMap<String, String>,
     ) -> Result<(), Error> {
-        let bus = stack.resolve(&props["EventBusName"], arns)?;
-        let pattern = serde_json::to_string(&serde_json::to_value(&props["EventPattern"])?)?;
+        // A rule without a bus is on the account's default bus (where AWS services send).
+        let bus = match &props["EventBusName"] {
+            Yaml::Null => "default".to_owned(),
+            named => stack.resolve(named, arns)?,
+        };
+        let pattern = stack.pattern(&props["EventPattern"], arns)?.to_string();
         self.eventbridge()
             .put_rule()
             .name(id)
@@ -453,6 +526,19 @@ macro_rules! local_client {
 }
 use local_client;
 
+/// The local region.
+const REGION: &str = "us-east-1";
+
+/// The server's credentials (it checks none).
+fn local_credentials() -> aws_sdk_s3::config::Credentials {
+    aws_sdk_s3::config::Credentials::new("local", "local", None, None, "local")
+}
+
+/// A bucket's local name: its logical ID in lower case (bucket names have no capitals).
+pub fn bucket_name(logical_id: &str) -> String {
+    format!("store-{}", logical_id.to_lowercase())
+}
+
 /// A create's outcome, where "it exists already" is success: provisioning a server that runs
 /// on (one a second make dev shares) makes nothing twice.
 fn unless_made_already<T, E>(sent: Result<T, SdkError<E, HttpResponse>>) -> Result<(), Error>
@@ -558,6 +644,34 @@ impl<'a> Stack<'a> {
         }
     }
 
+    /// An event pattern as JSON, its `!Ref`s resolved.
+    fn pattern(
+        &self,
+        value: &Yaml,
+        arns: &BTreeMap<String, String>,
+    ) -> Result<serde_json::Value, Error> {
+        Ok(match value {
+            Yaml::Tagged(_) => Value::String(self.resolve(value, arns)?),
+            Yaml::Sequence(items) => Value::Array(
+                items
+                    .iter()
+                    .map(|item| self.pattern(item, arns))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Yaml::Mapping(map) => Value::Object(
+                map.iter()
+                    .map(|(k, v)| {
+                        Ok((
+                            k.as_str().unwrap_or_default().to_owned(),
+                            self.pattern(v, arns)?,
+                        ))
+                    })
+                    .collect::<Result<_, Error>>()?,
+            ),
+            other => serde_json::to_value(other)?,
+        })
+    }
+
     /// A property's value: a string, a parameter's or a made resource's `!Ref` (a bus: its
     /// name), or a made resource's `!GetAtt <id>.Arn`.
     fn resolve(&self, value: &Yaml, arns: &BTreeMap<String, String>) -> Result<String, Error> {
@@ -573,6 +687,7 @@ impl<'a> Stack<'a> {
                     Some("AWS::Events::EventBus") => {
                         self.resolve(&resource["Properties"]["Name"], arns)
                     }
+                    Some("AWS::S3::Bucket") => Ok(bucket_name(name)),
                     _ => Err(format!("!Ref {name}: not a parameter or a bus").into()),
                 }
             }

@@ -25,3 +25,28 @@ pub fn exchange(authority: &str, request: &[u8], what: &str) -> Result<(u16, Str
         .ok_or("no HTTP status")?;
     Ok((status, body.to_owned()))
 }
+
+/// [`exchange`], the answer's body as bytes: a picture's, say.
+pub fn exchange_bytes(
+    authority: &str,
+    request: &[u8],
+    what: &str,
+) -> Result<(u16, Vec<u8>), Error> {
+    let mut stream = TcpStream::connect(authority)
+        .map_err(|err| format!("is {what} running on {authority}? {err}"))?;
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    stream.write_all(request)?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw)?;
+    let end = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or("no HTTP response")?;
+    let head = String::from_utf8_lossy(&raw[..end]);
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or("no HTTP status")?;
+    Ok((status, raw[end + 4..].to_vec()))
+}

@@ -380,6 +380,7 @@ pub fn catalog_items() -> Result<Vec<Item>, Error> {
             product_id: product.product_id.clone(),
             title: product.title.clone(),
             price,
+            cover: None,
         };
         items.extend(category_listing::entries(&entry, &product));
         items.push(catalog_entry::to_item(&entry));
@@ -394,7 +395,7 @@ pub fn catalog_items() -> Result<Vec<Item>, Error> {
             weight_grams: 0,
         }));
         // Version 0: the sample data is history, and publishes nothing.
-        items.push(product::to_item(&product, 0));
+        items.push(product::to_item(&product, 0, &Default::default()));
     }
     items.extend(category_items()?);
     Ok(items)

@@ -30,7 +30,7 @@ impl TestApp {
     pub async fn empty() -> Result<Self, Error> {
         let engine = Engine::in_memory().await?;
         let (client, requests) = engine.counting_client();
-        let store = Store::new(client, LOCAL_TABLE);
+        let store = Store::new(client, LOCAL_TABLE).with_media(signing_only_bucket());
         Ok(Self {
             engine,
             store,
@@ -53,7 +53,7 @@ impl TestApp {
         let faults = Faults::default();
         let (client, requests) = engine.faulty_client(&faults);
         let app = Self {
-            store: Store::new(client, LOCAL_TABLE),
+            store: Store::new(client, LOCAL_TABLE).with_media(signing_only_bucket()),
             engine,
             requests,
         };
@@ -435,6 +435,18 @@ pub async fn stock_catalog(engine: &Engine, body: &str) {
             store.adjust_stock(&sku, 1_000_000).await.expect("stock");
         }
     }
+}
+
+/// A media bucket that signs forms and URLs and reaches nothing (its endpoint is a closed
+/// port): what a test's store has unless it puts moto's S3 in its place
+/// ([`crate::bus::LocalBus::media_bucket`]).
+pub fn signing_only_bucket() -> shared::media::MediaBucket {
+    shared::media::MediaBucket::new(
+        "us-east-1",
+        shared::media::Credentials::new("test", "test", None, None, "test"),
+        Some("http://127.0.0.1:9".to_owned()),
+        "test-media".to_owned(),
+    )
 }
 
 /// A staff caller, for a test's direct calls of the store.

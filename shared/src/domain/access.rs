@@ -29,6 +29,14 @@ pub struct Caller {
     staff: bool,
 }
 
+/// Whoever calls a storefront route, which has no authorizer: no subject, no customer, not
+/// staff. They see what customers see.
+pub static ANONYMOUS: Caller = Caller {
+    subject: String::new(),
+    customer: None,
+    staff: false,
+};
+
 impl Caller {
     /// A caller from the token's subject, its groups and its scopes; `known_machine_client`:
     /// the token was issued to one of the machine clients trusted with the admin scope.

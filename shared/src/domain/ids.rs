@@ -96,6 +96,20 @@ id_type!(
 );
 
 id_type!(
+    /// A product's picture, as in `PRODUCT#<productId>` / `MEDIA#<mediaId>` and its object key
+    /// `media/<productId>/<mediaId>`.
+    MediaId,
+    "mediaId"
+);
+
+impl MediaId {
+    /// A new, time-sortable ID ([`ulid`]): the store chooses it, and with it the object's key.
+    pub fn generate() -> Result<Self, AppError> {
+        Ok(Self(format!("md_{}", ulid(Utc::now())?)))
+    }
+}
+
+id_type!(
     /// A payment provider's event ID (`evt_…`): each event is applied at most once.
     PaymentEventId,
     "event id",

@@ -19,6 +19,7 @@ pub mod idempotency;
 pub mod ids;
 pub mod ledger;
 pub mod lines;
+pub mod media;
 pub mod money;
 pub mod order;
 pub mod page;

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::AppError;
 use crate::domain::ids::{CategoryId, ProductId, Sku};
+use crate::domain::media::{MediaSeen, Picture};
 use crate::domain::money::{Decimal, Money};
 use crate::domain::time::Timestamp;
 
@@ -410,9 +411,9 @@ impl ProductSpec {
     }
 }
 
-/// A published product as the catalog listing shows it: its title and its lowest price.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// A published product as the catalog's listings keep it: its title, its lowest price and its
+/// first picture.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CatalogEntry {
     /// Which product.
     pub product_id: ProductId,
@@ -420,6 +421,24 @@ pub struct CatalogEntry {
     pub title: String,
     /// Its lowest variant price.
     pub price: Money,
+    /// Its first picture.
+    pub cover: Option<Picture>,
+}
+
+/// A published product as a listing answers it: its title, its lowest price and its first
+/// picture, which a browser can load.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListedProduct {
+    /// Which product.
+    pub product_id: ProductId,
+    /// What the catalog calls it.
+    pub title: String,
+    /// Its lowest variant price.
+    pub price: Money,
+    /// Its first picture (none: it has none yet).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub picture: Option<MediaSeen>,
 }
 
 /// A product's title: as a customer's name ([`crate::domain::text::name`]).

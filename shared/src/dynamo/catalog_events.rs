@@ -190,6 +190,7 @@ mod tests {
                     created_at: at(),
                 },
                 version,
+                &Default::default(),
             )
         };
         let events = |old: Option<Item>, new: Item| {

@@ -8,7 +8,7 @@ use crate::domain::access::Caller;
 use crate::domain::category::{self, Category, CategoryNode, ListingSort};
 use crate::domain::ids::CategoryId;
 use crate::domain::page::{Page, PageRequest};
-use crate::domain::product::CatalogEntry;
+use crate::domain::product::ListedProduct;
 use crate::dynamo::codec::Item;
 use crate::dynamo::cursor::text;
 use crate::dynamo::entities::{category as stored, category_listing, category_tree};
@@ -143,7 +143,7 @@ impl Store {
         sort: ListingSort,
         page: &PageRequest,
         caller: &Caller,
-    ) -> Result<Page<CatalogEntry>, AppError> {
+    ) -> Result<Page<ListedProduct>, AppError> {
         let order = match sort {
             ListingSort::Newest => category_listing::Order::Newest,
             ListingSort::PriceAscending | ListingSort::PriceDescending => {
@@ -159,9 +159,13 @@ impl Store {
         let start = query.open(caller, page.cursor.as_deref(), |key| {
             is_listed(key, category, order)
         })?;
-        query
+        let entries = query
             .read_page(self, caller, page, start, category_listing::from_item)
-            .await
+            .await?;
+        Ok(Page {
+            items: self.listed(entries.items).await?,
+            next_cursor: entries.next_cursor,
+        })
     }
 }
 

@@ -37,9 +37,10 @@ use crate::domain::email::EmailState;
 use crate::domain::event::{EventId, EventType};
 use crate::domain::fulfilment::FulfilmentStatus;
 use crate::domain::ids::{
-    CancellationId, CategoryId, CustomerId, DisputeId, FulfilmentId, OrderId, PaymentEventId,
-    PaymentId, ProductId, ProviderRefundId, RefundId, ReturnId, Sku,
+    CancellationId, CategoryId, CustomerId, DisputeId, FulfilmentId, MediaId, OrderId,
+    PaymentEventId, PaymentId, ProductId, ProviderRefundId, RefundId, ReturnId, Sku,
 };
+use crate::domain::media::MediaType;
 use crate::domain::money::{self, Decimal, Money};
 use crate::domain::payment::EventOutcome;
 use crate::domain::product::ProductStatus;
@@ -177,6 +178,10 @@ stored_as!(ProductId, S, "a product id", |s: &str| ProductId::parse(s)
 stored_as!(CategoryId, S, "a category id", |s: &str| {
     CategoryId::parse(s).ok()
 });
+stored_as!(MediaId, S, "a media id", |s: &str| MediaId::parse(s).ok());
+stored_as!(MediaType, S, "a picture's content type", |s: &str| s
+    .parse()
+    .ok());
 stored_as!(ProductStatus, S, "a product status", |s: &str| s
     .parse()
     .ok());

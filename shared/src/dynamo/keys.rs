@@ -17,6 +17,7 @@
 //! | Category | `CATEGORIES` | `CATEGORY#<categoryId>` | 13 |
 //! | Category tree | `CATEGORIES` | `VERSION` | the tree written one change at a time |
 //! | Category listing | `PRODUCT#<productId>` | `LISTED#<categoryId>#<order>` | 14 (GSI3: `CATEGORY#<categoryId>#<order>` / `<price or createdAt>#<productId>`) |
+//! | Product picture | `PRODUCT#<productId>` | `MEDIA#<mediaId>` | 12, once it shows (GSI3: `PRODUCT#<productId>` / `MEDIA#<rank>#<mediaId>`) |
 //! | Idempotency record | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE` | retried POSTs |
 //! | Migration state | `MIGRATION#<name>` | `STATUS`, `SEGMENT#<total>#<i>`, `DEFERRED#<orderId>#<sku>`, `UNPLACEABLE#<PK>#<SK>` | `store-migrate` |
 //! | Cart line | `CUSTOMER#<customerId>` | `CART#<sku>` | 9 |
@@ -57,7 +58,7 @@ pub const GSI2: &str = "GSI2";
 pub const GSI3PK: &str = "GSI3PK";
 /// GSI3's sort key attribute.
 pub const GSI3SK: &str = "GSI3SK";
-/// The catalog's index: a product with its variants.
+/// The catalog's index: a product with its variants and pictures.
 pub const GSI3: &str = "GSI3";
 
 /// The prefixes keys start with; an ID never holds `#`, so a prefix ends where the ID begins.
@@ -91,6 +92,8 @@ pub const CATEGORIES_PK: &str = "CATEGORIES";
 pub const CATEGORY_PREFIX: &str = "CATEGORY#";
 /// A product's listings' sort keys.
 pub const LISTED_PREFIX: &str = "LISTED#";
+/// A product's pictures' sort keys (and GSI3 sort keys, once they show).
+pub const MEDIA_PREFIX: &str = "MEDIA#";
 /// The category tree's version's sort key.
 pub const TREE_VERSION_SK: &str = "VERSION";
 /// The catalog's partitions.
@@ -327,6 +330,8 @@ crate::listed! {
         CategoryTree,
         /// A published product's place in one of its categories' listings.
         CategoryListing,
+        /// A product's picture: an upload awaited, then a picture it shows.
+        ProductMedia,
         /// What an `Idempotency-Key` remembers.
         IdempotencyRecord,
         /// A data migration's state.
@@ -373,6 +378,7 @@ impl Entity {
             Entity::Category => "Category",
             Entity::CategoryTree => "Category tree",
             Entity::CategoryListing => "Category listing",
+            Entity::ProductMedia => "Product picture",
             Entity::IdempotencyRecord => "Idempotency record",
             Entity::MigrationState => "Migration state",
             Entity::CartLine => "Cart line",
@@ -405,6 +411,7 @@ impl Entity {
             Entity::Category => (CATEGORIES_PK, "CATEGORY#<categoryId>"),
             Entity::CategoryTree => (CATEGORIES_PK, TREE_VERSION_SK),
             Entity::CategoryListing => ("PRODUCT#<productId>", "LISTED#<categoryId>#<order>"),
+            Entity::ProductMedia => ("PRODUCT#<productId>", "MEDIA#<mediaId>"),
             Entity::IdempotencyRecord => ("IDEMPOTENCY#<customerId>#<key>", RESPONSE_SK),
             Entity::CartLine => ("CUSTOMER#<customerId>", "CART#<sku>"),
             Entity::CartVersion => ("CUSTOMER#<customerId>", CART_VERSION_SK),
@@ -445,6 +452,8 @@ impl Entity {
             Some(Entity::Product)
         } else if under(PRODUCT_PREFIX) && SortKeys::Prefixed(LISTED_PREFIX).holds(sk) {
             Some(Entity::CategoryListing)
+        } else if under(PRODUCT_PREFIX) && SortKeys::Prefixed(MEDIA_PREFIX).holds(sk) {
+            Some(Entity::ProductMedia)
         } else if pk == CATEGORIES_PK && SortKeys::Prefixed(CATEGORY_PREFIX).holds(sk) {
             Some(Entity::Category)
         } else if pk == CATEGORIES_PK && sk == TREE_VERSION_SK {

@@ -18,6 +18,7 @@ pub mod events;
 pub mod holds;
 pub mod item_write;
 pub mod keys;
+pub mod media;
 pub mod migrations;
 pub mod order_pages;
 pub mod orders;

@@ -32,6 +32,8 @@ pub struct Store {
     pub(crate) currency: Currency,
     /// How many days after their delivery units may be returned (`RETURN_WINDOW_DAYS`).
     pub(crate) return_window_days: u32,
+    /// The bucket products' pictures live in, for the functions that serve them.
+    pub(crate) media: Option<crate::media::MediaBucket>,
 }
 
 /// Seconds since the Unix epoch, as the table's TTL attribute counts them.
@@ -61,7 +63,14 @@ impl Store {
             hold: HoldDuration::default(),
             currency: Currency::default(),
             return_window_days: crate::domain::returns::DEFAULT_RETURN_WINDOW_DAYS,
+            media: None,
         }
+    }
+
+    /// With the bucket products' pictures live in.
+    pub fn with_media(mut self, bucket: crate::media::MediaBucket) -> Self {
+        self.media = Some(bucket);
+        self
     }
 
     /// The same store, taking returns for `days` days after delivery.

@@ -7,6 +7,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::domain::fulfilment::{Tracking, TrackingChange};
 use crate::domain::ids::{CategoryId, Sku};
+use crate::domain::media::Picture;
 use crate::domain::order::LineQuantity;
 use crate::domain::product::{OptionValues, ProductOption};
 use crate::domain::returns::ReceivedLine;
@@ -54,6 +55,33 @@ impl Stored for Vec<ProductOption> {
         })
     }
 }
+
+/// A product's first picture, kept on it and on its listings: a map (`M`) of its `mediaId`, its
+/// `alt` and its `rank`.
+impl Stored for Picture {
+    const EXPECTED: &'static str = "a picture";
+    fn to_attribute(&self) -> AttributeValue {
+        let mut map = Item::new();
+        PICTURE_ID.put(&mut map, &self.media_id);
+        PICTURE_ALT.put(&mut map, &self.alt);
+        PICTURE_RANK.put(&mut map, &self.rank);
+        AttributeValue::M(map)
+    }
+    fn from_attribute(value: AttributeValue) -> Option<Self> {
+        let AttributeValue::M(mut map) = value else {
+            return None;
+        };
+        Some(Picture {
+            media_id: PICTURE_ID.take(&mut map).ok()?,
+            alt: PICTURE_ALT.take(&mut map).ok()?,
+            rank: PICTURE_RANK.take(&mut map).ok()?,
+        })
+    }
+}
+
+const PICTURE_ID: Attr<crate::domain::ids::MediaId> = Attr::new("mediaId");
+const PICTURE_ALT: Attr<String> = Attr::new("alt");
+const PICTURE_RANK: Attr<u32> = Attr::new("rank");
 
 /// A variant's options: a list (`L`) of maps of the option's `name` and the variant's `value`,
 /// in the product's order of options (a map of name to value would lose it).

@@ -153,6 +153,16 @@ pub fn caller(req: &Request) -> Result<&Caller, AppError> {
         .ok_or_else(|| AppError::Unauthorized("a valid bearer token is required".into()))
 }
 
+/// Who is asking on a route any caller may use, the storefront's among them: the caller the
+/// authorizer vouched for, or [`ANONYMOUS`](crate::domain::access::ANONYMOUS) where no
+/// authorizer runs. Dispatch has already refused a request without a caller on every route that
+/// needs one ([`crate::http::routes::authorize`]).
+pub fn viewer(req: &Request) -> &Caller {
+    req.extensions()
+        .get::<Caller>()
+        .unwrap_or(&crate::domain::access::ANONYMOUS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

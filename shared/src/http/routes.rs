@@ -17,6 +17,9 @@ crate::listed! {
     pub enum Admits {
         /// Any signed-in caller: the catalog.
         AnyCaller,
+        /// Anyone, with or without a token: the storefront's catalog reads (the route has no
+        /// JWT authorizer, so a token sent is not read: every caller sees what customers see).
+        Anyone,
         /// The customer the path's `customerId` names, and staff; anyone else is a 403.
         PathCustomer,
         /// The owner of the order the path's `orderId` names, and staff. Only the order says
@@ -113,8 +116,41 @@ pub const ROUTES: &[Route] = &[
         Admits::AnyCaller,
     ),
     route("PUT /products/{productId}", "put-product", Admits::Staff),
+    route(
+        "POST /products/{productId}/media",
+        "add-product-media",
+        Admits::Staff,
+    ),
+    route(
+        "DELETE /products/{productId}/media/{mediaId}",
+        "remove-product-media",
+        Admits::Staff,
+    ),
     route("GET /variants/{sku}", "get-variant", Admits::AnyCaller),
     route("GET /categories", "list-categories", Admits::AnyCaller),
+    // The storefront: the catalog's reads for callers without a token, served by the same
+    // functions as the signed-in routes above, as customers see them.
+    route("GET /storefront/products", "list-products", Admits::Anyone),
+    route(
+        "GET /storefront/products/{productId}",
+        "get-product",
+        Admits::Anyone,
+    ),
+    route(
+        "GET /storefront/variants/{sku}",
+        "get-variant",
+        Admits::Anyone,
+    ),
+    route(
+        "GET /storefront/categories",
+        "list-categories",
+        Admits::Anyone,
+    ),
+    route(
+        "GET /storefront/categories/{categoryId}/products",
+        "list-category-products",
+        Admits::Anyone,
+    ),
     route(
         "PUT /categories/{categoryId}",
         "put-category",
@@ -204,7 +240,7 @@ pub fn find(key: &str) -> Option<&'static Route> {
 pub fn authorize(req: &Request) -> Result<(), AppError> {
     let key = req.extensions().get::<RouteKey>().map(|k| k.0.as_str());
     let declared = key.and_then(find);
-    if declared.is_some_and(|route| route.admits == Admits::ProviderSignature) {
+    if declared.is_some_and(|route| route.admits.needs_no_token()) {
         return Ok(());
     }
     let caller = crate::http::request::caller(req)?;
@@ -218,9 +254,17 @@ pub fn authorize(req: &Request) -> Result<(), AppError> {
 }
 
 impl Admits {
+    /// Whether the route has no JWT authorizer: anyone may call it (the storefront), or the
+    /// caller's signature over the body is checked by its handler (the provider).
+    pub fn needs_no_token(self) -> bool {
+        matches!(self, Admits::Anyone | Admits::ProviderSignature)
+    }
+
     fn check(self, caller: &Caller, req: &Request, key: &str) -> Result<(), AppError> {
         match self {
-            Admits::AnyCaller | Admits::OrderOwner | Admits::ProviderSignature => Ok(()),
+            Admits::AnyCaller | Admits::Anyone | Admits::OrderOwner | Admits::ProviderSignature => {
+                Ok(())
+            }
             Admits::Staff => caller.check_staff(&format!("call {key}")),
             Admits::PathCustomer => {
                 let customer = req
@@ -310,13 +354,30 @@ mod tests {
                 Admits::OrderOwner => assert!(route.key.contains("{orderId}"), "{route:?}"),
                 // A signed route has no caller: it names no customer to admit.
                 Admits::ProviderSignature => assert!(!route.key.contains("{customerId}")),
+                // The storefront reads the catalog only, under its own prefix, with GET.
+                Admits::Anyone => assert!(
+                    route.key.starts_with("GET /storefront/")
+                        && !route.key.contains("{customerId}")
+                        && !route.key.contains("{orderId}"),
+                    "{route:?}"
+                ),
                 Admits::AnyCaller | Admits::Staff => {}
             }
         }
     }
 
     #[test]
-    fn only_the_webhook_needs_no_caller() {
+    fn only_the_webhook_and_the_storefront_need_no_caller() {
+        let storefront = ROUTES.iter().filter(|r| r.admits == Admits::Anyone);
+        for route in storefront {
+            // Each is a signed-in route's twin, served by the same function.
+            let twin = route.key.replacen("/storefront", "", 1);
+            let signed_in = find(&twin).unwrap_or_else(|| panic!("{twin}"));
+            assert_eq!(
+                (signed_in.binary, signed_in.admits),
+                (route.binary, Admits::AnyCaller)
+            );
+        }
         let signed: Vec<&str> = ROUTES
             .iter()
             .filter(|r| r.admits == Admits::ProviderSignature)

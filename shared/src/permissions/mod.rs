@@ -94,6 +94,14 @@ pub enum Sends {
     ReadQueue(&'static str),
     /// Emails through SES, from the template's sender address (`EmailSender`) only.
     SendEmail,
+    /// Objects of an S3 bucket's `media/` keys read (GetObject, and URLs presigned for it), by
+    /// the template's logical ID.
+    ReadObjects(&'static str),
+    /// Objects of an S3 bucket's `media/` keys put (PutObject: the grant a presigned upload is
+    /// signed under), by the template's logical ID.
+    UploadObjects(&'static str),
+    /// Objects of an S3 bucket's `media/` keys deleted, by the template's logical ID.
+    DeleteObjects(&'static str),
 }
 
 impl Sends {
@@ -114,7 +122,10 @@ impl Sends {
             | Sends::WriteLogs(_)
             | Sends::PutEvents(_)
             | Sends::ReadQueue(_)
-            | Sends::SendEmail => None,
+            | Sends::SendEmail
+            | Sends::ReadObjects(_)
+            | Sends::UploadObjects(_)
+            | Sends::DeleteObjects(_) => None,
         }
     }
 

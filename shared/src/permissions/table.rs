@@ -1,8 +1,9 @@
 //! Every Lambda of the template, and what it sends: one line each ([`super::Function`]).
 
 use super::template::{
-    CHECKOUT_TIMEOUT, END_HOLDS_SCHEDULE, EVENTFUL_STREAM, EVERY_MINUTE, MAILER,
-    ORDER_LISTINGS_STREAM, PAY_REFUNDS_SCHEDULE, PROVIDER_KEY, PUBLISHER, WEBHOOK_SECRET,
+    CHECKOUT_TIMEOUT, END_HOLDS_SCHEDULE, EVENTFUL_STREAM, EVERY_MINUTE, MAILER, MEDIA_ARRIVALS,
+    MEDIA_BUCKET, ORDER_LISTINGS_STREAM, PAY_REFUNDS_SCHEDULE, PROVIDER_KEY, PUBLISHER,
+    WEBHOOK_SECRET,
 };
 use super::{Function, IndexPartitions, Sends, function};
 use crate::domain::status::OrderStatus;
@@ -10,15 +11,26 @@ use crate::dynamo::entities::{
     cancellation, cart_line, cart_version, catalog_entry, category, category_listing,
     category_tree, counted_order, customer, customer_email, fulfilment, idempotency, line_item,
     open_order_count, order_header, order_listing, order_return, payment_event, payment_order,
-    product, refund, refund_due, unread_event, variant,
+    product, product_media, refund, refund_due, unread_event, variant,
 };
 use crate::dynamo::keys::Entity;
 use crate::dynamo::query::Index;
 
 use Sends::{
-    BatchGetItem, DeleteItem, GetItem, GetSecret, PutEvents, PutItem, Query, QueryIndex, ReadQueue,
-    ReadStream, SendEmail, SendMessage, UpdateItem, WriteLogs,
+    BatchGetItem, DeleteItem, DeleteObjects, GetItem, GetSecret, PutEvents, PutItem, Query,
+    QueryIndex, ReadObjects, ReadQueue, ReadStream, SendEmail, SendMessage, UpdateItem,
+    UploadObjects, WriteLogs,
 };
+
+// A product's pictures: the bucket they live in, and what changes with one shown or removed.
+/// The pictures' objects read (a presigned URL is signed under this grant).
+const READ_PICTURES: Sends = ReadObjects("MediaBucket");
+/// The product's pictures' summary and version.
+const PICTURE_SUMMARY: Sends = UpdateItem(&[&product::MEDIA]);
+/// The catalog entry's copy of the first picture.
+const COVER_IN_CATALOG: Sends = UpdateItem(&[&catalog_entry::COVER_CHANGE]);
+/// The category listings' copies of the first picture.
+const COVER_IN_LISTINGS: Sends = UpdateItem(&[&category_listing::COVER_CHANGE]);
 
 // What placing an order (or a checkout) reads first, in one BatchGetItem: the customer, the
 // products and the idempotency record.
@@ -347,8 +359,9 @@ pub const FUNCTIONS: &[Function] = &[
     .on_condition("SendsEmail"),
     function(
         "get-product",
-        "Access pattern 12: a product with its variants (Query on GSI3)",
-        &[QueryIndex(Index::Gsi3, IndexPartitions::Products)]),
+        "Access pattern 12: a product with its variants and pictures (Query on GSI3)",
+        &[QueryIndex(Index::Gsi3, IndexPartitions::Products), READ_PICTURES])
+    .deployed_with(&[MEDIA_BUCKET]),
     function(
         "get-variant",
         "Access pattern 5: a variant, its price and stock (GetItem)",
@@ -356,7 +369,8 @@ pub const FUNCTIONS: &[Function] = &[
     function(
         "list-products",
         "The catalog, one Query per page over its shards",
-        &[Query(Entity::CatalogEntry)]),
+        &[Query(Entity::CatalogEntry), READ_PICTURES])
+    .deployed_with(&[MEDIA_BUCKET]),
     function(
         "put-product",
         "Creates or replaces a product with its variants and its catalog entry, in one transaction (staff)",
@@ -373,8 +387,55 @@ pub const FUNCTIONS: &[Function] = &[
             BatchGetItem(Entity::Category),
             PutItem(&category_listing::PUT),
             DeleteItem(&category_listing::REMOVE),
+            // Its pictures, for the answer.
+            Query(Entity::ProductMedia),
+            READ_PICTURES,
         ],
-    ),
+    )
+    .deployed_with(&[MEDIA_BUCKET]),
+    function(
+        "add-product-media",
+        "Starts an upload of a product's picture: a form signed for the media bucket (staff)",
+        &[
+            GetItem(Entity::Product),
+            PutItem(&product_media::START),
+            // The form is signed under this grant: S3 checks the signer may put the object.
+            UploadObjects("MediaBucket"),
+        ],
+    )
+    .deployed_with(&[MEDIA_BUCKET]),
+    function(
+        "remove-product-media",
+        "Removes a product's picture: its object, then its item and the copies of it (staff)",
+        &[
+            GetItem(Entity::ProductMedia),
+            GetItem(Entity::Product),
+            Query(Entity::ProductMedia),
+            DeleteObjects("MediaBucket"),
+            DeleteItem(&product_media::DISCARD),
+            PICTURE_SUMMARY,
+            COVER_IN_CATALOG,
+            COVER_IN_LISTINGS,
+        ],
+    )
+    .deployed_with(&[MEDIA_BUCKET]),
+    function(
+        "check-media",
+        "Checks each picture that arrives in the media bucket, and shows it or deletes it",
+        &[
+            ReadQueue("MediaArrivalQueue"),
+            ReadObjects("MediaBucket"),
+            DeleteObjects("MediaBucket"),
+            GetItem(Entity::ProductMedia),
+            GetItem(Entity::Product),
+            UpdateItem(&[&product_media::SHOW]),
+            DeleteItem(&product_media::DISCARD),
+            PICTURE_SUMMARY,
+            COVER_IN_CATALOG,
+            COVER_IN_LISTINGS,
+        ],
+    )
+    .deployed_with(&[MEDIA_BUCKET, MEDIA_ARRIVALS]),
     function(
         "put-category",
         "Creates, renames or moves a category of the tree, on the tree's version (staff)",
@@ -391,8 +452,9 @@ pub const FUNCTIONS: &[Function] = &[
     function(
         "list-category-products",
         "Access pattern 14: a category's published products by price or newest (Query on GSI3)",
-        &[QueryIndex(Index::Gsi3, IndexPartitions::Categories)],
-    ),
+        &[QueryIndex(Index::Gsi3, IndexPartitions::Categories), READ_PICTURES],
+    )
+    .deployed_with(&[MEDIA_BUCKET]),
     function(
         "adjust-stock",
         "Adds to or takes from a variant's stock, never below 0 (staff)",

@@ -130,3 +130,22 @@ Events:
       BatchSize: 10
       FunctionResponseTypes:
         - ReportBatchItemFailures"#;
+
+/// The media bucket's name, and its endpoint under `make dev` and `sam local invoke` (moto's S3,
+/// beside the bus).
+pub(super) const MEDIA_BUCKET: &str = r#"Environment:
+  Variables:
+    MEDIA_BUCKET: !Ref MediaBucket
+    AWS_ENDPOINT_URL_S3: !If [UseLocalEvents, !Ref LocalEventsEndpoint, !Ref AWS::NoValue]"#;
+
+/// check-media's trigger: the queue the media bucket's "Object Created" events reach through
+/// their rule on the default bus.
+pub(super) const MEDIA_ARRIVALS: &str = r#"Timeout: 30
+Events:
+  Queue:
+    Type: SQS
+    Properties:
+      Queue: !GetAtt MediaArrivalQueue.Arn
+      BatchSize: 10
+      FunctionResponseTypes:
+        - ReportBatchItemFailures"#;

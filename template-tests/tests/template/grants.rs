@@ -213,8 +213,12 @@ fn each_functions_grants_are_exactly_what_its_declaration_needs() {
         let wrong = mismatches(&grants, declaration.sends);
         assert!(wrong.is_empty(), "{name}:\n{}", wrong.join("\n"));
         for grant in &grants {
+            // The one wildcard: a bucket's objects under the pictures' prefix (S3 grants on
+            // objects name keys; the store's keys are chosen per upload).
+            let objects =
+                grant.resource.ends_with("/media/*") && grant.resource.matches('*').count() == 1;
             assert!(
-                !grant.action.contains('*') && !grant.resource.contains('*'),
+                !grant.action.contains('*') && (!grant.resource.contains('*') || objects),
                 "{name}: wildcard"
             );
             assert_ne!(grant.action, "dynamodb:Scan", "{name}");

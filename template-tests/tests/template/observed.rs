@@ -29,7 +29,9 @@ async fn run_scenarios(binary: &str) -> usize {
         // back are written too.
         let store = Store::new(app.engine.dev_client(), LOCAL_TABLE)
             .with_max_open_orders(Some(10))
-            .with_max_held_quantity(Some(100));
+            .with_max_held_quantity(Some(100))
+            // A bucket that only signs (forms, URLs): check-media's step reads moto's.
+            .with_media(local_engine::testing::signing_only_bucket());
         for step in &scenario {
             // What a step reads to build its request (the hold a payment pays) is not the
             // function's own request.
@@ -78,6 +80,7 @@ fn scenarios(binary: &str) -> Vec<Vec<Step>> {
             "pay-refunds" => "pay-refunds",
             "publish-events" => "publish-events",
             "email-customers" => "email-customers",
+            "check-media" => "check-media",
             _ => parsed["routeKey"]
                 .as_str()
                 .and_then(shared::http::routes::find)
@@ -250,9 +253,8 @@ async fn the_hold(store: &Store) -> (String, i64, String) {
 /// A route's request, built before the step runs (`None` for the schedule and the stream).
 async fn prepare(store: &Store, step: &Step) -> Option<(Store, lambda_http::Request)> {
     match step.event.as_str() {
-        "expire-holds" | "order-stats" | "pay-refunds" | "publish-events" | "email-customers" => {
-            None
-        }
+        "expire-holds" | "order-stats" | "pay-refunds" | "publish-events" | "email-customers"
+        | "check-media" => None,
         _ => Some(request(store, step).await),
     }
 }
@@ -294,6 +296,7 @@ async fn run(store: &Store, step: &Step, prepared: Option<(Store, lambda_http::R
             assert!(response.batch_item_failures.is_empty(), "{response:?}");
         }
         "publish-events" | "email-customers" => subscribe(store, step).await,
+        "check-media" => check_media(store, step).await,
         _ => {
             let (store, req) = prepared.expect("a route's request");
             let response =
@@ -302,6 +305,10 @@ async fn run(store: &Store, step: &Step, prepared: Option<(Store, lambda_http::R
                     .expect("known binary");
             let answered = match &step.case {
                 Some(case) => response.status().as_u16() == case.status,
+                // The sample names a picture the sample data does not have (a picture's object
+                // would have to be in a bucket): its removal's requests are held to the
+                // declaration by functions/tests/handlers/product_media.rs, on moto's S3.
+                None if step.event == "remove-product-media" => response.status() == 404,
                 None => response.status().is_success(),
             };
             assert!(
@@ -317,6 +324,30 @@ async fn run(store: &Store, step: &Step, prepared: Option<(Store, lambda_http::R
 
 /// The publisher's or the email subscriber's sample event, on a bus of its own (moto's
 /// server, template.yaml's bus and queues made on it): nothing reported failed.
+/// check-media's sample on moto's S3 (the template's bucket made there): an arrival whose object
+/// is not in the bucket, nothing reported failed.
+async fn check_media(store: &Store, step: &Step) {
+    let bus = tokio::task::spawn_blocking(local_engine::bus::LocalBus::for_test)
+        .await
+        .expect("join")
+        .expect("moto");
+    let made = bus
+        .provision(&template::parse().expect("template"), &[])
+        .await
+        .expect("the bucket");
+    let store = store
+        .clone()
+        .with_media(bus.media_bucket(&made, "MediaBucket").expect("bucket"));
+    let text = std::fs::read_to_string(step.file()).expect("event");
+    let event = serde_json::from_str(&text).expect("queue event");
+    let response = as_function(
+        "check-media",
+        functions::check_media::handle(&store, event, std::time::Duration::from_secs(10)),
+    )
+    .await;
+    assert!(response.batch_item_failures.is_empty(), "{response:?}");
+}
+
 async fn subscribe(store: &Store, step: &Step) {
     let bus = tokio::task::spawn_blocking(local_engine::bus::LocalBus::for_test)
         .await

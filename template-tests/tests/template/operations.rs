@@ -95,8 +95,8 @@ fn every_function_has_an_alarm_on_its_errors_and_throttles() {
     binaries.sort();
     binaries.dedup();
     // ...and the holds' expiry and the refunds payer, on their schedules; the event publisher,
-    // on the stream; the customers' emails, on their queue.
-    assert_eq!(functions.len(), binaries.len() + 5);
+    // on the stream; the customers' emails and the pictures' check, on their queues.
+    assert_eq!(functions.len(), binaries.len() + 6);
     let alarms = alarms(&template);
     for function in functions {
         let watching: Vec<(String, String)> = alarms

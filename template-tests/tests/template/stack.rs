@@ -84,8 +84,9 @@ fn every_route_is_behind_the_jwt_authorizer_and_throttled() {
             .values()
             .filter(|e| e["Type"].as_str() == Some("HttpApi"))
         {
-            // A route's own Auth could opt out (Authorizer: NONE); only the route table's one
-            // ProviderSignature route does: the payment webhook, which its signature guards.
+            // A route's own Auth could opt out (Authorizer: NONE); only the route table's routes
+            // that need no token do: the payment webhook, which its signature guards, and the
+            // storefront's catalog reads.
             let key = format!(
                 "{} {}",
                 event["Properties"]["Method"]
@@ -94,8 +95,8 @@ fn every_route_is_behind_the_jwt_authorizer_and_throttled() {
                     .to_ascii_uppercase(),
                 event["Properties"]["Path"].as_str().unwrap_or_default()
             );
-            let signed = shared::http::routes::find(&key)
-                .is_some_and(|r| r.admits == shared::http::routes::Admits::ProviderSignature);
+            let signed =
+                shared::http::routes::find(&key).is_some_and(|r| r.admits.needs_no_token());
             if signed {
                 assert_eq!(
                     event["Properties"]["Auth"]["Authorizer"].as_str(),

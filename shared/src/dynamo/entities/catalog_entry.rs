@@ -5,6 +5,7 @@
 //! puts its entry while it is published and deletes it otherwise, in the same transaction.
 
 use crate::domain::ids::ProductId;
+use crate::domain::media::Picture;
 use crate::domain::money::Money;
 use crate::domain::product::CatalogEntry;
 use crate::dynamo::codec::{BadItem, Item, SK, primary_key};
@@ -12,7 +13,7 @@ use crate::dynamo::keys::{
     self, CATALOG_PREFIX, Entity, MalformedKey, PRODUCT_PREFIX, fnv1a, malformed,
 };
 use crate::dynamo::record::record;
-use crate::dynamo::update::{DeleteSpec, PutSpec};
+use crate::dynamo::update::{DeleteSpec, PutSpec, UpdateSpec};
 
 record! {
     /// What an entry stores of its product: its title (`name`, as entries of SKUs called it
@@ -22,6 +23,8 @@ record! {
         title: String = NAME "name", required, store;
         /// Its product's lowest variant price.
         price: Money = PRICE "price", required, store;
+        /// Its product's first picture.
+        cover: Picture = COVER "cover", optional, store;
     }
 }
 
@@ -31,7 +34,14 @@ pub const SHARDS: u32 = 4;
 /// What writing an entry puts: the entry whole.
 pub const PUT: PutSpec = PutSpec {
     entity: Entity::CatalogEntry,
-    attributes: &[keys::PK, keys::SK, NAME.name, PRICE.name],
+    attributes: &[keys::PK, keys::SK, NAME.name, PRICE.name, COVER.name],
+};
+/// Its product's first picture changed (shown, or removed): the entry's copy, on the
+/// condition that the entry is there.
+pub const COVER_CHANGE: UpdateSpec = UpdateSpec {
+    set: &[COVER.name],
+    remove: &[COVER.name],
+    ..UpdateSpec::of(Entity::CatalogEntry)
 };
 /// What unpublishing a product deletes: its entry.
 pub const REMOVE: DeleteSpec = DeleteSpec {
@@ -113,6 +123,11 @@ mod tests {
             product_id: product1(),
             title: "Blue mug".into(),
             price: Money::parse_number("19.95").expect("money"),
+            cover: Some(crate::domain::media::Picture {
+                media_id: crate::domain::ids::MediaId::parse("md_1").expect("id"),
+                alt: "A blue mug".into(),
+                rank: 0,
+            }),
         };
         let item = to_item(&entry);
         assert_eq!(item["PK"], AttributeValue::S("CATALOG#0".into()));

@@ -7,6 +7,7 @@
 //! moves in the listing with it, never after.
 
 use crate::domain::ids::{CategoryId, ProductId};
+use crate::domain::media::Picture;
 use crate::domain::money::{Decimal, Money};
 use crate::domain::product::{CatalogEntry, Product, ProductStatus};
 use crate::domain::time::Timestamp;
@@ -14,7 +15,7 @@ use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
 use crate::dynamo::entities::product;
 use crate::dynamo::keys::{self, CATEGORY_PREFIX, Entity, LISTED_PREFIX};
 use crate::dynamo::record::record;
-use crate::dynamo::update::{DeleteSpec, PutSpec};
+use crate::dynamo::update::{DeleteSpec, PutSpec, UpdateSpec};
 
 record! {
     /// What a listing stores of its product.
@@ -23,6 +24,8 @@ record! {
         title: String = TITLE "title", required, store;
         /// Its product's lowest variant price.
         price: Money = PRICE "price", required, store;
+        /// Its product's first picture.
+        cover: Picture = COVER "cover", optional, store;
     }
 }
 
@@ -41,7 +44,15 @@ pub const PUT: PutSpec = PutSpec {
         keys::GSI3SK,
         TITLE.name,
         PRICE.name,
+        COVER.name,
     ],
+};
+/// Its product's first picture changed (shown, or removed): the entry's copy, on the
+/// condition that the entry is there.
+pub const COVER_CHANGE: UpdateSpec = UpdateSpec {
+    set: &[COVER.name],
+    remove: &[COVER.name],
+    ..UpdateSpec::of(Entity::CategoryListing)
 };
 /// What a product that leaves a category (or is unpublished) deletes: its entries there.
 pub const REMOVE: DeleteSpec = DeleteSpec {
@@ -170,6 +181,7 @@ mod tests {
             product_id: ProductId::parse("tee").expect("id"),
             title: "Plain tee".into(),
             price: Money::parse_number("18.5").expect("money"),
+            cover: None,
         };
         let coffee = CategoryId::parse("shirts").expect("id");
         let by_price = to_item(&entry, &coffee, placed(), Order::Price);

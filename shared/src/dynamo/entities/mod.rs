@@ -29,6 +29,7 @@ pub mod order_return;
 pub mod payment_event;
 pub mod payment_order;
 pub mod product;
+pub mod product_media;
 pub mod refund;
 pub mod refund_due;
 pub mod unread_event;
@@ -72,6 +73,10 @@ pub const UPDATES: &[&UpdateSpec] = &[
     &order_header::WITHDRAW,
     &order_listing::WITHDRAW,
     &order_return::MOVE,
+    &product_media::SHOW,
+    &product::MEDIA,
+    &catalog_entry::COVER_CHANGE,
+    &category_listing::COVER_CHANGE,
 ];
 
 /// Every kind of PutItem the store sends.
@@ -98,6 +103,7 @@ pub const PUTS: &[&PutSpec] = &[
     &fulfilment::PUT,
     &cancellation::PUT,
     &order_return::PUT,
+    &product_media::START,
 ];
 
 /// Every kind of DeleteItem the store sends.
@@ -107,6 +113,7 @@ pub const DELETES: &[&DeleteSpec] = &[
     &customer_email::RELEASE,
     &catalog_entry::REMOVE,
     &category_listing::REMOVE,
+    &product_media::DISCARD,
 ];
 
 #[cfg(test)]
@@ -313,6 +320,11 @@ mod tests {
             product_id: product_id.clone(),
             title: "Mug".into(),
             price: Money::parse_number("9").expect("money"),
+            cover: Some(crate::domain::media::Picture {
+                media_id: crate::domain::ids::MediaId::parse("md_1").expect("id"),
+                alt: String::new(),
+                rank: 0,
+            }),
         };
         let product = crate::domain::product::Product {
             product_id,
@@ -347,7 +359,18 @@ mod tests {
             (&line_item::PUT, line_item::to_item(&order, &line)),
             (&cart_line::PUT, cart_line::to_item(&c1(), &cart, 1)),
             (&catalog_entry::PUT, catalog_entry::to_item(&entry)),
-            (&product::PUT, product::to_item(&product, 1)),
+            (
+                &product::PUT,
+                product::to_item(
+                    &product,
+                    1,
+                    &crate::domain::media::MediaSummary {
+                        count: 1,
+                        next_rank: 1,
+                        cover: entry.cover.clone(),
+                    },
+                ),
+            ),
             (
                 &category::PUT,
                 category::to_item(&crate::domain::category::Category {
@@ -398,6 +421,21 @@ mod tests {
             (
                 &refund_due::POINTER,
                 refund_due::pointer(&refund).expect("an order's"),
+            ),
+            (
+                &product_media::START,
+                product_media::to_item(
+                    &crate::domain::media::PendingMedia {
+                        product_id: crate::domain::ids::ProductId::parse("tee").expect("id"),
+                        media_id: crate::domain::ids::MediaId::parse("md_1").expect("id"),
+                        upload: crate::domain::media::MediaUpload {
+                            media_type: crate::domain::media::MediaType::Png,
+                            content_length: 100,
+                            alt: "A tee".into(),
+                        },
+                    },
+                    1,
+                ),
             ),
             (
                 &unread_event::PUT,
@@ -524,6 +562,13 @@ mod tests {
                     category_listing::Order::Newest,
                 ),
                 Entity::CategoryListing,
+            ),
+            (
+                product_media::key(
+                    &crate::domain::ids::ProductId::parse("tee").expect("id"),
+                    &crate::domain::ids::MediaId::parse("md_1").expect("id"),
+                ),
+                Entity::ProductMedia,
             ),
             (idempotency::key(&c1(), &key), Entity::IdempotencyRecord),
             (

@@ -5,12 +5,13 @@
 //! replacements, so that one never overwrites a concurrent one.
 
 use crate::domain::ids::{CategoryId, ProductId, Sku};
+use crate::domain::media::{MediaSummary, Picture};
 use crate::domain::product::{Product, ProductOption, ProductStatus};
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
 use crate::dynamo::keys::{self, Entity, MalformedKey, PRODUCT_PREFIX, malformed};
 use crate::dynamo::record::record;
-use crate::dynamo::update::PutSpec;
+use crate::dynamo::update::{PutSpec, UpdateSpec};
 
 /// The product's sort key (and its GSI3 sort key).
 pub const SORT_KEY: &str = keys::DETAILS_SK;
@@ -35,8 +36,14 @@ record! {
     }
 }
 
-/// How many times it was written.
+/// How many times it was written (a picture shown or removed moves it on too).
 pub const VERSION: Attr<u64> = Attr::new("version");
+/// How many pictures it shows.
+pub const MEDIA_COUNT: Attr<u32> = Attr::new("mediaCount");
+/// The rank its next picture gets.
+pub const NEXT_RANK: Attr<u32> = Attr::new("nextRank");
+/// Its first picture, which its listings show too.
+pub const COVER: Attr<Picture> = Attr::new("cover");
 /// GSI3's partition key: its own.
 pub const GSI3PK: Attr<String> = Attr::new(keys::GSI3PK);
 /// GSI3's sort key: [`SORT_KEY`].
@@ -59,7 +66,18 @@ pub const PUT: PutSpec = PutSpec {
         SKUS.name,
         CREATED_AT.name,
         VERSION.name,
+        MEDIA_COUNT.name,
+        NEXT_RANK.name,
+        COVER.name,
     ],
+};
+/// A picture shown or removed: its pictures' summary, and its version moved on, on the
+/// condition that the version is the one read (so that a write of the product, which carries
+/// the summary to its listings, never misses it).
+pub const MEDIA: UpdateSpec = UpdateSpec {
+    set: &[VERSION.name, MEDIA_COUNT.name, NEXT_RANK.name, COVER.name],
+    remove: &[COVER.name],
+    ..UpdateSpec::of(Entity::Product)
 };
 
 /// The product's partition key.
@@ -84,14 +102,28 @@ pub fn key(product: &ProductId) -> Item {
     primary_key(pk(product), SORT_KEY)
 }
 
-/// The product at `version`, with its GSI3 keys.
-pub fn to_item(product: &Product, version: u64) -> Item {
+/// The product at `version`, with its pictures' summary and its GSI3 keys.
+pub fn to_item(product: &Product, version: u64, media: &MediaSummary) -> Item {
     let mut item = key(&product.product_id);
     Record::write(&mut item, product);
     VERSION.put(&mut item, &version);
+    if media.count > 0 || media.next_rank > 0 {
+        MEDIA_COUNT.put(&mut item, &media.count);
+        NEXT_RANK.put(&mut item, &media.next_rank);
+    }
+    COVER.put_optional(&mut item, media.cover.as_ref());
     GSI3PK.put(&mut item, &gsi3pk(&product.product_id));
     GSI3SK.put(&mut item, &SORT_KEY.to_owned());
     item
+}
+
+/// What the product's item keeps of its pictures (none: no attributes).
+pub fn media_of(item: &Item) -> MediaSummary {
+    MediaSummary {
+        count: MEDIA_COUNT.get(item).unwrap_or(0),
+        next_rank: NEXT_RANK.get(item).unwrap_or(0),
+        cover: COVER.get(item),
+    }
 }
 
 /// The product and its version.
@@ -130,7 +162,7 @@ mod tests {
             skus: vec![sku1()],
             created_at: placed(),
         };
-        let item = to_item(&tee, 2);
+        let item = to_item(&tee, 2, &MediaSummary::default());
         assert_eq!(
             item["PK"].as_s().ok().map(String::as_str),
             Some("PRODUCT#tee")

@@ -15,6 +15,7 @@ use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 
 use crate::AppError;
 use crate::domain::ids::ProductId;
+use crate::domain::media::MediaSummary;
 use crate::domain::product::{Product, ProductStatus};
 use crate::domain::time::Timestamp;
 use crate::domain::variant::Variant;
@@ -148,7 +149,10 @@ impl Store {
         let put = patiently(|_| async {
             let sent = product::PUT
                 // Version 0: what was on sale before is history, not news (no event).
-                .put(&self.table, product::to_item(&product, 0))
+                .put(
+                    &self.table,
+                    product::to_item(&product, 0, &MediaSummary::default()),
+                )
                 .only_new()
                 .request(&self.client)?
                 .return_consumed_capacity(ReturnConsumedCapacity::Total)

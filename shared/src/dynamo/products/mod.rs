@@ -19,7 +19,7 @@ use crate::AppError;
 use crate::domain::access::Caller;
 use crate::domain::ids::Sku;
 use crate::domain::page::{Page, PageRequest};
-use crate::domain::product::CatalogEntry;
+use crate::domain::product::ListedProduct;
 use crate::domain::variant::Variant;
 use crate::dynamo::codec::Item;
 use crate::dynamo::cursor::{self, text};
@@ -239,7 +239,7 @@ impl Store {
         &self,
         page: &PageRequest,
         caller: &Caller,
-    ) -> Result<Page<CatalogEntry>, AppError> {
+    ) -> Result<Page<ListedProduct>, AppError> {
         // A cursor names a shard's next product (PK, SK), or a shard to start (PK alone).
         let after = cursor::open(caller, page.cursor.as_deref(), |key| {
             shard_of(key).is_some()
@@ -270,7 +270,7 @@ impl Store {
                 )])
             })
         };
-        query.page(
+        let entries = query.page(
             caller,
             out.items.unwrap_or_default(),
             page.limit,
@@ -280,6 +280,10 @@ impl Store {
                     .or_else(next_shard)
             },
             catalog_entry::from_item,
-        )
+        )?;
+        Ok(Page {
+            items: self.listed(entries.items).await?,
+            next_cursor: entries.next_cursor,
+        })
     }
 }

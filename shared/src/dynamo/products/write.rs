@@ -7,6 +7,7 @@ use aws_sdk_dynamodb::types::builders::UpdateBuilder;
 use crate::AppError;
 use crate::domain::access::Caller;
 use crate::domain::ids::{ProductId, Sku};
+use crate::domain::media::MediaSummary;
 use crate::domain::product::{CatalogEntry, Product, ProductSpec, ProductStatus, VariantSpec};
 use crate::dynamo::entities::{catalog_entry, category_listing, product, variant};
 use crate::dynamo::store::Store;
@@ -67,7 +68,7 @@ impl Store {
                 let current = self.read_product(id, true).await?;
                 let created = current.is_none();
                 let mut product = spec.product.clone();
-                if let Some((before, _)) = &current {
+                if let Some((before, ..)) = &current {
                     product.created_at = before.created_at;
                 }
                 let transaction = self.product_transaction(spec, &product, current.as_ref())?;
@@ -100,18 +101,21 @@ impl Store {
         for item in self.batch_get(keys, true).await? {
             variants.push(variant::from_item(item)?);
         }
+        let pictures = self.shown_media(&product.product_id).await?;
+        let media = self.pictures_seen(&product.product_id, &pictures).await?;
         Ok(ProductWritten {
-            product: ProductSeen::of(product, &variants, caller),
+            product: ProductSeen::of(product, &variants, media, caller),
             created,
         })
     }
 
-    /// The product, by GetItem (`consistent`: strongly consistent), with its version.
+    /// The product, by GetItem (`consistent`: strongly consistent), with its version and what
+    /// it keeps of its pictures.
     pub(crate) async fn read_product(
         &self,
         id: &ProductId,
         consistent: bool,
-    ) -> Result<Option<(Product, u64)>, AppError> {
+    ) -> Result<Option<(Product, u64, MediaSummary)>, AppError> {
         let out = self
             .client
             .get_item()
@@ -120,7 +124,12 @@ impl Store {
             .consistent_read(consistent)
             .send()
             .await?;
-        Ok(out.item.map(product::from_item).transpose()?)
+        let Some(item) = out.item else {
+            return Ok(None);
+        };
+        let media = product::media_of(&item);
+        let (product, version) = product::from_item(item)?;
+        Ok(Some((product, version, media)))
     }
 
     /// The transaction that writes `product` over `current` (its item and version).
@@ -128,20 +137,21 @@ impl Store {
         &self,
         spec: &ProductSpec,
         product: &Product,
-        current: Option<&(Product, u64)>,
+        current: Option<&(Product, u64, MediaSummary)>,
     ) -> Result<Transaction<Action>, AppError> {
         let id = &product.product_id;
         let dropped: Vec<&Sku> = current
-            .map(|(before, _)| before.skus.iter())
+            .map(|(before, ..)| before.skus.iter())
             .into_iter()
             .flatten()
             .filter(|sku| !product.skus.contains(sku))
             .collect();
         let mut transaction = Transaction::with_capacity(spec.variants.len() + dropped.len() + 2);
-        let version = current.map(|(_, version)| *version);
+        let version = current.map(|(_, version, _)| *version);
+        let media = current.map(|(.., media)| media.clone()).unwrap_or_default();
         let put = product::PUT.put(
             &self.table,
-            product::to_item(product, version.map_or(1, |v| v + 1)),
+            product::to_item(product, version.map_or(1, |v| v + 1), &media),
         );
         let put = match version {
             Some(version) => {
@@ -171,6 +181,7 @@ impl Store {
             product_id: id.clone(),
             title: product.title.clone(),
             price: spec.lowest_price(),
+            cover: media.cover,
         };
         if product.status == ProductStatus::Published {
             let put = catalog_entry::PUT.put(&self.table, catalog_entry::to_item(&entry));
@@ -179,7 +190,7 @@ impl Store {
             let delete = catalog_entry::REMOVE.delete(&self.table, catalog_entry::key(id));
             transaction.delete(Action::CatalogEntry, delete.build()?)?;
         }
-        self.list_in_categories(&mut transaction, &entry, product, current.map(|(p, _)| p))?;
+        self.list_in_categories(&mut transaction, &entry, product, current.map(|(p, ..)| p))?;
         if transaction.len() > MAX_ACTIONS {
             return Err(AppError::invalid(format!(
                 "this write would take {} actions, more than one transaction holds ({MAX_ACTIONS}): drop fewer variants, or change fewer categories, at once",
