@@ -354,27 +354,9 @@ impl Bench {
             "PUT product (new, one variant)",
             put_product,
             None,
-            "the product read; product, variant, catalog entry: one transaction; the variant read back",
+            "the product read; product, variant, catalog entry: one transaction; the variant and its pictures read back",
         );
-        let (upload, _) = self
-            .units(
-                functions::add_product_media::handle,
-                send_json(
-                    Who::Staff,
-                    "POST /products/{productId}/media",
-                    "/products/bench-plain/media",
-                    &[],
-                    r#"{"contentType":"image/png","contentLength":204800}"#,
-                ),
-                201,
-            )
-            .await?;
-        self.row(
-            "POST product picture (the upload's form)",
-            upload,
-            None,
-            "the product read (how many pictures it shows), then the awaited picture put; the form is signed in the function",
-        );
+        self.picture_form().await?;
         let mut in_category = Units::default();
         for i in 0..PAGE {
             let sku = format!("bench-{i:02}");
@@ -409,6 +391,30 @@ impl Bench {
             in_category,
             None,
             "as above, the category read first, and its two listing entries in the transaction",
+        );
+        Ok(())
+    }
+
+    /// A picture's upload form for the product [`Self::catalog`] made first.
+    async fn picture_form(&mut self) -> Result<(), Error> {
+        let (upload, _) = self
+            .units(
+                functions::add_product_media::handle,
+                send_json(
+                    Who::Staff,
+                    "POST /products/{productId}/media",
+                    "/products/bench-plain/media",
+                    &[],
+                    r#"{"contentType":"image/png","contentLength":204800}"#,
+                ),
+                201,
+            )
+            .await?;
+        self.row(
+            "POST product picture (the upload's form)",
+            upload,
+            None,
+            "the product read (how many pictures it shows), then the awaited picture put; the form is signed in the function",
         );
         Ok(())
     }

@@ -188,6 +188,19 @@ impl Harness {
             .expect("tee is listed")
     }
 
+    /// `DELETE /products/tee/media/{media}` from staff: its status.
+    async fn remove(&self, media: &str) -> u16 {
+        let req = call(
+            Who::Staff,
+            "DELETE /products/{productId}/media/{mediaId}",
+            &format!("/products/tee/media/{media}"),
+            "",
+            &[],
+            b"",
+        );
+        parts(dispatch(&self.store, req, functions::remove_product_media::handle).await).0
+    }
+
     /// Whether the bucket holds `media`'s object.
     async fn stored(&self, media: &str) -> bool {
         let bucket = &self.made.buckets["MediaBucket"];
@@ -264,17 +277,7 @@ async fn a_picture_uploaded_with_its_form_shows_loads_and_is_removed_with_its_ob
     assert_eq!(ranks, [(json!(media), json!(0)), (json!(second), json!(1))]);
 
     // Removing the first deletes its object, and the listing shows the second.
-    let remove = call(
-        Who::Staff,
-        "DELETE /products/{productId}/media/{mediaId}",
-        &format!("/products/tee/media/{media}"),
-        "",
-        &[],
-        b"",
-    );
-    let (status, _, _) =
-        parts(dispatch(&h.store, remove, functions::remove_product_media::handle).await);
-    assert_eq!(status, 204);
+    assert_eq!(h.remove(&media).await, 204);
     assert!(
         !h.stored(&media).await,
         "the removed picture's object is deleted"
@@ -284,18 +287,7 @@ async fn a_picture_uploaded_with_its_form_shows_loads_and_is_removed_with_its_ob
     assert_eq!(product["media"].as_array().map(Vec::len), Some(1));
     assert_eq!(h.listed().await["picture"]["mediaId"], second.as_str());
     // Removing it again is a 404.
-    let again = call(
-        Who::Staff,
-        "DELETE /products/{productId}/media/{mediaId}",
-        &format!("/products/tee/media/{media}"),
-        "",
-        &[],
-        b"",
-    );
-    assert_eq!(
-        parts(dispatch(&h.store, again, functions::remove_product_media::handle).await).0,
-        404
-    );
+    assert_eq!(h.remove(&media).await, 404);
 }
 
 #[tokio::test]
