@@ -24,6 +24,7 @@ pub mod money;
 pub mod order;
 pub mod page;
 pub mod payment;
+pub mod pricing;
 pub mod product;
 pub mod provider_refund;
 pub mod refund;
