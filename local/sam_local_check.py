@@ -72,6 +72,13 @@ INVOKES = [
     # the mug does not have is a 404.
     ("AddProductMediaFunction", "add-product-media", 201, {"mediaId": ANY, "upload.url": "http://host.docker.internal:8430/store-mediabucket", "upload.fields.Content-Type": "image/png"}),
     ("RemoveProductMediaFunction", "remove-product-media", 404, {"type": "/problems/not-found"}),
+    # The sample ways to ship: standard replaced with its zones and bands, then those serving
+    # California, by name.
+    ("PutShippingOptionFunction", "put-shipping-option", 200, {"optionId": "standard", "rate.byWeight.1.price": "9.50"}),
+    ("ListShippingOptionsFunction", "list-shipping-options", 200, {"items.0.optionId": "express", "items.1.optionId": "standard"}),
+    # France's tax set (new), and the United States' as the sample data has it.
+    ("PutTaxRateFunction", "put-tax-rate", 201, {"country": "FR", "rate": "20", "shippingTaxed": True}),
+    ("GetTaxRateFunction", "get-tax-rate", 200, {"country": "US", "regions.US-CA": "7.25"}),
     # c1's cart: a line of sku-2 held, read back, removed, then the cart emptied.
     ("EditCartFunction", "edit-cart", 200, {"items.0.sku": "sku-2", "items.0.quantity": 2}),
     ("GetCartFunction", "get-cart", 200, {"items.0.sku": "sku-2"}),
@@ -271,6 +278,8 @@ def main():
             ("PATCH", "/orders/o100/fulfilments/ff_o100"), ("POST", "/orders/o104/cancellations"),
             ("POST", "/orders/o102/returns"), ("PATCH", "/orders/o102/returns/rt_1"),
             ("POST", "/orders/o102/returns/rt_1/receipt"), ("GET", "/returns"),
+            ("PUT", "/shipping-options/standard"), ("GET", "/shipping-options?country=US"),
+            ("PUT", "/tax-rates/FR"), ("GET", "/tax-rates/US"),
         ]
         for method, path in routes:
             connection = http.client.HTTPConnection("127.0.0.1", API_PORT, timeout=120)
@@ -285,7 +294,8 @@ def main():
         # answers what customers see.
         storefront = [("/storefront/products/sku-1", "productId"), ("/storefront/variants/sku-1", "sku"),
                       ("/storefront/categories", "categories"), ("/storefront/products", "items"),
-                      ("/storefront/categories/kitchen/products", "items")]
+                      ("/storefront/categories/kitchen/products", "items"),
+                      ("/storefront/shipping-options?country=DE", "items")]
         for path, field in storefront:
             connection = http.client.HTTPConnection("127.0.0.1", API_PORT, timeout=120)
             connection.request("GET", path)

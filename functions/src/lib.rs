@@ -16,6 +16,7 @@ pub mod get_customer;
 pub mod get_order;
 pub mod get_order_items;
 pub mod get_product;
+pub mod get_tax_rate;
 pub mod get_variant;
 pub mod list_categories;
 pub mod list_category_products;
@@ -25,6 +26,7 @@ pub mod list_product_orders;
 pub mod list_products;
 pub mod list_refunds;
 pub mod list_returns;
+pub mod list_shipping_options;
 pub mod order_stats;
 pub mod pay_refunds;
 pub mod payment_webhook;
@@ -33,6 +35,8 @@ pub mod publish_events;
 pub mod put_category;
 pub mod put_customer;
 pub mod put_product;
+pub mod put_shipping_option;
+pub mod put_tax_rate;
 pub mod receive_return;
 pub mod refund_order;
 pub mod remove_product_media;
@@ -79,6 +83,10 @@ macro_rules! http_over_the_store {
             "update-return" => $crate::update_return::handle,
             "receive-return" => $crate::receive_return::handle,
             "list-returns" => $crate::list_returns::handle,
+            "put-shipping-option" => $crate::put_shipping_option::handle,
+            "list-shipping-options" => $crate::list_shipping_options::handle,
+            "put-tax-rate" => $crate::put_tax_rate::handle,
+            "get-tax-rate" => $crate::get_tax_rate::handle,
         }
     };
 }

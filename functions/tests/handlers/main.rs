@@ -35,6 +35,8 @@ mod receive_return;
 mod refund_order;
 mod request_return;
 mod ship_order;
+mod shipping_options;
+mod tax_rates;
 mod update_fulfilment;
 mod update_order_status;
 mod update_return;

@@ -414,7 +414,66 @@ pub fn items() -> Result<Vec<Item>, Error> {
     }
     items.extend(return_items()?);
     items.extend(cart_items()?);
+    items.extend(shipping_items()?);
+    items.extend(tax_items()?);
     Ok(items)
+}
+
+/// The sample tax: Germany's 19 %, shipping taxed; the United States' states that set one, in
+/// two of them (no rate of the country's own).
+fn tax_items() -> Result<Vec<Item>, Error> {
+    use shared::domain::tax::TaxRateBody;
+    let rates = [
+        (
+            "DE",
+            serde_json::json!({"rate": "19", "shippingTaxed": true}),
+        ),
+        (
+            "US",
+            serde_json::json!({"rate": "0", "regions": {"US-CA": "7.25", "US-NY": "8.875"}}),
+        ),
+    ];
+    rates
+        .into_iter()
+        .map(|(country, body)| {
+            let body: TaxRateBody = serde_json::from_value(body)?;
+            let rate = body.check(shared::domain::address::Country::parse(country)?)?;
+            Ok(shared::dynamo::entities::tax_rate::to_item(&rate))
+        })
+        .collect()
+}
+
+/// The sample ways to ship: standard to the United States and Germany by weight, free from
+/// 100.00; express to California and New York, flat.
+fn shipping_items() -> Result<Vec<Item>, Error> {
+    use shared::domain::shipping::ShippingOptionBody;
+    let options = [
+        (
+            "standard",
+            serde_json::json!({
+                "name": "Standard",
+                "zones": [{"country": "US"}, {"country": "DE"}],
+                "rate": {"byWeight": [{"upToGrams": 1000, "price": "4.00"}, {"upToGrams": 5000, "price": "9.50"}]},
+                "freeAbove": "100.00",
+            }),
+        ),
+        (
+            "express",
+            serde_json::json!({
+                "name": "Express",
+                "zones": [{"country": "US", "regions": ["US-CA", "US-NY"]}],
+                "rate": {"flat": "15.00"},
+            }),
+        ),
+    ];
+    options
+        .into_iter()
+        .map(|(id, body)| {
+            let body: ShippingOptionBody = serde_json::from_value(body)?;
+            let option = body.check(shared::domain::ids::ShippingOptionId::parse(id)?)?;
+            Ok(shared::dynamo::entities::shipping_option::to_item(&option))
+        })
+        .collect()
 }
 
 /// The sample cart: c2's, ready to check out (`events/checkout.json`), its lines expiring

@@ -96,6 +96,12 @@ id_type!(
 );
 
 id_type!(
+    /// A way to ship, as in `SHIPPING` / `OPTION#<optionId>`.
+    ShippingOptionId,
+    "optionId"
+);
+
+id_type!(
     /// A product's picture, as in `PRODUCT#<productId>` / `MEDIA#<mediaId>` and its object key
     /// `media/<productId>/<mediaId>`.
     MediaId,

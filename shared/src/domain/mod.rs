@@ -3,6 +3,7 @@
 //! types and no status codes.
 
 pub mod access;
+pub mod address;
 pub mod cancellation;
 pub mod cart;
 pub mod catalog_change;
@@ -30,8 +31,10 @@ pub mod provider_refund;
 pub mod refund;
 pub mod returns;
 pub mod rules;
+pub mod shipping;
 pub mod stats;
 pub mod status;
+pub mod tax;
 #[cfg(test)]
 mod test_support;
 pub mod text;

@@ -32,13 +32,15 @@ use std::marker::PhantomData;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::AppError;
+use crate::domain::address::Country;
 use crate::domain::customer::{CustomerName, EmailAddress};
 use crate::domain::email::EmailState;
 use crate::domain::event::{EventId, EventType};
 use crate::domain::fulfilment::FulfilmentStatus;
 use crate::domain::ids::{
     CancellationId, CategoryId, CustomerId, DisputeId, FulfilmentId, MediaId, OrderId,
-    PaymentEventId, PaymentId, ProductId, ProviderRefundId, RefundId, ReturnId, Sku,
+    PaymentEventId, PaymentId, ProductId, ProviderRefundId, RefundId, ReturnId, ShippingOptionId,
+    Sku,
 };
 use crate::domain::media::MediaType;
 use crate::domain::money::{self, Decimal, Money};
@@ -179,6 +181,11 @@ stored_as!(CategoryId, S, "a category id", |s: &str| {
     CategoryId::parse(s).ok()
 });
 stored_as!(MediaId, S, "a media id", |s: &str| MediaId::parse(s).ok());
+stored_as!(ShippingOptionId, S, "a shipping option id", |s: &str| {
+    ShippingOptionId::parse(s).ok()
+});
+stored_as!(Country, S, "a country code", |s: &str| Country::parse(s)
+    .ok());
 stored_as!(MediaType, S, "a picture's content type", |s: &str| s
     .parse()
     .ok());

@@ -18,6 +18,8 @@
 //! | Category tree | `CATEGORIES` | `VERSION` | the tree written one change at a time |
 //! | Category listing | `PRODUCT#<productId>` | `LISTED#<categoryId>#<order>` | 14 (GSI3: `CATEGORY#<categoryId>#<order>` / `<price or createdAt>#<productId>`) |
 //! | Product picture | `PRODUCT#<productId>` | `MEDIA#<mediaId>` | 12, once it shows (GSI3: `PRODUCT#<productId>` / `MEDIA#<rank>#<mediaId>`) |
+//! | Shipping option | `SHIPPING` | `OPTION#<optionId>` | the options serving an address (one Query) |
+//! | Tax rate | `TAX` | `COUNTRY#<country>` | the tax where an order goes (one GetItem) |
 //! | Idempotency record | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE` | retried POSTs |
 //! | Migration state | `MIGRATION#<name>` | `STATUS`, `SEGMENT#<total>#<i>`, `DEFERRED#<orderId>#<sku>`, `UNPLACEABLE#<PK>#<SK>` | `store-migrate` |
 //! | Cart line | `CUSTOMER#<customerId>` | `CART#<sku>` | 9 |
@@ -94,6 +96,14 @@ pub const CATEGORY_PREFIX: &str = "CATEGORY#";
 pub const LISTED_PREFIX: &str = "LISTED#";
 /// A product's pictures' sort keys (and GSI3 sort keys, once they show).
 pub const MEDIA_PREFIX: &str = "MEDIA#";
+/// The partition of every country's tax.
+pub const TAX_PK: &str = "TAX";
+/// Tax rates' sort keys.
+pub const COUNTRY_PREFIX: &str = "COUNTRY#";
+/// The partition of every shipping option.
+pub const SHIPPING_PK: &str = "SHIPPING";
+/// Shipping options' sort keys.
+pub const OPTION_PREFIX: &str = "OPTION#";
 /// The category tree's version's sort key.
 pub const TREE_VERSION_SK: &str = "VERSION";
 /// The catalog's partitions.
@@ -332,6 +342,10 @@ crate::listed! {
         CategoryListing,
         /// A product's picture: an upload awaited, then a picture it shows.
         ProductMedia,
+        /// A way to ship: where to, and its rate.
+        ShippingOption,
+        /// A country's tax: its rate, its regions' own, whether shipping is taxed.
+        TaxRate,
         /// What an `Idempotency-Key` remembers.
         IdempotencyRecord,
         /// A data migration's state.
@@ -379,6 +393,8 @@ impl Entity {
             Entity::CategoryTree => "Category tree",
             Entity::CategoryListing => "Category listing",
             Entity::ProductMedia => "Product picture",
+            Entity::ShippingOption => "Shipping option",
+            Entity::TaxRate => "Tax rate",
             Entity::IdempotencyRecord => "Idempotency record",
             Entity::MigrationState => "Migration state",
             Entity::CartLine => "Cart line",
@@ -412,6 +428,8 @@ impl Entity {
             Entity::CategoryTree => (CATEGORIES_PK, TREE_VERSION_SK),
             Entity::CategoryListing => ("PRODUCT#<productId>", "LISTED#<categoryId>#<order>"),
             Entity::ProductMedia => ("PRODUCT#<productId>", "MEDIA#<mediaId>"),
+            Entity::ShippingOption => (SHIPPING_PK, "OPTION#<optionId>"),
+            Entity::TaxRate => (TAX_PK, "COUNTRY#<country>"),
             Entity::IdempotencyRecord => ("IDEMPOTENCY#<customerId>#<key>", RESPONSE_SK),
             Entity::CartLine => ("CUSTOMER#<customerId>", "CART#<sku>"),
             Entity::CartVersion => ("CUSTOMER#<customerId>", CART_VERSION_SK),
@@ -456,6 +474,10 @@ impl Entity {
             Some(Entity::ProductMedia)
         } else if pk == CATEGORIES_PK && SortKeys::Prefixed(CATEGORY_PREFIX).holds(sk) {
             Some(Entity::Category)
+        } else if pk == TAX_PK && SortKeys::Prefixed(COUNTRY_PREFIX).holds(sk) {
+            Some(Entity::TaxRate)
+        } else if pk == SHIPPING_PK && SortKeys::Prefixed(OPTION_PREFIX).holds(sk) {
+            Some(Entity::ShippingOption)
         } else if pk == CATEGORIES_PK && sk == TREE_VERSION_SK {
             Some(Entity::CategoryTree)
         } else if under(CATALOG_PREFIX) && SortKeys::Prefixed(PRODUCT_PREFIX).holds(sk) {

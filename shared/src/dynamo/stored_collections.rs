@@ -5,12 +5,14 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
+use crate::domain::address::{Country, Region};
 use crate::domain::fulfilment::{Tracking, TrackingChange};
 use crate::domain::ids::{CategoryId, Sku};
 use crate::domain::media::Picture;
 use crate::domain::order::LineQuantity;
 use crate::domain::product::{OptionValues, ProductOption};
 use crate::domain::returns::ReceivedLine;
+use crate::domain::shipping::{Band, Rate, Zone};
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, Item, Stored};
 
@@ -82,6 +84,105 @@ impl Stored for Picture {
 const PICTURE_ID: Attr<crate::domain::ids::MediaId> = Attr::new("mediaId");
 const PICTURE_ALT: Attr<String> = Attr::new("alt");
 const PICTURE_RANK: Attr<u32> = Attr::new("rank");
+
+/// Where a shipping option ships: a list (`L`) of maps of a `country` and its `regions` (a
+/// list, absent for all of it).
+impl Stored for Vec<Zone> {
+    const EXPECTED: &'static str = "a list of zones";
+    fn to_attribute(&self) -> AttributeValue {
+        list_of_maps(self, |map, zone| {
+            ZONE_COUNTRY.put(map, &zone.country);
+            if !zone.regions.is_empty() {
+                let regions = zone.regions.iter().map(|r| r.as_str().to_owned()).collect();
+                ZONE_REGIONS.put(map, &regions);
+            }
+        })
+    }
+    fn from_attribute(value: AttributeValue) -> Option<Self> {
+        from_list_of_maps(value, |map| {
+            Some(Zone {
+                country: ZONE_COUNTRY.take(map).ok()?,
+                regions: ZONE_REGIONS
+                    .take_optional(map)
+                    .ok()?
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(Region::stored)
+                    .collect(),
+            })
+        })
+    }
+}
+
+const ZONE_COUNTRY: Attr<Country> = Attr::new("country");
+const ZONE_REGIONS: Attr<Vec<String>> = Attr::new("regions");
+
+/// A shipping option's rate: a map (`M`) of `flat` (a number), or of `byWeight` (a list of maps
+/// of `upToGrams` and `price`).
+impl Stored for Rate {
+    const EXPECTED: &'static str = "a shipping rate";
+    fn to_attribute(&self) -> AttributeValue {
+        let mut map = Item::new();
+        match self {
+            Rate::Flat(price) => RATE_FLAT.put(&mut map, price),
+            Rate::ByWeight(bands) => {
+                map.insert(
+                    RATE_BY_WEIGHT.to_owned(),
+                    list_of_maps(bands, |band_map, band| {
+                        BAND_UP_TO.put(band_map, &band.up_to_grams);
+                        BAND_PRICE.put(band_map, &band.price);
+                    }),
+                );
+            }
+        }
+        AttributeValue::M(map)
+    }
+    fn from_attribute(value: AttributeValue) -> Option<Self> {
+        let AttributeValue::M(mut map) = value else {
+            return None;
+        };
+        if let Some(flat) = RATE_FLAT.take_optional(&mut map).ok()? {
+            return Some(Rate::Flat(flat));
+        }
+        let bands = from_list_of_maps(map.remove(RATE_BY_WEIGHT)?, |band| {
+            Some(Band {
+                up_to_grams: BAND_UP_TO.take(band).ok()?,
+                price: BAND_PRICE.take(band).ok()?,
+            })
+        })?;
+        Some(Rate::ByWeight(bands))
+    }
+}
+
+const RATE_FLAT: Attr<crate::domain::money::Money> = Attr::new("flat");
+const RATE_BY_WEIGHT: &str = "byWeight";
+const BAND_UP_TO: Attr<u64> = Attr::new("upToGrams");
+const BAND_PRICE: Attr<crate::domain::money::Money> = Attr::new("price");
+
+/// Regions' own tax rates: a map (`M`) of ISO 3166-2 code to a number.
+impl Stored for std::collections::BTreeMap<Region, crate::domain::money::Decimal> {
+    const EXPECTED: &'static str = "a map of regions' rates";
+    fn to_attribute(&self) -> AttributeValue {
+        AttributeValue::M(
+            self.iter()
+                .map(|(region, rate)| (region.as_str().to_owned(), rate.to_attribute()))
+                .collect(),
+        )
+    }
+    fn from_attribute(value: AttributeValue) -> Option<Self> {
+        let AttributeValue::M(map) = value else {
+            return None;
+        };
+        map.into_iter()
+            .map(|(region, rate)| {
+                Some((
+                    Region::stored(region),
+                    crate::domain::money::Decimal::from_attribute(rate)?,
+                ))
+            })
+            .collect()
+    }
+}
 
 /// A variant's options: a list (`L`) of maps of the option's `name` and the variant's `value`,
 /// in the product's order of options (a map of name to value would lose it).

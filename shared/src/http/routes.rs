@@ -220,6 +220,23 @@ pub const ROUTES: &[Route] = &[
         Admits::Staff,
     ),
     route("GET /returns", "list-returns", Admits::Staff),
+    route(
+        "PUT /shipping-options/{optionId}",
+        "put-shipping-option",
+        Admits::Staff,
+    ),
+    route(
+        "GET /shipping-options",
+        "list-shipping-options",
+        Admits::AnyCaller,
+    ),
+    route(
+        "GET /storefront/shipping-options",
+        "list-shipping-options",
+        Admits::Anyone,
+    ),
+    route("PUT /tax-rates/{country}", "put-tax-rate", Admits::Staff),
+    route("GET /tax-rates/{country}", "get-tax-rate", Admits::Staff),
 ];
 
 /// The route a request came in on, as API Gateway names it (`routeKey`): an extension of the

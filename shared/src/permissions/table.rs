@@ -11,7 +11,7 @@ use crate::dynamo::entities::{
     cancellation, cart_line, cart_version, catalog_entry, category, category_listing,
     category_tree, counted_order, customer, customer_email, fulfilment, idempotency, line_item,
     open_order_count, order_header, order_listing, order_return, payment_event, payment_order,
-    product, product_media, refund, refund_due, unread_event, variant,
+    product, product_media, refund, refund_due, shipping_option, tax_rate, unread_event, variant,
 };
 use crate::dynamo::keys::Entity;
 use crate::dynamo::query::Index;
@@ -436,6 +436,29 @@ pub const FUNCTIONS: &[Function] = &[
         ],
     )
     .deployed_with(&[MEDIA_BUCKET, MEDIA_ARRIVALS]),
+    function(
+        "put-shipping-option",
+        "Creates or replaces a way to ship: where to, its rate (staff)",
+        &[
+            Query(Entity::ShippingOption),
+            PutItem(&shipping_option::PUT),
+        ],
+    ),
+    function(
+        "list-shipping-options",
+        "The ways to ship to an address (one Query)",
+        &[Query(Entity::ShippingOption)],
+    ),
+    function(
+        "put-tax-rate",
+        "Creates or replaces a country's tax rate (staff)",
+        &[PutItem(&tax_rate::PUT)],
+    ),
+    function(
+        "get-tax-rate",
+        "A country's tax rate (GetItem, staff)",
+        &[GetItem(Entity::TaxRate)],
+    ),
     function(
         "put-category",
         "Creates, renames or moves a category of the tree, on the tree's version (staff)",

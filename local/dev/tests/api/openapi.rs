@@ -215,8 +215,9 @@ fn money_has_two_forms_each_named_by_its_schema() {
         let want: &[&str] = match name.as_str() {
             // What goes through the payment provider: integers in the smallest unit.
             "amount" | "paid" | "refunded" | "refundable" => &["MinorUnits"],
-            // The catalog's and the orders' money: decimal strings.
-            "price" | "total" | "totalSpent" => &["Money", "Price"],
+            // The catalog's and the orders' money: decimal strings (Amount: a price or 0, a
+            // shipping rate that is free).
+            "price" | "total" | "totalSpent" => &["Money", "Price", "Amount"],
             _ => continue,
         };
         checked += 1;

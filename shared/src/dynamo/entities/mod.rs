@@ -32,6 +32,8 @@ pub mod product;
 pub mod product_media;
 pub mod refund;
 pub mod refund_due;
+pub mod shipping_option;
+pub mod tax_rate;
 pub mod unread_event;
 pub mod variant;
 
@@ -104,6 +106,8 @@ pub const PUTS: &[&PutSpec] = &[
     &cancellation::PUT,
     &order_return::PUT,
     &product_media::START,
+    &shipping_option::PUT,
+    &tax_rate::PUT,
 ];
 
 /// Every kind of DeleteItem the store sends.
@@ -438,6 +442,36 @@ mod tests {
                 ),
             ),
             (
+                &shipping_option::PUT,
+                shipping_option::to_item(&crate::domain::shipping::ShippingOption {
+                    option_id: crate::domain::ids::ShippingOptionId::parse("standard").expect("id"),
+                    name: "Standard".into(),
+                    zones: vec![crate::domain::shipping::Zone {
+                        country: crate::domain::address::Country::parse("US").expect("us"),
+                        regions: Vec::new(),
+                    }],
+                    rate: crate::domain::shipping::Rate::Flat(
+                        Money::parse_number("5").expect("money"),
+                    ),
+                    free_above: Money::parse_number("50"),
+                }),
+            ),
+            (
+                &tax_rate::PUT,
+                tax_rate::to_item(&crate::domain::tax::TaxRate {
+                    country: crate::domain::address::Country::parse("DE").expect("de"),
+                    rate: crate::domain::money::Decimal::from(19),
+                    regions: std::collections::BTreeMap::from([(
+                        crate::domain::address::Country::parse("DE")
+                            .expect("de")
+                            .region("BY")
+                            .expect("by"),
+                        crate::domain::money::Decimal::from(7),
+                    )]),
+                    shipping_taxed: true,
+                }),
+            ),
+            (
                 &unread_event::PUT,
                 unread_event::to_item(b"{}", "unreadable", test_support::placed()),
             ),
@@ -569,6 +603,16 @@ mod tests {
                     &crate::domain::ids::MediaId::parse("md_1").expect("id"),
                 ),
                 Entity::ProductMedia,
+            ),
+            (
+                shipping_option::key(
+                    &crate::domain::ids::ShippingOptionId::parse("standard").expect("id"),
+                ),
+                Entity::ShippingOption,
+            ),
+            (
+                tax_rate::key(&crate::domain::address::Country::parse("US").expect("us")),
+                Entity::TaxRate,
             ),
             (idempotency::key(&c1(), &key), Entity::IdempotencyRecord),
             (

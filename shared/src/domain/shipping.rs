@@ -1,0 +1,288 @@
+//! Ways to ship: each serves some countries (or some of their regions) and charges a rate — flat,
+//! or by the cart's weight in bands — free above a subtotal when staff say so. A storefront
+//! lists those that serve an address; the price of a cart takes the one the customer chose.
+
+use serde::{Deserialize, Serialize};
+
+use crate::AppError;
+use crate::domain::address::{Country, Region};
+use crate::domain::ids::ShippingOptionId;
+use crate::domain::money::{Decimal, Money};
+use crate::domain::pricing::cents::{self, Cents};
+use crate::domain::product;
+
+/// The most ways to ship a store has: one Query reads them all, far inside a page.
+pub const MAX_OPTIONS: usize = 50;
+/// The most places one option serves.
+pub const MAX_ZONES: usize = 50;
+/// The most regions of one country a zone names.
+pub const MAX_REGIONS: usize = 100;
+/// The most weight bands of one rate.
+pub const MAX_BANDS: usize = 20;
+
+/// Where an option ships: a country, whole or some of its regions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Zone {
+    /// The country.
+    pub country: Country,
+    /// Its regions served (none: all of it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub regions: Vec<Region>,
+}
+
+/// One weight band: up to and including `up_to_grams`, this price.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Band {
+    /// The heaviest cart in the band, in grams.
+    pub up_to_grams: u64,
+    /// Its price.
+    pub price: Money,
+}
+
+/// What an option charges.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Rate {
+    /// The same whatever the cart weighs.
+    Flat(Money),
+    /// By the cart's weight: the first band it fits (a heavier cart is not served).
+    ByWeight(Vec<Band>),
+}
+
+/// A way to ship.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShippingOption {
+    /// Its ID.
+    pub option_id: ShippingOptionId,
+    /// What customers read.
+    pub name: String,
+    /// Where it ships.
+    pub zones: Vec<Zone>,
+    /// What it charges.
+    pub rate: Rate,
+    /// Free from this subtotal (after discounts) on, when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub free_above: Option<Money>,
+}
+
+impl ShippingOption {
+    /// Whether it ships to `country` (and `region`, where it serves only some).
+    pub fn serves(&self, country: &Country, region: Option<&Region>) -> bool {
+        self.zones.iter().any(|zone| {
+            zone.country == *country
+                && (zone.regions.is_empty() || region.is_some_and(|r| zone.regions.contains(r)))
+        })
+    }
+
+    /// What it charges a cart of `weight_grams` whose subtotal after discounts is `subtotal`;
+    /// `None` when the cart is heavier than its last band.
+    pub fn charge(&self, weight_grams: u64, subtotal: Cents) -> Result<Option<Cents>, AppError> {
+        if let Some(free) = self.free_above
+            && subtotal >= cents::cents(free)?
+        {
+            return Ok(Some(0));
+        }
+        match &self.rate {
+            Rate::Flat(price) => Ok(Some(cents::cents(*price)?)),
+            Rate::ByWeight(bands) => bands
+                .iter()
+                .find(|band| weight_grams <= band.up_to_grams)
+                .map(|band| cents::cents(band.price))
+                .transpose(),
+        }
+    }
+}
+
+/// An option as staff send it: `PUT /shipping-options/{optionId}`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ShippingOptionBody {
+    /// What customers read.
+    pub name: String,
+    /// Where it ships.
+    pub zones: Vec<ZoneBody>,
+    /// What it charges.
+    pub rate: RateBody,
+    /// Free from this subtotal on (a decimal string).
+    #[serde(default)]
+    pub free_above: Option<String>,
+}
+
+/// A zone as staff send it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ZoneBody {
+    /// ISO 3166-1 alpha-2.
+    pub country: String,
+    /// ISO 3166-2 codes of that country (none: all of it).
+    #[serde(default)]
+    pub regions: Vec<String>,
+}
+
+/// A rate as staff send it: exactly one of the two.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RateBody {
+    /// A flat price (a decimal string).
+    #[serde(default)]
+    pub flat: Option<String>,
+    /// Weight bands, lightest first.
+    #[serde(default)]
+    pub by_weight: Option<Vec<BandBody>>,
+}
+
+/// A band as staff send it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BandBody {
+    /// Up to this many grams, included.
+    pub up_to_grams: u64,
+    /// This price (a decimal string).
+    pub price: String,
+}
+
+/// An amount staff give: a price, or 0.
+fn amount(raw: &str) -> Result<Money, AppError> {
+    if raw.trim_end_matches('0').trim_end_matches('.') == "0" || raw == "0" {
+        return Ok(Money::new(Decimal::ZERO));
+    }
+    product::price(raw)
+}
+
+impl ShippingOptionBody {
+    /// The option, or a 400 naming what is wrong.
+    pub fn check(self, option_id: ShippingOptionId) -> Result<ShippingOption, AppError> {
+        let name = product::product_name(&self.name)?;
+        if self.zones.is_empty() || self.zones.len() > MAX_ZONES {
+            return Err(AppError::invalid(format!(
+                "zones must name 1-{MAX_ZONES} places"
+            )));
+        }
+        let mut zones: Vec<Zone> = Vec::with_capacity(self.zones.len());
+        for zone in self.zones {
+            let country = Country::parse(&zone.country)?;
+            if zones.iter().any(|z| z.country == country) {
+                return Err(AppError::invalid(format!(
+                    "zones name {country} twice: give its regions in one zone"
+                )));
+            }
+            if zone.regions.len() > MAX_REGIONS {
+                return Err(AppError::invalid(format!(
+                    "a zone names at most {MAX_REGIONS} regions"
+                )));
+            }
+            let mut regions = zone
+                .regions
+                .iter()
+                .map(|r| country.region(r))
+                .collect::<Result<Vec<_>, _>>()?;
+            regions.sort();
+            regions.dedup();
+            zones.push(Zone { country, regions });
+        }
+        let rate = match (self.rate.flat, self.rate.by_weight) {
+            (Some(flat), None) => Rate::Flat(amount(&flat)?),
+            (None, Some(bands)) => Rate::ByWeight(check_bands(bands)?),
+            _ => {
+                return Err(AppError::invalid(
+                    "rate must be exactly one of {\"flat\": price} or {\"byWeight\": [bands]}",
+                ));
+            }
+        };
+        Ok(ShippingOption {
+            option_id,
+            name,
+            zones,
+            rate,
+            free_above: self.free_above.as_deref().map(product::price).transpose()?,
+        })
+    }
+}
+
+fn check_bands(bands: Vec<BandBody>) -> Result<Vec<Band>, AppError> {
+    if bands.is_empty() || bands.len() > MAX_BANDS {
+        return Err(AppError::invalid(format!(
+            "byWeight must have 1-{MAX_BANDS} bands"
+        )));
+    }
+    let mut checked: Vec<Band> = Vec::with_capacity(bands.len());
+    for band in bands {
+        if checked
+            .last()
+            .is_some_and(|last| band.up_to_grams <= last.up_to_grams)
+        {
+            return Err(AppError::invalid(
+                "byWeight's bands must go from the lightest up, each heavier than the last",
+            ));
+        }
+        checked.push(Band {
+            up_to_grams: band.up_to_grams,
+            price: amount(&band.price)?,
+        });
+    }
+    Ok(checked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(json: serde_json::Value) -> Result<ShippingOption, AppError> {
+        let body: ShippingOptionBody = serde_json::from_value(json).expect("shape");
+        body.check(ShippingOptionId::parse("standard").expect("id"))
+    }
+
+    #[test]
+    fn an_option_serves_its_zones_and_charges_by_weight_or_free_above() {
+        let option = body(serde_json::json!({
+            "name": "Standard",
+            "zones": [{"country": "US", "regions": ["CA", "US-NY"]}, {"country": "de"}],
+            "rate": {"byWeight": [{"upToGrams": 1000, "price": "4.00"}, {"upToGrams": 5000, "price": "9.50"}]},
+            "freeAbove": "100.00",
+        }))
+        .expect("valid");
+        let us = Country::parse("US").expect("us");
+        let de = Country::parse("DE").expect("de");
+        let ca = us.region("CA").expect("ca");
+        let tx = us.region("TX").expect("tx");
+        assert!(option.serves(&us, Some(&ca)));
+        assert!(!option.serves(&us, Some(&tx)));
+        assert!(!option.serves(&us, None), "a region it names must be given");
+        assert!(option.serves(&de, None));
+        assert_eq!(option.charge(800, 2_000).expect("rate"), Some(400));
+        assert_eq!(option.charge(1_000, 2_000).expect("rate"), Some(400));
+        assert_eq!(option.charge(1_001, 2_000).expect("rate"), Some(950));
+        assert_eq!(
+            option.charge(6_000, 2_000).expect("rate"),
+            None,
+            "too heavy"
+        );
+        assert_eq!(
+            option.charge(6_000, 10_000).expect("rate"),
+            Some(0),
+            "free above"
+        );
+    }
+
+    #[test]
+    fn a_broken_option_is_refused() {
+        for bad in [
+            serde_json::json!({"name": "X", "zones": [], "rate": {"flat": "1.00"}}),
+            serde_json::json!({"name": "X", "zones": [{"country": "XX"}], "rate": {"flat": "1.00"}}),
+            serde_json::json!({"name": "X", "zones": [{"country": "US", "regions": ["BY"]}], "rate": {"flat": "1.00"}}),
+            serde_json::json!({"name": "X", "zones": [{"country": "US"}, {"country": "us"}], "rate": {"flat": "1.00"}}),
+            serde_json::json!({"name": "X", "zones": [{"country": "US"}], "rate": {}}),
+            serde_json::json!({"name": "X", "zones": [{"country": "US"}], "rate": {"flat": "1.00", "byWeight": []}}),
+            serde_json::json!({"name": "X", "zones": [{"country": "US"}], "rate": {"byWeight": [{"upToGrams": 500, "price": "2.00"}, {"upToGrams": 500, "price": "3.00"}]}}),
+            serde_json::json!({"name": "X", "zones": [{"country": "US"}], "rate": {"flat": "-1.00"}}),
+        ] {
+            assert!(body(bad.clone()).is_err(), "{bad}");
+        }
+        let free = body(serde_json::json!({"name": "Pickup", "zones": [{"country": "FR"}], "rate": {"flat": "0"}}))
+            .expect("a free option");
+        assert_eq!(free.charge(0, 0).expect("rate"), Some(0));
+    }
+}
