@@ -146,3 +146,42 @@ async fn the_sample_event_is_answered() {
     assert_eq!(status, 201, "{body}");
     assert_eq!(body["customerId"], "c7");
 }
+
+#[tokio::test]
+async fn a_profile_keeps_a_checked_shipping_address_until_a_replacement_drops_it() {
+    let app = TestApp::empty().await.expect("app");
+    let with_address = json!({
+        "name": "Ana Torres", "email": "ana@example.com",
+        "address": {"name": "Ana Torres", "line1": "1 Market St", "city": "San Francisco",
+                    "postalCode": "94105", "country": "us", "region": "ca"},
+    });
+    let (status, _, _, body) = put(&app, "c1", &with_address.to_string()).await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(
+        body["address"],
+        json!({"name": "Ana Torres", "line1": "1 Market St", "city": "San Francisco",
+               "postalCode": "94105", "country": "US", "region": "US-CA"})
+    );
+    let read = local_engine::testing::get(
+        Who::Customer("c1"),
+        "GET /customers/{customerId}",
+        "/customers/c1",
+        "",
+    );
+    let (_, _, profile) = parts(dispatch(&app.store, read, functions::get_customer::handle).await);
+    assert_eq!(profile["address"]["region"], "US-CA", "{profile}");
+    for (country, region) in [("XX", "CA"), ("US", "BY"), ("DE", "CA")] {
+        let mut bad = with_address.clone();
+        bad["address"]["country"] = json!(country);
+        bad["address"]["region"] = json!(region);
+        let (status, _, _, body) = put(&app, "c1", &bad.to_string()).await;
+        assert_eq!(status, 400, "{country} {region}: {body}");
+    }
+    let without = json!({"name": "Ana Torres", "email": "ana@example.com"});
+    let (status, _, _, body) = put(&app, "c1", &without.to_string()).await;
+    assert_eq!(
+        (status, body.get("address")),
+        (200, None),
+        "a replacement without one drops it"
+    );
+}

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::AppError;
+use crate::domain::address::Address;
 use crate::domain::ids::CustomerId;
 use crate::domain::money::Money;
 use crate::domain::time::Timestamp;
@@ -18,6 +19,9 @@ pub struct Customer {
     pub customer_id: CustomerId,
     pub(crate) name: CustomerName,
     pub(crate) email: EmailAddress,
+    /// Where their orders go unless checkout says otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) address: Option<Address>,
 }
 
 /// The longest name accepted.
@@ -32,7 +36,18 @@ impl Customer {
             customer_id,
             name: CustomerName::parse(name)?,
             email: EmailAddress::parse(email)?,
+            address: None,
         })
+    }
+
+    /// With `address` kept on the profile (none: no address).
+    pub fn with_address(self, address: Option<Address>) -> Self {
+        Self { address, ..self }
+    }
+
+    /// Where their orders go unless checkout says otherwise.
+    pub fn address(&self) -> Option<&Address> {
+        self.address.as_ref()
     }
 
     /// Their name, as given.

@@ -5,7 +5,7 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::domain::address::{Country, Region};
+use crate::domain::address::{Address, Country, Region};
 use crate::domain::fulfilment::{Tracking, TrackingChange};
 use crate::domain::ids::{CategoryId, Sku};
 use crate::domain::media::Picture;
@@ -183,6 +183,48 @@ impl Stored for std::collections::BTreeMap<Region, crate::domain::money::Decimal
             .collect()
     }
 }
+
+/// A shipping address: a map (`M`) of its lines, its `country` and its `region` where given.
+impl Stored for Address {
+    const EXPECTED: &'static str = "an address";
+    fn to_attribute(&self) -> AttributeValue {
+        let mut map = Item::new();
+        ADDRESS_NAME.put(&mut map, &self.name);
+        ADDRESS_LINE1.put(&mut map, &self.line1);
+        ADDRESS_LINE2.put_optional(&mut map, self.line2.as_ref());
+        ADDRESS_CITY.put(&mut map, &self.city);
+        ADDRESS_POSTAL_CODE.put(&mut map, &self.postal_code);
+        ZONE_COUNTRY.put(&mut map, &self.country);
+        if let Some(region) = &self.region {
+            ADDRESS_REGION.put(&mut map, &region.as_str().to_owned());
+        }
+        AttributeValue::M(map)
+    }
+    fn from_attribute(value: AttributeValue) -> Option<Self> {
+        let AttributeValue::M(mut map) = value else {
+            return None;
+        };
+        Some(Address {
+            name: ADDRESS_NAME.take(&mut map).ok()?,
+            line1: ADDRESS_LINE1.take(&mut map).ok()?,
+            line2: ADDRESS_LINE2.take_optional(&mut map).ok()?,
+            city: ADDRESS_CITY.take(&mut map).ok()?,
+            postal_code: ADDRESS_POSTAL_CODE.take(&mut map).ok()?,
+            country: ZONE_COUNTRY.take(&mut map).ok()?,
+            region: ADDRESS_REGION
+                .take_optional(&mut map)
+                .ok()?
+                .map(Region::stored),
+        })
+    }
+}
+
+const ADDRESS_NAME: Attr<String> = Attr::new("name");
+const ADDRESS_LINE1: Attr<String> = Attr::new("line1");
+const ADDRESS_LINE2: Attr<String> = Attr::new("line2");
+const ADDRESS_CITY: Attr<String> = Attr::new("city");
+const ADDRESS_POSTAL_CODE: Attr<String> = Attr::new("postalCode");
+const ADDRESS_REGION: Attr<String> = Attr::new("region");
 
 /// A variant's options: a list (`L`) of maps of the option's `name` and the variant's `value`,
 /// in the product's order of options (a map of name to value would lose it).

@@ -1,10 +1,11 @@
 //! A customer's profile, `CUSTOMER#<customerId>` / `PROFILE` (access pattern 1, GetItem): name
-//! and email as the source design writes them, and the order statistics the stream consumer
+//! and email as the source design writes them, the shipping address the customer keeps, and the order statistics the stream consumer
 //! keeps on it. The consumer may count orders before the customer has a name (the source
 //! design's boto3 code writes orders without a profile): such an item holds statistics only and
 //! is not yet a customer. The customer's partition also holds their order listings, counted
 //! orders and open-order count (`keys::CUSTOMER_PARTITION`).
 
+use crate::domain::address::Address;
 use crate::domain::customer::{Customer, CustomerName, CustomerProfile, EmailAddress, OrderStats};
 use crate::domain::ids::CustomerId;
 use crate::domain::money::{Decimal, Money};
@@ -25,6 +26,8 @@ record! {
         name: CustomerName = NAME "name", required, source;
         /// The customer's email address.
         email: EmailAddress = EMAIL "email", required, source;
+        /// Where their orders go unless checkout says otherwise.
+        address: Address = ADDRESS "address", optional, store;
     }
 }
 
