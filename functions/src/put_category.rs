@@ -22,13 +22,8 @@ const MAX_BODY_BYTES: usize = 4 * 1024;
 struct CategoryBody {
     name: String,
     /// Absent for a root; `null` is no category, and refused as the contract refuses it.
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "shared::domain::present::present")]
     parent_id: Option<CategoryId>,
-}
-
-/// A field that, when given, is a category ID: never `null`.
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<CategoryId>, D::Error> {
-    CategoryId::deserialize(d).map(Some)
 }
 
 pub async fn handle(store: &Store, req: Request) -> HttpResult {

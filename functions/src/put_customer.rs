@@ -21,7 +21,7 @@ struct CustomerBody {
     name: String,
     email: String,
     /// Where their orders go unless checkout says otherwise; absent: none kept.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "shared::domain::present::present")]
     address: Option<AddressBody>,
 }
 

@@ -93,7 +93,7 @@ pub struct AddressBody {
     /// The street and number.
     pub line1: String,
     /// A flat, a floor, a building.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::domain::present::present")]
     pub line2: Option<String>,
     /// The town or city.
     pub city: String,
@@ -102,7 +102,7 @@ pub struct AddressBody {
     /// ISO 3166-1 alpha-2.
     pub country: String,
     /// ISO 3166-2, of that country.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::domain::present::present")]
     pub region: Option<String>,
 }
 

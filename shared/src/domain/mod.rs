@@ -25,6 +25,7 @@ pub mod money;
 pub mod order;
 pub mod page;
 pub mod payment;
+pub mod present;
 pub mod pricing;
 pub mod product;
 pub mod provider_refund;

@@ -107,7 +107,7 @@ pub struct ShippingOptionBody {
     /// What it charges.
     pub rate: RateBody,
     /// Free from this subtotal on (a decimal string).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::domain::present::present")]
     pub free_above: Option<String>,
 }
 
@@ -127,10 +127,10 @@ pub struct ZoneBody {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RateBody {
     /// A flat price (a decimal string).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::domain::present::present")]
     pub flat: Option<String>,
     /// Weight bands, lightest first.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::domain::present::present")]
     pub by_weight: Option<Vec<BandBody>>,
 }
 
