@@ -30,15 +30,9 @@ struct Harness {
 impl Harness {
     async fn new() -> Self {
         let app = TestApp::seeded().await.expect("app");
-        let bus = tokio::task::spawn_blocking(LocalBus::for_test)
+        let (bus, made) = LocalBus::provisioned_for_test(&[("EmailSender", SENDER)])
             .await
-            .expect("join")
-            .expect("moto");
-        let template = local_engine::template::parse().expect("template");
-        let made = bus
-            .provision(&template, &[("EmailSender", SENDER)])
-            .await
-            .expect("the template's bus");
+            .expect("moto, with the template's bus");
         let faults = Faults::default();
         let mailer = Mailer {
             store: app.store.clone(),

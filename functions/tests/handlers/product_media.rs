@@ -32,12 +32,9 @@ impl Harness {
     /// The sample catalog, with tee-m published in category `kitchen`.
     async fn new() -> Self {
         let app = TestApp::seeded().await.expect("app");
-        let bus = tokio::task::spawn_blocking(LocalBus::for_test)
+        let (bus, made) = LocalBus::provisioned_for_test(&[])
             .await
-            .expect("join")
-            .expect("moto");
-        let template = local_engine::template::parse().expect("template");
-        let made = bus.provision(&template, &[]).await.expect("the template");
+            .expect("moto, with the template's bucket");
         let bucket = bus.media_bucket(&made, "MediaBucket").expect("the bucket");
         let store = app.store.clone().with_media(bucket);
         let body = json!({

@@ -45,15 +45,10 @@ impl Harness {
     /// event: the sample data is history).
     pub(crate) async fn new() -> Self {
         let app = TestApp::seeded().await.expect("app");
-        let bus = tokio::task::spawn_blocking(LocalBus::for_test)
-            .await
-            .expect("join")
-            .expect("moto");
-        let template = template::parse().expect("template");
-        let made = bus
-            .provision(&template, &[("EmailSender", "orders@store.example")])
-            .await
-            .expect("the template's bus");
+        let (bus, made) =
+            LocalBus::provisioned_for_test(&[("EmailSender", "orders@store.example")])
+                .await
+                .expect("moto, with the template's bus");
         let tap = bus.tap(&made.bus, "test-tap", SOURCE).await.expect("tap");
         let faults = Faults::default();
         let publisher = Publisher {
@@ -69,6 +64,7 @@ impl Harness {
                 low_stock: LOW_STOCK,
             },
         };
+        let template = template::parse().expect("template");
         let consumer = streams::consumer(&template, "publish-events").expect("the publisher");
         let source =
             StreamSource::open(app.engine.database(), LOCAL_TABLE, consumer, None).expect("stream");

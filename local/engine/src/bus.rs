@@ -142,6 +142,19 @@ impl LocalBus {
         }
     }
 
+    /// A fresh server of the test's own ([`Self::for_test`]) with template.yaml's resources made
+    /// on it ([`Self::provision`], its parameters at their defaults but for `parameters`): where
+    /// each test of the bus, the emails or the pictures starts.
+    pub async fn provisioned_for_test(
+        parameters: &[(&str, &str)],
+    ) -> Result<(Self, Provisioned), Error> {
+        let bus = tokio::task::spawn_blocking(Self::for_test).await??;
+        let made = bus
+            .provision(&crate::template::parse()?, parameters)
+            .await?;
+        Ok((bus, made))
+    }
+
     /// An EventBridge client of the server.
     pub fn eventbridge(&self) -> aws_sdk_eventbridge::Client {
         local_client!(

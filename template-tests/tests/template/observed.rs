@@ -322,19 +322,12 @@ async fn run(store: &Store, step: &Step, prepared: Option<(Store, lambda_http::R
     }
 }
 
-/// The publisher's or the email subscriber's sample event, on a bus of its own (moto's
-/// server, template.yaml's bus and queues made on it): nothing reported failed.
 /// check-media's sample on moto's S3 (the template's bucket made there): an arrival whose object
 /// is not in the bucket, nothing reported failed.
 async fn check_media(store: &Store, step: &Step) {
-    let bus = tokio::task::spawn_blocking(local_engine::bus::LocalBus::for_test)
+    let (bus, made) = local_engine::bus::LocalBus::provisioned_for_test(&[])
         .await
-        .expect("join")
-        .expect("moto");
-    let made = bus
-        .provision(&template::parse().expect("template"), &[])
-        .await
-        .expect("the bucket");
+        .expect("moto, with the template's bucket");
     let store = store
         .clone()
         .with_media(bus.media_bucket(&made, "MediaBucket").expect("bucket"));
@@ -348,17 +341,11 @@ async fn check_media(store: &Store, step: &Step) {
     assert!(response.batch_item_failures.is_empty(), "{response:?}");
 }
 
+/// The publisher's or the email subscriber's sample event, on a bus of its own (moto's
+/// server, template.yaml's bus and queues made on it): nothing reported failed.
 async fn subscribe(store: &Store, step: &Step) {
-    let bus = tokio::task::spawn_blocking(local_engine::bus::LocalBus::for_test)
-        .await
-        .expect("join")
-        .expect("moto");
     let sender = "orders@store.example";
-    let made = bus
-        .provision(
-            &template::parse().expect("template"),
-            &[("EmailSender", sender)],
-        )
+    let (bus, made) = local_engine::bus::LocalBus::provisioned_for_test(&[("EmailSender", sender)])
         .await
         .expect("the bus");
     let text = std::fs::read_to_string(step.file()).expect("event");
