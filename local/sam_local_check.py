@@ -72,13 +72,13 @@ INVOKES = [
     # the mug does not have is a 404.
     ("AddProductMediaFunction", "add-product-media", 201, {"mediaId": ANY, "upload.url": "http://host.docker.internal:8430/store-mediabucket", "upload.fields.Content-Type": "image/png"}),
     ("RemoveProductMediaFunction", "remove-product-media", 404, {"type": "/problems/not-found"}),
-    # The sample ways to ship: standard replaced with its zones and bands, then those serving
+    # The sample ways to ship: standard replaced with its countries, regions and bands, then those serving
     # California, by name.
-    ("PutShippingOptionFunction", "put-shipping-option", 200, {"optionId": "standard", "rate.byWeight.1.price": "9.50"}),
+    ("PutShippingOptionFunction", "put-shipping-option", 200, {"optionId": "standard", "rate.byWeight.1.amount": "9.50"}),
     ("ListShippingOptionsFunction", "list-shipping-options", 200, {"items.0.optionId": "express", "items.1.optionId": "standard"}),
     # France's tax set (new), and the United States' as the sample data has it.
-    ("PutTaxRateFunction", "put-tax-rate", 201, {"country": "FR", "rate": "20", "shippingTaxed": True}),
-    ("GetTaxRateFunction", "get-tax-rate", 200, {"country": "US", "regions.US-CA": "7.25"}),
+    ("PutTaxRateFunction", "put-tax-rate", 201, {"country": "FR", "rate": "0.2", "shippingTaxed": True}),
+    ("GetTaxRateFunction", "get-tax-rate", 200, {"country": "US", "regions.US-CA": "0.0725"}),
     # c1's cart: a line of sku-2 held, read back, removed, then the cart emptied.
     ("EditCartFunction", "edit-cart", 200, {"items.0.sku": "sku-2", "items.0.quantity": 2}),
     ("GetCartFunction", "get-cart", 200, {"items.0.sku": "sku-2"}),

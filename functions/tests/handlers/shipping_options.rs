@@ -90,20 +90,20 @@ async fn a_storefront_lists_the_options_that_serve_an_address() {
 #[tokio::test]
 async fn staff_create_and_replace_an_option_and_a_broken_one_writes_nothing() {
     let app = TestApp::seeded().await.expect("app");
-    let pickup = json!({"name": "Pickup", "zones": [{"country": "FR"}], "rate": {"flat": "0"}});
+    let pickup = json!({"name": "Pickup", "countries": ["FR"], "rate": {"flat": "0"}});
     let (status, body) = put(&app, "pickup", &pickup).await;
     assert_eq!(status, 201, "{body}");
     assert_eq!(body["rate"], json!({"flat": "0.00"}));
     assert_eq!(serving(&app, "country=FR").await, ["pickup"]);
-    let moved = json!({"name": "Pickup", "zones": [{"country": "BE"}], "rate": {"flat": "2.50"}, "freeAbove": "30.00"});
+    let moved = json!({"name": "Pickup", "countries": ["BE"], "rate": {"flat": "2.50"}, "freeAbove": "30.00"});
     assert_eq!(put(&app, "pickup", &moved).await.0, 200);
     assert!(serving(&app, "country=FR").await.is_empty());
     assert_eq!(serving(&app, "country=BE").await, ["pickup"]);
     for bad in [
-        json!({"name": "X", "zones": [], "rate": {"flat": "1.00"}}),
-        json!({"name": "X", "zones": [{"country": "FR", "regions": ["CA"]}], "rate": {"flat": "1.00"}}),
-        json!({"name": "X", "zones": [{"country": "FR"}], "rate": {"flat": "1.00", "byWeight": [{"upToGrams": 1, "price": "1.00"}]}}),
-        json!({"name": "X", "zones": [{"country": "FR"}], "rate": {"byWeight": [{"upToGrams": 9, "price": "1.00"}, {"upToGrams": 3, "price": "2.00"}]}}),
+        json!({"name": "X", "countries": [], "rate": {"flat": "1.00"}}),
+        json!({"name": "X", "regions": {"FR": ["CA"]}, "rate": {"flat": "1.00"}}),
+        json!({"name": "X", "countries": ["FR"], "rate": {"flat": "1.00", "byWeight": [{"upToGrams": 1, "amount": "1.00"}]}}),
+        json!({"name": "X", "countries": ["FR"], "rate": {"byWeight": [{"upToGrams": 9, "amount": "1.00"}, {"upToGrams": 3, "amount": "2.00"}]}}),
     ] {
         let (status, answer) = put(&app, "broken", &bad).await;
         assert_eq!(status, 400, "{bad}: {answer}");
@@ -118,7 +118,7 @@ async fn staff_create_and_replace_an_option_and_a_broken_one_writes_nothing() {
 #[tokio::test]
 async fn a_store_holds_at_most_fifty_options() {
     let app = TestApp::empty().await.expect("app");
-    let option = json!({"name": "Zone", "zones": [{"country": "IT"}], "rate": {"flat": "3.00"}});
+    let option = json!({"name": "Zone", "countries": ["IT"], "rate": {"flat": "3.00"}});
     for i in 0..shared::domain::shipping::MAX_OPTIONS {
         assert_eq!(put(&app, &format!("o{i}"), &option).await.0, 201);
     }

@@ -31,23 +31,22 @@ async fn read(app: &TestApp, country: &str) -> (u16, Value) {
 async fn staff_set_a_countrys_rate_and_its_regions_own() {
     let app = TestApp::seeded().await.expect("app");
     assert_eq!(read(&app, "CA").await.0, 404, "no rate: no tax");
-    let canada =
-        json!({"rate": "5", "regions": {"QC": "14.975", "CA-ON": "13"}, "shippingTaxed": true});
+    let canada = json!({"rate": "0.05", "regions": {"QC": "0.14975", "CA-ON": "0.13"}, "shippingTaxed": true});
     let (status, body) = put(&app, "ca", &canada).await;
     assert_eq!(status, 201, "{body}");
     let expected = json!({
-        "country": "CA", "rate": "5", "regions": {"CA-ON": "13", "CA-QC": "14.975"}, "shippingTaxed": true,
+        "country": "CA", "rate": "0.05", "regions": {"CA-ON": "0.13", "CA-QC": "0.14975"}, "shippingTaxed": true,
     });
     assert_eq!(body, expected);
     assert_eq!(read(&app, "CA").await, (200, expected));
     assert_eq!(
-        put(&app, "CA", &json!({"rate": "5.0"})).await.0,
+        put(&app, "CA", &json!({"rate": "0.050"})).await.0,
         200,
         "replaced"
     );
     assert_eq!(
         read(&app, "CA").await.1,
-        json!({"country": "CA", "rate": "5", "shippingTaxed": false})
+        json!({"country": "CA", "rate": "0.05", "shippingTaxed": false})
     );
 }
 
@@ -55,10 +54,11 @@ async fn staff_set_a_countrys_rate_and_its_regions_own() {
 async fn a_broken_rate_writes_nothing() {
     let app = TestApp::seeded().await.expect("app");
     for (country, body) in [
-        ("XX", json!({"rate": "5"})),
-        ("FR", json!({"rate": "120"})),
-        ("FR", json!({"rate": "5", "regions": {"US-CA": "7"}})),
-        ("FR", json!({"rate": 5})),
+        ("XX", json!({"rate": "0.05"})),
+        ("FR", json!({"rate": "20"})),
+        ("FR", json!({"rate": "1.2"})),
+        ("FR", json!({"rate": "0.05", "regions": {"US-CA": "0.07"}})),
+        ("FR", json!({"rate": 0.05})),
     ] {
         let (status, answer) = put(&app, country, &body).await;
         assert_eq!(status, 400, "{country} {body}: {answer}");
@@ -71,12 +71,12 @@ async fn the_sample_events_are_answered() {
     let app = TestApp::seeded().await.expect("app");
     let req = from_event_file("../events/put-tax-rate.json").expect("event");
     let (status, _, body) = parts(dispatch(&app.store, req, functions::put_tax_rate::handle).await);
-    assert_eq!((status, &body["rate"]), (201, &json!("20")), "{body}");
+    assert_eq!((status, &body["rate"]), (201, &json!("0.2")), "{body}");
     let req = from_event_file("../events/get-tax-rate.json").expect("event");
     let (status, _, body) = parts(dispatch(&app.store, req, functions::get_tax_rate::handle).await);
     assert_eq!(
         (status, &body["regions"]["US-NY"]),
-        (200, &json!("8.875")),
+        (200, &json!("0.08875")),
         "{body}"
     );
 }

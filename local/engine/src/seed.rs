@@ -426,11 +426,11 @@ fn tax_items() -> Result<Vec<Item>, Error> {
     let rates = [
         (
             "DE",
-            serde_json::json!({"rate": "19", "shippingTaxed": true}),
+            serde_json::json!({"rate": "0.19", "shippingTaxed": true}),
         ),
         (
             "US",
-            serde_json::json!({"rate": "0", "regions": {"US-CA": "7.25", "US-NY": "8.875"}}),
+            serde_json::json!({"rate": "0", "regions": {"US-CA": "0.0725", "US-NY": "0.08875"}}),
         ),
     ];
     rates
@@ -452,8 +452,8 @@ fn shipping_items() -> Result<Vec<Item>, Error> {
             "standard",
             serde_json::json!({
                 "name": "Standard",
-                "zones": [{"country": "US"}, {"country": "DE"}],
-                "rate": {"byWeight": [{"upToGrams": 1000, "price": "4.00"}, {"upToGrams": 5000, "price": "9.50"}]},
+                "countries": ["US", "DE"],
+                "rate": {"byWeight": [{"upToGrams": 1000, "amount": "4.00"}, {"upToGrams": 5000, "amount": "9.50"}]},
                 "freeAbove": "100.00",
             }),
         ),
@@ -461,7 +461,7 @@ fn shipping_items() -> Result<Vec<Item>, Error> {
             "express",
             serde_json::json!({
                 "name": "Express",
-                "zones": [{"country": "US", "regions": ["US-CA", "US-NY"]}],
+                "regions": {"US": ["US-CA", "US-NY"]},
                 "rate": {"flat": "15.00"},
             }),
         ),

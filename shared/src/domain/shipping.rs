@@ -2,6 +2,8 @@
 //! or by the cart's weight in bands — free above a subtotal when staff say so. A storefront
 //! lists those that serve an address; the price of a cart takes the one the customer chose.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::AppError;
@@ -21,13 +23,11 @@ pub const MAX_REGIONS: usize = 100;
 pub const MAX_BANDS: usize = 20;
 
 /// Where an option ships: a country, whole or some of its regions.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Zone {
     /// The country.
     pub country: Country,
     /// Its regions served (none: all of it).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub regions: Vec<Region>,
 }
 
@@ -38,6 +38,7 @@ pub struct Band {
     /// The heaviest cart in the band, in grams.
     pub up_to_grams: u64,
     /// Its price.
+    #[serde(rename = "amount")]
     pub price: Money,
 }
 
@@ -51,7 +52,8 @@ pub enum Rate {
     ByWeight(Vec<Band>),
 }
 
-/// A way to ship.
+/// A way to ship, answered as staff write it: the countries served whole in `countries`, the
+/// others' regions in `regions`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ShippingOption {
@@ -60,12 +62,32 @@ pub struct ShippingOption {
     /// What customers read.
     pub name: String,
     /// Where it ships.
+    #[serde(flatten, serialize_with = "zones_as_written")]
     pub zones: Vec<Zone>,
     /// What it charges.
     pub rate: Rate,
     /// Free from this subtotal (after discounts) on, when set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub free_above: Option<Money>,
+}
+
+/// `zones` as `"countries": [...], "regions": {"US": ["US-CA"]}`.
+fn zones_as_written<S: serde::Serializer>(zones: &[Zone], out: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let countries: Vec<&Country> = zones
+        .iter()
+        .filter(|z| z.regions.is_empty())
+        .map(|z| &z.country)
+        .collect();
+    let regions: BTreeMap<&Country, &Vec<Region>> = zones
+        .iter()
+        .filter(|z| !z.regions.is_empty())
+        .map(|z| (&z.country, &z.regions))
+        .collect();
+    let mut map = out.serialize_map(Some(2))?;
+    map.serialize_entry("countries", &countries)?;
+    map.serialize_entry("regions", &regions)?;
+    map.end()
 }
 
 impl ShippingOption {
@@ -102,24 +124,18 @@ impl ShippingOption {
 pub struct ShippingOptionBody {
     /// What customers read.
     pub name: String,
-    /// Where it ships.
-    pub zones: Vec<ZoneBody>,
+    /// Countries served whole (ISO 3166-1 alpha-2).
+    #[serde(default)]
+    pub countries: Vec<String>,
+    /// Countries served in some regions only: country to its ISO 3166-2 codes (or the part
+    /// after the country's).
+    #[serde(default)]
+    pub regions: BTreeMap<String, Vec<String>>,
     /// What it charges.
     pub rate: RateBody,
     /// Free from this subtotal on (a decimal string).
     #[serde(default, deserialize_with = "crate::domain::present::present")]
     pub free_above: Option<String>,
-}
-
-/// A zone as staff send it.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ZoneBody {
-    /// ISO 3166-1 alpha-2.
-    pub country: String,
-    /// ISO 3166-2 codes of that country (none: all of it).
-    #[serde(default)]
-    pub regions: Vec<String>,
 }
 
 /// A rate as staff send it: exactly one of the two.
@@ -141,7 +157,7 @@ pub struct BandBody {
     /// Up to this many grams, included.
     pub up_to_grams: u64,
     /// This price (a decimal string).
-    pub price: String,
+    pub amount: String,
 }
 
 /// An amount staff give: a price, or 0.
@@ -152,43 +168,56 @@ fn amount(raw: &str) -> Result<Money, AppError> {
     product::price(raw)
 }
 
+/// The zones `countries` (whole) and `regions` (some of a country's) name, each country once.
+fn zones(
+    countries: &[String],
+    regions: &BTreeMap<String, Vec<String>>,
+) -> Result<Vec<Zone>, AppError> {
+    let count = countries.len() + regions.len();
+    if count == 0 || count > MAX_ZONES {
+        return Err(AppError::invalid(format!(
+            "countries and regions must name 1-{MAX_ZONES} countries between them"
+        )));
+    }
+    let mut zones: Vec<Zone> = Vec::with_capacity(count);
+    let whole = countries.iter().map(|c| (c, None));
+    let partly = regions.iter().map(|(c, r)| (c, Some(r)));
+    for (country, named) in whole.chain(partly) {
+        let country = Country::parse(country)?;
+        if zones.iter().any(|z| z.country == country) {
+            return Err(AppError::invalid(format!(
+                "{country} is named twice: either whole in countries or by its regions"
+            )));
+        }
+        if named.is_some_and(|r| r.is_empty() || r.len() > MAX_REGIONS) {
+            return Err(AppError::invalid(format!(
+                "regions names 1-{MAX_REGIONS} regions of each country it lists"
+            )));
+        }
+        let named = named.map(Vec::as_slice).unwrap_or_default();
+        let mut regions = named
+            .iter()
+            .map(|r| country.region(r))
+            .collect::<Result<Vec<_>, _>>()?;
+        regions.sort();
+        regions.dedup();
+        zones.push(Zone { country, regions });
+    }
+    zones.sort_by(|a, b| a.country.cmp(&b.country));
+    Ok(zones)
+}
+
 impl ShippingOptionBody {
     /// The option, or a 400 naming what is wrong.
     pub fn check(self, option_id: ShippingOptionId) -> Result<ShippingOption, AppError> {
         let name = product::product_name(&self.name)?;
-        if self.zones.is_empty() || self.zones.len() > MAX_ZONES {
-            return Err(AppError::invalid(format!(
-                "zones must name 1-{MAX_ZONES} places"
-            )));
-        }
-        let mut zones: Vec<Zone> = Vec::with_capacity(self.zones.len());
-        for zone in self.zones {
-            let country = Country::parse(&zone.country)?;
-            if zones.iter().any(|z| z.country == country) {
-                return Err(AppError::invalid(format!(
-                    "zones name {country} twice: give its regions in one zone"
-                )));
-            }
-            if zone.regions.len() > MAX_REGIONS {
-                return Err(AppError::invalid(format!(
-                    "a zone names at most {MAX_REGIONS} regions"
-                )));
-            }
-            let mut regions = zone
-                .regions
-                .iter()
-                .map(|r| country.region(r))
-                .collect::<Result<Vec<_>, _>>()?;
-            regions.sort();
-            regions.dedup();
-            zones.push(Zone { country, regions });
-        }
+        let zones = zones(&self.countries, &self.regions)?;
         let rate = match (self.rate.flat, self.rate.by_weight) {
             (Some(flat), None) => Rate::Flat(amount(&flat)?),
             (None, Some(bands)) => Rate::ByWeight(check_bands(bands)?),
             _ => {
                 return Err(AppError::invalid(
-                    "rate must be exactly one of {\"flat\": price} or {\"byWeight\": [bands]}",
+                    "rate must be exactly one of {\"flat\": amount} or {\"byWeight\": [bands]}",
                 ));
             }
         };
@@ -220,7 +249,7 @@ fn check_bands(bands: Vec<BandBody>) -> Result<Vec<Band>, AppError> {
         }
         checked.push(Band {
             up_to_grams: band.up_to_grams,
-            price: amount(&band.price)?,
+            price: amount(&band.amount)?,
         });
     }
     Ok(checked)
@@ -239,8 +268,9 @@ mod tests {
     fn an_option_serves_its_zones_and_charges_by_weight_or_free_above() {
         let option = body(serde_json::json!({
             "name": "Standard",
-            "zones": [{"country": "US", "regions": ["CA", "US-NY"]}, {"country": "de"}],
-            "rate": {"byWeight": [{"upToGrams": 1000, "price": "4.00"}, {"upToGrams": 5000, "price": "9.50"}]},
+            "countries": ["de"],
+            "regions": {"US": ["CA", "US-NY"]},
+            "rate": {"byWeight": [{"upToGrams": 1000, "amount": "4.00"}, {"upToGrams": 5000, "amount": "9.50"}]},
             "freeAbove": "100.00",
         }))
         .expect("valid");
@@ -252,6 +282,16 @@ mod tests {
         assert!(!option.serves(&us, Some(&tx)));
         assert!(!option.serves(&us, None), "a region it names must be given");
         assert!(option.serves(&de, None));
+        assert_eq!(
+            serde_json::to_value(&option).expect("json"),
+            serde_json::json!({
+                "optionId": "standard", "name": "Standard",
+                "countries": ["DE"], "regions": {"US": ["US-CA", "US-NY"]},
+                "rate": {"byWeight": [{"upToGrams": 1000, "amount": "4.00"}, {"upToGrams": 5000, "amount": "9.50"}]},
+                "freeAbove": "100.00",
+            }),
+            "answered as written"
+        );
         assert_eq!(option.charge(800, 2_000).expect("rate"), Some(400));
         assert_eq!(option.charge(1_000, 2_000).expect("rate"), Some(400));
         assert_eq!(option.charge(1_001, 2_000).expect("rate"), Some(950));
@@ -270,19 +310,22 @@ mod tests {
     #[test]
     fn a_broken_option_is_refused() {
         for bad in [
-            serde_json::json!({"name": "X", "zones": [], "rate": {"flat": "1.00"}}),
-            serde_json::json!({"name": "X", "zones": [{"country": "XX"}], "rate": {"flat": "1.00"}}),
-            serde_json::json!({"name": "X", "zones": [{"country": "US", "regions": ["BY"]}], "rate": {"flat": "1.00"}}),
-            serde_json::json!({"name": "X", "zones": [{"country": "US"}, {"country": "us"}], "rate": {"flat": "1.00"}}),
-            serde_json::json!({"name": "X", "zones": [{"country": "US"}], "rate": {}}),
-            serde_json::json!({"name": "X", "zones": [{"country": "US"}], "rate": {"flat": "1.00", "byWeight": []}}),
-            serde_json::json!({"name": "X", "zones": [{"country": "US"}], "rate": {"byWeight": [{"upToGrams": 500, "price": "2.00"}, {"upToGrams": 500, "price": "3.00"}]}}),
-            serde_json::json!({"name": "X", "zones": [{"country": "US"}], "rate": {"flat": "-1.00"}}),
+            serde_json::json!({"name": "X", "rate": {"flat": "1.00"}}),
+            serde_json::json!({"name": "X", "countries": ["XX"], "rate": {"flat": "1.00"}}),
+            serde_json::json!({"name": "X", "regions": {"US": ["BY"]}, "rate": {"flat": "1.00"}}),
+            serde_json::json!({"name": "X", "regions": {"US": []}, "rate": {"flat": "1.00"}}),
+            serde_json::json!({"name": "X", "countries": ["US", "us"], "rate": {"flat": "1.00"}}),
+            serde_json::json!({"name": "X", "countries": ["US"], "regions": {"US": ["CA"]}, "rate": {"flat": "1.00"}}),
+            serde_json::json!({"name": "X", "countries": ["US"], "rate": {}}),
+            serde_json::json!({"name": "X", "countries": ["US"], "rate": {"flat": "1.00", "byWeight": []}}),
+            serde_json::json!({"name": "X", "countries": ["US"], "rate": {"byWeight": [{"upToGrams": 500, "amount": "2.00"}, {"upToGrams": 500, "amount": "3.00"}]}}),
+            serde_json::json!({"name": "X", "countries": ["US"], "rate": {"flat": "-1.00"}}),
         ] {
             assert!(body(bad.clone()).is_err(), "{bad}");
         }
-        let free = body(serde_json::json!({"name": "Pickup", "zones": [{"country": "FR"}], "rate": {"flat": "0"}}))
-            .expect("a free option");
+        let free =
+            body(serde_json::json!({"name": "Pickup", "countries": ["FR"], "rate": {"flat": "0"}}))
+                .expect("a free option");
         assert_eq!(free.charge(0, 0).expect("rate"), Some(0));
     }
 }

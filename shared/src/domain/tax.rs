@@ -22,7 +22,7 @@ pub const MAX_REGIONS: usize = 100;
 pub struct TaxRate {
     /// The country.
     pub country: Country,
-    /// Its rate, a percentage (20 is 20 %).
+    /// Its rate, a fraction (0.2 is 20 %).
     pub rate: Decimal,
     /// Regions whose rate is another, by ISO 3166-2 code.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -35,13 +35,13 @@ impl TaxRate {
     /// The rule for an order going to `region` of this country (its own rate where it has one),
     /// prices including tax or not as the store says.
     pub fn rule(&self, region: Option<&Region>, prices_include_tax: bool) -> TaxRule {
-        let percent = region
+        let fraction = region
             .and_then(|r| self.regions.get(r))
             .copied()
             .unwrap_or(self.rate);
         TaxRule {
-            // Checked when written: from 0 to 100, at most four decimals.
-            rate: per_million(percent).unwrap_or(0),
+            // Checked when written: from 0 to 1, at most six decimals.
+            rate: per_million(fraction * Decimal::ONE_HUNDRED).unwrap_or(0),
             shipping_taxed: self.shipping_taxed,
             prices_include_tax,
         }
@@ -52,10 +52,10 @@ impl TaxRate {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TaxRateBody {
-    /// A percentage, as a decimal string (`"20"`, `"7.25"`).
+    /// A fraction, as a decimal string (`"0.2"` is 20 %, `"0.0725"` 7.25 %).
     pub rate: String,
     /// Regions with a rate of their own: ISO 3166-2 code (or the part after the country's) to
-    /// a percentage.
+    /// a fraction.
     #[serde(default)]
     pub regions: BTreeMap<String, String>,
     /// Whether shipping is taxed there.
@@ -63,18 +63,23 @@ pub struct TaxRateBody {
     pub shipping_taxed: bool,
 }
 
-/// `raw` as a percentage from 0 to 100 with at most four decimals.
-fn percent(raw: &str) -> Result<Decimal, AppError> {
+/// `raw` as a fraction from 0 to 1 with at most six decimals (a rate per million, exactly),
+/// written `0`, `1`, `0.` or `1.` and 1-6 digits.
+fn fraction(raw: &str) -> Result<Decimal, AppError> {
     let invalid = || {
         AppError::invalid(format!(
-            "a rate is a percentage from 0 to 100 with at most four decimals (\"20\", \"7.25\"), not {raw:?}"
+            "a rate is a fraction from 0 to 1 with at most six decimals (\"0.2\" is 20 %, \"0.0725\" 7.25 %), not {raw:?}"
         ))
     };
-    if raw.is_empty() || !raw.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+    let (whole, decimals) = raw.split_once('.').unwrap_or((raw, "0"));
+    let written = matches!(whole, "0" | "1")
+        && (1..=6).contains(&decimals.len())
+        && decimals.bytes().all(|b| b.is_ascii_digit())
+        && (whole == "0" || decimals.bytes().all(|b| b == b'0'));
+    if !written {
         return Err(invalid());
     }
     let value: Decimal = raw.parse().map_err(|_| invalid())?;
-    per_million(value).map_err(|_| invalid())?;
     Ok(value.normalize())
 }
 
@@ -89,14 +94,14 @@ impl TaxRateBody {
         let mut regions = BTreeMap::new();
         for (region, rate) in &self.regions {
             if regions
-                .insert(country.region(region)?, percent(rate)?)
+                .insert(country.region(region)?, fraction(rate)?)
                 .is_some()
             {
                 return Err(AppError::invalid(format!("regions name {region} twice")));
             }
         }
         Ok(TaxRate {
-            rate: percent(&self.rate)?,
+            rate: fraction(&self.rate)?,
             regions,
             shipping_taxed: self.shipping_taxed,
             country,
@@ -116,7 +121,7 @@ mod tests {
     #[test]
     fn a_region_has_its_own_rate_where_it_is_given() {
         let us = body(serde_json::json!({
-            "rate": "5", "regions": {"CA": "7.25", "US-NY": "8.875"}, "shippingTaxed": true,
+            "rate": "0.05", "regions": {"CA": "0.0725", "US-NY": "0.08875"}, "shippingTaxed": true,
         }))
         .expect("valid");
         let country = Country::parse("US").expect("us");
@@ -131,13 +136,18 @@ mod tests {
     #[test]
     fn a_broken_rate_is_refused() {
         for bad in [
-            serde_json::json!({"rate": "-1"}),
-            serde_json::json!({"rate": "101"}),
-            serde_json::json!({"rate": "1.23456"}),
-            serde_json::json!({"rate": "1e2"}),
+            serde_json::json!({"rate": "-0.1"}),
+            serde_json::json!({"rate": "1.01"}),
+            serde_json::json!({"rate": "19"}),
+            serde_json::json!({"rate": "0.1234567"}),
+            serde_json::json!({"rate": "1e-2"}),
+            serde_json::json!({"rate": ".5"}),
+            serde_json::json!({"rate": "00.5"}),
+            serde_json::json!({"rate": "1.5"}),
+            serde_json::json!({"rate": "0."}),
             serde_json::json!({"rate": ""}),
-            serde_json::json!({"rate": "5", "regions": {"BY": "7"}}),
-            serde_json::json!({"rate": "5", "regions": {"CA": "7", "US-CA": "8"}}),
+            serde_json::json!({"rate": "0.05", "regions": {"BY": "0.07"}}),
+            serde_json::json!({"rate": "0.05", "regions": {"CA": "0.07", "US-CA": "0.08"}}),
         ] {
             assert!(body(bad.clone()).is_err(), "{bad}");
         }
