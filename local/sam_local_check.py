@@ -79,6 +79,10 @@ INVOKES = [
     # France's tax set (new), and the United States' as the sample data has it.
     ("PutTaxRateFunction", "put-tax-rate", 201, {"country": "FR", "rate": "0.2", "shippingTaxed": True}),
     ("GetTaxRateFunction", "get-tax-rate", 200, {"country": "US", "regions.US-CA": "0.0725"}),
+    # A spring promotion for the kitchen (code SPRING15); c2's cart quoted with the sample
+    # SAVE10, express to New York and its tax: 43.95 - 4.40 + 15.00 + 3.51.
+    ("PutPromotionFunction", "put-promotion", 201, {"promotionId": "spring-sale", "code": "SPRING15"}),
+    ("QuoteCartFunction", "quote-cart", 200, {"discount": "4.40", "shipping": "15.00", "tax": "3.51", "total": "58.06"}),
     # c1's cart: a line of sku-2 held, read back, removed, then the cart emptied.
     ("EditCartFunction", "edit-cart", 200, {"items.0.sku": "sku-2", "items.0.quantity": 2}),
     ("GetCartFunction", "get-cart", 200, {"items.0.sku": "sku-2"}),
@@ -280,6 +284,7 @@ def main():
             ("POST", "/orders/o102/returns/rt_1/receipt"), ("GET", "/returns"),
             ("PUT", "/shipping-options/standard"), ("GET", "/shipping-options?country=US"),
             ("PUT", "/tax-rates/FR"), ("GET", "/tax-rates/US"),
+            ("PUT", "/promotions/spring-sale"), ("GET", "/customers/c2/cart/quote"),
         ]
         for method, path in routes:
             connection = http.client.HTTPConnection("127.0.0.1", API_PORT, timeout=120)

@@ -35,8 +35,10 @@ pub mod publish_events;
 pub mod put_category;
 pub mod put_customer;
 pub mod put_product;
+pub mod put_promotion;
 pub mod put_shipping_option;
 pub mod put_tax_rate;
+pub mod quote_cart;
 pub mod receive_return;
 pub mod refund_order;
 pub mod remove_product_media;
@@ -87,6 +89,8 @@ macro_rules! http_over_the_store {
             "list-shipping-options" => $crate::list_shipping_options::handle,
             "put-tax-rate" => $crate::put_tax_rate::handle,
             "get-tax-rate" => $crate::get_tax_rate::handle,
+            "put-promotion" => $crate::put_promotion::handle,
+            "quote-cart" => $crate::quote_cart::handle,
         }
     };
 }

@@ -113,6 +113,19 @@ pub fn currency_from_env(default: Currency) -> Result<Currency, BoxError> {
     }
 }
 
+/// `PRICES_INCLUDE_TAX`: whether the catalog's prices include tax (`true` or `false`); `false`
+/// when unset.
+pub fn prices_include_tax_from_env(default: bool) -> Result<bool, BoxError> {
+    match env_value("PRICES_INCLUDE_TAX").as_deref().map(str::trim) {
+        Some("true") => Ok(true),
+        Some("false") => Ok(false),
+        Some(other) => {
+            Err(format!("PRICES_INCLUDE_TAX must be true or false, not {other:?}").into())
+        }
+        None => Ok(default),
+    }
+}
+
 /// How Lambda is initialising this sandbox, as `AWS_LAMBDA_INITIALIZATION_TYPE` names it; it
 /// decides whether init opens the function's connections ([`InitType::opens_connections`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -204,6 +217,7 @@ pub async fn init() -> Result<Store, BoxError> {
         let checkout = (
             hold_from_env(HoldDuration::default())?,
             currency_from_env(Currency::default())?,
+            prices_include_tax_from_env(false)?,
         );
         let environment = client::Environment::of_process()?;
         Ok((table, shards, caps, cart_ttl, checkout, environment))
@@ -214,7 +228,7 @@ pub async fn init() -> Result<Store, BoxError> {
             shards,
             (max_open, max_held),
             (cart_ttl, return_window),
-            (hold, currency),
+            (hold, currency, prices_include_tax),
             environment,
         )) => {
             let media = env_value("MEDIA_BUCKET")
@@ -231,7 +245,8 @@ pub async fn init() -> Result<Store, BoxError> {
                 .with_cart_ttl(cart_ttl)
                 .with_return_window_days(return_window)
                 .with_hold(hold)
-                .with_currency(currency))
+                .with_currency(currency)
+                .with_prices_include_tax(prices_include_tax))
         }
         Err(err) => {
             tracing::error!(error = %err, "cannot start: the function's environment is wrong");

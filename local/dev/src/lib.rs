@@ -50,8 +50,10 @@ macro_rules! handlers {
             req: Request,
         ) -> Option<Response<Body>> {
             let store = &services.store;
+            // Each handler's future boxed: this one is then a pointer, not the largest of
+            // them, and a test's thread keeps its stack as the handlers grow.
             Some(match binary {
-                $($binary => dispatch(store, req, $handler).await,)*
+                $($binary => Box::pin(dispatch(store, req, $handler)).await,)*
                 WEBHOOK => {
                     let webhook = functions::payment_webhook::Webhook {
                         store: store.clone(),

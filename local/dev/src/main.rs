@@ -85,7 +85,7 @@ type Caps = (Option<u32>, Option<u32>);
 /// The store on `client`, configured as a deployed stack is, from template.yaml's parameter
 /// defaults unless the environment says otherwise (`STATUS_SHARDS`, `MAX_OPEN_ORDERS`,
 /// `MAX_HELD_QUANTITY`,
-/// `CART_TTL_DAYS`, `RETURN_WINDOW_DAYS`, `HOLD_MINUTES`, `CURRENCY`); with the status shards and the cap, for the
+/// `CART_TTL_DAYS`, `RETURN_WINDOW_DAYS`, `HOLD_MINUTES`, `CURRENCY`, `PRICES_INCLUDE_TAX`); with the status shards and the cap, for the
 /// banner.
 fn configured_store(
     template: &serde_yaml::Value,
@@ -106,6 +106,8 @@ fn configured_store(
         .as_str()
         .ok_or("template.yaml has no Currency default")?;
     let currency = Currency::parse(currency).map_err(invalid("Currency"))?;
+    let include_tax =
+        template["Parameters"]["PricesIncludeTax"]["Default"].as_str() == Some("true");
     let store = Store::new(client, LOCAL_TABLE)
         .with_status_shards(shards)
         .with_max_open_orders(max_open)
@@ -115,7 +117,8 @@ fn configured_store(
             template_default(template, "ReturnWindowDays")?,
         )?)
         .with_hold(shared::bootstrap::hold_from_env(hold)?)
-        .with_currency(shared::bootstrap::currency_from_env(currency)?);
+        .with_currency(shared::bootstrap::currency_from_env(currency)?)
+        .with_prices_include_tax(shared::bootstrap::prices_include_tax_from_env(include_tax)?);
     Ok((store, shards, (max_open, max_held)))
 }
 

@@ -416,6 +416,7 @@ pub fn items() -> Result<Vec<Item>, Error> {
     items.extend(cart_items()?);
     items.extend(shipping_items()?);
     items.extend(tax_items()?);
+    items.extend(promotion_items()?);
     Ok(items)
 }
 
@@ -441,6 +442,39 @@ fn tax_items() -> Result<Vec<Item>, Error> {
             Ok(shared::dynamo::entities::tax_rate::to_item(&rate))
         })
         .collect()
+}
+
+/// The sample promotions: the code SAVE10 (10 % off from a 20.00 subtotal, combinable), and
+/// candles three for two (automatic).
+fn promotion_items() -> Result<Vec<Item>, Error> {
+    use shared::domain::promotions::PromotionBody;
+    use shared::dynamo::entities::{promotion, promotion_code};
+    let promotions = [
+        (
+            "save10",
+            serde_json::json!({
+                "code": "SAVE10", "type": "percentage", "value": "10",
+                "conditions": {"minSubtotal": "20.00"}, "combinable": true,
+            }),
+        ),
+        (
+            "candles-3-for-2",
+            serde_json::json!({
+                "type": "buy-x-get-y",
+                "buy": {"skus": ["sku-3"], "quantity": 2}, "get": {"skus": ["sku-3"], "quantity": 1},
+            }),
+        ),
+    ];
+    let mut items = Vec::new();
+    for (id, body) in promotions {
+        let body: PromotionBody = serde_json::from_value(body)?;
+        let rule = body.check(shared::domain::ids::PromotionId::parse(id)?)?;
+        if let Some(code) = &rule.code {
+            items.push(promotion_code::to_item(code, &rule.promotion_id));
+        }
+        items.push(promotion::to_item(&rule, 1));
+    }
+    Ok(items)
 }
 
 /// The sample ways to ship: standard to the United States and Germany by weight, free from

@@ -78,6 +78,12 @@ pub enum AppError {
     /// A product names SKUs another product's variants hold.
     #[error("these SKUs belong to another product: {}", skus_text(.0))]
     SkuTaken(Vec<Sku>),
+    /// A promotion takes a code another promotion holds.
+    #[error("the code {0} belongs to another promotion")]
+    CodeTaken(String),
+    /// A code that names no promotion running now.
+    #[error("the code {0} names no promotion running now")]
+    UnknownCode(String),
     /// The cart holds as many lines as one checkout can carry (an edit that would add one), or
     /// more (a checkout of a cart two edits at once overfilled).
     #[error("a cart holds at most {0} lines, as many as one checkout can carry")]

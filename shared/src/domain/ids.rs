@@ -102,6 +102,12 @@ id_type!(
 );
 
 id_type!(
+    /// A promotion, as in `PROMOTIONS` / `PROMOTION#<promotionId>`.
+    PromotionId,
+    "promotionId"
+);
+
+id_type!(
     /// A product's picture, as in `PRODUCT#<productId>` / `MEDIA#<mediaId>` and its object key
     /// `media/<productId>/<mediaId>`.
     MediaId,

@@ -28,6 +28,7 @@ pub mod payment;
 pub mod present;
 pub mod pricing;
 pub mod product;
+pub mod promotions;
 pub mod provider_refund;
 pub mod refund;
 pub mod returns;

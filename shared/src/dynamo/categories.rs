@@ -15,23 +15,8 @@ use crate::dynamo::entities::{category as stored, category_listing, category_tre
 use crate::dynamo::keys::{GSI3PK, GSI3SK, PK, SK};
 use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::Store;
-use crate::dynamo::transaction::{Outcome, Transaction};
+use crate::dynamo::transaction::{Attempt, Outcome, Transaction};
 use crate::retry::{Backoff, retry};
-
-/// Why a category write did not happen on this attempt.
-enum Attempt {
-    /// The tree changed between the read and the write: read it again.
-    Changed,
-    /// Another transaction held an item.
-    Contended,
-    Failed(AppError),
-}
-
-impl From<AppError> for Attempt {
-    fn from(err: AppError) -> Self {
-        Attempt::Failed(err)
-    }
-}
 
 /// What each action of a category's transaction is for.
 #[derive(Debug, PartialEq, Eq)]
@@ -67,49 +52,37 @@ impl Store {
     /// ([`category::place`]), in one transaction with the tree's version moved on from the one
     /// read; a concurrent write makes it read and check again. Whether it is new.
     pub async fn put_category(&self, category: &Category) -> Result<bool, AppError> {
-        let written = retry(
-            &Backoff::TRANSACTION,
-            |err| matches!(err, Attempt::Changed | Attempt::Contended),
-            |_| async move {
-                let (tree, version) = self.read_tree(true).await?;
-                category::place(&tree, category)?;
-                let created = !tree.iter().any(|c| c.category_id == category.category_id);
-                let mut transaction = Transaction::with_capacity(2);
-                let put = stored::PUT.put(&self.table, stored::to_item(category));
-                transaction.put(Action::Category, put.build()?)?;
-                let move_on = category_tree::MOVE_ON
-                    .on(&self.table, category_tree::key())
-                    .set(&category_tree::VERSION, &(version + 1));
-                let move_on = if version == 0 {
-                    move_on.condition("attribute_not_exists(#version)")
-                } else {
-                    move_on.condition("#version = :read").value(
-                        ":read",
-                        &category_tree::VERSION,
-                        &version,
-                    )
-                };
-                transaction.update(Action::Version, move_on.build()?)?;
-                match self.send(transaction).await? {
-                    Outcome::Committed => Ok(created),
-                    Outcome::Cancelled(c) if c.conflicted() => Err(Attempt::Contended),
-                    Outcome::Cancelled(c) if c.condition_failed(|a| *a == Action::Version) => {
-                        Err(Attempt::Changed)
-                    }
-                    Outcome::Cancelled(c) => Err(Attempt::Failed(c.unexplained("category"))),
+        let written = retry(&Backoff::TRANSACTION, Attempt::retried, |_| async move {
+            let (tree, version) = self.read_tree(true).await?;
+            category::place(&tree, category)?;
+            let created = !tree.iter().any(|c| c.category_id == category.category_id);
+            let mut transaction = Transaction::with_capacity(2);
+            let put = stored::PUT.put(&self.table, stored::to_item(category));
+            transaction.put(Action::Category, put.build()?)?;
+            let move_on = category_tree::MOVE_ON
+                .on(&self.table, category_tree::key())
+                .set(&category_tree::VERSION, &(version + 1));
+            let move_on = if version == 0 {
+                move_on.condition("attribute_not_exists(#version)")
+            } else {
+                move_on.condition("#version = :read").value(
+                    ":read",
+                    &category_tree::VERSION,
+                    &version,
+                )
+            };
+            transaction.update(Action::Version, move_on.build()?)?;
+            match self.send(transaction).await? {
+                Outcome::Committed => Ok(created),
+                Outcome::Cancelled(c) if c.conflicted() => Err(Attempt::Contended),
+                Outcome::Cancelled(c) if c.condition_failed(|a| *a == Action::Version) => {
+                    Err(Attempt::Changed)
                 }
-            },
-        )
-        .await;
-        written.map_err(|err| match err {
-            Attempt::Changed => AppError::concurrent_change(
-                "the category tree kept changing under writes at once; retry",
-            ),
-            Attempt::Contended => {
-                AppError::unavailable("category transaction kept colliding with others")
+                Outcome::Cancelled(c) => Err(Attempt::Failed(c.unexplained("category"))),
             }
-            Attempt::Failed(err) => err,
         })
+        .await;
+        written.map_err(|err| err.into_error("the category tree"))
     }
 
     /// The categories of `ids` that do not exist, by one strongly consistent BatchGetItem.

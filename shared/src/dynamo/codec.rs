@@ -39,13 +39,14 @@ use crate::domain::event::{EventId, EventType};
 use crate::domain::fulfilment::FulfilmentStatus;
 use crate::domain::ids::{
     CancellationId, CategoryId, CustomerId, DisputeId, FulfilmentId, MediaId, OrderId,
-    PaymentEventId, PaymentId, ProductId, ProviderRefundId, RefundId, ReturnId, ShippingOptionId,
-    Sku,
+    PaymentEventId, PaymentId, ProductId, PromotionId, ProviderRefundId, RefundId, ReturnId,
+    ShippingOptionId, Sku,
 };
 use crate::domain::media::MediaType;
 use crate::domain::money::{self, Decimal, Money};
 use crate::domain::payment::EventOutcome;
 use crate::domain::product::ProductStatus;
+use crate::domain::promotions::{PromotionCode, PromotionType};
 use crate::domain::refund::RefundReason;
 use crate::domain::refund::{RefundKind, RefundStatus};
 use crate::domain::returns::ReturnStatus;
@@ -190,6 +191,15 @@ stored_as!(MediaType, S, "a picture's content type", |s: &str| s
     .parse()
     .ok());
 stored_as!(ProductStatus, S, "a product status", |s: &str| s
+    .parse()
+    .ok());
+stored_as!(PromotionId, S, "a promotion id", |s: &str| {
+    PromotionId::parse(s).ok()
+});
+stored_as!(PromotionCode, S, "a promotion code", |s: &str| {
+    PromotionCode::parse(s).ok()
+});
+stored_as!(PromotionType, S, "a promotion type", |s: &str| s
     .parse()
     .ok());
 stored_as!(Money, N, "a decimal number", Money::parse_number);

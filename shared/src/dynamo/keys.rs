@@ -20,6 +20,8 @@
 //! | Product picture | `PRODUCT#<productId>` | `MEDIA#<mediaId>` | 12, once it shows (GSI3: `PRODUCT#<productId>` / `MEDIA#<rank>#<mediaId>`) |
 //! | Shipping option | `SHIPPING` | `OPTION#<optionId>` | the options serving an address (one Query) |
 //! | Tax rate | `TAX` | `COUNTRY#<country>` | the tax where an order goes (one GetItem) |
+//! | Promotion | `PROMOTIONS` | `PROMOTION#<promotionId>` | the price of a cart (one Query) |
+//! | Promotion code | `PROMOTIONS` | `CODE#<code>` | a code names one promotion |
 //! | Idempotency record | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE` | retried POSTs |
 //! | Migration state | `MIGRATION#<name>` | `STATUS`, `SEGMENT#<total>#<i>`, `DEFERRED#<orderId>#<sku>`, `UNPLACEABLE#<PK>#<SK>` | `store-migrate` |
 //! | Cart line | `CUSTOMER#<customerId>` | `CART#<sku>` | 9 |
@@ -104,6 +106,12 @@ pub const COUNTRY_PREFIX: &str = "COUNTRY#";
 pub const SHIPPING_PK: &str = "SHIPPING";
 /// Shipping options' sort keys.
 pub const OPTION_PREFIX: &str = "OPTION#";
+/// The partition of every promotion and code.
+pub const PROMOTIONS_PK: &str = "PROMOTIONS";
+/// Promotions' sort keys.
+pub const PROMOTION_PREFIX: &str = "PROMOTION#";
+/// Promotion codes' sort keys.
+pub const CODE_PREFIX: &str = "CODE#";
 /// The category tree's version's sort key.
 pub const TREE_VERSION_SK: &str = "VERSION";
 /// The catalog's partitions.

@@ -34,6 +34,8 @@ pub struct Store {
     pub(crate) return_window_days: u32,
     /// The bucket products' pictures live in, for the functions that serve them.
     pub(crate) media: Option<crate::media::MediaBucket>,
+    /// Whether the catalog's prices include tax (`PRICES_INCLUDE_TAX`).
+    pub(crate) prices_include_tax: bool,
 }
 
 /// Seconds since the Unix epoch, as the table's TTL attribute counts them.
@@ -64,7 +66,19 @@ impl Store {
             currency: Currency::default(),
             return_window_days: crate::domain::returns::DEFAULT_RETURN_WINDOW_DAYS,
             media: None,
+            prices_include_tax: false,
         }
+    }
+
+    /// The same store, its prices including tax when `include` says so.
+    pub fn with_prices_include_tax(mut self, include: bool) -> Self {
+        self.prices_include_tax = include;
+        self
+    }
+
+    /// Whether the catalog's prices include tax.
+    pub fn prices_include_tax(&self) -> bool {
+        self.prices_include_tax
     }
 
     /// With the bucket products' pictures live in.

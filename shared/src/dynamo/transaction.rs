@@ -52,6 +52,44 @@ pub enum Outcome<P> {
     Cancelled(Cancelled<P>),
 }
 
+/// Why a write made on a version it read did not happen on this attempt (a category on the
+/// tree's version, a promotion on its own).
+pub(crate) enum Attempt {
+    /// What was read changed before the write: read it again.
+    Changed,
+    /// Another transaction held an item.
+    Contended,
+    /// Anything else, answered as it is.
+    Failed(AppError),
+}
+
+impl From<AppError> for Attempt {
+    fn from(err: AppError) -> Self {
+        Attempt::Failed(err)
+    }
+}
+
+impl Attempt {
+    /// Whether another attempt may succeed.
+    pub(crate) fn retried(&self) -> bool {
+        matches!(self, Attempt::Changed | Attempt::Contended)
+    }
+
+    /// The error once the attempts are spent: `what` kept changing (a 409 to retry), or kept
+    /// colliding (a 503).
+    pub(crate) fn into_error(self, what: &str) -> AppError {
+        match self {
+            Attempt::Changed => AppError::concurrent_change(format!(
+                "{what} kept changing under writes at once; retry"
+            )),
+            Attempt::Contended => {
+                AppError::unavailable(format!("{what} kept colliding with other transactions"))
+            }
+            Attempt::Failed(err) => err,
+        }
+    }
+}
+
 impl<P> Default for Transaction<P> {
     fn default() -> Self {
         Self::with_capacity(0)

@@ -73,6 +73,8 @@ fn classify(err: &AppError) -> (StatusCode, &'static str, &'static str) {
         ),
         AppError::NotForSale(_) => (S::CONFLICT, "not-for-sale", "Not for sale"),
         AppError::SkuTaken(_) => (S::CONFLICT, "sku-taken", "SKU taken"),
+        AppError::CodeTaken(_) => (S::CONFLICT, "code-taken", "Code taken"),
+        AppError::UnknownCode(_) => (S::UNPROCESSABLE_ENTITY, "unknown-code", "Unknown code"),
         AppError::CartFull(_) => (S::CONFLICT, "cart-full", "Cart full"),
         AppError::CartEmpty => (S::CONFLICT, "cart-empty", "Cart empty"),
         AppError::RefundRefused(_) => (S::CONFLICT, "refund-refused", "Refund refused"),
@@ -185,6 +187,8 @@ pub fn one_of_each_kind() -> Vec<AppError> {
         AppError::UnknownProducts(sku()),
         AppError::NotForSale(sku()),
         AppError::SkuTaken(sku()),
+        AppError::CodeTaken("SAVE10".into()),
+        AppError::UnknownCode("SAVE10".into()),
         AppError::CartFull(32),
         AppError::CartEmpty,
         AppError::RefundRefused("x".into()),
@@ -216,6 +220,8 @@ pub fn one_of_each_kind() -> Vec<AppError> {
             | AppError::UnknownProducts(_)
             | AppError::NotForSale(_)
             | AppError::SkuTaken(_)
+            | AppError::CodeTaken(_)
+            | AppError::UnknownCode(_)
             | AppError::CartFull(_)
             | AppError::CartEmpty
             | AppError::RefundRefused(_)

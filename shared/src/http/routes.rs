@@ -237,6 +237,16 @@ pub const ROUTES: &[Route] = &[
     ),
     route("PUT /tax-rates/{country}", "put-tax-rate", Admits::Staff),
     route("GET /tax-rates/{country}", "get-tax-rate", Admits::Staff),
+    route(
+        "PUT /promotions/{promotionId}",
+        "put-promotion",
+        Admits::Staff,
+    ),
+    route(
+        "GET /customers/{customerId}/cart/quote",
+        "quote-cart",
+        Admits::PathCustomer,
+    ),
 ];
 
 /// The route a request came in on, as API Gateway names it (`routeKey`): an extension of the

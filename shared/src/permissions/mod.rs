@@ -13,6 +13,7 @@
 //! The table itself is `table.rs`; the YAML fragments some functions' resources carry beyond
 //! what is derived, `template.rs`.
 
+mod groups;
 mod table;
 mod template;
 

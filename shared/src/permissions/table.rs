@@ -1,5 +1,9 @@
 //! Every Lambda of the template, and what it sends: one line each ([`super::Function`]).
 
+use super::groups::{
+    COVER_IN_CATALOG, COVER_IN_LISTINGS, INPUT_CUSTOMER, INPUT_IDEMPOTENCY, INPUT_PRODUCTS,
+    MOVE_HEADER, MOVE_LISTING, PICTURE_SUMMARY, READ_PICTURES, RELEASE_PLACE, STOCK_BACK,
+};
 use super::template::{
     CHECKOUT_TIMEOUT, END_HOLDS_SCHEDULE, EVENTFUL_STREAM, EVERY_MINUTE, MAILER, MEDIA_ARRIVALS,
     MEDIA_BUCKET, ORDER_LISTINGS_STREAM, PAY_REFUNDS_SCHEDULE, PROVIDER_KEY, PUBLISHER,
@@ -11,7 +15,8 @@ use crate::dynamo::entities::{
     cancellation, cart_line, cart_version, catalog_entry, category, category_listing,
     category_tree, counted_order, customer, customer_email, fulfilment, idempotency, line_item,
     open_order_count, order_header, order_listing, order_return, payment_event, payment_order,
-    product, product_media, refund, refund_due, shipping_option, tax_rate, unread_event, variant,
+    product, product_media, promotion, promotion_code, refund, refund_due, shipping_option,
+    tax_rate, unread_event, variant,
 };
 use crate::dynamo::keys::Entity;
 use crate::dynamo::query::Index;
@@ -21,35 +26,6 @@ use Sends::{
     QueryIndex, ReadObjects, ReadQueue, ReadStream, SendEmail, SendMessage, UpdateItem,
     UploadObjects, WriteLogs,
 };
-
-// A product's pictures: the bucket they live in, and what changes with one shown or removed.
-/// The pictures' objects read (a presigned URL is signed under this grant).
-const READ_PICTURES: Sends = ReadObjects("MediaBucket");
-/// The product's pictures' summary and version.
-const PICTURE_SUMMARY: Sends = UpdateItem(&[&product::MEDIA]);
-/// The catalog entry's copy of the first picture.
-const COVER_IN_CATALOG: Sends = UpdateItem(&[&catalog_entry::COVER_CHANGE]);
-/// The category listings' copies of the first picture.
-const COVER_IN_LISTINGS: Sends = UpdateItem(&[&category_listing::COVER_CHANGE]);
-
-// What placing an order (or a checkout) reads first, in one BatchGetItem: the customer, the
-// products and the idempotency record.
-/// The customer, read with the order's inputs.
-const INPUT_CUSTOMER: Sends = BatchGetItem(Entity::Customer);
-/// The products, read with the order's inputs.
-const INPUT_PRODUCTS: Sends = BatchGetItem(Entity::Variant);
-/// The idempotency record, read with the order's inputs.
-const INPUT_IDEMPOTENCY: Sends = BatchGetItem(Entity::IdempotencyRecord);
-
-// A status change: header and listing, the stock given back, the place released.
-/// The header moved.
-const MOVE_HEADER: Sends = UpdateItem(&[&order_header::STATUS_CHANGE]);
-/// The listing moved (its GSI1PK following the status).
-const MOVE_LISTING: Sends = UpdateItem(&[&order_listing::STATUS_CHANGE]);
-/// The lines' stock given back to their products.
-const STOCK_BACK: Sends = UpdateItem(&[&variant::STOCK_UPDATE]);
-/// The customer's place under the caps released.
-const RELEASE_PLACE: Sends = UpdateItem(&[&open_order_count::COUNT_UPDATE]);
 
 /// Every Lambda of the template, and what it sends.
 pub const FUNCTIONS: &[Function] = &[
@@ -458,6 +434,29 @@ pub const FUNCTIONS: &[Function] = &[
         "get-tax-rate",
         "A country's tax rate (GetItem, staff)",
         &[GetItem(Entity::TaxRate)],
+    ),
+    function(
+        "put-promotion",
+        "Creates or replaces a promotion, its code claimed in the same transaction (staff)",
+        &[
+            Query(Entity::Promotion),
+            PutItem(&promotion::PUT),
+            PutItem(&promotion_code::CLAIM),
+            DeleteItem(&promotion_code::RELEASE),
+        ],
+    ),
+    function(
+        "quote-cart",
+        "What a customer's cart costs: discounts, shipping and tax (two Queries, one BatchGetItem; the products' in a second where a promotion names categories)",
+        &[
+            Query(Entity::CartLine),
+            Query(Entity::Promotion),
+            GetItem(Entity::Customer),
+            BatchGetItem(Entity::Variant),
+            BatchGetItem(Entity::ShippingOption),
+            BatchGetItem(Entity::TaxRate),
+            BatchGetItem(Entity::Product),
+        ],
     ),
     function(
         "put-category",

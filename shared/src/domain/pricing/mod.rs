@@ -14,6 +14,7 @@
 
 pub mod cents;
 pub mod promotion;
+pub mod quote;
 
 use std::collections::BTreeSet;
 

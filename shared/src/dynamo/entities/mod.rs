@@ -30,6 +30,8 @@ pub mod payment_event;
 pub mod payment_order;
 pub mod product;
 pub mod product_media;
+pub mod promotion;
+pub mod promotion_code;
 pub mod refund;
 pub mod refund_due;
 pub mod shipping_option;
@@ -108,6 +110,8 @@ pub const PUTS: &[&PutSpec] = &[
     &product_media::START,
     &shipping_option::PUT,
     &tax_rate::PUT,
+    &promotion::PUT,
+    &promotion_code::CLAIM,
 ];
 
 /// Every kind of DeleteItem the store sends.
@@ -118,6 +122,7 @@ pub const DELETES: &[&DeleteSpec] = &[
     &catalog_entry::REMOVE,
     &category_listing::REMOVE,
     &product_media::DISCARD,
+    &promotion_code::RELEASE,
 ];
 
 #[cfg(test)]
@@ -260,6 +265,30 @@ mod tests {
 
     /// Each PutSpec names exactly what its entity's codec writes, so the grants derived from it
     /// allow the put and nothing more.
+    /// A promotion with every field its item can hold (a buy-x-get-y holds no `value`, so
+    /// one is set by hand: the put spec must still declare it).
+    fn every_field() -> crate::domain::promotions::PromotionRule {
+        let body: crate::domain::promotions::PromotionBody =
+            serde_json::from_value(serde_json::json!({
+                "code": "SAVE10", "type": "buy-x-get-y",
+                "buy": {"skus": ["sku-1"], "quantity": 2}, "get": {"skus": ["sku-1"], "quantity": 1},
+                "conditions": {"minSubtotal": "20.00", "skus": [], "categories": ["kitchen"]},
+                "startsAt": "2026-01-01T00:00:00Z", "endsAt": "2027-01-01T00:00:00Z",
+                "usageLimit": 3, "perCustomerLimit": 1, "combinable": true,
+            }))
+            .expect("shape");
+        let mut rule = body
+            .check(crate::domain::ids::PromotionId::parse("p1").expect("id"))
+            .expect("valid");
+        rule.value = Some(crate::domain::money::Decimal::from(10));
+        rule.skus = vec![sku_one()];
+        rule
+    }
+
+    fn sku_one() -> Sku {
+        Sku::parse("sku-1").expect("sku")
+    }
+
     #[test]
     fn every_put_spec_names_exactly_what_its_codec_writes() {
         use crate::domain::cart::CartLine;
@@ -471,6 +500,14 @@ mod tests {
                     shipping_taxed: true,
                 }),
             ),
+            (&promotion::PUT, promotion::to_item(&every_field(), 1)),
+            (
+                &promotion_code::CLAIM,
+                promotion_code::to_item(
+                    &crate::domain::promotions::PromotionCode::parse("SAVE10").expect("code"),
+                    &crate::domain::ids::PromotionId::parse("p1").expect("id"),
+                ),
+            ),
             (
                 &unread_event::PUT,
                 unread_event::to_item(b"{}", "unreadable", test_support::placed()),
@@ -613,6 +650,16 @@ mod tests {
             (
                 tax_rate::key(&crate::domain::address::Country::parse("US").expect("us")),
                 Entity::TaxRate,
+            ),
+            (
+                promotion::key(&crate::domain::ids::PromotionId::parse("p1").expect("id")),
+                Entity::Promotion,
+            ),
+            (
+                promotion_code::key(
+                    &crate::domain::promotions::PromotionCode::parse("SAVE10").expect("code"),
+                ),
+                Entity::PromotionCode,
             ),
             (idempotency::key(&c1(), &key), Entity::IdempotencyRecord),
             (

@@ -38,6 +38,10 @@ crate::listed! {
         ShippingOption,
         /// A country's tax: its rate, its regions' own, whether shipping is taxed.
         TaxRate,
+        /// A promotion: what it takes off, when, how often.
+        Promotion,
+        /// A code's claim: the one promotion it names.
+        PromotionCode,
         /// What an `Idempotency-Key` remembers.
         IdempotencyRecord,
         /// A data migration's state.
@@ -87,6 +91,8 @@ impl Entity {
             Entity::ProductMedia => "Product picture",
             Entity::ShippingOption => "Shipping option",
             Entity::TaxRate => "Tax rate",
+            Entity::Promotion => "Promotion",
+            Entity::PromotionCode => "Promotion code",
             Entity::IdempotencyRecord => "Idempotency record",
             Entity::MigrationState => "Migration state",
             Entity::CartLine => "Cart line",
@@ -122,6 +128,8 @@ impl Entity {
             Entity::ProductMedia => ("PRODUCT#<productId>", "MEDIA#<mediaId>"),
             Entity::ShippingOption => (SHIPPING_PK, "OPTION#<optionId>"),
             Entity::TaxRate => (TAX_PK, "COUNTRY#<country>"),
+            Entity::Promotion => (PROMOTIONS_PK, "PROMOTION#<promotionId>"),
+            Entity::PromotionCode => (PROMOTIONS_PK, "CODE#<code>"),
             Entity::IdempotencyRecord => ("IDEMPOTENCY#<customerId>#<key>", RESPONSE_SK),
             Entity::CartLine => ("CUSTOMER#<customerId>", "CART#<sku>"),
             Entity::CartVersion => ("CUSTOMER#<customerId>", CART_VERSION_SK),
@@ -170,6 +178,10 @@ impl Entity {
             Some(Entity::TaxRate)
         } else if pk == SHIPPING_PK && SortKeys::Prefixed(OPTION_PREFIX).holds(sk) {
             Some(Entity::ShippingOption)
+        } else if pk == PROMOTIONS_PK && SortKeys::Prefixed(PROMOTION_PREFIX).holds(sk) {
+            Some(Entity::Promotion)
+        } else if pk == PROMOTIONS_PK && SortKeys::Prefixed(CODE_PREFIX).holds(sk) {
+            Some(Entity::PromotionCode)
         } else if pk == CATEGORIES_PK && sk == TREE_VERSION_SK {
             Some(Entity::CategoryTree)
         } else if under(CATALOG_PREFIX) && SortKeys::Prefixed(PRODUCT_PREFIX).holds(sk) {
