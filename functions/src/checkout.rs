@@ -12,17 +12,23 @@
 //! the same key with a cart of other lines is a 422. The customer's own, or staff's
 //! (`shared::http::routes`).
 
+use std::collections::HashMap;
+
 use lambda_http::Request;
 use payment_provider::Provider;
 use shared::domain::access::Caller;
+use shared::domain::address::Address;
 use shared::domain::cart::MAX_CART_LINES;
-use shared::domain::checkout::{CheckedOut, PaymentDue};
-use shared::domain::idempotency::{IdempotencyRecord, checkout_fingerprint};
+use shared::domain::checkout::{CheckedOut, CheckoutAsk, CheckoutBody, PaymentDue};
+use shared::domain::idempotency::{IdempotencyRecord, checkout_fingerprint, with_body};
 use shared::domain::ids::{CustomerId, IdempotencyKey, Sku};
+use shared::domain::order::LineItem;
 use shared::domain::order::{Order, OrderDetails, RequestedLine};
+use shared::domain::pricing::quote::Quote;
+use shared::domain::variant::Variant;
 use shared::dynamo::orders::{Checked, CheckoutParts, PlaceOrderError};
 use shared::http::HttpResult;
-use shared::http::request::{caller, header_value, path_param};
+use shared::http::request::{caller, header_value, json_body, path_param, raw_body};
 use shared::http::response::{created, replayed_as_now};
 use shared::metrics::{self, Metric};
 use shared::retry::{Backoff, retry};
@@ -57,6 +63,7 @@ async fn attempt(
     store: &Store,
     customer: &CustomerId,
     key: Option<&IdempotencyKey>,
+    (ask, body): (&CheckoutAsk, &[u8]),
 ) -> Result<Outcome, PlaceOrderError> {
     let cart = store.live_cart(customer).await?;
     let fingerprint = checkout_fingerprint(
@@ -66,6 +73,7 @@ async fn attempt(
             .map(|stored| (stored.line.sku.clone(), stored.line.quantity))
             .collect::<Vec<_>>(),
     );
+    let fingerprint = with_body(&fingerprint, body);
     // Two edits at once can each see room for one more line; a checkout never carries more than
     // its transaction can (a 409 the customer resolves by removing lines, never a 500).
     if cart.len() > MAX_CART_LINES {
@@ -84,6 +92,7 @@ async fn attempt(
         .read_order_inputs(customer, key, &skus, (true, true))
         .await?;
     let counts_held = inputs.counts_held;
+    let (variants, kept) = (inputs.products.clone(), inputs.address.clone());
     // A replay before the cart: the first checkout emptied it.
     let lines = match inputs.checked(customer, &requested)? {
         Checked::Replay(record) => {
@@ -96,12 +105,14 @@ async fn attempt(
         Checked::Lines(lines) if lines.is_empty() => return Err(AppError::CartEmpty.into()),
         Checked::Lines(lines) => lines,
     };
+    let quote = price(store, ask, kept, &variants, &lines).await?;
     let held = OrderDetails::hold(
         customer.clone(),
         lines,
         chrono::Utc::now(),
         store.hold().duration(),
-    )?;
+    )?
+    .charged(&quote.0, quote.1);
     // Refused before anything is held: a total no card payment can be.
     store.currency().chargeable(held.order.total)?;
     let record = IdempotencyRecord {
@@ -123,17 +134,57 @@ async fn attempt(
     Ok(Outcome::Held(Box::new(held)))
 }
 
+/// The cart's price as a quote would give it, on the lines as read (their variants read
+/// strongly consistent): shipped to the address given, or else to the one on the profile
+/// (`kept`); and the address it ships to. A total other than the one the customer saw is a 409.
+async fn price(
+    store: &Store,
+    ask: &CheckoutAsk,
+    kept: Option<Address>,
+    variants: &HashMap<Sku, Variant>,
+    lines: &[LineItem],
+) -> Result<(Quote, Option<Address>), AppError> {
+    let address = ask.address.clone().or(kept);
+    let mut request = ask.request.clone();
+    request.place = address
+        .as_ref()
+        .map(|a| (a.country.clone(), a.region.clone()));
+    let read: Vec<(&Variant, u32)> = lines
+        .iter()
+        .filter_map(|line| variants.get(&line.sku).map(|v| (v, line.quantity)))
+        .collect();
+    let quote = store.checkout_price(&read, &request).await?;
+    if let Some(expected) = ask.expected_total
+        && expected != quote.total
+    {
+        return Err(AppError::QuoteChanged {
+            expected,
+            now: quote.total,
+        });
+    }
+    Ok((quote, address))
+}
+
+/// Checkout's body: none at all, or the JSON of [`CheckoutBody`].
+const MAX_BODY_BYTES: usize = 8 * 1024;
+
 pub async fn handle(checkout: &Checkout, req: Request) -> HttpResult {
     let store = &checkout.store;
     let customer = path_param(&req, "customerId", CustomerId::parse)?;
     let key = header_value(&req, "idempotency-key")?
         .map(IdempotencyKey::parse)
         .transpose()?;
-    let (customer_ref, key_ref) = (&customer, key.as_ref());
+    let body = raw_body(&req, MAX_BODY_BYTES)?;
+    let ask = if body.is_empty() {
+        CheckoutAsk::default()
+    } else {
+        json_body::<CheckoutBody>(&req, MAX_BODY_BYTES)?.check()?
+    };
+    let (customer_ref, key_ref, asked) = (&customer, key.as_ref(), (&ask, body));
     let outcome = retry(
         &Backoff::TRANSACTION,
         PlaceOrderError::worth_retrying,
-        |_| attempt(store, customer_ref, key_ref),
+        |_| attempt(store, customer_ref, key_ref, asked),
     )
     .await;
     match outcome.map_err(AppError::from)? {

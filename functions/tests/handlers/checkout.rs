@@ -9,6 +9,7 @@ use shared::Store;
 
 mod held;
 mod lambda;
+mod priced;
 mod variants;
 
 async fn cart_len(app: &TestApp, customer: &str) -> usize {

@@ -737,6 +737,19 @@ pub mod payments {
         )
     }
 
+    /// `POST /customers/{customer}/checkout` with a JSON `body` (an address, a way to ship,
+    /// codes, the total expected), with an Idempotency-Key when given.
+    pub fn checkout_with_body(customer: &str, key: Option<&str>, body: &str) -> Request {
+        let headers: Vec<(&str, &str)> = key.map(|k| ("idempotency-key", k)).into_iter().collect();
+        send_json(
+            Who::Customer(customer),
+            "POST /customers/{customerId}/checkout",
+            &format!("/customers/{customer}/checkout"),
+            &headers,
+            body,
+        )
+    }
+
     /// The same store, its checkouts holding their stock for a second only (its end rounded up
     /// to the whole second: ended once two have passed).
     pub fn briefly_held(store: &shared::Store) -> shared::Store {

@@ -4,10 +4,15 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::domain::ids::PaymentId;
+use crate::AppError;
+use crate::domain::address::{Address, AddressBody};
+use crate::domain::ids::{PaymentId, ShippingOptionId};
+use crate::domain::money::Money;
 use crate::domain::order::OrderDetails;
+use crate::domain::pricing::quote::QuoteRequest;
+use crate::domain::promotions::PromotionCode;
 
 pub use crate::domain::currency::{Currency, MAX_CHARGE_MINOR_UNITS, major_units};
 
@@ -50,6 +55,79 @@ impl HoldDuration {
 impl Default for HoldDuration {
     fn default() -> Self {
         Self(Duration::from_secs(u64::from(DEFAULT_HOLD_MINUTES) * 60))
+    }
+}
+
+/// The most codes one checkout takes.
+pub const MAX_CODES: usize = 5;
+
+/// What a checkout may say besides the cart, all optional (a store that ships nothing and
+/// charges no tax checks out with an empty body): where it goes, how, with which codes, and
+/// the total the customer was shown (another is a 409 `quote-changed`, nothing held).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CheckoutBody {
+    /// Where it ships (none: the address on the profile, if a way to ship is chosen).
+    #[serde(default, deserialize_with = "crate::domain::present::present")]
+    pub shipping_address: Option<AddressBody>,
+    /// The way to ship.
+    #[serde(default, deserialize_with = "crate::domain::present::present")]
+    pub shipping_option_id: Option<String>,
+    /// Promotion codes.
+    #[serde(default)]
+    pub codes: Vec<String>,
+    /// The total the customer saw (a quote's), as a decimal string.
+    #[serde(default, deserialize_with = "crate::domain::present::present")]
+    pub expected_total: Option<String>,
+}
+
+/// A checkout's body, checked.
+#[derive(Debug, Clone, Default)]
+pub struct CheckoutAsk {
+    /// Where it ships, given with the checkout.
+    pub address: Option<Address>,
+    /// The way to ship and the codes (the place: the address's, filled in once known).
+    pub request: QuoteRequest,
+    /// The total the customer saw.
+    pub expected_total: Option<Money>,
+}
+
+impl CheckoutBody {
+    /// The body checked, or a 400 naming what is wrong.
+    pub fn check(self) -> Result<CheckoutAsk, AppError> {
+        let address = self.shipping_address.map(AddressBody::check).transpose()?;
+        let mut codes = self
+            .codes
+            .iter()
+            .map(|c| PromotionCode::parse(c))
+            .collect::<Result<Vec<_>, _>>()?;
+        codes.sort();
+        codes.dedup();
+        if codes.len() > MAX_CODES {
+            return Err(AppError::invalid(format!(
+                "a checkout takes at most {MAX_CODES} codes"
+            )));
+        }
+        let expected_total = self
+            .expected_total
+            .as_deref()
+            .map(crate::domain::shipping::amount)
+            .transpose()?;
+        Ok(CheckoutAsk {
+            request: QuoteRequest {
+                shipping_option: self
+                    .shipping_option_id
+                    .as_deref()
+                    .map(ShippingOptionId::parse)
+                    .transpose()?,
+                place: address
+                    .as_ref()
+                    .map(|a| (a.country.clone(), a.region.clone())),
+                codes,
+            },
+            address,
+            expected_total,
+        })
     }
 }
 

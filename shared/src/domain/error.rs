@@ -81,6 +81,14 @@ pub enum AppError {
     /// A promotion takes a code another promotion holds.
     #[error("the code {0} belongs to another promotion")]
     CodeTaken(String),
+    /// A checkout whose cart no longer costs what the customer was shown.
+    #[error("the cart now costs {now}, not the {expected} quoted: quote it again")]
+    QuoteChanged {
+        /// The total the customer saw.
+        expected: crate::domain::money::Money,
+        /// What it costs now.
+        now: crate::domain::money::Money,
+    },
     /// A code that names no promotion running now.
     #[error("the code {0} names no promotion running now")]
     UnknownCode(String),

@@ -54,6 +54,15 @@ pub fn checkout_fingerprint(customer: &CustomerId, lines: &[(Sku, u32)]) -> Stri
     hex_digest(&canonical)
 }
 
+/// `fingerprint` (a checkout's cart) with the body that came with it: an empty body leaves it as
+/// it is, so a checkout without one fingerprints as it always did.
+pub fn with_body(fingerprint: &str, body: &[u8]) -> String {
+    if body.is_empty() {
+        return fingerprint.to_owned();
+    }
+    hex_digest(&format!("{fingerprint}\n{}", String::from_utf8_lossy(body)))
+}
+
 fn hex_digest(canonical: &str) -> String {
     Sha256::digest(canonical.as_bytes())
         .iter()

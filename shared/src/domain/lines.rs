@@ -36,6 +36,13 @@ pub struct LineItem {
     /// The variant's options when the order was placed.
     #[serde(default, skip_serializing_if = "OptionValues::is_empty")]
     pub options: OptionValues,
+    /// What the promotions took off the line, all its units (a checked-out order's; absent on
+    /// an order priced before carts had promotions, or placed by staff).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discount: Option<Money>,
+    /// The line's tax, on what is left after its discount (as `discount`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tax: Option<Money>,
 }
 
 impl LineItem {
@@ -47,6 +54,8 @@ impl LineItem {
             price,
             title: None,
             options: OptionValues::default(),
+            discount: None,
+            tax: None,
         }
     }
 

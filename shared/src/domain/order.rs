@@ -118,6 +118,11 @@ pub struct OrderDetails {
     /// Its returns, oldest first, as its shipments (`domain::returns`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub returns: Vec<crate::domain::returns::OrderReturn>,
+    /// What a checked-out order was charged besides its lines' prices: its subtotal,
+    /// discount, shipping and tax (`domain::pricing::quote`); none for an order placed by
+    /// staff, or checked out before carts were priced.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub charged: Option<Box<crate::domain::pricing::quote::Charged>>,
     /// Its money: the balance its header keeps, what of each line went back, its refunds
     /// (shown by its ledger, not with the order).
     #[serde(skip)]
@@ -266,6 +271,7 @@ impl OrderDetails {
             fulfilments: Vec::new(),
             cancellations: Vec::new(),
             returns: Vec::new(),
+            charged: None,
             money: Box::default(),
         })
     }
@@ -322,6 +328,8 @@ pub fn price_lines(
             price: product(line).price,
             title: Some(product(line).title.clone()),
             options: product(line).options.clone(),
+            discount: None,
+            tax: None,
         })
         .collect())
 }

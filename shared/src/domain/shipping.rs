@@ -160,8 +160,8 @@ pub struct BandBody {
     pub amount: String,
 }
 
-/// An amount staff give: a price, or 0.
-fn amount(raw: &str) -> Result<Money, AppError> {
+/// An amount a client gives: a price, or 0.
+pub(crate) fn amount(raw: &str) -> Result<Money, AppError> {
     if raw.trim_end_matches('0').trim_end_matches('.') == "0" || raw == "0" {
         return Ok(Money::new(Decimal::ZERO));
     }

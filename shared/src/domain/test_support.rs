@@ -68,6 +68,7 @@ pub(crate) fn order(status: OrderStatus, items: &[(&str, u32, &str)]) -> OrderDe
         fulfilments: Vec::new(),
         cancellations: Vec::new(),
         returns: Vec::new(),
+        charged: None,
         money: Box::default(),
     }
 }

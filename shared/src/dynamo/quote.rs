@@ -12,8 +12,8 @@ use crate::domain::ids::{CategoryId, CustomerId, ProductId, ShippingOptionId, Sk
 use crate::domain::pricing::TaxRule;
 use crate::domain::pricing::cents::cents;
 use crate::domain::pricing::promotion::{Line, Promotion};
-use crate::domain::pricing::quote::{Destination, Quote, Shipped, price_shipped};
-use crate::domain::promotions::PromotionCode;
+use crate::domain::pricing::quote::{Destination, Quote, QuoteRequest, Shipped, price_shipped};
+use crate::domain::promotions::{PromotionCode, PromotionRule};
 use crate::domain::shipping::ShippingOption;
 use crate::domain::tax::TaxRate;
 use crate::domain::time::Timestamp;
@@ -23,15 +23,16 @@ use crate::dynamo::entities::{product, shipping_option, tax_rate, variant};
 use crate::dynamo::keys::Entity;
 use crate::dynamo::store::Store;
 
-/// What a storefront asks a quote for.
-#[derive(Debug, Clone, Default)]
-pub struct QuoteRequest {
-    /// The way to ship (none: nothing shipped, no shipping charged).
-    pub shipping_option: Option<ShippingOptionId>,
-    /// Where it goes (none: the address on the customer's profile, if any).
-    pub place: Option<(Country, Option<Region>)>,
-    /// The codes given.
-    pub codes: Vec<PromotionCode>,
+/// What pricing reads besides the lines.
+struct PricingInputs<'a> {
+    /// Where it goes.
+    place: Option<(Country, Option<Region>)>,
+    /// The way to ship asked for, as read.
+    option: Option<&'a ShippingOption>,
+    /// The country's tax, as read.
+    tax: Option<&'a TaxRate>,
+    /// Every promotion, with its version.
+    promotions: &'a [(PromotionRule, u64)],
 }
 
 /// What the one BatchGetItem found.
@@ -71,21 +72,7 @@ impl Store {
         let found = self
             .quote_inputs(&skus, request.shipping_option.as_ref(), place.as_ref())
             .await?;
-        let now = Timestamp::now();
-        let running: Vec<Promotion> = promotions
-            .iter()
-            .map(|(rule, _)| rule.pricing())
-            .filter(|p| p.runs_at(now))
-            .collect();
-        let applicable = given(&running, &request.codes)?;
-        let needs_categories = promotions.iter().any(|(rule, _)| rule.needs_categories());
-        let categories = if needs_categories {
-            self.categories_of(found.variants.values()).await?
-        } else {
-            BTreeMap::new()
-        };
         let mut lines = Vec::with_capacity(cart.len());
-        let mut weight_grams = 0_u64;
         for stored in &cart {
             let sku = &stored.line.sku;
             let Some(variant) = found.variants.get(sku) else {
@@ -94,25 +81,89 @@ impl Store {
             if !variant.for_sale() {
                 return Err(AppError::NotForSale(vec![sku.clone()]));
             }
-            weight_grams += u64::from(variant.weight_grams) * u64::from(stored.line.quantity);
+            lines.push((variant, stored.line.quantity));
+        }
+        let inputs = PricingInputs {
+            place,
+            option: found.option.as_ref(),
+            tax: found.tax.as_ref(),
+            promotions: &promotions,
+        };
+        self.price_cart(&lines, request, inputs).await
+    }
+
+    /// What checkout charges for `lines` (its variants read strongly consistent, each with
+    /// its quantity) shipped as `request` says: the promotions (one Query), the way to ship
+    /// and the country's tax (one BatchGetItem, when either is asked for) and, where a
+    /// promotion names categories, the products' (one BatchGetItem), priced by the quote's
+    /// computation.
+    pub async fn checkout_price(
+        &self,
+        lines: &[(&Variant, u32)],
+        request: &QuoteRequest,
+    ) -> Result<Quote, AppError> {
+        let place = request.place.as_ref();
+        let (promotions, found) = tokio::try_join!(
+            self.promotions(true),
+            self.quote_inputs(&[], request.shipping_option.as_ref(), place)
+        )?;
+        let inputs = PricingInputs {
+            place: request.place.clone(),
+            option: found.option.as_ref(),
+            tax: found.tax.as_ref(),
+            promotions: &promotions,
+        };
+        self.price_cart(lines, request, inputs).await
+    }
+
+    /// `lines` priced with `inputs`: the running promotions (automatic, and those `request`'s
+    /// codes name), the way to ship checked against where it goes, and the tax there.
+    async fn price_cart(
+        &self,
+        lines: &[(&Variant, u32)],
+        request: &QuoteRequest,
+        inputs: PricingInputs<'_>,
+    ) -> Result<Quote, AppError> {
+        let now = Timestamp::now();
+        let running: Vec<Promotion> = inputs
+            .promotions
+            .iter()
+            .map(|(rule, _)| rule.pricing())
+            .filter(|p| p.runs_at(now))
+            .collect();
+        let applicable = given(&running, &request.codes)?;
+        let needs_categories = inputs
+            .promotions
+            .iter()
+            .any(|(rule, _)| rule.needs_categories());
+        let categories = if needs_categories {
+            self.categories_of(lines.iter().map(|(v, _)| *v)).await?
+        } else {
+            BTreeMap::new()
+        };
+        let mut priced = Vec::with_capacity(lines.len());
+        let mut weight_grams = 0_u64;
+        for (variant, quantity) in lines {
+            weight_grams += u64::from(variant.weight_grams) * u64::from(*quantity);
             let product_categories = variant.product_id.as_ref().and_then(|p| categories.get(p));
-            lines.push(Line {
-                sku: sku.clone(),
-                quantity: stored.line.quantity,
+            priced.push(Line {
+                sku: variant.sku.clone(),
+                quantity: *quantity,
                 unit_price: cents(variant.price)?,
                 categories: product_categories.cloned().unwrap_or_default(),
             });
         }
-        let shipped = shipped(request, &found, place.as_ref(), weight_grams)?;
-        let rule = match (&found.tax, &place) {
+        let place = inputs.place.as_ref();
+        let shipped = shipped(request, inputs.option, place, weight_grams)?;
+        let rule = match (inputs.tax, place) {
             (Some(rate), Some((_, region))) => rate.rule(region.as_ref(), self.prices_include_tax),
             _ => TaxRule {
                 prices_include_tax: self.prices_include_tax,
                 ..TaxRule::default()
             },
         };
-        let breakdown = price_shipped(&lines, shipped, rule, &applicable)?;
-        let (country, region) = place.map_or((None, None), |(c, r)| (Some(c), r));
+        let breakdown = price_shipped(&priced, shipped, rule, &applicable)?;
+        let (country, region) = inputs.place.map_or((None, None), |(c, r)| (Some(c), r));
         let destination = Destination {
             shipping_option_id: request.shipping_option.clone(),
             country,
@@ -133,6 +184,9 @@ impl Store {
         keys.extend(option.map(shipping_option::key));
         keys.extend(place.map(|(country, _)| tax_rate::key(country)));
         let mut found = Found::default();
+        if keys.is_empty() {
+            return Ok(found);
+        }
         for item in self.batch_get(keys, false).await? {
             let (Some(pk), Some(sk)) = (PK.get(&item), SK.get(&item)) else {
                 continue;
@@ -193,14 +247,14 @@ fn given<'a>(
 /// The way to ship, checked against where the cart goes.
 fn shipped<'a>(
     request: &QuoteRequest,
-    found: &'a Found,
+    option: Option<&'a ShippingOption>,
     place: Option<&(Country, Option<Region>)>,
     weight_grams: u64,
 ) -> Result<Option<Shipped<'a>>, AppError> {
     let Some(id) = &request.shipping_option else {
         return Ok(None);
     };
-    let Some(option) = &found.option else {
+    let Some(option) = option else {
         return Err(AppError::not_found(format!("no shipping option {id}")));
     };
     let Some((country, region)) = place else {

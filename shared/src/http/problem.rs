@@ -75,6 +75,7 @@ fn classify(err: &AppError) -> (StatusCode, &'static str, &'static str) {
         AppError::SkuTaken(_) => (S::CONFLICT, "sku-taken", "SKU taken"),
         AppError::CodeTaken(_) => (S::CONFLICT, "code-taken", "Code taken"),
         AppError::UnknownCode(_) => (S::UNPROCESSABLE_ENTITY, "unknown-code", "Unknown code"),
+        AppError::QuoteChanged { .. } => (S::CONFLICT, "quote-changed", "Quote changed"),
         AppError::CartFull(_) => (S::CONFLICT, "cart-full", "Cart full"),
         AppError::CartEmpty => (S::CONFLICT, "cart-empty", "Cart empty"),
         AppError::RefundRefused(_) => (S::CONFLICT, "refund-refused", "Refund refused"),
@@ -189,6 +190,10 @@ pub fn one_of_each_kind() -> Vec<AppError> {
         AppError::SkuTaken(sku()),
         AppError::CodeTaken("SAVE10".into()),
         AppError::UnknownCode("SAVE10".into()),
+        AppError::QuoteChanged {
+            expected: crate::domain::money::Money::default(),
+            now: crate::domain::money::Money::default(),
+        },
         AppError::CartFull(32),
         AppError::CartEmpty,
         AppError::RefundRefused("x".into()),
@@ -222,6 +227,7 @@ pub fn one_of_each_kind() -> Vec<AppError> {
             | AppError::SkuTaken(_)
             | AppError::CodeTaken(_)
             | AppError::UnknownCode(_)
+            | AppError::QuoteChanged { .. }
             | AppError::CartFull(_)
             | AppError::CartEmpty
             | AppError::RefundRefused(_)

@@ -81,6 +81,12 @@ pub const FUNCTIONS: &[Function] = &[
             INPUT_CUSTOMER,
             INPUT_PRODUCTS,
             INPUT_IDEMPOTENCY,
+            // The cart priced as a quote prices it: the promotions, the way to ship and the
+            // tax where it goes, the products' categories where a promotion names some.
+            Query(Entity::Promotion),
+            BatchGetItem(Entity::ShippingOption),
+            BatchGetItem(Entity::TaxRate),
+            BatchGetItem(Entity::Product),
             // The customer's count: whether it has its map of held units yet.
             BatchGetItem(Entity::OpenOrderCount),
             UpdateItem(&[&variant::TAKE_STOCK]),

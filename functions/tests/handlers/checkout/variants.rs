@@ -40,9 +40,9 @@ async fn a_variant_is_sold_by_its_sku_and_its_line_keeps_what_was_bought() {
         line,
         json!({
             "sku": "tee-m-blue", "quantity": 2, "price": "19.00", "title": "Plain tee",
-            "options": {"Size": "M", "Colour": "Blue"}
+            "options": {"Size": "M", "Colour": "Blue"}, "discount": "0.00", "tax": "0.00",
         }),
-        "the line as bought"
+        "the line as bought, priced with no promotion and no tax"
     );
     // Refunded by its SKU, the unit back in stock, as before variants.
     let req = send_json(

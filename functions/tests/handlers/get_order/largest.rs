@@ -141,6 +141,8 @@ fn largest_order() -> (OrderId, Vec<Item>) {
                     .map(|i| (format!("{i}{}", long(49)), long(50)))
                     .collect(),
             ),
+            discount: Money::parse_number("99999999.99"),
+            tax: Money::parse_number("99999999.99"),
             ..LineItem::untitled(
                 sku(n),
                 10_000,

@@ -2,10 +2,10 @@
 //! lines (with their weight and categories), the way to ship chosen, the tax where it goes and
 //! the promotions that run, priced once by [`super::price`] and answered in money.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::AppError;
-use crate::domain::address::{Country, Region};
+use crate::domain::address::{Address, Country, Region};
 use crate::domain::ids::{ShippingOptionId, Sku};
 use crate::domain::money::Money;
 use crate::domain::shipping::ShippingOption;
@@ -13,6 +13,17 @@ use crate::domain::shipping::ShippingOption;
 use super::cents::{Cents, money};
 use super::promotion::{Line, Promotion};
 use super::{Breakdown, TaxRule, price};
+
+/// What a storefront asks a quote for, and a checkout its price.
+#[derive(Debug, Clone, Default)]
+pub struct QuoteRequest {
+    /// The way to ship (none: nothing shipped, no shipping charged).
+    pub shipping_option: Option<ShippingOptionId>,
+    /// Where it goes (none: the address on the customer's profile, if any).
+    pub place: Option<(Country, Option<Region>)>,
+    /// The codes given.
+    pub codes: Vec<crate::domain::promotions::PromotionCode>,
+}
 
 /// The way to ship a priced cart takes, and what it weighs.
 #[derive(Debug, Clone, Copy)]
@@ -79,8 +90,8 @@ pub struct QuotedLine {
     pub tax: Money,
 }
 
-/// One promotion's part of a quote.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One promotion's part of a quote, or of an order's price.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QuotedPromotion {
     /// Which promotion.
@@ -90,6 +101,71 @@ pub struct QuotedPromotion {
     pub code: Option<String>,
     /// What it takes off, lines and shipping together.
     pub discount: Money,
+}
+
+/// What a checked-out order was charged besides its lines' prices (each line keeps its own
+/// discount and tax): the order's `total` is `subtotal - discount + shipping`, plus `tax` when
+/// prices exclude it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Charged {
+    /// The lines' subtotals.
+    pub subtotal: Money,
+    /// The lines' discounts.
+    pub discount: Money,
+    /// The shipping, after its discount.
+    pub shipping: Money,
+    /// What the promotions took off the shipping's rate.
+    pub shipping_discount: Money,
+    /// The shipping's tax.
+    pub shipping_tax: Money,
+    /// The lines' taxes and the shipping's.
+    pub tax: Money,
+    /// Whether the prices included the tax.
+    pub prices_include_tax: bool,
+    /// The way it ships.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shipping_option_id: Option<ShippingOptionId>,
+    /// Where it ships.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shipping_address: Option<Address>,
+    /// The promotions that applied, with what each took off.
+    #[serde(default)]
+    pub promotions: Vec<QuotedPromotion>,
+}
+
+impl Charged {
+    /// The order's part of `quote`, shipped to `address`.
+    pub fn of(quote: &Quote, address: Option<Address>) -> Self {
+        Charged {
+            subtotal: quote.subtotal,
+            discount: quote.discount,
+            shipping: quote.shipping,
+            shipping_discount: quote.shipping_discount,
+            shipping_tax: quote.shipping_tax,
+            tax: quote.tax,
+            prices_include_tax: quote.prices_include_tax,
+            shipping_option_id: quote.shipping_option_id.clone(),
+            shipping_address: address,
+            promotions: quote.promotions.clone(),
+        }
+    }
+}
+
+impl crate::domain::order::OrderDetails {
+    /// The order charged as `quote` prices it, shipped to `address`: its total the quote's,
+    /// each line with its discount and tax.
+    pub fn charged(mut self, quote: &Quote, address: Option<Address>) -> Self {
+        for line in &mut self.items {
+            if let Some(priced) = quote.lines.iter().find(|q| q.sku == line.sku) {
+                line.discount = Some(priced.discount);
+                line.tax = Some(priced.tax);
+            }
+        }
+        self.order.total = quote.total;
+        self.charged = Some(Box::new(Charged::of(quote, address)));
+        self
+    }
 }
 
 /// Where a quote ships to, and how.

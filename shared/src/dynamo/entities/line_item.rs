@@ -28,6 +28,10 @@ record! {
         title: String = TITLE "title", optional, store;
         /// The variant's options when ordered.
         options: OptionValues = OPTIONS "options", empty, store;
+        /// What the promotions took off the line (a checked-out order's).
+        discount: Money = DISCOUNT "discount", optional, store;
+        /// The line's tax (a checked-out order's).
+        tax: Money = TAX "tax", optional, store;
     }
 }
 
@@ -101,6 +105,8 @@ pub const PUT: PutSpec = PutSpec {
         PRICE.name,
         TITLE.name,
         OPTIONS.name,
+        DISCOUNT.name,
+        TAX.name,
         CUSTOMER_ID.name,
         GSI2PK.name,
         GSI2SK.name,

@@ -23,6 +23,7 @@ pub mod idempotency;
 pub mod line_item;
 pub mod migration_state;
 pub mod open_order_count;
+pub mod order_charges;
 pub mod order_header;
 pub mod order_listing;
 pub mod order_return;
@@ -285,6 +286,19 @@ mod tests {
         rule
     }
 
+    /// What a checked-out order is charged, every part of it.
+    fn every_charge() -> crate::domain::pricing::quote::Charged {
+        serde_json::from_value(serde_json::json!({
+            "subtotal": "43.95", "discount": "4.40", "shipping": "15.00",
+            "shippingDiscount": "0.00", "shippingTax": "0.00", "tax": "3.51",
+            "pricesIncludeTax": false, "shippingOptionId": "express",
+            "shippingAddress": {"name": "Ana", "line1": "1 Main St", "city": "Albany",
+                "postalCode": "12207", "country": "US", "region": "US-NY"},
+            "promotions": [{"promotionId": "save10", "code": "SAVE10", "discount": "4.40"}],
+        }))
+        .expect("charges")
+    }
+
     fn sku_one() -> Sku {
         Sku::parse("sku-1").expect("sku")
     }
@@ -311,6 +325,8 @@ mod tests {
         let line = LineItem {
             title: Some("Plain tee".into()),
             options: crate::domain::product::OptionValues(vec![("Size".into(), "M".into())]),
+            discount: Money::parse_number("1.00"),
+            tax: Money::parse_number("3.80"),
             ..LineItem::untitled(sku.clone(), 2, Money::parse_number("19.95").expect("money"))
         };
         let payment = PaymentId::parse("pi_1").expect("id");
@@ -388,7 +404,10 @@ mod tests {
                 order_listing::to_item(&hold, StatusShards::ONE),
             ),
             (&order_header::PUT, order_header::to_item(&order)),
-            (&order_header::PUT_HOLD, order_header::to_item(&hold)),
+            (
+                &order_header::PUT_HOLD,
+                order_header::hold_item(&hold, Some(&every_charge())),
+            ),
             (&line_item::PUT, line_item::to_item(&order, &line)),
             (&cart_line::PUT, cart_line::to_item(&c1(), &cart, 1)),
             (&catalog_entry::PUT, catalog_entry::to_item(&entry)),

@@ -5,10 +5,11 @@
 use crate::domain::ids::{CustomerId, DisputeId, OrderId, PaymentId};
 use crate::domain::money::Money;
 use crate::domain::order::{Balance, Order, OrderDispute};
+use crate::domain::pricing::quote::Charged;
 use crate::domain::status::OrderStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
-use crate::dynamo::entities::line_item;
+use crate::dynamo::entities::{line_item, order_charges};
 use crate::dynamo::keys::{self, Entity};
 use crate::dynamo::record::record;
 use crate::dynamo::update::{Change, PutSpec, UpdateSpec};
@@ -180,6 +181,16 @@ pub const PUT_HOLD: PutSpec = PutSpec {
         TOTAL.name,
         HOLD_UNTIL.name,
         EVENT_SEQUENCE.name,
+        order_charges::SUBTOTAL.name,
+        order_charges::DISCOUNT.name,
+        order_charges::SHIPPING.name,
+        order_charges::SHIPPING_DISCOUNT.name,
+        order_charges::SHIPPING_TAX.name,
+        order_charges::TAX.name,
+        order_charges::PRICES_INCLUDE_TAX.name,
+        order_charges::SHIPPING_OPTION_ID.name,
+        order_charges::SHIPPING_ADDRESS.name,
+        order_charges::PROMOTIONS.name,
     ],
 };
 
@@ -200,6 +211,16 @@ pub fn to_item(order: &Order) -> Item {
     let mut item = key(&order.order_id);
     Header::write(&mut item, order);
     EVENT_SEQUENCE.put(&mut item, &1);
+    item
+}
+
+/// The header of a checked-out hold: [`to_item`]'s, with what the order was charged besides
+/// its lines' prices ([`order_charges`]), where it was priced so.
+pub fn hold_item(order: &Order, charged: Option<&Charged>) -> Item {
+    let mut item = to_item(order);
+    if let Some(charged) = charged {
+        order_charges::write(&mut item, charged);
+    }
     item
 }
 

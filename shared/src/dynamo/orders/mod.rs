@@ -59,6 +59,8 @@ pub struct OrderInputs {
     pub products: HashMap<Sku, Variant>,
     /// The customer's count of open orders has its map of held units (read for a checkout).
     pub counts_held: bool,
+    /// The shipping address the customer keeps on their profile.
+    pub address: Option<crate::domain::address::Address>,
 }
 
 /// What a checkout adds to placing an order.
@@ -283,6 +285,7 @@ impl Store {
         for item in self.batch_get(keys, consistent).await? {
             if has_key(&item, &profile_key) {
                 inputs.customer_named = item.contains_key(customer::NAME.name);
+                inputs.address = customer::ADDRESS.get(&item);
             } else if count_key.as_ref().is_some_and(|key| has_key(&item, key)) {
                 inputs.counts_held = open_order_count::counts_held(&item);
             } else if record_key.as_ref().is_some_and(|key| has_key(&item, key)) {
@@ -328,7 +331,10 @@ impl Store {
         };
         let mut new_items = vec![
             (listing, order_listing::to_item(order, self.status_shards)),
-            (header, order_header::to_item(order)),
+            (
+                header,
+                order_header::hold_item(order, placed.charged.as_deref()),
+            ),
         ];
         new_items
             .extend((lines.iter()).map(|line| (&line_item::PUT, line_item::to_item(order, line))));

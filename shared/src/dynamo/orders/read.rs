@@ -7,7 +7,7 @@ use crate::domain::ids::OrderId;
 use crate::domain::order::{LineBack, LineItem, Order, OrderDetails, OrderMoney};
 use crate::dynamo::codec;
 use crate::dynamo::entities::{
-    cancellation, fulfilment, line_item, order_header, order_return, refund,
+    cancellation, fulfilment, line_item, order_charges, order_header, order_return, refund,
 };
 use crate::dynamo::keys::{Entity, ITEM_PREFIX, ORDER_PARTITION};
 use crate::dynamo::query::{Index, KeyQuery};
@@ -69,6 +69,7 @@ impl Store {
         let mut fulfilments = Vec::new();
         let mut cancellations = Vec::new();
         let mut returns = Vec::new();
+        let mut charged = None;
         let mut money = OrderMoney::default();
         for item in items {
             let sk = codec::SK.get(&item).unwrap_or_default();
@@ -76,6 +77,8 @@ impl Store {
                 Some(Entity::OrderHeader) => {
                     money.balance = order_header::balance(&item);
                     money.lines_version = order_header::lines_version(&item);
+                    let mut item = item;
+                    charged = order_charges::take(&mut item)?.map(Box::new);
                     found = Some(order_header::from_item(item)?);
                 }
                 Some(Entity::LineItem) => {
@@ -110,6 +113,7 @@ impl Store {
                 fulfilments,
                 cancellations,
                 returns,
+                charged,
                 money: Box::new(money),
             };
             details.show_refunds_of_returns();
