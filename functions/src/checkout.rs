@@ -105,7 +105,8 @@ async fn attempt(
         Checked::Lines(lines) if lines.is_empty() => return Err(AppError::CartEmpty.into()),
         Checked::Lines(lines) => lines,
     };
-    let quote = price(store, ask, kept, &variants, &lines).await?;
+    // Boxed: pricing reads several things at once, and its future is deep.
+    let quote = Box::pin(price(store, customer, ask, kept, &variants, &lines)).await?;
     let held = OrderDetails::hold(
         customer.clone(),
         lines,
@@ -139,6 +140,7 @@ async fn attempt(
 /// (`kept`); and the address it ships to. A total other than the one the customer saw is a 409.
 async fn price(
     store: &Store,
+    customer: &CustomerId,
     ask: &CheckoutAsk,
     kept: Option<Address>,
     variants: &HashMap<Sku, Variant>,
@@ -153,7 +155,7 @@ async fn price(
         .iter()
         .filter_map(|line| variants.get(&line.sku).map(|v| (v, line.quantity)))
         .collect();
-    let quote = store.checkout_price(&read, &request).await?;
+    let quote = store.checkout_price(customer, &read, &request).await?;
     if let Some(expected) = ask.expected_total
         && expected != quote.total
     {

@@ -7,6 +7,7 @@ use local_engine::testing::{TestApp, Who, from_event_file, get, header, parts};
 use serde_json::{Value, json};
 use shared::Store;
 
+mod codes;
 mod held;
 mod lambda;
 mod priced;
@@ -197,8 +198,8 @@ async fn a_cart_overfilled_by_edits_at_once_is_a_409_not_a_transaction_too_big()
         .await,
     );
     // A cart an older store let edits at once overfill (written here around the API, which now
-    // refuses it): 33 live lines of products the catalog has, one more than a checkout's
-    // transaction can carry.
+    // refuses it): 33 live lines of products the catalog has, more than a checkout's
+    // transaction can carry (30).
     let lines: Vec<String> = (0..32)
         .map(|n| format!(r#"{{"sku":"extra-{n:02}","price":"1.00"}}"#))
         .collect();

@@ -6,6 +6,7 @@ use local_engine::LOCAL_TABLE;
 use local_engine::testing::dispatch;
 use local_engine::testing::{TestApp, Who, call, from_event_file, parts, send_json};
 use serde_json::{Value, json};
+use shared::domain::cart::MAX_CART_LINES;
 
 const PUT: &str = "PUT /customers/{customerId}/cart/items/{sku}";
 const REMOVE: &str = "DELETE /customers/{customerId}/cart/items/{sku}";
@@ -150,22 +151,23 @@ async fn the_catalog_must_know_the_product_and_quantities_are_whole_and_bounded(
     assert!(stored(&app, "c1").await.is_empty(), "nothing written");
 }
 
-/// A cart holds as many lines as one checkout transaction carries: 32.
+/// A cart holds as many lines as one checkout transaction carries: 30.
 #[tokio::test]
-async fn a_thirty_third_line_is_refused_but_a_held_line_still_changes() {
+async fn a_thirty_first_line_is_refused_but_a_held_line_still_changes() {
     let app = TestApp::seeded().await.expect("app");
-    let skus = catalog(&app, "cart", 33).await;
-    for sku in &skus[..32] {
+    assert_eq!(MAX_CART_LINES, 30);
+    let skus = catalog(&app, "cart", 31).await;
+    for sku in &skus[..30] {
         let (status, body) = hold(&app, "c1", sku, r#"{"quantity":1}"#).await;
         assert_eq!(status, 200, "{sku}: {body}");
     }
-    let (status, body) = hold(&app, "c1", &skus[32], r#"{"quantity":1}"#).await;
+    let (status, body) = hold(&app, "c1", &skus[30], r#"{"quantity":1}"#).await;
     assert_eq!(status, 409, "{body}");
     assert_eq!(body["type"], "/problems/cart-full");
     let (status, body) = hold(&app, "c1", &skus[0], r#"{"quantity":4}"#).await;
     assert_eq!(status, 200, "{body}");
-    assert_eq!(body["items"].as_array().map(Vec::len), Some(32));
-    assert_eq!(stored(&app, "c1").await.len(), 32);
+    assert_eq!(body["items"].as_array().map(Vec::len), Some(30));
+    assert_eq!(stored(&app, "c1").await.len(), 30);
 }
 
 #[tokio::test]
@@ -195,19 +197,19 @@ async fn emptying_a_cart_removes_its_expired_lines_too_and_only_that_customers()
     assert_eq!(delete(&app, CLEAR, "/customers/c1/cart").await, 204);
 }
 
-/// The review's case: 31 lines, then new lines PUT at once. Each edit saw room for one more,
+/// The review's case: a line short of full, then new lines PUT at once. Each edit saw room for one more,
 /// and the old check-then-write made a cart of 41 (with 10) or 111 (with 80). The cap is now a
 /// condition of the write: exactly one new line lands, every other edit is a 409.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn new_lines_put_at_once_never_take_the_cart_past_its_cap() {
     let app = TestApp::seeded().await.expect("app");
-    // 31 held, 40 PUT at once, and one more never PUT (the race's winner is any of the 40).
-    let skus = catalog(&app, "race", 72).await;
-    for sku in &skus[..31] {
+    // 29 held, 40 PUT at once, and one more never PUT (the race's winner is any of the 40).
+    let skus = catalog(&app, "race", 70).await;
+    for sku in &skus[..29] {
         let (status, body) = hold(&app, "c5", sku, r#"{"quantity":1}"#).await;
         assert_eq!(status, 200, "{sku}: {body}");
     }
-    let edits = skus[31..71].iter().map(|sku| {
+    let edits = skus[29..69].iter().map(|sku| {
         let app = &app;
         async move { hold(app, "c5", sku, r#"{"quantity":1}"#).await }
     });
@@ -218,7 +220,7 @@ async fn new_lines_put_at_once_never_take_the_cart_past_its_cap() {
         .filter(|(status, body)| *status == 409 && body["type"] == "/problems/cart-full")
         .count();
     assert_eq!((held, full), (1, 39), "40 at once: {answers:?}");
-    assert_eq!(stored(&app, "c5").await.len(), 32);
+    assert_eq!(stored(&app, "c5").await.len(), 30);
     // A held line still changes, and removing one makes room for exactly one more.
     let (status, body) = hold(&app, "c5", &skus[0], r#"{"quantity":3}"#).await;
     assert_eq!(status, 200, "{body}");
@@ -228,7 +230,7 @@ async fn new_lines_put_at_once_never_take_the_cart_past_its_cap() {
         parts(dispatch(&app.store, req, functions::edit_cart::handle).await).0,
         204
     );
-    let (status, body) = hold(&app, "c5", &skus[71], r#"{"quantity":1}"#).await;
+    let (status, body) = hold(&app, "c5", &skus[69], r#"{"quantity":1}"#).await;
     assert_eq!(status, 200, "{body}");
-    assert_eq!(stored(&app, "c5").await.len(), 32);
+    assert_eq!(stored(&app, "c5").await.len(), 30);
 }

@@ -551,6 +551,75 @@ async fn a_hold_whose_payment_intent_the_provider_canceled_ends_at_once_with_its
     assert_eq!((app.stock("sku-1").await, app.stock("sku-3").await), before);
 }
 
+/// c2's sample cart checked out with `code`: the order's ID, its amount and its PaymentIntent.
+async fn held_with(app: &TestApp, code: &str) -> (u16, Value) {
+    let body = format!(r#"{{"codes": ["{code}"]}}"#);
+    let req = local_engine::testing::payments::checkout_with_body("c2", None, &body);
+    let (status, _, body) = parts(
+        dispatch(
+            &crate::flows::checkout_with(&app.store),
+            req,
+            functions::checkout::handle,
+        )
+        .await,
+    );
+    (status, body)
+}
+
+#[tokio::test]
+async fn a_hold_the_provider_canceled_gives_its_codes_use_back() {
+    let app = TestApp::seeded().await.expect("app");
+    let hook = hooked(&app);
+    let body: shared::domain::promotions::PromotionBody = serde_json::from_value(
+        serde_json::json!({"code": "ONLYONE", "type": "fixed", "value": "1.00", "usageLimit": 1}),
+    )
+    .expect("shape");
+    let rule = body
+        .check(shared::domain::ids::PromotionId::parse("only-one").expect("id"))
+        .expect("valid");
+    app.direct_store().put_promotion(&rule).await.expect("put");
+    let (status, body) = held_with(&app, "ONLYONE").await;
+    assert_eq!(
+        (status, &body["total"]),
+        (201, &Value::from("42.95")),
+        "{body}"
+    );
+    let (order, amount, intent) = local_engine::testing::payments::held(&body);
+    // Its one use is taken: the same cart again is refused the code.
+    for (sku, quantity) in [("sku-1", 1), ("sku-3", 2)] {
+        let req = local_engine::testing::payments::hold_line("c2", sku, quantity);
+        assert_eq!(
+            parts(dispatch(&app.store, req, functions::edit_cart::handle).await).0,
+            200
+        );
+    }
+    let (status, body) = held_with(&app, "ONLYONE").await;
+    assert_eq!(
+        (status, &body["type"]),
+        (409, &Value::from("/problems/code-used-up"))
+    );
+    let (status, reply) = local_engine::provider::form_post(
+        local_engine::testing::provider().base(),
+        &format!("/v1/payment_intents/{intent}/cancel"),
+        Some(local_engine::provider::LOCAL_API_KEY),
+        &[],
+    )
+    .expect("provider");
+    assert_eq!(status, 200, "{reply}");
+    let event = canceled("evt_cancel_code", &intent, amount, &order);
+    let (status, answer) = post(&hook, webhook(&event)).await;
+    assert_eq!(
+        (status, answer["outcome"].as_str()),
+        (200, Some("hold-ended"))
+    );
+    let (status, body) = held_with(&app, "ONLYONE").await;
+    assert_eq!(
+        (status, &body["total"]),
+        (201, &Value::from("42.95")),
+        "the use given back: {body}"
+    );
+}
+
 #[tokio::test]
 async fn the_payment_that_placed_an_order_reported_again_under_another_event_is_not_refunded() {
     let app = TestApp::seeded().await.expect("app");

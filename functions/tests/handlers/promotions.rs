@@ -2,17 +2,11 @@
 //! code names one promotion, however many writes race for it; what breaks a rule is a 400 with
 //! nothing written.
 
-use local_engine::testing::{TestApp, Who, dispatch, from_event_file, parts, send_json};
+use local_engine::testing::{TestApp, Who, dispatch, from_event_file, parts};
 use serde_json::{Value, json};
 
 async fn put(app: &TestApp, id: &str, body: &Value) -> (u16, Value) {
-    let req = send_json(
-        Who::Staff,
-        "PUT /promotions/{promotionId}",
-        &format!("/promotions/{id}"),
-        &[],
-        &body.to_string(),
-    );
+    let req = local_engine::testing::catalog::put_promotion(id, &body.to_string());
     let (status, _, body) =
         parts(dispatch(&app.store, req, functions::put_promotion::handle).await);
     (status, body)

@@ -194,11 +194,8 @@ async fn what_cannot_be_quoted_is_a_clear_problem() {
 async fn a_promotion_for_a_category_takes_off_only_its_products_lines() {
     let app = TestApp::seeded().await.expect("app");
     // Half off the kitchen (the mug, sku-1, is in it; the candles, sku-3, are not).
-    let req = local_engine::testing::send_json(
-        Who::Staff,
-        "PUT /promotions/{promotionId}",
-        "/promotions/kitchen-half",
-        &[],
+    let req = local_engine::testing::catalog::put_promotion(
+        "kitchen-half",
         r#"{"code": "KITCHEN", "type": "percentage", "value": "50", "conditions": {"categories": ["kitchen"]}}"#,
     );
     let (status, _, body) =

@@ -59,14 +59,14 @@ macro_rules! handlers {
                         store: store.clone(),
                         secrets: services.secrets.clone(),
                     };
-                    dispatch(&webhook, req, functions::payment_webhook::handle).await
+                    Box::pin(dispatch(&webhook, req, functions::payment_webhook::handle)).await
                 }
                 CHECKOUT => {
                     let checkout = functions::checkout::Checkout {
                         store: store.clone(),
                         provider: services.provider.clone(),
                     };
-                    dispatch(&checkout, req, functions::checkout::handle).await
+                    Box::pin(dispatch(&checkout, req, functions::checkout::handle)).await
                 }
                 _ => return None,
             })

@@ -489,6 +489,17 @@ pub mod catalog {
         )
     }
 
+    /// `PUT /promotions/{promotionId}` with `body`, from staff.
+    pub fn put_promotion(promotion: &str, body: &str) -> Request {
+        send_json(
+            Who::Staff,
+            "PUT /promotions/{promotionId}",
+            &format!("/promotions/{promotion}"),
+            &[],
+            body,
+        )
+    }
+
     /// The body of a published product of one variant, `sku`, titled `title`, at `price`.
     pub fn single_body(sku: &str, title: &str, price: &str) -> String {
         serde_json::json!({

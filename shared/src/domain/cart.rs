@@ -11,8 +11,8 @@ use crate::domain::order::MAX_QUANTITY;
 /// TransactWriteItems takes 100 actions; checkout needs three per line (the product's stock
 /// held, the order's line item written, the cart line deleted) and four more (the order's
 /// listing, its header, the Idempotency-Key's record, the customer's place under the cap on
-/// open orders): 3 × 32 + 4 = 100.
-pub const MAX_CART_LINES: usize = 32;
+/// open orders), and up to six counts of the promotions' uses: 3 × 30 + 4 + 6 = 100.
+pub const MAX_CART_LINES: usize = 30;
 
 /// How long a cart line lives after its last change when the template says nothing
 /// (`CartTtlDays`).
@@ -96,7 +96,8 @@ mod tests {
     fn a_checkout_of_a_full_cart_fits_one_transaction() {
         let per_line = 3;
         let fixed = 4;
-        assert_eq!(per_line * MAX_CART_LINES + fixed, 100);
+        let promotions_counted = 6;
+        assert_eq!(per_line * MAX_CART_LINES + fixed + promotions_counted, 100);
     }
 
     #[test]

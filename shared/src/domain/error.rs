@@ -89,6 +89,9 @@ pub enum AppError {
         /// What it costs now.
         now: crate::domain::money::Money,
     },
+    /// A code whose promotion's limit is reached, in all or by this customer.
+    #[error("the code {0} is used up")]
+    CodeUsedUp(String),
     /// A code that names no promotion running now.
     #[error("the code {0} names no promotion running now")]
     UnknownCode(String),

@@ -277,6 +277,28 @@ impl OrderDetails {
     }
 }
 
+impl OrderDetails {
+    /// The order charged as `quote` prices it, shipped to `address`: its total the quote's,
+    /// each line with its discount and tax.
+    pub fn charged(
+        mut self,
+        quote: &crate::domain::pricing::quote::Quote,
+        address: Option<crate::domain::address::Address>,
+    ) -> Self {
+        for line in &mut self.items {
+            if let Some(priced) = quote.lines.iter().find(|q| q.sku == line.sku) {
+                line.discount = Some(priced.discount);
+                line.tax = Some(priced.tax);
+            }
+        }
+        self.order.total = quote.total;
+        self.charged = Some(Box::new(crate::domain::pricing::quote::Charged::of(
+            quote, address,
+        )));
+        self
+    }
+}
+
 /// The lines priced from `catalog`: every product known (else 422), at the price the client
 /// expected if it said one (else 409), with the stock asked for (else 409); each list names
 /// every SKU it is about.

@@ -22,6 +22,7 @@
 //! | Tax rate | `TAX` | `COUNTRY#<country>` | the tax where an order goes (one GetItem) |
 //! | Promotion | `PROMOTIONS` | `PROMOTION#<promotionId>` | the price of a cart (one Query) |
 //! | Promotion code | `PROMOTIONS` | `CODE#<code>` | a code names one promotion |
+//! | Promotion uses | `PROMOTION#<promotionId>` | `USES`, `USES#<customerId>` | a limit counted in the checkout |
 //! | Idempotency record | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE` | retried POSTs |
 //! | Migration state | `MIGRATION#<name>` | `STATUS`, `SEGMENT#<total>#<i>`, `DEFERRED#<orderId>#<sku>`, `UNPLACEABLE#<PK>#<SK>` | `store-migrate` |
 //! | Cart line | `CUSTOMER#<customerId>` | `CART#<sku>` | 9 |
@@ -112,6 +113,8 @@ pub const PROMOTIONS_PK: &str = "PROMOTIONS";
 pub const PROMOTION_PREFIX: &str = "PROMOTION#";
 /// Promotion codes' sort keys.
 pub const CODE_PREFIX: &str = "CODE#";
+/// A promotion's count of uses: its sort key (`USES#<customerId>`: one customer's).
+pub const USES_SK: &str = "USES";
 /// The category tree's version's sort key.
 pub const TREE_VERSION_SK: &str = "VERSION";
 /// The catalog's partitions.

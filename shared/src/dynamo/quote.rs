@@ -4,27 +4,31 @@
 //! running promotion names categories. The pricing itself is the domain's
 //! ([`crate::domain::pricing::quote`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::AppError;
 use crate::domain::address::{Country, Region};
-use crate::domain::ids::{CategoryId, CustomerId, ProductId, ShippingOptionId, Sku};
+use crate::domain::ids::{CategoryId, CustomerId, ProductId, PromotionId, ShippingOptionId, Sku};
 use crate::domain::pricing::TaxRule;
 use crate::domain::pricing::cents::cents;
 use crate::domain::pricing::promotion::{Line, Promotion};
-use crate::domain::pricing::quote::{Destination, Quote, QuoteRequest, Shipped, price_shipped};
+use crate::domain::pricing::quote::{
+    Destination, Limits, Quote, QuoteRequest, Shipped, price_shipped,
+};
 use crate::domain::promotions::{PromotionCode, PromotionRule};
 use crate::domain::shipping::ShippingOption;
 use crate::domain::tax::TaxRate;
 use crate::domain::time::Timestamp;
 use crate::domain::variant::Variant;
 use crate::dynamo::codec::{Item, PK, SK};
-use crate::dynamo::entities::{product, shipping_option, tax_rate, variant};
+use crate::dynamo::entities::{product, promotion_uses, shipping_option, tax_rate, variant};
 use crate::dynamo::keys::Entity;
 use crate::dynamo::store::Store;
 
 /// What pricing reads besides the lines.
 struct PricingInputs<'a> {
+    /// Whether the counts of uses are read strongly consistent (a checkout decides on them).
+    consistent: bool,
     /// Where it goes.
     place: Option<(Country, Option<Region>)>,
     /// The way to ship asked for, as read.
@@ -84,12 +88,13 @@ impl Store {
             lines.push((variant, stored.line.quantity));
         }
         let inputs = PricingInputs {
+            consistent: false,
             place,
             option: found.option.as_ref(),
             tax: found.tax.as_ref(),
             promotions: &promotions,
         };
-        self.price_cart(&lines, request, inputs).await
+        self.price_cart(customer, &lines, request, inputs).await
     }
 
     /// What checkout charges for `lines` (its variants read strongly consistent, each with
@@ -99,6 +104,7 @@ impl Store {
     /// computation.
     pub async fn checkout_price(
         &self,
+        customer: &CustomerId,
         lines: &[(&Variant, u32)],
         request: &QuoteRequest,
     ) -> Result<Quote, AppError> {
@@ -108,30 +114,45 @@ impl Store {
             self.quote_inputs(&[], request.shipping_option.as_ref(), place)
         )?;
         let inputs = PricingInputs {
+            consistent: true,
             place: request.place.clone(),
             option: found.option.as_ref(),
             tax: found.tax.as_ref(),
             promotions: &promotions,
         };
-        self.price_cart(lines, request, inputs).await
+        self.price_cart(customer, lines, request, inputs).await
     }
 
     /// `lines` priced with `inputs`: the running promotions (automatic, and those `request`'s
-    /// codes name), the way to ship checked against where it goes, and the tax there.
+    /// codes name) whose limits `customer` has not reached, the way to ship checked against
+    /// where it goes, and the tax there.
     async fn price_cart(
         &self,
+        customer: &CustomerId,
         lines: &[(&Variant, u32)],
         request: &QuoteRequest,
         inputs: PricingInputs<'_>,
     ) -> Result<Quote, AppError> {
         let now = Timestamp::now();
-        let running: Vec<Promotion> = inputs
+        let running: Vec<&PromotionRule> = inputs
             .promotions
             .iter()
-            .map(|(rule, _)| rule.pricing())
-            .filter(|p| p.runs_at(now))
+            .map(|(rule, _)| rule)
+            .filter(|rule| rule.pricing().runs_at(now))
             .collect();
-        let applicable = given(&running, &request.codes)?;
+        let spent = self.spent(customer, &running, inputs.consistent).await?;
+        let chosen = given(&running, &spent, &request.codes)?;
+        let pricing: Vec<Promotion> = chosen.iter().map(|rule| rule.pricing()).collect();
+        let applicable: Vec<&Promotion> = pricing.iter().collect();
+        let limits_of = |id: &str| {
+            chosen
+                .iter()
+                .find(|rule| rule.promotion_id.as_str() == id)
+                .map_or_else(Limits::default, |rule| Limits {
+                    in_all: rule.usage_limit,
+                    per_customer: rule.per_customer_limit,
+                })
+        };
         let needs_categories = inputs
             .promotions
             .iter()
@@ -169,7 +190,54 @@ impl Store {
             country,
             region,
         };
-        Ok(Quote::of(&breakdown, &applicable, rule, destination))
+        Ok(Quote::of(
+            &breakdown,
+            &applicable,
+            (rule, &limits_of),
+            destination,
+        ))
+    }
+
+    /// The promotions of `running` whose limits are reached, in all or by `customer`: their
+    /// counts, one BatchGetItem (none when no promotion has a limit).
+    async fn spent(
+        &self,
+        customer: &CustomerId,
+        running: &[&PromotionRule],
+        consistent: bool,
+    ) -> Result<BTreeSet<PromotionId>, AppError> {
+        let keys_of = |item: &Item| (PK.get(item), SK.get(item));
+        let mut keys = Vec::new();
+        let mut limit_of = BTreeMap::new();
+        for rule in running {
+            let id = &rule.promotion_id;
+            let counts = [
+                (rule.usage_limit, promotion_uses::key(id)),
+                (
+                    rule.per_customer_limit,
+                    promotion_uses::customer_key(id, customer),
+                ),
+            ];
+            for (limit, key) in counts {
+                if let Some(limit) = limit {
+                    limit_of.insert(keys_of(&key), (id, limit));
+                    keys.push(key);
+                }
+            }
+        }
+        let mut spent = BTreeSet::new();
+        if keys.is_empty() {
+            return Ok(spent);
+        }
+        for item in self.batch_get(keys, consistent).await? {
+            let uses = promotion_uses::USES.get(&item).unwrap_or(0);
+            if let Some((id, limit)) = limit_of.get(&keys_of(&item))
+                && uses >= *limit
+            {
+                spent.insert((*id).clone());
+            }
+        }
+        Ok(spent)
     }
 
     /// The variants of `skus`, the option `option` and the tax of `place`'s country: one
@@ -225,23 +293,28 @@ impl Store {
     }
 }
 
-/// The promotions a cart may take: every automatic one running, and the one each code names;
-/// a code no running promotion has is a 422.
+/// The promotions a cart may take: every automatic one running and not used up, and the one
+/// each code names; a code no running promotion has is a 422, one whose limit is reached a 409.
 fn given<'a>(
-    running: &'a [Promotion],
+    running: &[&'a PromotionRule],
+    spent: &BTreeSet<PromotionId>,
     codes: &[PromotionCode],
-) -> Result<Vec<&'a Promotion>, AppError> {
-    let mut applicable: Vec<&Promotion> = running.iter().filter(|p| p.code.is_none()).collect();
+) -> Result<Vec<&'a PromotionRule>, AppError> {
+    let mut chosen: Vec<&PromotionRule> = running
+        .iter()
+        .filter(|r| r.code.is_none() && !spent.contains(&r.promotion_id))
+        .copied()
+        .collect();
     for code in codes {
-        match running
-            .iter()
-            .find(|p| p.code.as_deref() == Some(code.as_str()))
-        {
-            Some(promotion) => applicable.push(promotion),
+        match running.iter().find(|r| r.code.as_ref() == Some(code)) {
+            Some(rule) if spent.contains(&rule.promotion_id) => {
+                return Err(AppError::CodeUsedUp(code.to_string()));
+            }
+            Some(rule) => chosen.push(rule),
             None => return Err(AppError::UnknownCode(code.to_string())),
         }
     }
-    Ok(applicable)
+    Ok(chosen)
 }
 
 /// The way to ship, checked against where the cart goes.

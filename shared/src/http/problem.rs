@@ -76,6 +76,7 @@ fn classify(err: &AppError) -> (StatusCode, &'static str, &'static str) {
         AppError::CodeTaken(_) => (S::CONFLICT, "code-taken", "Code taken"),
         AppError::UnknownCode(_) => (S::UNPROCESSABLE_ENTITY, "unknown-code", "Unknown code"),
         AppError::QuoteChanged { .. } => (S::CONFLICT, "quote-changed", "Quote changed"),
+        AppError::CodeUsedUp(_) => (S::CONFLICT, "code-used-up", "Code used up"),
         AppError::CartFull(_) => (S::CONFLICT, "cart-full", "Cart full"),
         AppError::CartEmpty => (S::CONFLICT, "cart-empty", "Cart empty"),
         AppError::RefundRefused(_) => (S::CONFLICT, "refund-refused", "Refund refused"),
@@ -190,6 +191,7 @@ pub fn one_of_each_kind() -> Vec<AppError> {
         AppError::SkuTaken(sku()),
         AppError::CodeTaken("SAVE10".into()),
         AppError::UnknownCode("SAVE10".into()),
+        AppError::CodeUsedUp("SAVE10".into()),
         AppError::QuoteChanged {
             expected: crate::domain::money::Money::default(),
             now: crate::domain::money::Money::default(),
@@ -228,6 +230,7 @@ pub fn one_of_each_kind() -> Vec<AppError> {
             | AppError::CodeTaken(_)
             | AppError::UnknownCode(_)
             | AppError::QuoteChanged { .. }
+            | AppError::CodeUsedUp(_)
             | AppError::CartFull(_)
             | AppError::CartEmpty
             | AppError::RefundRefused(_)

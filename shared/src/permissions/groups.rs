@@ -5,7 +5,7 @@
 use super::Sends;
 use crate::dynamo::entities::{
     catalog_entry, category_listing, open_order_count, order_header, order_listing, product,
-    variant,
+    promotion_uses, variant,
 };
 use crate::dynamo::keys::Entity;
 
@@ -39,3 +39,5 @@ pub(super) const MOVE_LISTING: Sends = UpdateItem(&[&order_listing::STATUS_CHANG
 pub(super) const STOCK_BACK: Sends = UpdateItem(&[&variant::STOCK_UPDATE]);
 /// The customer's place under the caps released.
 pub(super) const RELEASE_PLACE: Sends = UpdateItem(&[&open_order_count::COUNT_UPDATE]);
+/// A promotion's use counted (a checkout), or given back (a hold ending unpaid).
+pub(super) const COUNT_USE: Sends = UpdateItem(&[&promotion_uses::COUNT]);

@@ -14,6 +14,7 @@
 //! what is derived, `template.rs`.
 
 mod groups;
+mod pricing;
 mod table;
 mod template;
 

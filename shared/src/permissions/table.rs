@@ -1,22 +1,22 @@
 //! Every Lambda of the template, and what it sends: one line each ([`super::Function`]).
 
 use super::groups::{
-    COVER_IN_CATALOG, COVER_IN_LISTINGS, INPUT_CUSTOMER, INPUT_IDEMPOTENCY, INPUT_PRODUCTS,
-    MOVE_HEADER, MOVE_LISTING, PICTURE_SUMMARY, READ_PICTURES, RELEASE_PLACE, STOCK_BACK,
+    COUNT_USE, COVER_IN_CATALOG, COVER_IN_LISTINGS, INPUT_CUSTOMER, INPUT_IDEMPOTENCY,
+    INPUT_PRODUCTS, MOVE_HEADER, MOVE_LISTING, PICTURE_SUMMARY, READ_PICTURES, RELEASE_PLACE,
+    STOCK_BACK,
 };
 use super::template::{
     CHECKOUT_TIMEOUT, END_HOLDS_SCHEDULE, EVENTFUL_STREAM, EVERY_MINUTE, MAILER, MEDIA_ARRIVALS,
     MEDIA_BUCKET, ORDER_LISTINGS_STREAM, PAY_REFUNDS_SCHEDULE, PROVIDER_KEY, PUBLISHER,
     WEBHOOK_SECRET,
 };
-use super::{Function, IndexPartitions, Sends, function};
+use super::{Function, IndexPartitions, Sends, function, pricing};
 use crate::domain::status::OrderStatus;
 use crate::dynamo::entities::{
     cancellation, cart_line, cart_version, catalog_entry, category, category_listing,
     category_tree, counted_order, customer, customer_email, fulfilment, idempotency, line_item,
     open_order_count, order_header, order_listing, order_return, payment_event, payment_order,
-    product, product_media, promotion, promotion_code, refund, refund_due, shipping_option,
-    tax_rate, unread_event, variant,
+    product, product_media, refund, refund_due, unread_event, variant,
 };
 use crate::dynamo::keys::Entity;
 use crate::dynamo::query::Index;
@@ -87,6 +87,8 @@ pub const FUNCTIONS: &[Function] = &[
             BatchGetItem(Entity::ShippingOption),
             BatchGetItem(Entity::TaxRate),
             BatchGetItem(Entity::Product),
+            BatchGetItem(Entity::PromotionUses),
+            COUNT_USE,
             // The customer's count: whether it has its map of held units yet.
             BatchGetItem(Entity::OpenOrderCount),
             UpdateItem(&[&variant::TAKE_STOCK]),
@@ -131,6 +133,7 @@ pub const FUNCTIONS: &[Function] = &[
             UpdateItem(order_header::ENDED_BY_PROVIDER),
             STOCK_BACK,
             RELEASE_PLACE,
+            COUNT_USE,
             GetSecret("PaymentWebhookSecret"),
         ],
     )
@@ -148,6 +151,7 @@ pub const FUNCTIONS: &[Function] = &[
             MOVE_LISTING,
             STOCK_BACK,
             RELEASE_PLACE,
+            COUNT_USE,
             GetSecret("PaymentApiKeySecret"),
         ],
     )
@@ -418,52 +422,12 @@ pub const FUNCTIONS: &[Function] = &[
         ],
     )
     .deployed_with(&[MEDIA_BUCKET, MEDIA_ARRIVALS]),
-    function(
-        "put-shipping-option",
-        "Creates or replaces a way to ship: where to, its rate (staff)",
-        &[
-            Query(Entity::ShippingOption),
-            PutItem(&shipping_option::PUT),
-        ],
-    ),
-    function(
-        "list-shipping-options",
-        "The ways to ship to an address (one Query)",
-        &[Query(Entity::ShippingOption)],
-    ),
-    function(
-        "put-tax-rate",
-        "Creates or replaces a country's tax rate (staff)",
-        &[PutItem(&tax_rate::PUT)],
-    ),
-    function(
-        "get-tax-rate",
-        "A country's tax rate (GetItem, staff)",
-        &[GetItem(Entity::TaxRate)],
-    ),
-    function(
-        "put-promotion",
-        "Creates or replaces a promotion, its code claimed in the same transaction (staff)",
-        &[
-            Query(Entity::Promotion),
-            PutItem(&promotion::PUT),
-            PutItem(&promotion_code::CLAIM),
-            DeleteItem(&promotion_code::RELEASE),
-        ],
-    ),
-    function(
-        "quote-cart",
-        "What a customer's cart costs: discounts, shipping and tax (two Queries, one BatchGetItem; the products' in a second where a promotion names categories)",
-        &[
-            Query(Entity::CartLine),
-            Query(Entity::Promotion),
-            GetItem(Entity::Customer),
-            BatchGetItem(Entity::Variant),
-            BatchGetItem(Entity::ShippingOption),
-            BatchGetItem(Entity::TaxRate),
-            BatchGetItem(Entity::Product),
-        ],
-    ),
+    pricing::PUT_SHIPPING_OPTION,
+    pricing::LIST_SHIPPING_OPTIONS,
+    pricing::PUT_TAX_RATE,
+    pricing::GET_TAX_RATE,
+    pricing::PUT_PROMOTION,
+    pricing::QUOTE_CART,
     function(
         "put-category",
         "Creates, renames or moves a category of the tree, on the tree's version (staff)",

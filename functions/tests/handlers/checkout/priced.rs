@@ -109,3 +109,27 @@ async fn a_total_other_than_the_one_quoted_or_an_unknown_code_holds_nothing() {
     let (status, body) = check_out(&app, "").await;
     assert_eq!((status, &body["total"]), (201, &json!("43.95")), "{body}");
 }
+
+#[tokio::test]
+async fn a_promotion_for_a_category_is_charged_on_its_products_lines_only() {
+    let app = TestApp::seeded().await.expect("app");
+    let req = local_engine::testing::catalog::put_promotion(
+        "kitchen-half",
+        r#"{"code": "KITCHEN", "type": "percentage", "value": "50", "conditions": {"categories": ["kitchen"]}}"#,
+    );
+    let (status, _, body) =
+        parts(dispatch(&app.store, req, functions::put_promotion::handle).await);
+    assert_eq!(status, 201, "{body}");
+    // Half of the mug (kitchen), nothing off the candles: 43.95 - 9.98.
+    let (status, held) =
+        check_out(&app, r#"{"codes": ["KITCHEN"], "expectedTotal": "33.97"}"#).await;
+    assert_eq!(status, 201, "{held}");
+    assert_eq!(
+        (
+            &held["items"][0]["discount"],
+            &held["items"][1]["discount"],
+            &held["payment"]["amount"]
+        ),
+        (&json!("9.98"), &json!("0.00"), &json!(3397))
+    );
+}

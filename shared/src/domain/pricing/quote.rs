@@ -101,6 +101,25 @@ pub struct QuotedPromotion {
     pub code: Option<String>,
     /// What it takes off, lines and shipping together.
     pub discount: Money,
+    /// Its limits, whose uses an order counts (and gives back when its hold ends unpaid).
+    #[serde(skip)]
+    pub limits: Limits,
+}
+
+/// A promotion's limits on its uses: in all, and per customer (none: not counted).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Uses in all.
+    pub in_all: Option<u32>,
+    /// Uses by one customer.
+    pub per_customer: Option<u32>,
+}
+
+impl Limits {
+    /// How many counts an order that uses it writes.
+    pub fn counts(self) -> usize {
+        usize::from(self.in_all.is_some()) + usize::from(self.per_customer.is_some())
+    }
 }
 
 /// What a checked-out order was charged besides its lines' prices (each line keeps its own
@@ -149,22 +168,6 @@ impl Charged {
             shipping_address: address,
             promotions: quote.promotions.clone(),
         }
-    }
-}
-
-impl crate::domain::order::OrderDetails {
-    /// The order charged as `quote` prices it, shipped to `address`: its total the quote's,
-    /// each line with its discount and tax.
-    pub fn charged(mut self, quote: &Quote, address: Option<Address>) -> Self {
-        for line in &mut self.items {
-            if let Some(priced) = quote.lines.iter().find(|q| q.sku == line.sku) {
-                line.discount = Some(priced.discount);
-                line.tax = Some(priced.tax);
-            }
-        }
-        self.order.total = quote.total;
-        self.charged = Some(Box::new(Charged::of(quote, address)));
-        self
     }
 }
 
@@ -220,7 +223,7 @@ impl Quote {
     pub fn of(
         breakdown: &Breakdown,
         promotions: &[&Promotion],
-        tax: TaxRule,
+        (tax, limits_of): (TaxRule, &dyn Fn(&str) -> Limits),
         destination: Destination,
     ) -> Self {
         let code_of = |id: &str| {
@@ -257,6 +260,7 @@ impl Quote {
                     promotion_id: a.promotion_id.clone(),
                     code: code_of(&a.promotion_id),
                     discount: money(a.amount),
+                    limits: limits_of(&a.promotion_id),
                 })
                 .collect(),
             shipping_option_id: destination.shipping_option_id,
@@ -323,7 +327,13 @@ mod tests {
             weight_grams: 1_001,
         });
         assert!(price_shipped(&mugs(1), heavy, TaxRule::default(), &[]).is_err());
-        let quote = Quote::of(&priced, &[&off], TaxRule::default(), Destination::default());
+        let none = |_: &str| Limits::default();
+        let quote = Quote::of(
+            &priced,
+            &[&off],
+            (TaxRule::default(), &none),
+            Destination::default(),
+        );
         assert_eq!(
             serde_json::to_value(&quote).expect("json")["shipping"],
             "4.00"

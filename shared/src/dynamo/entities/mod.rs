@@ -33,6 +33,7 @@ pub mod product;
 pub mod product_media;
 pub mod promotion;
 pub mod promotion_code;
+pub mod promotion_uses;
 pub mod refund;
 pub mod refund_due;
 pub mod shipping_option;
@@ -82,6 +83,7 @@ pub const UPDATES: &[&UpdateSpec] = &[
     &product::MEDIA,
     &catalog_entry::COVER_CHANGE,
     &category_listing::COVER_CHANGE,
+    &promotion_uses::COUNT,
 ];
 
 /// Every kind of PutItem the store sends.
@@ -679,6 +681,13 @@ mod tests {
                     &crate::domain::promotions::PromotionCode::parse("SAVE10").expect("code"),
                 ),
                 Entity::PromotionCode,
+            ),
+            (
+                promotion_uses::customer_key(
+                    &crate::domain::ids::PromotionId::parse("p1").expect("id"),
+                    &c1(),
+                ),
+                Entity::PromotionUses,
             ),
             (idempotency::key(&c1(), &key), Entity::IdempotencyRecord),
             (

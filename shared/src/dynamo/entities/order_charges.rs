@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::domain::address::Address;
 use crate::domain::ids::ShippingOptionId;
 use crate::domain::money::Money;
-use crate::domain::pricing::quote::{Charged, QuotedPromotion};
+use crate::domain::pricing::quote::{Charged, Limits, QuotedPromotion};
 use crate::dynamo::codec::{Attr, BadItem, Item, Stored};
 
 /// The lines' subtotals.
@@ -85,9 +85,12 @@ pub fn take(item: &mut Item) -> Result<Option<Charged>, BadItem> {
 const PROMOTION_ID: Attr<String> = Attr::new("promotionId");
 const PROMOTION_CODE: Attr<String> = Attr::new("code");
 const PROMOTION_DISCOUNT: Attr<Money> = Attr::new("discount");
+const PROMOTION_USAGE_LIMIT: Attr<u32> = Attr::new("usageLimit");
+const PROMOTION_PER_CUSTOMER_LIMIT: Attr<u32> = Attr::new("perCustomerLimit");
 
 /// The promotions that applied: a list (`L`) of maps of `promotionId`, `code` (when a code
-/// applied it) and `discount`, in ID order.
+/// applied it), `discount` and the limits whose uses the order counted (`usageLimit`,
+/// `perCustomerLimit`: what its hold's end gives back), in ID order.
 impl Stored for Vec<QuotedPromotion> {
     const EXPECTED: &'static str = "a list of promotions";
     fn to_attribute(&self) -> AttributeValue {
@@ -98,6 +101,9 @@ impl Stored for Vec<QuotedPromotion> {
                     PROMOTION_ID.put(&mut map, &p.promotion_id);
                     PROMOTION_CODE.put_optional(&mut map, p.code.as_ref());
                     PROMOTION_DISCOUNT.put(&mut map, &p.discount);
+                    PROMOTION_USAGE_LIMIT.put_optional(&mut map, p.limits.in_all.as_ref());
+                    PROMOTION_PER_CUSTOMER_LIMIT
+                        .put_optional(&mut map, p.limits.per_customer.as_ref());
                     AttributeValue::M(map)
                 })
                 .collect(),
@@ -116,6 +122,10 @@ impl Stored for Vec<QuotedPromotion> {
                     promotion_id: PROMOTION_ID.take(&mut map).ok()?,
                     code: PROMOTION_CODE.take_optional(&mut map).ok()?,
                     discount: PROMOTION_DISCOUNT.take(&mut map).ok()?,
+                    limits: Limits {
+                        in_all: PROMOTION_USAGE_LIMIT.take_optional(&mut map).ok()?,
+                        per_customer: PROMOTION_PER_CUSTOMER_LIMIT.take_optional(&mut map).ok()?,
+                    },
                 })
             })
             .collect()
@@ -149,6 +159,10 @@ mod tests {
                 promotion_id: "save10".into(),
                 code: Some("SAVE10".into()),
                 discount: money("4.40"),
+                limits: Limits {
+                    in_all: Some(100),
+                    per_customer: Some(1),
+                },
             }],
         };
         let mut item = Item::new();

@@ -42,6 +42,8 @@ crate::listed! {
         Promotion,
         /// A code's claim: the one promotion it names.
         PromotionCode,
+        /// How often a promotion was used: in all, and by one customer.
+        PromotionUses,
         /// What an `Idempotency-Key` remembers.
         IdempotencyRecord,
         /// A data migration's state.
@@ -93,6 +95,7 @@ impl Entity {
             Entity::TaxRate => "Tax rate",
             Entity::Promotion => "Promotion",
             Entity::PromotionCode => "Promotion code",
+            Entity::PromotionUses => "Promotion uses",
             Entity::IdempotencyRecord => "Idempotency record",
             Entity::MigrationState => "Migration state",
             Entity::CartLine => "Cart line",
@@ -130,6 +133,7 @@ impl Entity {
             Entity::TaxRate => (TAX_PK, "COUNTRY#<country>"),
             Entity::Promotion => (PROMOTIONS_PK, "PROMOTION#<promotionId>"),
             Entity::PromotionCode => (PROMOTIONS_PK, "CODE#<code>"),
+            Entity::PromotionUses => ("PROMOTION#<promotionId>", "USES, USES#<customerId>"),
             Entity::IdempotencyRecord => ("IDEMPOTENCY#<customerId>#<key>", RESPONSE_SK),
             Entity::CartLine => ("CUSTOMER#<customerId>", "CART#<sku>"),
             Entity::CartVersion => ("CUSTOMER#<customerId>", CART_VERSION_SK),
@@ -182,6 +186,10 @@ impl Entity {
             Some(Entity::Promotion)
         } else if pk == PROMOTIONS_PK && SortKeys::Prefixed(CODE_PREFIX).holds(sk) {
             Some(Entity::PromotionCode)
+        } else if under(PROMOTION_PREFIX)
+            && (sk == USES_SK || sk.strip_prefix(USES_SK).is_some_and(|r| r.starts_with('#')))
+        {
+            Some(Entity::PromotionUses)
         } else if pk == CATEGORIES_PK && sk == TREE_VERSION_SK {
             Some(Entity::CategoryTree)
         } else if under(CATALOG_PREFIX) && SortKeys::Prefixed(PRODUCT_PREFIX).holds(sk) {

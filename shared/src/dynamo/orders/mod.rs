@@ -10,6 +10,7 @@ mod lines;
 mod read;
 mod returns;
 mod status;
+mod uses;
 
 use caps::{Release, why_not_counted};
 
@@ -23,6 +24,7 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::builders::{DeleteBuilder, UpdateBuilder};
 
+use crate::domain::cart::MAX_CART_LINES;
 use crate::domain::idempotency::{IDEMPOTENCY_TTL_SECONDS, IdempotencyRecord};
 use crate::domain::ids::{CustomerId, IdempotencyKey, Sku};
 use crate::domain::order::{LineItem, MAX_LINES, OrderDetails, RequestedLine, price_lines};
@@ -46,6 +48,8 @@ const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
 // An order's transaction: the listing, the header, the idempotency record, the customer's place
 // under the cap, and per line its product's stock and the line item. Its first read: the profile, the record and the products.
 const _: () = assert!(2 * MAX_LINES + 4 <= MAX_ACTIONS);
+// A checkout's: the same, a cart line deleted per line, and the promotions' counts.
+const _: () = assert!(3 * MAX_CART_LINES + 4 + uses::MAX_COUNTS <= MAX_ACTIONS);
 const _: () = assert!(MAX_LINES + 3 <= crate::dynamo::products::MAX_BATCH_GET);
 
 /// What placing an order reads before it writes, in ONE BatchGetItem.
@@ -126,6 +130,9 @@ pub enum PlaceOrderError {
     /// A cart line changed (or went) between the checkout's read and its transaction: read the
     /// cart again.
     CartChanged,
+    /// A promotion's last use was taken between the checkout's read and its transaction: read
+    /// the counts again (the promotion then no longer applies, or its code is used up).
+    UsedUp,
     /// Anything else: what the client is told.
     Failed(AppError),
 }
@@ -142,6 +149,7 @@ impl PlaceOrderError {
                 | PlaceOrderError::KeyTaken
                 | PlaceOrderError::Repriced
                 | PlaceOrderError::CartChanged
+                | PlaceOrderError::UsedUp
         )
     }
 }
@@ -162,7 +170,8 @@ impl From<PlaceOrderError> for AppError {
             ),
             PlaceOrderError::KeyTaken
             | PlaceOrderError::Repriced
-            | PlaceOrderError::CartChanged => {
+            | PlaceOrderError::CartChanged
+            | PlaceOrderError::UsedUp => {
                 AppError::concurrent_change("the order collided with concurrent requests; retry it")
             }
             PlaceOrderError::OutOfStock(skus) => AppError::OutOfStock(skus),
@@ -188,6 +197,8 @@ enum OrderAction<'a> {
     TakePlace,
     /// A cart line checked out, deleted if it is still as read.
     EmptyCart,
+    /// A promotion's use counted, under its limit.
+    CountUse,
 }
 
 /// DynamoDB's item and transaction size limits, checked before anything is sent.
@@ -214,7 +225,7 @@ fn why_not_placed(
     let (mut unknown, mut short, mut repriced, mut key_taken) =
         (Vec::new(), Vec::new(), false, false);
     let mut not_for_sale = Vec::new();
-    let (mut count, mut cart_changed) = (None, false);
+    let (mut count, mut cart_changed, mut used_up) = (None, false, false);
     for (action, stored) in cancelled.failed_conditions() {
         match (action, stored) {
             (OrderAction::TakeStock(line), None) => unknown.push(line.sku.clone()),
@@ -232,6 +243,7 @@ fn why_not_placed(
             (OrderAction::ClaimKey, _) => key_taken = true,
             (OrderAction::TakePlace, stored) => count = Some(stored.cloned().unwrap_or_default()),
             (OrderAction::EmptyCart, _) => cart_changed = true,
+            (OrderAction::CountUse, _) => used_up = true,
             (OrderAction::Write, _) => {}
         }
     }
@@ -247,6 +259,8 @@ fn why_not_placed(
         PlaceOrderError::KeyTaken
     } else if cart_changed {
         PlaceOrderError::CartChanged
+    } else if used_up {
+        PlaceOrderError::UsedUp
     } else if let Some(count) = count {
         why_not_counted(&count, lines, (max_open, max_held))
     } else if cancelled.conflicted() {
@@ -366,6 +380,9 @@ impl Store {
                 OrderAction::EmptyCart,
                 self.take_cart_line(&order.customer_id, line)?,
             )?;
+        }
+        for count in self.count_uses(placed)? {
+            transaction.update(OrderAction::CountUse, count)?;
         }
         match self.send(transaction).await? {
             Outcome::Committed => Ok(()),

@@ -80,6 +80,8 @@ enum StatusAction<'a> {
     Refund,
     /// A paid order's stock back: counted on its line, if no one put it back since it was read.
     Counted,
+    /// A hold ended unpaid: a use of a promotion it counted, given back.
+    GiveBackUse,
 }
 
 impl Store {
@@ -252,7 +254,7 @@ impl Store {
             // The header's own update draws on its balance: one action per item.
             header = header.merge(self.draw_on_balance(details, refund.amount));
         }
-        let mut transaction = Transaction::with_capacity(4 + 2 * restock.len());
+        let mut transaction = Transaction::with_capacity(4 + 2 * restock.len() + 6);
         transaction.update(StatusAction::Header, header.build()?)?;
         transaction.update(StatusAction::Listing, listing.build()?)?;
         for (line, quantity) in restock {
@@ -282,6 +284,12 @@ impl Store {
         }
         if let Some(count) = self.release_holding(details, release)? {
             transaction.update(StatusAction::ReleasePlace, count)?;
+        }
+        if current.status == OrderStatus::PendingPayment && next != OrderStatus::Placed {
+            // A hold ending unpaid gives its promotions' uses back.
+            for give_back in self.give_back_uses(details)? {
+                transaction.update(StatusAction::GiveBackUse, give_back)?;
+            }
         }
         Ok(transaction)
     }
