@@ -10,6 +10,7 @@ use crate::AppError;
 use crate::domain::currency::Currency;
 use crate::domain::ids::{OrderId, PaymentId};
 use crate::domain::order::{LineItem, LineQuantity, OrderDetails};
+use crate::domain::pricing::cents::scale;
 use crate::domain::refund::{MAX_REFUNDS_PER_ORDER, Refund, RefundAsk, RefundKind};
 
 /// A staff refund, checked against the order as read: what it gives back and of which lines.
@@ -109,19 +110,61 @@ impl RefundPlan {
     }
 }
 
-/// `amount` (in `currency`'s smallest unit) with `units` of `line` at the price ordered added:
-/// what every plan that gives lines back sums. A 400 when it would leave what an `i64` holds.
-pub(crate) fn plus_units(
-    amount: i64,
-    currency: &Currency,
-    line: &LineItem,
-    units: u32,
-) -> Result<i64, AppError> {
-    currency
-        .minor_units(line.price)?
-        .checked_mul(i64::from(units))
-        .and_then(|line_amount| amount.checked_add(line_amount))
-        .ok_or_else(|| AppError::invalid("the refund's amount is out of range"))
+impl OrderDetails {
+    /// What was paid for `line`, all its units, in `currency`'s smallest unit: its price ×
+    /// quantity, less its discount, plus its tax where prices exclude it (an order placed
+    /// before carts were priced has neither: its price × quantity).
+    pub(crate) fn paid_for_line(
+        &self,
+        currency: &Currency,
+        line: &LineItem,
+    ) -> Result<i64, AppError> {
+        let out_of_range = || AppError::invalid("the refund's amount is out of range");
+        let subtotal = currency
+            .minor_units(line.price)?
+            .checked_mul(i64::from(line.quantity))
+            .ok_or_else(out_of_range)?;
+        let discount = line.discount.map(|d| currency.minor_units(d)).transpose()?;
+        let taxed = !self.charged.as_ref().is_some_and(|c| c.prices_include_tax);
+        let tax = match line.tax {
+            Some(tax) if taxed => currency.minor_units(tax)?,
+            _ => 0,
+        };
+        Ok((subtotal - discount.unwrap_or(0) + tax).max(0))
+    }
+
+    /// `amount` with what `units` more of `line` give back added, `before` of its units given
+    /// back already: their share of what was paid for the line, counted so that the shares of
+    /// all its units add up to exactly what was paid for it (`scale`, half away from zero, of
+    /// the units given back so far, less that of those before). Never more than was paid.
+    pub(crate) fn plus_units(
+        &self,
+        amount: i64,
+        currency: &Currency,
+        line: &LineItem,
+        (before, units): (u32, u32),
+    ) -> Result<i64, AppError> {
+        let paid = self.paid_for_line(currency, line)?;
+        let quantity = i128::from(line.quantity.max(1));
+        let share = |units: u32| scale(paid, i128::from(units.min(line.quantity)), quantity);
+        amount
+            .checked_add(share(before + units) - share(before))
+            .ok_or_else(|| AppError::invalid("the refund's amount is out of range"))
+    }
+
+    /// What was paid for the shipping, in `currency`'s smallest unit: its charge after its
+    /// discount, plus its tax where prices exclude it; 0 for an order without shipping.
+    pub(crate) fn paid_for_shipping(&self, currency: &Currency) -> Result<i64, AppError> {
+        let Some(charged) = &self.charged else {
+            return Ok(0);
+        };
+        let tax = if charged.prices_include_tax {
+            0
+        } else {
+            currency.minor_units(charged.shipping_tax)?
+        };
+        Ok(currency.minor_units(charged.shipping)? + tax)
+    }
 }
 
 impl OrderDetails {
@@ -205,7 +248,7 @@ fn plan_lines(
                 ask.quantity, ask.sku, line.quantity
             )));
         }
-        amount = plus_units(amount, currency, line, ask.quantity)?;
+        amount = details.plus_units(amount, currency, line, (back.refunded, ask.quantity))?;
         // Units refunded are taken from what was left to ship first; only those never leave
         // the shelf, so only those may go back into stock, and only those not back already
         // (each unit once). A shipped unit comes back through a return's receipt, if at all.

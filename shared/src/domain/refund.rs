@@ -343,7 +343,8 @@ impl Refund {
 pub enum RefundAsk {
     /// An amount in the smallest unit.
     Amount(i64),
-    /// Lines and quantities, at the prices they were ordered at.
+    /// Lines and quantities: what was paid for those units (their price less their share of
+    /// the discounts, plus their tax).
     Lines {
         /// The lines.
         lines: Vec<LineQuantity>,

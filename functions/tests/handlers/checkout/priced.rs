@@ -133,3 +133,60 @@ async fn a_promotion_for_a_category_is_charged_on_its_products_lines_only() {
         (&json!("9.98"), &json!("0.00"), &json!(3397))
     );
 }
+
+/// Staff cancel `lines` of `order` (POST /orders/{orderId}/cancellations): the refund's amount.
+async fn cancel(app: &TestApp, order: &str, key: &str, lines: Value) -> i64 {
+    let body = json!({"lines": lines, "reason": "out of stock"}).to_string();
+    let req = local_engine::testing::send_json(
+        local_engine::testing::Who::Staff,
+        "POST /orders/{orderId}/cancellations",
+        &format!("/orders/{order}/cancellations"),
+        &[("idempotency-key", key)],
+        &body,
+    );
+    let (status, _, answer) =
+        parts(dispatch(&app.store, req, functions::cancel_lines::handle).await);
+    assert_eq!(status, 201, "{answer}");
+    answer["refund"]["amount"].as_i64().expect("a refund")
+}
+
+#[tokio::test]
+async fn lines_cancelled_give_back_what_was_paid_for_them_and_the_last_the_shipping() {
+    let app = TestApp::seeded().await.expect("app");
+    let body = format!(
+        r#"{{{TO_NEW_YORK}, "shippingOptionId": "express", "codes": ["SAVE10"], "expectedTotal": "58.06"}}"#
+    );
+    let (status, held) = check_out(&app, &body).await;
+    assert_eq!(status, 201, "{held}");
+    let (order, amount, intent) = local_engine::testing::payments::held(&held);
+    local_engine::testing::payments::pay_at_provider(&intent);
+    let placed =
+        crate::flows::succeeded_event(&app.store, &format!("evt_{order}"), &intent, amount, &order)
+            .await;
+    assert_eq!(placed["outcome"], "placed", "{placed}");
+    // One candle: 12.00 less half its line's 2.40 off, plus half its 1.92 tax.
+    let one = cancel(
+        &app,
+        &order,
+        "cancel-1",
+        json!([{"sku": "sku-3", "quantity": 1}]),
+    )
+    .await;
+    assert_eq!(one, 1176);
+    // The rest: the other candle (11.76), the mug (19.95 - 2.00 + 1.59) and, nothing of the
+    // order shipping any more, the express 15.00.
+    let rest = cancel(
+        &app,
+        &order,
+        "cancel-2",
+        json!([{"sku": "sku-3", "quantity": 1}, {"sku": "sku-1", "quantity": 1}]),
+    )
+    .await;
+    assert_eq!(rest, 1176 + 1954 + 1500);
+    assert_eq!(one + rest, 5806, "every cent paid, and not one more");
+    let ledger = crate::flows::ledger(&app.store, &order).await;
+    assert_eq!(
+        (&ledger["paid"], &ledger["refunded"], &ledger["refundable"]),
+        (&json!(5806), &json!(5806), &json!(0))
+    );
+}

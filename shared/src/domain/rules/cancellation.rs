@@ -4,7 +4,7 @@ use crate::AppError;
 use crate::domain::cancellation::{Cancellation, MAX_CANCELLATIONS_PER_ORDER};
 use crate::domain::currency::Currency;
 use crate::domain::ids::CancellationId;
-use crate::domain::ledger::{PlannedLine, RefundPlan, plus_units};
+use crate::domain::ledger::{PlannedLine, RefundPlan};
 use crate::domain::order::{LineQuantity, OrderDetails};
 use crate::domain::status::OrderStatus;
 
@@ -47,7 +47,7 @@ impl OrderDetails {
             }
             let back = self.money.back(&ask.sku);
             let refunded = self.refundable_units(line, ask.quantity, paid);
-            amount = plus_units(amount, currency, line, refunded)?;
+            amount = self.plus_units(amount, currency, line, (back.refunded, refunded))?;
             lines.push(PlannedLine {
                 line: line.clone(),
                 quantity: refunded,
@@ -59,12 +59,32 @@ impl OrderDetails {
                 returned: 0,
             });
         }
+        if paid && self.cancels_everything(asked) {
+            // Nothing of it ships: the shipping goes back too.
+            amount += self.paid_for_shipping(currency)?;
+        }
         Ok(RefundPlan {
             // What may still go back of it, at most: staff may have given some back already.
             amount: amount.min(self.money.balance.refundable.max(0)),
             lines,
             restock: true,
         })
+    }
+}
+
+impl OrderDetails {
+    /// Whether cancelling `asked` leaves nothing of the order to ship, and nothing of it
+    /// shipped: every unit of every line cancelled.
+    fn cancels_everything(&self, asked: &[LineQuantity]) -> bool {
+        self.fulfilments.is_empty()
+            && self.items.iter().all(|line| {
+                let now: u32 = asked
+                    .iter()
+                    .filter(|a| a.sku == line.sku)
+                    .map(|a| a.quantity)
+                    .sum();
+                self.money.back(&line.sku).cancelled + now >= line.quantity
+            })
     }
 }
 

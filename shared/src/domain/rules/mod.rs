@@ -5,4 +5,6 @@
 
 mod cancellation;
 mod fulfilment;
+#[cfg(test)]
+mod paid_back;
 mod returns;

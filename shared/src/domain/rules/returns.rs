@@ -4,7 +4,7 @@ use crate::AppError;
 use crate::domain::currency::Currency;
 use crate::domain::fulfilment::FulfilmentStatus;
 use crate::domain::ids::ReturnId;
-use crate::domain::ledger::{PlannedLine, RefundPlan, plus_units};
+use crate::domain::ledger::{PlannedLine, RefundPlan};
 use crate::domain::order::{LineItem, LineQuantity, OrderDetails};
 use crate::domain::returns::{MAX_RETURNS_PER_ORDER, OrderReturn, Receipt, Received, ReturnStatus};
 use crate::domain::time::Timestamp;
@@ -152,7 +152,7 @@ impl OrderDetails {
             let line = self.line(&got.sku)?;
             let back = self.money.back(&got.sku);
             let refunded = self.refundable_units(line, got.received, refunds);
-            amount = plus_units(amount, currency, line, refunded)?;
+            amount = self.plus_units(amount, currency, line, (back.refunded, refunded))?;
             lines.push(PlannedLine {
                 line: line.clone(),
                 quantity: refunded,
