@@ -8,6 +8,7 @@ use shared::domain::currency::major_units;
 use shared::domain::email::EmailState;
 use shared::domain::event::{EventType, StoreEvent};
 use shared::domain::fulfilment::Tracking;
+use shared::domain::money::Money;
 use shared::domain::order::{LineItem, LineQuantity};
 
 /// One email: its subject and text.
@@ -36,7 +37,8 @@ pub(crate) fn email(event: &StoreEvent, currency: &str) -> Option<Email> {
     }
 }
 
-/// An order placed: its lines and total.
+/// An order placed: its lines and total, and (a checked-out order's) what makes the total: its
+/// subtotal, discount, shipping and tax.
 fn placed(event: &StoreEvent, currency: &str) -> Option<Email> {
     let order = event.order.as_ref()?;
     let mut text = format!(
@@ -46,7 +48,29 @@ fn placed(event: &StoreEvent, currency: &str) -> Option<Email> {
     for line in event.lines.iter().flatten() {
         let _ = writeln!(text, "  {} at {} {currency}", line.text(), line.price);
     }
-    let _ = write!(text, "\nTotal: {} {currency}\n", order.total);
+    text.push('\n');
+    if let Some(charged) = &event.charged {
+        let zero = Money::default();
+        let parts = [
+            ("Subtotal", Some(charged.subtotal)),
+            (
+                "Discount",
+                (charged.discount != zero).then_some(charged.discount),
+            ),
+            ("Shipping", Some(charged.shipping)),
+            ("Tax", (!charged.prices_include_tax).then_some(charged.tax)),
+        ];
+        for (label, amount) in parts {
+            if let Some(amount) = amount {
+                let sign = if label == "Discount" { "-" } else { "" };
+                let _ = writeln!(text, "{label}: {sign}{amount} {currency}");
+            }
+        }
+        if charged.prices_include_tax {
+            let _ = writeln!(text, "Tax included: {} {currency}", charged.tax);
+        }
+    }
+    let _ = writeln!(text, "Total: {} {currency}", order.total);
     Some(Email {
         subject: format!("Your order {} is placed", order.order_id),
         text,
@@ -308,6 +332,35 @@ mod tests {
         assert_eq!(
             email.text,
             "Thank you for your order o1, placed 2026-12-04T10:00:00Z.\n\n  2 × Plain tee (M, Blue) at 19.95 USD\n  1 × sku-2 at 5.00 USD\n\nTotal: 44.90 USD\n"
+        );
+    }
+
+    #[test]
+    fn a_checked_out_order_is_told_with_what_makes_its_total() {
+        let mut order = placed_order();
+        order.total = Money::parse_number("58.06").expect("money");
+        let mut event = StoreEvent::new(
+            EventType::Placed,
+            &Subject::Order(order.order_id.clone()),
+            2,
+            at(),
+        )
+        .about_order(&order);
+        event.charged = Some(
+            serde_json::from_value(serde_json::json!({
+                "subtotal": "43.95", "discount": "4.40", "shipping": "15.00",
+                "shippingDiscount": "0.00", "shippingTax": "0.00", "tax": "3.51",
+                "pricesIncludeTax": false,
+            }))
+            .expect("charged"),
+        );
+        let email = email(&event, "usd").expect("an email");
+        assert!(
+            email.text.ends_with(
+                "Subtotal: 43.95 USD\nDiscount: -4.40 USD\nShipping: 15.00 USD\nTax: 3.51 USD\nTotal: 58.06 USD\n"
+            ),
+            "{}",
+            email.text
         );
     }
 

@@ -254,6 +254,10 @@ pub struct StoreEvent {
     /// The order's status before the change (a status change).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous_status: Option<OrderStatus>,
+    /// What the order was charged besides its lines' prices (a checked-out order's event): its
+    /// subtotal, discount, shipping and tax, as `GET /orders/{orderId}` shows them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub charged: Option<crate::domain::pricing::quote::Charged>,
     /// What was ordered, as bought: each line's SKU, quantity, price, title and options
     /// (`order.placed`, and the events about some of an order's lines: its fulfilments',
     /// cancellations' and returns', whose own lines name SKUs only).
@@ -299,6 +303,7 @@ impl StoreEvent {
             customer_id: None,
             order: None,
             previous_status: None,
+            charged: None,
             lines: None,
             refund: None,
             product: None,

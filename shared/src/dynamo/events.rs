@@ -16,7 +16,9 @@ use crate::domain::refund::RefundStatus;
 use crate::domain::time::Timestamp;
 use crate::dynamo::catalog_events;
 use crate::dynamo::codec::{BadItem, Item};
-use crate::dynamo::entities::{cancellation, fulfilment, order_header, order_return, refund};
+use crate::dynamo::entities::{
+    cancellation, fulfilment, order_charges, order_header, order_return, refund,
+};
 use crate::dynamo::keys::{Entity, PK, SK};
 use crate::dynamo::stats::records::is_ttl_deletion;
 use crate::dynamo::stats::{PoisonRecord, describe_keys};
@@ -127,6 +129,8 @@ fn header_events((old, new): Images, at: Timestamp) -> Result<Vec<StoreEvent>, S
     if after == before {
         return Ok(Vec::new());
     }
+    let mut new = new;
+    let charged = order_charges::take(&mut new).map_err(bad)?;
     let new = order_header::from_item(new).map_err(bad)?;
     let old = old.map(order_header::from_item).transpose().map_err(bad)?;
     let mut kinds = Vec::new();
@@ -152,6 +156,7 @@ fn header_events((old, new): Images, at: Timestamp) -> Result<Vec<StoreEvent>, S
             let event = StoreEvent::new(kind, &subject, sequence, at).about_order(&new);
             StoreEvent {
                 previous_status: previous_status.filter(|_| kind != EventType::Disputed),
+                charged: charged.clone(),
                 ..event
             }
         })

@@ -279,6 +279,16 @@ async fn a_checkout_failed_paid_and_disputed_is_its_orders_four_events() {
     );
     assert_eq!(events[2]["previousStatus"], "PENDING_PAYMENT");
     assert_eq!(events[2]["lines"][0]["sku"], "sku-1");
+    // What the order was charged, beside each line's discount and tax: c2's sample cart (a
+    // mug and two candles, 43.95) with no promotion, no shipping and no tax (no address).
+    assert_eq!(
+        (
+            &events[2]["charged"]["subtotal"],
+            &events[2]["charged"]["shipping"],
+            &events[2]["lines"][0]["tax"],
+        ),
+        (&json!("43.95"), &json!("0.00"), &json!("0.00"))
+    );
     assert_eq!(events[3]["order"]["dispute"]["reason"], "fraudulent");
 }
 
