@@ -43,7 +43,7 @@ pub(super) struct CheckoutExpired {
 
 impl Bench {
     /// c1's cart filled with `lines` products, one of each; the units of every line put in.
-    async fn fill_cart(&self, lines: usize) -> Result<(Units, Units), Error> {
+    pub(super) async fn fill_cart(&self, lines: usize) -> Result<(Units, Units), Error> {
         let (mut all, mut last) = (Units::default(), Units::default());
         for i in 0..lines {
             let req = payments::hold_line("c1", &format!("bench-{i:02}"), 1);
@@ -128,7 +128,7 @@ impl Bench {
                 ),
                 checkout,
                 None,
-                "a consistent Query of the cart and BatchGetItem; one transaction: stock held, the order PENDING_PAYMENT, each cart line deleted (+2 W a line); then the PaymentIntent recorded on the header",
+                "a consistent Query of the cart and BatchGetItem, and of the promotions; one transaction: stock held, the order PENDING_PAYMENT, each cart line deleted (+2 W a line); then the PaymentIntent recorded on the header",
             );
             let (pending, _) = self.consumer_units().await?;
             let paid = self.pay_hold(&webhook, lines, &order).await?;

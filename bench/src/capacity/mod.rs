@@ -16,6 +16,7 @@ use shared::http::serve::dispatch;
 mod checkout;
 mod events;
 mod fulfilment;
+mod pricing;
 mod refunds;
 
 /// Lines of the order that pattern 3 reads: a page of 25, as the list patterns' pages.
@@ -264,6 +265,7 @@ pub(crate) async fn section() -> Result<(), Error> {
     b.checkout_paid().await?;
     b.checkout_expired().await?;
     b.refunds().await?;
+    b.pricing().await?;
     print_rows(&b.rows);
     print_costs(&b.figures);
     let f = &b.figures;
