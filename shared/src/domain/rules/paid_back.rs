@@ -129,3 +129,65 @@ proptest! {
         prop_assert_eq!(given, paid);
     }
 }
+
+proptest! {
+    /// What each line was paid and what the shipping was paid add up to the order's total, for
+    /// any cart priced with any percentage off, shipping and tax, included or not: the refunds
+    /// of every line (each adding up to its line's) and of the shipping give back exactly what
+    /// was paid for the order.
+    #[test]
+    fn an_orders_lines_and_shipping_were_paid_its_total(
+        lines in proptest::collection::vec((1i64..50_000, 1u32..6), 1..6),
+        percent_off in 0i128..=1_000_000,
+        shipping in 0i64..3_000,
+        rate in 0i128..300_000,
+        shipping_taxed in any::<bool>(),
+        prices_include_tax in any::<bool>(),
+    ) {
+        use crate::domain::pricing::cents::cents;
+        use crate::domain::pricing::promotion::{Benefit, Line, Promotion};
+        use crate::domain::pricing::quote::{Destination, Limits, Quote};
+        use crate::domain::pricing::{TaxRule, price};
+        let cart: Vec<Line> = lines
+            .iter()
+            .enumerate()
+            .map(|(i, (unit_price, quantity))| Line {
+                sku: test_support::sku(&format!("sku-{i}")),
+                quantity: *quantity,
+                unit_price: *unit_price,
+                categories: Vec::new(),
+            })
+            .collect();
+        let off = Promotion {
+            promotion_id: "off".into(),
+            code: None,
+            benefit: Benefit::Percentage(percent_off),
+            min_subtotal: 0,
+            skus: Vec::new(),
+            categories: Vec::new(),
+            starts_at: None,
+            ends_at: None,
+            combines: true,
+        };
+        let tax = TaxRule { rate, shipping_taxed, prices_include_tax };
+        let breakdown = price(&cart, shipping, tax, &[&off]);
+        let none = |_: &str| Limits::default();
+        let quote = Quote::of(&breakdown, &[&off], (tax, &none), Destination::default());
+        let items: Vec<(String, u32, String)> = breakdown
+            .lines
+            .iter()
+            .map(|l| (l.sku.to_string(), l.quantity, crate::domain::pricing::cents::money(l.unit_price).to_string()))
+            .collect();
+        let borrowed: Vec<(&str, u32, &str)> =
+            items.iter().map(|(s, q, p)| (s.as_str(), *q, p.as_str())).collect();
+        let order = test_support::order(OrderStatus::Placed, &borrowed).charged(&quote, None);
+        let usd = Currency::default();
+        let lines_paid: i64 = order
+            .items
+            .iter()
+            .map(|line| order.paid_for_line(&usd, line).expect("line"))
+            .sum();
+        let shipping_paid = order.paid_for_shipping(&usd).expect("shipping");
+        prop_assert_eq!(lines_paid + shipping_paid, cents(order.order.total).expect("total"));
+    }
+}
