@@ -22,6 +22,9 @@ pub struct RefundPlan {
     pub lines: Vec<PlannedLine>,
     /// Whether the lines go back into stock.
     pub restock: bool,
+    /// Of `amount`, what gives back the shipping (a cancellation of everything before it
+    /// shipped).
+    pub shipping: i64,
 }
 
 /// One line of a staff refund, as the order was read.
@@ -81,6 +84,7 @@ impl RefundPlan {
                 })
                 .collect(),
             restock: self.restock,
+            shipping: self.shipping,
             cancellation_id: cause.cancellation.cloned(),
             return_id: cause.order_return.cloned(),
             ..Refund::requested(
@@ -207,6 +211,7 @@ impl RefundAsk {
                 amount: *amount,
                 lines: Vec::new(),
                 restock: false,
+                shipping: 0,
             },
             RefundAsk::Lines { lines, restock } => plan_lines(details, lines, *restock, currency)?,
         };
@@ -278,6 +283,7 @@ fn plan_lines(
         amount,
         lines,
         restock,
+        shipping: 0,
     })
 }
 

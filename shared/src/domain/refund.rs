@@ -279,6 +279,10 @@ pub struct Refund {
     pub lines: Vec<LineQuantity>,
     /// Whether its lines went back into stock.
     pub restock: bool,
+    /// Of `amount`, what gives back the shipping (and its tax): a cancellation of everything
+    /// before it shipped; 0 otherwise, and then not shown.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub shipping: i64,
     /// The cancellation of lines that requested it (a cancellation's refund of some lines).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancellation_id: Option<CancellationId>,
@@ -292,6 +296,10 @@ pub struct Refund {
     /// When it was last claimed for sending.
     #[serde(skip)]
     pub sent_at: Option<Timestamp>,
+}
+
+fn is_zero(amount: &i64) -> bool {
+    *amount == 0
 }
 
 impl Refund {
@@ -321,6 +329,7 @@ impl Refund {
             event_id: None,
             lines: Vec::new(),
             restock: false,
+            shipping: 0,
             cancellation_id: None,
             return_id: None,
             attempts: 0,

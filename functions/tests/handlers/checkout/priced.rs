@@ -134,8 +134,9 @@ async fn a_promotion_for_a_category_is_charged_on_its_products_lines_only() {
     );
 }
 
-/// Staff cancel `lines` of `order` (POST /orders/{orderId}/cancellations): the refund's amount.
-async fn cancel(app: &TestApp, order: &str, key: &str, lines: Value) -> i64 {
+/// Staff cancel `lines` of `order` (POST /orders/{orderId}/cancellations): the refund's amount,
+/// and its part that gives back the shipping.
+async fn cancel(app: &TestApp, order: &str, key: &str, lines: Value) -> (i64, i64) {
     let body = json!({"lines": lines, "reason": "out of stock"}).to_string();
     let req = local_engine::testing::send_json(
         local_engine::testing::Who::Staff,
@@ -147,7 +148,11 @@ async fn cancel(app: &TestApp, order: &str, key: &str, lines: Value) -> i64 {
     let (status, _, answer) =
         parts(dispatch(&app.store, req, functions::cancel_lines::handle).await);
     assert_eq!(status, 201, "{answer}");
-    answer["refund"]["amount"].as_i64().expect("a refund")
+    let refund = &answer["refund"];
+    (
+        refund["amount"].as_i64().expect("a refund"),
+        refund["shipping"].as_i64().unwrap_or(0),
+    )
 }
 
 #[tokio::test]
@@ -165,28 +170,42 @@ async fn lines_cancelled_give_back_what_was_paid_for_them_and_the_last_the_shipp
             .await;
     assert_eq!(placed["outcome"], "placed", "{placed}");
     // One candle: 12.00 less half its line's 2.40 off, plus half its 1.92 tax.
-    let one = cancel(
+    let (one, no_shipping) = cancel(
         &app,
         &order,
         "cancel-1",
         json!([{"sku": "sku-3", "quantity": 1}]),
     )
     .await;
-    assert_eq!(one, 1176);
+    assert_eq!((one, no_shipping), (1176, 0));
     // The rest: the other candle (11.76), the mug (19.95 - 2.00 + 1.59) and, nothing of the
     // order shipping any more, the express 15.00.
-    let rest = cancel(
+    let (rest, shipping) = cancel(
         &app,
         &order,
         "cancel-2",
         json!([{"sku": "sku-3", "quantity": 1}, {"sku": "sku-1", "quantity": 1}]),
     )
     .await;
-    assert_eq!(rest, 1176 + 1954 + 1500);
+    assert_eq!(
+        (rest, shipping),
+        (1176 + 1954 + 1500, 1500),
+        "the ledger shows each part"
+    );
     assert_eq!(one + rest, 5806, "every cent paid, and not one more");
     let ledger = crate::flows::ledger(&app.store, &order).await;
     assert_eq!(
         (&ledger["paid"], &ledger["refunded"], &ledger["refundable"]),
         (&json!(5806), &json!(5806), &json!(0))
+    );
+    let parts: Vec<(&Value, &Value)> = ledger["refunds"]
+        .as_array()
+        .expect("refunds")
+        .iter()
+        .map(|r| (&r["amount"], &r["shipping"]))
+        .collect();
+    assert!(
+        parts.contains(&(&json!(4630), &json!(1500))),
+        "the refund of the rest shows its shipping: {parts:?}"
     );
 }

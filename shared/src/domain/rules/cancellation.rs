@@ -59,13 +59,18 @@ impl OrderDetails {
                 returned: 0,
             });
         }
-        if paid && self.cancels_everything(asked) {
+        let shipping = if paid && self.cancels_everything(asked) {
             // Nothing of it ships: the shipping goes back too.
-            amount += self.paid_for_shipping(currency)?;
-        }
+            self.paid_for_shipping(currency)?
+        } else {
+            0
+        };
+        // What may still go back of it, at most: staff may have given some back already.
+        let refundable = self.money.balance.refundable.max(0);
+        let amount = (amount + shipping).min(refundable);
         Ok(RefundPlan {
-            // What may still go back of it, at most: staff may have given some back already.
-            amount: amount.min(self.money.balance.refundable.max(0)),
+            shipping: shipping.min(amount),
+            amount,
             lines,
             restock: true,
         })

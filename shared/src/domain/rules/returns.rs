@@ -168,6 +168,7 @@ impl OrderDetails {
             amount: amount.min(self.money.balance.refundable.max(0)),
             lines,
             restock,
+            shipping: 0,
         })
     }
 }

@@ -51,6 +51,8 @@ record! {
         event_id: PaymentEventId = EVENT_ID "eventId", optional, store;
         /// Whether its lines went back into stock.
         restock: bool = RESTOCK "restock", default, store;
+        /// Of its amount, what gives back the shipping.
+        shipping: i64 = SHIPPING "shipping", default, store;
         /// The cancellation of lines that requested it.
         cancellation_id: CancellationId = CANCELLATION_ID "cancellationId", optional, store;
         /// The return whose receipt requested it.
@@ -90,6 +92,7 @@ pub const ATTRIBUTES: &[&str] = &[
     EVENT_ID.name,
     LINES.name,
     RESTOCK.name,
+    SHIPPING.name,
     CANCELLATION_ID.name,
     RETURN_ID.name,
     ATTEMPTS.name,
@@ -113,6 +116,7 @@ pub const DUE_ATTRIBUTES: &[&str] = &[
     EVENT_ID.name,
     LINES.name,
     RESTOCK.name,
+    SHIPPING.name,
     ATTEMPTS.name,
     GSI1PK.name,
     GSI1SK.name,
@@ -301,6 +305,7 @@ mod tests {
                 ("refundId", "S rf_1"),
                 ("requestedAt", "S 2026-10-08T14:30:00Z"),
                 ("restock", "Bool(true)"),
+                ("shipping", "N 0"),
                 ("status", "S REQUESTED"),
             ])
         );

@@ -88,6 +88,7 @@ mod tests {
                 ("refundId", "S pay_pi_1"),
                 ("requestedAt", "S 2026-10-08T14:30:00Z"),
                 ("restock", "Bool(false)"),
+                ("shipping", "N 0"),
                 ("status", "S REQUESTED"),
             ])
         );
