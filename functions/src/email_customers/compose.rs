@@ -52,13 +52,16 @@ fn placed(event: &StoreEvent, currency: &str) -> Option<Email> {
     if let Some(charged) = &event.charged {
         let zero = Money::default();
         let parts = [
-            ("Subtotal", Some(charged.subtotal)),
+            ("Subtotal", Some(charged.figures.subtotal)),
             (
                 "Discount",
-                (charged.discount != zero).then_some(charged.discount),
+                (charged.figures.discount != zero).then_some(charged.figures.discount),
             ),
-            ("Shipping", Some(charged.shipping)),
-            ("Tax", (!charged.prices_include_tax).then_some(charged.tax)),
+            ("Shipping", Some(charged.figures.shipping)),
+            (
+                "Tax",
+                (!charged.prices_include_tax).then_some(charged.figures.tax),
+            ),
         ];
         for (label, amount) in parts {
             if let Some(amount) = amount {
@@ -67,7 +70,7 @@ fn placed(event: &StoreEvent, currency: &str) -> Option<Email> {
             }
         }
         if charged.prices_include_tax {
-            let _ = writeln!(text, "Tax included: {} {currency}", charged.tax);
+            let _ = writeln!(text, "Tax included: {} {currency}", charged.figures.tax);
         }
     }
     let _ = writeln!(text, "Total: {} {currency}", order.total);

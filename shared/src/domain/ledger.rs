@@ -165,9 +165,9 @@ impl OrderDetails {
         let tax = if charged.prices_include_tax {
             0
         } else {
-            currency.minor_units(charged.shipping_tax)?
+            currency.minor_units(charged.figures.shipping_tax)?
         };
-        Ok(currency.minor_units(charged.shipping)? + tax)
+        Ok(currency.minor_units(charged.figures.shipping)? + tax)
     }
 }
 

@@ -122,12 +122,11 @@ impl Limits {
     }
 }
 
-/// What a checked-out order was charged besides its lines' prices (each line keeps its own
-/// discount and tax): the order's `total` is `subtotal - discount + shipping`, plus `tax` when
-/// prices exclude it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// The figures of a cart's price besides its lines and its total: what a quote answers and a
+/// checked-out order keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Charged {
+pub struct Figures {
     /// The lines' subtotals.
     pub subtotal: Money,
     /// The lines' discounts.
@@ -140,6 +139,17 @@ pub struct Charged {
     pub shipping_tax: Money,
     /// The lines' taxes and the shipping's.
     pub tax: Money,
+}
+
+/// What a checked-out order was charged besides its lines' prices (each line keeps its own
+/// discount and tax): the order's `total` is `subtotal - discount + shipping`, plus `tax` when
+/// prices exclude it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Charged {
+    /// Its figures.
+    #[serde(flatten)]
+    pub figures: Figures,
     /// Whether the prices included the tax.
     pub prices_include_tax: bool,
     /// The way it ships.
@@ -157,12 +167,7 @@ impl Charged {
     /// The order's part of `quote`, shipped to `address`.
     pub fn of(quote: &Quote, address: Option<Address>) -> Self {
         Charged {
-            subtotal: quote.subtotal,
-            discount: quote.discount,
-            shipping: quote.shipping,
-            shipping_discount: quote.shipping_discount,
-            shipping_tax: quote.shipping_tax,
-            tax: quote.tax,
+            figures: quote.figures,
             prices_include_tax: quote.prices_include_tax,
             shipping_option_id: quote.shipping_option_id.clone(),
             shipping_address: address,
@@ -189,18 +194,9 @@ pub struct Destination {
 pub struct Quote {
     /// The lines, in SKU order.
     pub lines: Vec<QuotedLine>,
-    /// The lines' subtotals.
-    pub subtotal: Money,
-    /// The lines' discounts.
-    pub discount: Money,
-    /// The shipping, after its discount.
-    pub shipping: Money,
-    /// What the promotions took off the shipping's rate.
-    pub shipping_discount: Money,
-    /// The shipping's tax.
-    pub shipping_tax: Money,
-    /// The lines' taxes and the shipping's.
-    pub tax: Money,
+    /// Its figures.
+    #[serde(flatten)]
+    pub figures: Figures,
     /// What the customer pays.
     pub total: Money,
     /// Whether the prices include the tax (then `tax` is the part of the total that is tax).
@@ -245,12 +241,14 @@ impl Quote {
                     tax: money(l.tax),
                 })
                 .collect(),
-            subtotal: money(breakdown.subtotal),
-            discount: money(breakdown.discount),
-            shipping: money(breakdown.shipping - breakdown.shipping_discount),
-            shipping_discount: money(breakdown.shipping_discount),
-            shipping_tax: money(breakdown.shipping_tax),
-            tax: money(breakdown.tax),
+            figures: Figures {
+                subtotal: money(breakdown.subtotal),
+                discount: money(breakdown.discount),
+                shipping: money(breakdown.shipping - breakdown.shipping_discount),
+                shipping_discount: money(breakdown.shipping_discount),
+                shipping_tax: money(breakdown.shipping_tax),
+                tax: money(breakdown.tax),
+            },
             total: money(breakdown.total),
             prices_include_tax: tax.prices_include_tax,
             promotions: breakdown

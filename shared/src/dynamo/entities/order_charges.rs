@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::domain::address::Address;
 use crate::domain::ids::ShippingOptionId;
 use crate::domain::money::Money;
-use crate::domain::pricing::quote::{Charged, Limits, QuotedPromotion};
+use crate::domain::pricing::quote::{Charged, Figures, Limits, QuotedPromotion};
 use crate::dynamo::codec::{Attr, BadItem, Item, Stored};
 
 /// The lines' subtotals.
@@ -49,12 +49,12 @@ pub const NAMES: [&str; 10] = [
 
 /// Writes `charged` into a header's item.
 pub fn write(item: &mut Item, charged: &Charged) {
-    SUBTOTAL.put(item, &charged.subtotal);
-    DISCOUNT.put(item, &charged.discount);
-    SHIPPING.put(item, &charged.shipping);
-    SHIPPING_DISCOUNT.put(item, &charged.shipping_discount);
-    SHIPPING_TAX.put(item, &charged.shipping_tax);
-    TAX.put(item, &charged.tax);
+    SUBTOTAL.put(item, &charged.figures.subtotal);
+    DISCOUNT.put(item, &charged.figures.discount);
+    SHIPPING.put(item, &charged.figures.shipping);
+    SHIPPING_DISCOUNT.put(item, &charged.figures.shipping_discount);
+    SHIPPING_TAX.put(item, &charged.figures.shipping_tax);
+    TAX.put(item, &charged.figures.tax);
     PRICES_INCLUDE_TAX.put(item, &charged.prices_include_tax);
     SHIPPING_OPTION_ID.put_optional(item, charged.shipping_option_id.as_ref());
     SHIPPING_ADDRESS.put_optional(item, charged.shipping_address.as_ref());
@@ -69,12 +69,14 @@ pub fn take(item: &mut Item) -> Result<Option<Charged>, BadItem> {
         return Ok(None);
     };
     Ok(Some(Charged {
-        subtotal,
-        discount: DISCOUNT.take(item)?,
-        shipping: SHIPPING.take(item)?,
-        shipping_discount: SHIPPING_DISCOUNT.take(item)?,
-        shipping_tax: SHIPPING_TAX.take(item)?,
-        tax: TAX.take(item)?,
+        figures: Figures {
+            subtotal,
+            discount: DISCOUNT.take(item)?,
+            shipping: SHIPPING.take(item)?,
+            shipping_discount: SHIPPING_DISCOUNT.take(item)?,
+            shipping_tax: SHIPPING_TAX.take(item)?,
+            tax: TAX.take(item)?,
+        },
         prices_include_tax: PRICES_INCLUDE_TAX.take_optional(item)?.unwrap_or(false),
         shipping_option_id: SHIPPING_OPTION_ID.take_optional(item)?,
         shipping_address: SHIPPING_ADDRESS.take_optional(item)?,
@@ -146,12 +148,14 @@ mod tests {
         }))
         .expect("shape");
         let charged = Charged {
-            subtotal: money("43.95"),
-            discount: money("4.40"),
-            shipping: money("15.00"),
-            shipping_discount: money("0"),
-            shipping_tax: money("0"),
-            tax: money("3.51"),
+            figures: Figures {
+                subtotal: money("43.95"),
+                discount: money("4.40"),
+                shipping: money("15.00"),
+                shipping_discount: money("0"),
+                shipping_tax: money("0"),
+                tax: money("3.51"),
+            },
             prices_include_tax: false,
             shipping_option_id: ShippingOptionId::parse("express").ok(),
             shipping_address: Some(body.check().expect("valid")),
