@@ -225,3 +225,47 @@ async fn a_promotion_for_a_category_takes_off_only_its_products_lines() {
         "the products' categories in a second BatchGetItem; the profile for an address"
     );
 }
+
+/// A store with many limited codes: a quote reads the counts of the promotions that may apply
+/// (the code given), never of every code the store has (60 with two limits each would be 120
+/// keys, more than one BatchGetItem reads).
+#[tokio::test]
+async fn a_quote_reads_the_counts_of_the_codes_given_only() {
+    let app = TestApp::seeded().await.expect("app");
+    for i in 0..60 {
+        let body: shared::domain::promotions::PromotionBody = serde_json::from_value(json!({
+            "code": format!("LIMITED{i}"), "type": "fixed", "value": "1.00",
+            "usageLimit": 10, "perCustomerLimit": 1,
+        }))
+        .expect("shape");
+        let id = shared::domain::ids::PromotionId::parse(&format!("limited-{i}")).expect("id");
+        let rule = body.check(id).expect("valid");
+        app.direct_store()
+            .put_promotion(&rule)
+            .await
+            .expect("promotion");
+    }
+    app.requests.reset();
+    let (status, body) = quote(&app, &app.store, Who::Customer("c2"), "c2", "country=US").await;
+    assert_eq!((status, &body["discount"]), (200, &json!("0.00")), "{body}");
+    assert_eq!(
+        app.requests.by_operation(),
+        [("BatchGetItem".to_owned(), 1), ("Query".to_owned(), 2)].into(),
+        "no count read for codes nobody gave"
+    );
+    app.requests.reset();
+    let (status, body) = quote(
+        &app,
+        &app.store,
+        Who::Customer("c2"),
+        "c2",
+        "country=US&code=limited7",
+    )
+    .await;
+    assert_eq!((status, &body["discount"]), (200, &json!("1.00")), "{body}");
+    assert_eq!(
+        app.requests.by_operation()["BatchGetItem"],
+        2,
+        "the given code's two counts, in one more"
+    );
+}

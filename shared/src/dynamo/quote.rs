@@ -23,6 +23,7 @@ use crate::domain::variant::Variant;
 use crate::dynamo::codec::{Item, PK, SK};
 use crate::dynamo::entities::{product, promotion_uses, shipping_option, tax_rate, variant};
 use crate::dynamo::keys::Entity;
+use crate::dynamo::products::MAX_BATCH_GET;
 use crate::dynamo::store::Store;
 
 /// What pricing reads besides the lines.
@@ -133,15 +134,9 @@ impl Store {
         request: &QuoteRequest,
         inputs: PricingInputs<'_>,
     ) -> Result<Quote, AppError> {
-        let now = Timestamp::now();
-        let running: Vec<&PromotionRule> = inputs
-            .promotions
-            .iter()
-            .map(|(rule, _)| rule)
-            .filter(|rule| rule.pricing().runs_at(now))
-            .collect();
-        let spent = self.spent(customer, &running, inputs.consistent).await?;
-        let chosen = given(&running, &spent, &request.codes)?;
+        let candidates = candidates(inputs.promotions, &request.codes, Timestamp::now())?;
+        let spent = self.spent(customer, &candidates, inputs.consistent).await?;
+        let chosen = unspent(candidates, &spent)?;
         let pricing: Vec<Promotion> = chosen.iter().map(|rule| rule.pricing()).collect();
         let applicable: Vec<&Promotion> = pricing.iter().collect();
         let limits_of = |id: &str| {
@@ -153,10 +148,8 @@ impl Store {
                     per_customer: rule.per_customer_limit,
                 })
         };
-        let needs_categories = inputs
-            .promotions
-            .iter()
-            .any(|(rule, _)| rule.needs_categories());
+        // Only a promotion that may apply makes the products' categories worth a read.
+        let needs_categories = chosen.iter().any(|rule| rule.needs_categories());
         let categories = if needs_categories {
             self.categories_of(lines.iter().map(|(v, _)| *v)).await?
         } else {
@@ -198,18 +191,18 @@ impl Store {
         ))
     }
 
-    /// The promotions of `running` whose limits are reached, in all or by `customer`: their
-    /// counts, one BatchGetItem (none when no promotion has a limit).
+    /// The promotions of `candidates` whose limits are reached, in all or by `customer`: their
+    /// counts, one BatchGetItem per 100 (none when no candidate has a limit).
     async fn spent(
         &self,
         customer: &CustomerId,
-        running: &[&PromotionRule],
+        candidates: &[&PromotionRule],
         consistent: bool,
     ) -> Result<BTreeSet<PromotionId>, AppError> {
         let keys_of = |item: &Item| (PK.get(item), SK.get(item));
         let mut keys = Vec::new();
         let mut limit_of = BTreeMap::new();
-        for rule in running {
+        for rule in candidates {
             let id = &rule.promotion_id;
             let counts = [
                 (rule.usage_limit, promotion_uses::key(id)),
@@ -226,10 +219,11 @@ impl Store {
             }
         }
         let mut spent = BTreeSet::new();
-        if keys.is_empty() {
-            return Ok(spent);
+        let mut found = Vec::with_capacity(keys.len());
+        for chunk in keys.chunks(MAX_BATCH_GET) {
+            found.extend(self.batch_get(chunk.to_vec(), consistent).await?);
         }
-        for item in self.batch_get(keys, consistent).await? {
+        for item in found {
             let uses = promotion_uses::USES.get(&item).unwrap_or(0);
             if let Some((id, limit)) = limit_of.get(&keys_of(&item))
                 && uses >= *limit
@@ -293,25 +287,44 @@ impl Store {
     }
 }
 
-/// The promotions a cart may take: every automatic one running and not used up, and the one
-/// each code names; a code no running promotion has is a 422, one whose limit is reached a 409.
-fn given<'a>(
-    running: &[&'a PromotionRule],
-    spent: &BTreeSet<PromotionId>,
+/// The promotions that may apply to a cart, before their counts are read: every automatic
+/// one running at `now`, and the one each code names; a code no running promotion has is a 422.
+fn candidates<'a>(
+    promotions: &'a [(PromotionRule, u64)],
     codes: &[PromotionCode],
+    now: Timestamp,
 ) -> Result<Vec<&'a PromotionRule>, AppError> {
-    let mut chosen: Vec<&PromotionRule> = running
+    let running = promotions
         .iter()
-        .filter(|r| r.code.is_none() && !spent.contains(&r.promotion_id))
-        .copied()
-        .collect();
-    for code in codes {
-        match running.iter().find(|r| r.code.as_ref() == Some(code)) {
-            Some(rule) if spent.contains(&rule.promotion_id) => {
-                return Err(AppError::CodeUsedUp(code.to_string()));
-            }
-            Some(rule) => chosen.push(rule),
-            None => return Err(AppError::UnknownCode(code.to_string())),
+        .map(|(rule, _)| rule)
+        .filter(|rule| rule.pricing().runs_at(now));
+    let mut candidates = Vec::new();
+    for rule in running {
+        if rule.code.is_none() || rule.code.as_ref().is_some_and(|c| codes.contains(c)) {
+            candidates.push(rule);
+        }
+    }
+    if let Some(unknown) = codes
+        .iter()
+        .find(|code| !candidates.iter().any(|r| r.code.as_ref() == Some(*code)))
+    {
+        return Err(AppError::UnknownCode(unknown.to_string()));
+    }
+    Ok(candidates)
+}
+
+/// The candidates whose limits are not reached: an automatic one used up no longer applies; a
+/// code used up is a 409.
+fn unspent<'a>(
+    candidates: Vec<&'a PromotionRule>,
+    spent: &BTreeSet<PromotionId>,
+) -> Result<Vec<&'a PromotionRule>, AppError> {
+    let mut chosen = Vec::with_capacity(candidates.len());
+    for rule in candidates {
+        match (&rule.code, spent.contains(&rule.promotion_id)) {
+            (Some(code), true) => return Err(AppError::CodeUsedUp(code.to_string())),
+            (None, true) => {}
+            (_, false) => chosen.push(rule),
         }
     }
     Ok(chosen)
