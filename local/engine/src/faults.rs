@@ -176,7 +176,7 @@ struct FaultyConnector {
 
 /// `DynamoDB_20120810.PutItem` → `PutItem` (the JSON protocols name it in a header); SES v2's
 /// REST `POST /v2/email/outbound-emails` → `SendEmail`.
-fn operation(request: &HttpRequest) -> String {
+pub(crate) fn operation(request: &HttpRequest) -> String {
     if let Some(target) = request.headers().get("x-amz-target") {
         return target.rsplit('.').next().unwrap_or_default().to_owned();
     }
@@ -187,7 +187,7 @@ fn operation(request: &HttpRequest) -> String {
 }
 
 /// The JSON a request sends (null when there is none in memory).
-fn json_body(request: &HttpRequest) -> Value {
+pub(crate) fn json_body(request: &HttpRequest) -> Value {
     request
         .body()
         .bytes()
@@ -222,7 +222,7 @@ fn nothing_seen(operation: &str, body: &Value) -> HttpResponse {
 }
 
 /// An answer of DynamoDB's JSON protocol.
-fn json_answer(status: u16, body: &Value) -> HttpResponse {
+pub(crate) fn json_answer(status: u16, body: &Value) -> HttpResponse {
     let mut response = HttpResponse::new(
         StatusCode::try_from(status).unwrap_or(StatusCode::try_from(500).expect("500")),
         SdkBody::from(body.to_string()),
@@ -234,7 +234,7 @@ fn json_answer(status: u16, body: &Value) -> HttpResponse {
 }
 
 /// DynamoDB's JSON error answer.
-fn error(status: u16, kind: &str, message: &str, extra: Value) -> HttpResponse {
+pub(crate) fn error(status: u16, kind: &str, message: &str, extra: Value) -> HttpResponse {
     let mut body = json!({"__type": kind, "message": message});
     if let (Value::Object(body), Value::Object(extra)) = (&mut body, extra) {
         body.extend(extra);

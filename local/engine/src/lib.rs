@@ -13,6 +13,7 @@ pub mod files;
 pub mod gateway;
 pub mod heard;
 pub mod journal;
+pub mod limits;
 pub mod plain_http;
 pub mod provider;
 pub mod relay;
@@ -97,12 +98,19 @@ impl Engine {
     /// make dev's client: [`WithoutRequestTokens`], and its requests recorded in the
     /// explorer's [`journal`] when made inside a scope.
     pub fn dev_client(&self) -> Client {
-        Client::from_conf(
-            config(&self.endpoint)
-                .interceptor(WithoutRequestTokens)
-                .interceptor(journal::Journal)
-                .build(),
-        )
+        self.dev_client_with(None)
+    }
+
+    /// [`Engine::dev_client`], with DynamoDB's `limits` between it and the engine when given
+    /// (`DYNAMODB_LIMITS` in make dev).
+    pub fn dev_client_with(&self, limits: Option<&limits::Limits>) -> Client {
+        let mut config = config(&self.endpoint)
+            .interceptor(WithoutRequestTokens)
+            .interceptor(journal::Journal);
+        if let Some(limits) = limits {
+            config = config.http_client(limits.client(shared::dynamo::client::http_client()));
+        }
+        Client::from_conf(config.build())
     }
 
     /// A client of this engine that counts every request it sends.
@@ -139,6 +147,16 @@ impl Engine {
         let counter = RequestCounter::default();
         let config = config(&self.endpoint)
             .http_client(faults.client(shared::dynamo::client::http_client()))
+            .interceptor(counter.clone());
+        (Client::from_conf(config.build()), counter)
+    }
+
+    /// A client of this engine with DynamoDB's `limits` between it and the engine (see
+    /// [`limits`]), and its request counter.
+    pub fn limited_client(&self, limits: &limits::Limits) -> (Client, RequestCounter) {
+        let counter = RequestCounter::default();
+        let config = config(&self.endpoint)
+            .http_client(limits.client(shared::dynamo::client::http_client()))
             .interceptor(counter.clone());
         (Client::from_conf(config.build()), counter)
     }
