@@ -10,6 +10,7 @@ use shared::Store;
 mod codes;
 mod held;
 mod lambda;
+mod limits;
 mod priced;
 mod variants;
 

@@ -60,6 +60,24 @@ impl TestApp {
         Ok((app, faults))
     }
 
+    /// The sample data, and a store whose requests meet DynamoDB's limits as `model` has them
+    /// ([`crate::limits`]; the seed, and what a test reads to check the table, go to the engine
+    /// directly).
+    pub async fn seeded_with_limits(
+        model: crate::limits::Model,
+    ) -> Result<(Self, crate::limits::Limits), Error> {
+        let engine = Engine::in_memory().await?;
+        seed::seed_if_empty(&engine.client(), LOCAL_TABLE).await?;
+        let limits = crate::limits::Limits::new(engine.database(), model)?;
+        let (client, requests) = engine.limited_client(&limits);
+        let app = Self {
+            store: Store::new(client, LOCAL_TABLE).with_media(signing_only_bucket()),
+            engine,
+            requests,
+        };
+        Ok((app, limits))
+    }
+
     /// A store on the engine with no faults and no counting: for a test's own checks.
     pub fn direct_store(&self) -> Store {
         Store::new(self.engine.client(), LOCAL_TABLE)

@@ -32,6 +32,9 @@ pub enum ActionOutcome {
     ConditionFailed(Option<Item>),
     /// Another transaction was working on the same item: worth another try.
     Conflict,
+    /// The item's partition was out of capacity (DynamoDB's `ThrottlingError`): worth another
+    /// try after a wait, like a conflict.
+    Throttled,
     /// Anything else (throttling, a validation error, an item collection too large), by its
     /// DynamoDB code, for the log.
     Other(String),
@@ -159,6 +162,7 @@ impl ActionOutcome {
                 reason.item().filter(|item| !item.is_empty()).cloned(),
             ),
             "TransactionConflict" => ActionOutcome::Conflict,
+            "ThrottlingError" => ActionOutcome::Throttled,
             other => ActionOutcome::Other(other.to_owned()),
         }
     }
@@ -169,6 +173,7 @@ impl ActionOutcome {
             ActionOutcome::Unaffected => "None",
             ActionOutcome::ConditionFailed(_) => "ConditionalCheckFailed",
             ActionOutcome::Conflict => "TransactionConflict",
+            ActionOutcome::Throttled => "ThrottlingError",
             ActionOutcome::Other(code) => code,
         }
     }
@@ -196,11 +201,12 @@ impl<P> Cancelled<P> {
         self.failed_conditions().any(|(purpose, _)| which(purpose))
     }
 
-    /// Whether the cancellation was (also) a collision with a concurrent transaction.
+    /// Whether the cancellation was (also) a collision with a concurrent transaction, or an
+    /// item's partition out of capacity: either is worth another try after a wait.
     pub fn conflicted(&self) -> bool {
-        self.outcomes
-            .iter()
-            .any(|(_, outcome)| *outcome == ActionOutcome::Conflict)
+        self.outcomes.iter().any(|(_, outcome)| {
+            matches!(outcome, ActionOutcome::Conflict | ActionOutcome::Throttled)
+        })
     }
 
     /// A cancellation the caller cannot account for: a 500 naming every action's outcome.
@@ -278,8 +284,27 @@ mod tests {
         );
         assert_eq!(
             ActionOutcome::of(Some(&reason("ThrottlingError", None))),
-            ActionOutcome::Other("ThrottlingError".into())
+            ActionOutcome::Throttled
         );
+        assert_eq!(
+            ActionOutcome::of(Some(&reason("ItemCollectionSizeLimitExceeded", None))),
+            ActionOutcome::Other("ItemCollectionSizeLimitExceeded".into())
+        );
+    }
+
+    #[test]
+    fn a_throttled_action_is_worth_another_try_like_a_conflict() {
+        let cancelled = Cancelled {
+            outcomes: vec![
+                ("listing", ActionOutcome::Unaffected),
+                ("stock", ActionOutcome::Throttled),
+            ],
+        };
+        assert!(cancelled.conflicted());
+        let other = Cancelled {
+            outcomes: vec![("stock", ActionOutcome::Other("ValidationError".into()))],
+        };
+        assert!(!other.conflicted());
     }
 
     #[test]

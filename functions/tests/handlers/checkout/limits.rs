@@ -1,0 +1,165 @@
+//! Checkout against DynamoDB's limits (`local_engine::limits`): a partition out of units and
+//! transactions colliding on the stock item, as DynamoDB answers them. Nothing acknowledged is
+//! lost, nothing is sold twice, and what is refused is a 409 or a 503 the client may retry,
+//! never a 500.
+
+use std::time::Duration;
+
+use futures_util::future::join_all;
+use local_engine::limits::Model;
+use local_engine::testing::payments::{checkout, hold_line};
+use local_engine::testing::{TestApp, Who, dispatch, parts, send_json};
+use serde_json::Value;
+use shared::Store;
+use shared::domain::ids::{CustomerId, Sku};
+
+/// `count` customers `fs-N` with `quantity` of `sku` in their carts, written without the limits.
+async fn buyers(app: &TestApp, count: usize, sku: &str, quantity: u32) -> Vec<String> {
+    let store = app.direct_store();
+    let mut ids = Vec::with_capacity(count);
+    for i in 0..count {
+        let id = format!("fs-{i:03}");
+        let profile = send_json(
+            Who::Staff,
+            "PUT /customers/{customerId}",
+            &format!("/customers/{id}"),
+            &[],
+            &format!(r#"{{"name":"Buyer {i}","email":"{id}@example.com"}}"#),
+        );
+        let (status, _, body) =
+            parts(dispatch(&store, profile, functions::put_customer::handle).await);
+        assert_eq!(status, 201, "{body}");
+        let line = hold_line(&id, sku, quantity);
+        let (status, _, body) = parts(dispatch(&store, line, functions::edit_cart::handle).await);
+        assert_eq!(status, 200, "{body}");
+        ids.push(id);
+    }
+    ids
+}
+
+async fn check_out(store: &Store, customer: &str) -> (u16, Value) {
+    let (status, _, body) = parts(
+        dispatch(
+            &crate::flows::checkout_with(store),
+            checkout(customer, None),
+            functions::checkout::handle,
+        )
+        .await,
+    );
+    (status, body)
+}
+
+/// The units of `sku` the orders hold, and how many orders hold it.
+async fn held(app: &TestApp, sku: &str) -> (u64, usize) {
+    let items = local_engine::scan_all(&app.engine.client(), local_engine::LOCAL_TABLE)
+        .await
+        .expect("the table");
+    let text = |item: &shared::dynamo::codec::Item, name: &str| {
+        item.get(name)
+            .and_then(|v| v.as_s().ok())
+            .cloned()
+            .unwrap_or_default()
+    };
+    let lines: Vec<u64> = items
+        .iter()
+        .filter(|item| {
+            text(item, "PK").starts_with("ORDER#") && text(item, "SK") == format!("ITEM#{sku}")
+        })
+        .map(|item| {
+            let quantity = item.get("quantity").and_then(|v| v.as_n().ok());
+            quantity.and_then(|n| n.parse().ok()).expect("a quantity")
+        })
+        .collect();
+    (lines.iter().sum(), lines.len())
+}
+
+async fn cart_holds(app: &TestApp, customer: &str) -> usize {
+    let id = CustomerId::parse(customer).expect("id");
+    app.direct_store()
+        .get_cart(&id)
+        .await
+        .expect("cart")
+        .items
+        .len()
+}
+
+#[tokio::test]
+async fn a_checkout_whose_stock_item_is_out_of_capacity_is_a_503_and_writes_nothing() {
+    // 2 write units a second a partition, five seconds' worth at once: five checkouts' takes of
+    // one stock item (2 units each, transactional), then its partition is spent for longer
+    // than checkout retries. No collisions: capacity alone.
+    let model = Model {
+        burst: Duration::from_secs(5),
+        ..Model::scaled(500.0).with_transaction_service(Duration::ZERO)
+    };
+    let (app, limits) = TestApp::seeded_with_limits(model).await.expect("app");
+    let customers = buyers(&app, 10, "sku-1", 1).await;
+    let before = app.stock("sku-1").await;
+    let mut accepted = Vec::new();
+    let mut refused = Vec::new();
+    for customer in &customers {
+        let (status, body) = check_out(&app.store, customer).await;
+        match status {
+            201 => accepted.push(customer.clone()),
+            _ => refused.push((customer.clone(), status, body)),
+        }
+    }
+    assert!(
+        !accepted.is_empty() && !refused.is_empty(),
+        "{accepted:?} {refused:?}"
+    );
+    for (customer, status, body) in &refused {
+        assert_eq!(
+            (*status, body["type"].as_str()),
+            (503, Some("/problems/unavailable")),
+            "{body}"
+        );
+        // Nothing of the refused checkout was written: its cart still holds the line.
+        assert_eq!(cart_holds(&app, customer).await, 1, "{customer}");
+    }
+    assert_eq!(app.stock("sku-1").await, before - accepted.len() as u64);
+    let held_now = held(&app, "sku-1").await;
+    let (held_before, _) = {
+        // The sample data's own orders of sku-1 were there before the sale.
+        let fresh = TestApp::seeded().await.expect("app");
+        held(&fresh, "sku-1").await
+    };
+    assert_eq!(held_now.0 - held_before, accepted.len() as u64);
+    assert!(limits.refusals().throttled > 0);
+}
+
+#[tokio::test]
+async fn buyers_at_once_under_the_limits_get_each_unit_once_and_none_is_lost() {
+    // 50 write units a second a partition; a transaction holds its items 40 ms.
+    let (app, limits) = TestApp::seeded_with_limits(Model::scaled(20.0))
+        .await
+        .expect("app");
+    let sku = Sku::parse("flash-1").expect("sku");
+    let price = shared::domain::product::price("10.00").expect("price");
+    let staff = local_engine::testing::staff();
+    let direct = app.direct_store();
+    let product = local_engine::testing::single_variant(&sku, "Flash", price);
+    direct.put_product(&product, &staff).await.expect("product");
+    direct
+        .adjust_stock(&sku, 30)
+        .await
+        .expect("stocked for the carts");
+    let customers = buyers(&app, 30, "flash-1", 1).await;
+    direct.adjust_stock(&sku, -25).await.expect("five left");
+    let answers = join_all(customers.iter().map(|c| check_out(&app.store, c))).await;
+    let accepted = answers.iter().filter(|(status, _)| *status == 201).count();
+    for (status, body) in &answers {
+        assert!(
+            *status == 201
+                || (*status == 409 && body["type"] == "/problems/out-of-stock")
+                || (*status == 503 && body["type"] == "/problems/unavailable"),
+            "{status} {body}"
+        );
+    }
+    let (held_units, orders) = held(&app, "flash-1").await;
+    assert!((1..=5).contains(&accepted), "{answers:?}");
+    assert_eq!((held_units, orders), (accepted as u64, accepted));
+    assert_eq!(app.stock("flash-1").await + held_units, 5);
+    // They did collide: the model refused some of them for the item another held.
+    assert!(limits.refusals().conflicts > 0, "{:?}", limits.refusals());
+}
