@@ -58,7 +58,7 @@ pub(crate) const DEFAULT_SIZES: [u32; 3] = [128, 512, 1769];
 
 pub(crate) struct Options {
     /// Only these sections (`patterns`, `init`, `capacity`, `shards`, `webhook`, `memory`,
-    /// `checkout-cold`); all when empty.
+    /// `checkout-cold`, `events`, `flash-sale`); all when empty.
     pub(crate) only: Vec<String>,
     /// The init section's functions: all of the template's when empty (a build of only some of
     /// them, such as a link variant's, names those).
@@ -80,6 +80,10 @@ pub(crate) struct Options {
     pub(crate) runs: usize,
     pub(crate) warm: usize,
     pub(crate) size_dirs: Vec<(&'static str, PathBuf)>,
+    /// How many times slower than DynamoDB the flash sale's model of its limits runs.
+    pub(crate) flash_scale: f64,
+    /// How long each flash-sale wave's buyers keep arriving, in this machine's seconds.
+    pub(crate) flash_seconds: f64,
 }
 impl Options {
     pub(crate) fn runs_section(&self, name: &str) -> bool {
@@ -103,6 +107,8 @@ pub(crate) fn options() -> Result<Options, Error> {
         runs: 10,
         warm: 200,
         size_dirs: Vec::new(),
+        flash_scale: 50.0,
+        flash_seconds: 4.0,
     };
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -125,6 +131,8 @@ pub(crate) fn options() -> Result<Options, Error> {
                     .map_err(|_| format!("--calibration-rtt-ms {ms}: not a duration"))?;
             }
             "--runs" => o.runs = value()?.parse()?,
+            "--flash-scale" => o.flash_scale = value()?.parse()?,
+            "--flash-seconds" => o.flash_seconds = value()?.parse()?,
             "--callgrind" => o.callgrind = true,
             "--only" => o.only = value()?.split(',').map(str::to_owned).collect(),
             "--functions" => o.functions = value()?.split(',').map(str::to_owned).collect(),

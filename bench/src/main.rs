@@ -5,7 +5,8 @@
 //!                    [--callgrind] [--size-dir-arm64 DIR] [--size-dir-x86-64 DIR]
 //!                    [--memory-sizes MB,MB,...] [--memory-runs N] [--memory-warm N]
 //!                    [--calibration-rtt-ms MS] [--checkout-runs N] [--functions NAME,...]
-//!                    [--only patterns,init,capacity,shards,webhook,memory,checkout-cold,events]
+//!                    [--flash-scale K] [--flash-seconds S]
+//!                    [--only patterns,init,capacity,shards,webhook,memory,checkout-cold,events,flash-sale]
 
 mod callgrind;
 mod capacity;
@@ -13,6 +14,7 @@ mod checkout_cold;
 mod cli;
 mod cpu_share;
 mod events_flow;
+mod flash_sale;
 mod http;
 mod init;
 mod memory;
@@ -60,6 +62,9 @@ async fn main() -> Result<(), Error> {
     }
     if o.runs_section("events") {
         events_flow::section(&o).await?;
+    }
+    if o.runs_section("flash-sale") {
+        flash_sale::section(&o, &home).await?;
     }
     report::print_sizes(&o);
     Ok(())

@@ -1,0 +1,312 @@
+//! A flash sale of one SKU (`--only flash-sale`): buyers arriving together at rising rates, each
+//! checking out one unit, against DynamoDB's limits modelled in the engine
+//! (`local_engine::limits`): each partition's units a second and transactions that collide on
+//! an item. The model runs `--flash-scale` times slower than DynamoDB, so that this machine
+//! reaches the ceiling; rates and checkouts a second are printed at DynamoDB's scale
+//! (multiplied back), times as measured here. The provider is localstripe, as in make dev.
+//!
+//! Each wave gets a fresh engine: the product with ample stock (so that only the limits refuse
+//! anyone), one customer and one cart line per buyer, written without the limits. Then the
+//! buyers' checkouts, each at its arrival time, through the limits; then the table is read
+//! whole to check that every unit is where it should be: in stock, or held by an order whose
+//! checkout was answered 201.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use lambda_http::Body;
+use local_engine::limits::{Limits, Model};
+use local_engine::runtime_api::Error;
+use local_engine::testing::{TestApp, Who, payments, send_json, single_variant, staff};
+use local_engine::{LOCAL_TABLE, scan_all};
+use shared::Store;
+use shared::domain::ids::Sku;
+use shared::http::serve::dispatch;
+
+use crate::cli::Options;
+use crate::process::percentile;
+use crate::report::ms;
+
+/// The SKU on sale.
+const SKU: &str = "flash-1";
+/// Units in stock at the start: more than any wave buys.
+const STOCK: u64 = 1_000_000;
+/// Buyers a second, at DynamoDB's scale, wave by wave.
+const RATES: [f64; 5] = [250.0, 500.0, 1000.0, 2000.0, 4000.0];
+
+/// One buyer's checkout as answered.
+struct Answer {
+    status: u16,
+    took: Duration,
+    /// When it was answered, from the wave's start.
+    at: Duration,
+}
+
+/// What one wave came to.
+struct Wave {
+    rate: f64,
+    buyers: usize,
+    /// Units in stock when the buyers came.
+    start_stock: u64,
+    answers: Vec<Answer>,
+    /// Units held by orders at the end, orders found, and the stock left.
+    held: u64,
+    orders: usize,
+    stock: u64,
+    throttled: u64,
+    conflicts: u64,
+}
+
+pub(crate) async fn section(o: &Options, home: &std::path::Path) -> Result<(), Error> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    let localstripe = local_engine::provider::LocalProvider::start(
+        port,
+        &home.join("flash-localstripe.log"),
+        None,
+    )?;
+    let provider =
+        payment_provider::Provider::new(&localstripe.base, local_engine::provider::LOCAL_API_KEY);
+    let model = Model::scaled(o.flash_scale);
+    print_header(&model, o.flash_seconds);
+    for rate in RATES {
+        let wave = run_wave(&model, &provider, rate, o.flash_seconds, Sale::InStock).await?;
+        print_row("one stock item (today)", &model, &wave);
+    }
+    let top = RATES[RATES.len() - 1];
+    let sold_out = run_wave(&model, &provider, top, o.flash_seconds, Sale::SoldOut).await?;
+    print_row("one stock item (today), sold out", &model, &sold_out);
+    let read = warm_read(&model).await?;
+    println!();
+    println!(
+        "A warm read of the SKU (GET /variants/{SKU}, {READS} one after another at a quarter of its partition's consistent reads, through the same limits): \
+         p50 {} ms, p99 {} ms. A sold-out checkout is answered from its read, without a transaction.",
+        ms(percentile(&read, 50.0)),
+        ms(percentile(&read, 99.0)),
+    );
+    Ok(())
+}
+
+/// Whether the wave's buyers find the SKU in stock or sold out.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sale {
+    InStock,
+    SoldOut,
+}
+
+/// Warm reads timed for the sold-out answer's yardstick.
+const READS: usize = 200;
+
+/// `READS` reads of the SKU one after another, through the limits, paced at a quarter of
+/// what its partition serves of strongly consistent reads (so the yardstick is a read the
+/// partition answers, not one it throttles), sorted.
+async fn warm_read(model: &Model) -> Result<Vec<Duration>, Error> {
+    let pace = Duration::from_secs_f64(4.0 * model.scale / model.read_units);
+    let app = stocked(0).await?;
+    let limits = Limits::new(app.engine.database(), *model)?;
+    let (client, _) = app.engine.limited_client(&limits);
+    let store = Store::new(client, LOCAL_TABLE);
+    let mut times = Vec::with_capacity(READS);
+    for i in 0..=READS {
+        let req = local_engine::testing::catalog::get_variant(Who::Customer("fs-reader"), SKU);
+        let sent = Instant::now();
+        let response = dispatch(&store, req, functions::get_variant::handle).await;
+        let took = sent.elapsed();
+        expect(response, 200)?;
+        tokio::time::sleep_until((sent + pace).into()).await;
+        // The first opens the connection.
+        if i > 0 {
+            times.push(took);
+        }
+    }
+    times.sort();
+    Ok(times)
+}
+
+/// A fresh engine with the SKU in stock and `buyers` customers with one unit in their carts.
+async fn stocked(buyers: usize) -> Result<TestApp, Error> {
+    let app = TestApp::empty().await?;
+    let store = app.direct_store();
+    let sku = Sku::parse(SKU)?;
+    let price = shared::domain::product::price("10.00")?;
+    store
+        .put_product(&single_variant(&sku, "Flash", price), &staff())
+        .await?;
+    store.adjust_stock(&sku, STOCK as i64).await?;
+    for i in 0..buyers {
+        let customer = buyer(i);
+        let profile = send_json(
+            Who::Staff,
+            "PUT /customers/{customerId}",
+            &format!("/customers/{customer}"),
+            &[],
+            &format!(r#"{{"name":"Buyer {i}","email":"{customer}@example.com"}}"#),
+        );
+        expect(
+            dispatch(&store, profile, functions::put_customer::handle).await,
+            201,
+        )?;
+        let line = payments::hold_line(&customer, SKU, 1);
+        expect(
+            dispatch(&store, line, functions::edit_cart::handle).await,
+            200,
+        )?;
+    }
+    Ok(app)
+}
+
+fn buyer(i: usize) -> String {
+    format!("fs-{i:05}")
+}
+
+fn expect(response: lambda_http::Response<Body>, status: u16) -> Result<(), Error> {
+    if response.status() == status {
+        return Ok(());
+    }
+    Err(format!(
+        "set-up answered {}: {:?}",
+        response.status(),
+        response.body()
+    )
+    .into())
+}
+
+/// `rate` buyers a second (DynamoDB's scale) for `seconds` of this machine's time.
+async fn run_wave(
+    model: &Model,
+    provider: &payment_provider::Provider,
+    rate: f64,
+    seconds: f64,
+    sale: Sale,
+) -> Result<Wave, Error> {
+    let here = rate / model.scale;
+    let buyers = (here * seconds).round().max(1.0) as usize;
+    let app = stocked(buyers).await?;
+    let start_stock = match sale {
+        Sale::InStock => STOCK,
+        Sale::SoldOut => {
+            let sku = Sku::parse(SKU)?;
+            app.direct_store()
+                .adjust_stock(&sku, -(STOCK as i64))
+                .await?;
+            0
+        }
+    };
+    let limits = Limits::new(app.engine.database(), *model)?;
+    let (client, _) = app.engine.limited_client(&limits);
+    let checkout = Arc::new(functions::checkout::Checkout {
+        store: Store::new(client, LOCAL_TABLE),
+        provider: provider.clone(),
+    });
+    let start = Instant::now();
+    let mut tasks = Vec::with_capacity(buyers);
+    for i in 0..buyers {
+        let arrival = start + Duration::from_secs_f64(i as f64 / here);
+        let checkout = Arc::clone(&checkout);
+        tasks.push(tokio::spawn(Box::pin(async move {
+            tokio::time::sleep_until(arrival.into()).await;
+            let sent = Instant::now();
+            let req = payments::checkout(&buyer(i), None);
+            let response = dispatch(&*checkout, req, functions::checkout::handle).await;
+            Answer {
+                status: response.status().as_u16(),
+                took: sent.elapsed(),
+                at: start.elapsed(),
+            }
+        })));
+    }
+    let mut answers = Vec::with_capacity(buyers);
+    for task in tasks {
+        answers.push(task.await?);
+    }
+    let (held, orders) = held_units(&app).await?;
+    let refusals = limits.refusals();
+    Ok(Wave {
+        rate,
+        buyers,
+        start_stock,
+        answers,
+        held,
+        orders,
+        stock: app.stock(SKU).await,
+        throttled: refusals.throttled,
+        conflicts: refusals.conflicts,
+    })
+}
+
+/// The units the orders hold of the SKU, and how many orders hold it: the table read whole.
+async fn held_units(app: &TestApp) -> Result<(u64, usize), Error> {
+    let items = scan_all(&app.engine.client(), LOCAL_TABLE).await?;
+    let text = |item: &shared::dynamo::codec::Item, name: &str| {
+        item.get(name)
+            .and_then(|v| v.as_s().ok())
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut held = 0;
+    let mut orders = 0;
+    for item in &items {
+        if text(item, "PK").starts_with("ORDER#") && text(item, "SK") == format!("ITEM#{SKU}") {
+            orders += 1;
+            let quantity = item.get("quantity").and_then(|v| v.as_n().ok());
+            held += quantity.and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
+        }
+    }
+    Ok((held, orders))
+}
+
+fn print_header(model: &Model, seconds: f64) {
+    println!();
+    println!(
+        "Flash sale of one SKU (--only flash-sale): buyers arriving evenly for {seconds} s, one unit each, \
+         against DynamoDB's limits modelled {}x slower (a partition: {} write / {} read units a second; \
+         a transaction holds its items {} ms at DynamoDB's scale). Rates and checkouts a second at DynamoDB's \
+         scale; times as measured here.",
+        model.scale,
+        model.write_units,
+        model.read_units,
+        ms(model.transaction_service),
+    );
+    println!(
+        "| design | buyers/s | buyers | accepted/s | accepted | 409 | 5xx | p50 / p99 accepted ms | p50 / p99 refused ms | throttled / conflicts | oversold | lost |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+}
+
+fn print_row(design: &str, model: &Model, wave: &Wave) {
+    let accepted: Vec<&Answer> = wave.answers.iter().filter(|a| a.status == 201).collect();
+    let refused: Vec<&Answer> = wave.answers.iter().filter(|a| a.status != 201).collect();
+    let conflict = refused.iter().filter(|a| a.status == 409).count();
+    let failed = refused.iter().filter(|a| a.status >= 500).count();
+    let times = |answers: &[&Answer]| {
+        let mut took: Vec<Duration> = answers.iter().map(|a| a.took).collect();
+        took.sort();
+        if took.is_empty() {
+            return "-".to_owned();
+        }
+        format!(
+            "{} / {}",
+            ms(percentile(&took, 50.0)),
+            ms(percentile(&took, 99.0))
+        )
+    };
+    // Accepted a second: over the time from the first arrival to the last acceptance.
+    let span = accepted.iter().map(|a| a.at).max().unwrap_or_default();
+    let per_second = accepted.len() as f64 / span.as_secs_f64().max(1e-9) * model.scale;
+    // Oversold: units held beyond what was in stock; lost: units neither in stock nor held,
+    // or an acceptance without its order (or an order nobody was told of).
+    let oversold = (wave.held + wave.stock).saturating_sub(wave.start_stock);
+    let lost = wave.start_stock.saturating_sub(wave.held + wave.stock)
+        + accepted.len().abs_diff(wave.orders) as u64;
+    println!(
+        "| {design} | {:.0} | {} | {per_second:.0} | {} | {conflict} | {failed} | {} | {} | {} / {} | {oversold} | {lost} |",
+        wave.rate,
+        wave.buyers,
+        accepted.len(),
+        times(&accepted),
+        times(&refused),
+        wave.throttled,
+        wave.conflicts,
+    );
+}
