@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use local_dev::auth::{Issuer, LOCAL_AUDIENCE, LOCAL_ISSUER};
 use local_dev::routes::{self, Route};
 use local_dev::server::Explorer;
+use local_engine::limits::{Limits, Model};
 use local_engine::provider::LocalProvider;
 use local_engine::{Engine, LOCAL_TABLE, dynoxide, seed, streams, template};
 use shared::Store;
@@ -32,6 +33,9 @@ struct Config {
     api_port: u16,
     data_file: PathBuf,
     explorer: Explorer,
+    /// DynamoDB's limits between the functions and the engine, this many times slower than
+    /// DynamoDB (`DYNAMODB_LIMITS`; off unless set).
+    limits: Option<f64>,
 }
 
 fn env_or(name: &str, default: &str) -> String {
@@ -61,9 +65,20 @@ impl Config {
                  item without a token; set STORE_EXPLORER=1 to serve it there anyway"
             ))
         };
+        let limits = match env_or("DYNAMODB_LIMITS", "off").as_str() {
+            "off" | "0" => None,
+            factor => Some(
+                factor
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|f| f.is_finite() && *f >= 1.0)
+                    .ok_or("DYNAMODB_LIMITS must be off or a factor of 1 or more")?,
+            ),
+        };
         Ok(Self {
             host,
             explorer,
+            limits,
             dynamodb_port: port("DYNAMODB_PORT", "8000")?,
             api_port,
             data_file: local_dev::data_file(),
@@ -182,7 +197,12 @@ async fn run() -> Result<(), Error> {
     // template.yaml, read once: the routes, the status shards, the stream consumers.
     let template = template::parse()?;
     let routes = known_routes(&template)?;
-    let (store, status_shards, caps) = configured_store(&template, engine.dev_client())?;
+    let limits = match config.limits {
+        Some(factor) => Some(Limits::new(engine.database(), Model::scaled(factor))?),
+        None => None,
+    };
+    let client = engine.dev_client_with(limits.as_ref());
+    let (store, status_shards, caps) = configured_store(&template, client)?;
     let data_dir = local_dev::data_dir(&config.data_file);
     let webhook_secrets = local_dev::payments::secrets(&data_dir)?;
     // The payment provider and the events' server start side by side.
@@ -526,6 +546,12 @@ fn print_banner(
         Explorer::Refused(_) => println!(
             "  explorer         off: STORE_HOST is not a loopback address (STORE_EXPLORER=1 serves it)"
         ),
+    }
+    match config.limits {
+        Some(factor) => println!(
+            "  DynamoDB limits  a partition's units a second and transactions' collisions, {factor}x slower than DynamoDB  (DYNAMODB_LIMITS)"
+        ),
+        None => println!("  DynamoDB limits  off  (DYNAMODB_LIMITS=1 models DynamoDB's own)"),
     }
     println!(
         "  status shards    {}  (STATUS_SHARDS)",
