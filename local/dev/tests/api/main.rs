@@ -6,6 +6,7 @@ mod dev;
 mod events;
 mod explorer;
 mod faults;
+mod flash_sale;
 mod openapi;
 mod paying;
 mod routes;
