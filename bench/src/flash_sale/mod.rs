@@ -1,5 +1,6 @@
-//! A flash sale of one SKU (`--only flash-sale`): buyers arriving together at rising rates, each
-//! checking out one unit, against DynamoDB's limits modelled in the engine
+//! A flash sale of one SKU (`--only flash-sale`): buyers arriving together at rising rates
+//! ([`arrivals`]), and buyers at once checking out one after another ([`concurrent`]), each
+//! checkout one unit, against DynamoDB's limits modelled in the engine
 //! (`local_engine::limits`): each partition's units a second and transactions that collide on
 //! an item. The model runs `--flash-scale` times slower than DynamoDB, so that this machine
 //! reaches the ceiling; rates and checkouts a second are printed at DynamoDB's scale
@@ -7,7 +8,7 @@
 //!
 //! Each wave gets a fresh engine: the product with ample stock (so that only the limits refuse
 //! anyone), one customer and one cart line per buyer, written without the limits. Then the
-//! buyers' checkouts, each at its arrival time, through the limits; then the table is read
+//! buyers' checkouts through the limits; then the table is read
 //! whole to check that every unit is where it should be: in stock, or held by an order whose
 //! checkout was answered 201.
 
@@ -27,12 +28,18 @@ use crate::cli::Options;
 use crate::process::percentile;
 use crate::report::ms;
 
+mod arrivals;
+mod concurrent;
+mod report;
+
 /// The SKU on sale.
 const SKU: &str = "flash-1";
 /// Units in stock at the start: more than any wave buys.
 const STOCK: u64 = 1_000_000;
 /// Buyers a second, at DynamoDB's scale, wave by wave.
 const RATES: [f64; 5] = [250.0, 500.0, 1000.0, 2000.0, 4000.0];
+/// Buyers at once, each checking out one customer after another, series by series.
+const CONCURRENT: [usize; 6] = [1, 2, 4, 8, 16, 32];
 
 /// One buyer's checkout as answered.
 struct Answer {
@@ -44,8 +51,8 @@ struct Answer {
 
 /// What one wave came to.
 struct Wave {
-    rate: f64,
-    buyers: usize,
+    /// The buyers, as the table says them: `250 a second`, `16 at once`.
+    buyers: String,
     /// Units in stock when the buyers came.
     start_stock: u64,
     answers: Vec<Answer>,
@@ -69,14 +76,19 @@ pub(crate) async fn section(o: &Options, home: &std::path::Path) -> Result<(), E
     let provider =
         payment_provider::Provider::new(&localstripe.base, local_engine::provider::LOCAL_API_KEY);
     let model = Model::scaled(o.flash_scale);
-    print_header(&model, o.flash_seconds);
+    let design = "one stock item (today)";
+    report::header(&model, o.flash_seconds);
     for rate in RATES {
-        let wave = run_wave(&model, &provider, rate, o.flash_seconds, Sale::InStock).await?;
-        print_row("one stock item (today)", &model, &wave);
+        let wave = arrivals::run(&model, &provider, rate, o.flash_seconds, Sale::InStock).await?;
+        report::row(design, &model, &wave);
     }
     let top = RATES[RATES.len() - 1];
-    let sold_out = run_wave(&model, &provider, top, o.flash_seconds, Sale::SoldOut).await?;
-    print_row("one stock item (today), sold out", &model, &sold_out);
+    let sold_out = arrivals::run(&model, &provider, top, o.flash_seconds, Sale::SoldOut).await?;
+    report::row(&format!("{design}, sold out"), &model, &sold_out);
+    for buyers in CONCURRENT {
+        let wave = concurrent::run(&model, &provider, buyers, o.flash_seconds).await?;
+        report::row(design, &model, &wave);
+    }
     let read = warm_read(&model).await?;
     println!();
     println!(
@@ -86,6 +98,54 @@ pub(crate) async fn section(o: &Options, home: &std::path::Path) -> Result<(), E
         ms(percentile(&read, 99.0)),
     );
     Ok(())
+}
+
+/// The wave's end: its answers, and what the table and the limits say.
+async fn ended(
+    app: &TestApp,
+    limits: &Limits,
+    buyers: String,
+    start_stock: u64,
+    mut answers: Vec<Answer>,
+) -> Result<Wave, Error> {
+    answers.sort_by_key(|a| a.at);
+    let (held, orders) = held_units(app).await?;
+    let refusals = limits.refusals();
+    Ok(Wave {
+        buyers,
+        start_stock,
+        answers,
+        held,
+        orders,
+        stock: app.stock(SKU).await,
+        throttled: refusals.throttled,
+        conflicts: refusals.conflicts,
+    })
+}
+
+/// A checkout store through `limits` on `app`'s engine.
+fn limited_checkout(
+    app: &TestApp,
+    limits: &Limits,
+    provider: &payment_provider::Provider,
+) -> Arc<functions::checkout::Checkout> {
+    let (client, _) = app.engine.limited_client(limits);
+    Arc::new(functions::checkout::Checkout {
+        store: Store::new(client, LOCAL_TABLE),
+        provider: provider.clone(),
+    })
+}
+
+/// Buyer `i`'s checkout, timed from `start`.
+async fn check_out(checkout: &functions::checkout::Checkout, i: usize, start: Instant) -> Answer {
+    let sent = Instant::now();
+    let req = payments::checkout(&buyer(i), None);
+    let response = dispatch(checkout, req, functions::checkout::handle).await;
+    Answer {
+        status: response.status().as_u16(),
+        took: sent.elapsed(),
+        at: start.elapsed(),
+    }
 }
 
 /// Whether the wave's buyers find the SKU in stock or sold out.
@@ -172,69 +232,6 @@ fn expect(response: lambda_http::Response<Body>, status: u16) -> Result<(), Erro
     .into())
 }
 
-/// `rate` buyers a second (DynamoDB's scale) for `seconds` of this machine's time.
-async fn run_wave(
-    model: &Model,
-    provider: &payment_provider::Provider,
-    rate: f64,
-    seconds: f64,
-    sale: Sale,
-) -> Result<Wave, Error> {
-    let here = rate / model.scale;
-    let buyers = (here * seconds).round().max(1.0) as usize;
-    let app = stocked(buyers).await?;
-    let start_stock = match sale {
-        Sale::InStock => STOCK,
-        Sale::SoldOut => {
-            let sku = Sku::parse(SKU)?;
-            app.direct_store()
-                .adjust_stock(&sku, -(STOCK as i64))
-                .await?;
-            0
-        }
-    };
-    let limits = Limits::new(app.engine.database(), *model)?;
-    let (client, _) = app.engine.limited_client(&limits);
-    let checkout = Arc::new(functions::checkout::Checkout {
-        store: Store::new(client, LOCAL_TABLE),
-        provider: provider.clone(),
-    });
-    let start = Instant::now();
-    let mut tasks = Vec::with_capacity(buyers);
-    for i in 0..buyers {
-        let arrival = start + Duration::from_secs_f64(i as f64 / here);
-        let checkout = Arc::clone(&checkout);
-        tasks.push(tokio::spawn(Box::pin(async move {
-            tokio::time::sleep_until(arrival.into()).await;
-            let sent = Instant::now();
-            let req = payments::checkout(&buyer(i), None);
-            let response = dispatch(&*checkout, req, functions::checkout::handle).await;
-            Answer {
-                status: response.status().as_u16(),
-                took: sent.elapsed(),
-                at: start.elapsed(),
-            }
-        })));
-    }
-    let mut answers = Vec::with_capacity(buyers);
-    for task in tasks {
-        answers.push(task.await?);
-    }
-    let (held, orders) = held_units(&app).await?;
-    let refusals = limits.refusals();
-    Ok(Wave {
-        rate,
-        buyers,
-        start_stock,
-        answers,
-        held,
-        orders,
-        stock: app.stock(SKU).await,
-        throttled: refusals.throttled,
-        conflicts: refusals.conflicts,
-    })
-}
-
 /// The units the orders hold of the SKU, and how many orders hold it: the table read whole.
 async fn held_units(app: &TestApp) -> Result<(u64, usize), Error> {
     let items = scan_all(&app.engine.client(), LOCAL_TABLE).await?;
@@ -254,59 +251,4 @@ async fn held_units(app: &TestApp) -> Result<(u64, usize), Error> {
         }
     }
     Ok((held, orders))
-}
-
-fn print_header(model: &Model, seconds: f64) {
-    println!();
-    println!(
-        "Flash sale of one SKU (--only flash-sale): buyers arriving evenly for {seconds} s, one unit each, \
-         against DynamoDB's limits modelled {}x slower (a partition: {} write / {} read units a second; \
-         a transaction holds its items {} ms at DynamoDB's scale). Rates and checkouts a second at DynamoDB's \
-         scale; times as measured here.",
-        model.scale,
-        model.write_units,
-        model.read_units,
-        ms(model.transaction_service),
-    );
-    println!(
-        "| design | buyers/s | buyers | accepted/s | accepted | 409 | 5xx | p50 / p99 accepted ms | p50 / p99 refused ms | throttled / conflicts | oversold | lost |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
-}
-
-fn print_row(design: &str, model: &Model, wave: &Wave) {
-    let accepted: Vec<&Answer> = wave.answers.iter().filter(|a| a.status == 201).collect();
-    let refused: Vec<&Answer> = wave.answers.iter().filter(|a| a.status != 201).collect();
-    let conflict = refused.iter().filter(|a| a.status == 409).count();
-    let failed = refused.iter().filter(|a| a.status >= 500).count();
-    let times = |answers: &[&Answer]| {
-        let mut took: Vec<Duration> = answers.iter().map(|a| a.took).collect();
-        took.sort();
-        if took.is_empty() {
-            return "-".to_owned();
-        }
-        format!(
-            "{} / {}",
-            ms(percentile(&took, 50.0)),
-            ms(percentile(&took, 99.0))
-        )
-    };
-    // Accepted a second: over the time from the first arrival to the last acceptance.
-    let span = accepted.iter().map(|a| a.at).max().unwrap_or_default();
-    let per_second = accepted.len() as f64 / span.as_secs_f64().max(1e-9) * model.scale;
-    // Oversold: units held beyond what was in stock; lost: units neither in stock nor held,
-    // or an acceptance without its order (or an order nobody was told of).
-    let oversold = (wave.held + wave.stock).saturating_sub(wave.start_stock);
-    let lost = wave.start_stock.saturating_sub(wave.held + wave.stock)
-        + accepted.len().abs_diff(wave.orders) as u64;
-    println!(
-        "| {design} | {:.0} | {} | {per_second:.0} | {} | {conflict} | {failed} | {} | {} | {} / {} | {oversold} | {lost} |",
-        wave.rate,
-        wave.buyers,
-        accepted.len(),
-        times(&accepted),
-        times(&refused),
-        wave.throttled,
-        wave.conflicts,
-    );
 }

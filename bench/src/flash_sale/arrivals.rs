@@ -1,0 +1,56 @@
+//! Buyers arriving evenly at a rate, each checking out once, whatever the others' answers.
+
+use std::time::{Duration, Instant};
+
+use local_engine::limits::{Limits, Model};
+use local_engine::runtime_api::Error;
+use shared::domain::ids::Sku;
+
+use super::{SKU, STOCK, Sale, Wave, check_out, ended, limited_checkout, stocked};
+
+/// `rate` buyers a second (DynamoDB's scale) for `seconds` of this machine's time.
+pub(super) async fn run(
+    model: &Model,
+    provider: &payment_provider::Provider,
+    rate: f64,
+    seconds: f64,
+    sale: Sale,
+) -> Result<Wave, Error> {
+    let here = rate / model.scale;
+    let buyers = (here * seconds).round().max(1.0) as usize;
+    let app = stocked(buyers).await?;
+    let start_stock = match sale {
+        Sale::InStock => STOCK,
+        Sale::SoldOut => {
+            let sku = Sku::parse(SKU)?;
+            app.direct_store()
+                .adjust_stock(&sku, -(STOCK as i64))
+                .await?;
+            0
+        }
+    };
+    let limits = Limits::new(app.engine.database(), *model)?;
+    let checkout = limited_checkout(&app, &limits, provider);
+    let start = Instant::now();
+    let mut tasks = Vec::with_capacity(buyers);
+    for i in 0..buyers {
+        let arrival = start + Duration::from_secs_f64(i as f64 / here);
+        let checkout = checkout.clone();
+        tasks.push(tokio::spawn(Box::pin(async move {
+            tokio::time::sleep_until(arrival.into()).await;
+            check_out(&checkout, i, start).await
+        })));
+    }
+    let mut answers = Vec::with_capacity(buyers);
+    for task in tasks {
+        answers.push(task.await?);
+    }
+    ended(
+        &app,
+        &limits,
+        format!("{rate:.0} a second"),
+        start_stock,
+        answers,
+    )
+    .await
+}

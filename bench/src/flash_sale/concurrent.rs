@@ -1,0 +1,52 @@
+//! Buyers at once: each checks out a customer's cart, waiting for the answer, and again while
+//! it is refused (a refused checkout leaves the cart as it was), then the next customer's, for
+//! a wave's seconds. What one SKU accepts a second against how many buy at the same time.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use local_engine::limits::{Limits, Model};
+use local_engine::runtime_api::Error;
+
+use super::{STOCK, Wave, check_out, ended, limited_checkout, stocked};
+
+/// Customers ready with a cart beyond one per buyer at once: more than a wave accepts.
+const SPARE_CARTS: usize = 100;
+
+/// `buyers` at once for `seconds` of this machine's time.
+pub(super) async fn run(
+    model: &Model,
+    provider: &payment_provider::Provider,
+    buyers: usize,
+    seconds: f64,
+) -> Result<Wave, Error> {
+    let carts = buyers + SPARE_CARTS;
+    let app = stocked(carts).await?;
+    let limits = Limits::new(app.engine.database(), *model)?;
+    let checkout = limited_checkout(&app, &limits, provider);
+    let next = Arc::new(AtomicUsize::new(0));
+    let start = Instant::now();
+    let until = start + Duration::from_secs_f64(seconds);
+    let mut tasks = Vec::with_capacity(buyers);
+    for _ in 0..buyers {
+        let (checkout, next) = (checkout.clone(), next.clone());
+        tasks.push(tokio::spawn(Box::pin(async move {
+            let mut answers = Vec::new();
+            let mut i = next.fetch_add(1, Ordering::Relaxed);
+            while Instant::now() < until && i < carts {
+                let answer = check_out(&checkout, i, start).await;
+                if answer.status == 201 {
+                    i = next.fetch_add(1, Ordering::Relaxed);
+                }
+                answers.push(answer);
+            }
+            answers
+        })));
+    }
+    let mut answers = Vec::new();
+    for task in tasks {
+        answers.extend(task.await?);
+    }
+    ended(&app, &limits, format!("{buyers} at once"), STOCK, answers).await
+}
