@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use aws_sdk_dynamodb::Client;
 use local_dev::auth::{Issuer, LOCAL_AUDIENCE, LOCAL_ISSUER};
 use local_dev::routes::{self, Route};
 use local_dev::server::Explorer;
@@ -163,9 +164,9 @@ fn init_logging() {
 }
 
 /// The engine on the data file, its table made from template.yaml and the sample data written
-/// if missing, with TTL and the stream's upkeep running; whether the table was created, and
-/// whether the sample data was written.
-async fn open_engine(config: &Config) -> Result<(Engine, bool, bool), Error> {
+/// if missing, with TTL and the stream's upkeep running; the functions' client of it; whether
+/// the table was created, and whether the sample data was written.
+async fn open_engine(config: &Config) -> Result<(Engine, Client, bool, bool), Error> {
     if let Some(dir) = config
         .data_file
         .parent()
@@ -186,22 +187,27 @@ async fn open_engine(config: &Config) -> Result<(Engine, bool, bool), Error> {
     let seeded = seed::seed_if_empty(&engine.client(), LOCAL_TABLE).await?;
     spawn_ttl_sweeper(engine.database().clone());
     spawn_stream_upkeep(config.data_file.clone()).await?;
-    Ok((engine, created, seeded))
+    let client = store_client(config, &engine)?;
+    Ok((engine, client, created, seeded))
+}
+
+/// The functions' DynamoDB client: through DynamoDB's limits when `DYNAMODB_LIMITS` asks.
+fn store_client(config: &Config, engine: &Engine) -> Result<Client, Error> {
+    let limits = config
+        .limits
+        .map(|factor| Limits::new(engine.database(), Model::scaled(factor)))
+        .transpose()?;
+    Ok(engine.dev_client_with(limits.as_ref()))
 }
 
 async fn run() -> Result<(), Error> {
     let started = Instant::now();
     let config = Config::from_env()?;
-    let (engine, created, seeded) = open_engine(&config).await?;
+    let (engine, client, created, seeded) = open_engine(&config).await?;
 
     // template.yaml, read once: the routes, the status shards, the stream consumers.
     let template = template::parse()?;
     let routes = known_routes(&template)?;
-    let limits = match config.limits {
-        Some(factor) => Some(Limits::new(engine.database(), Model::scaled(factor))?),
-        None => None,
-    };
-    let client = engine.dev_client_with(limits.as_ref());
     let (store, status_shards, caps) = configured_store(&template, client)?;
     let data_dir = local_dev::data_dir(&config.data_file);
     let webhook_secrets = local_dev::payments::secrets(&data_dir)?;
