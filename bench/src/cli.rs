@@ -84,6 +84,8 @@ pub(crate) struct Options {
     pub(crate) flash_scale: f64,
     /// How long each flash-sale wave's buyers keep arriving, in this machine's seconds.
     pub(crate) flash_seconds: f64,
+    /// How long a transaction holds its items in the flash sale's model, at DynamoDB's scale.
+    pub(crate) flash_service: std::time::Duration,
 }
 impl Options {
     pub(crate) fn runs_section(&self, name: &str) -> bool {
@@ -109,6 +111,7 @@ pub(crate) fn options() -> Result<Options, Error> {
         size_dirs: Vec::new(),
         flash_scale: 50.0,
         flash_seconds: 4.0,
+        flash_service: local_engine::limits::Model::DYNAMODB.transaction_service,
     };
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -133,6 +136,11 @@ pub(crate) fn options() -> Result<Options, Error> {
             "--runs" => o.runs = value()?.parse()?,
             "--flash-scale" => o.flash_scale = value()?.parse()?,
             "--flash-seconds" => o.flash_seconds = value()?.parse()?,
+            "--flash-service-ms" => {
+                let ms: f64 = value()?.parse()?;
+                o.flash_service = std::time::Duration::try_from_secs_f64(ms / 1000.0)
+                    .map_err(|_| format!("--flash-service-ms {ms}: not a duration"))?;
+            }
             "--callgrind" => o.callgrind = true,
             "--only" => o.only = value()?.split(',').map(str::to_owned).collect(),
             "--functions" => o.functions = value()?.split(',').map(str::to_owned).collect(),

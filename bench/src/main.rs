@@ -5,7 +5,7 @@
 //!                    [--callgrind] [--size-dir-arm64 DIR] [--size-dir-x86-64 DIR]
 //!                    [--memory-sizes MB,MB,...] [--memory-runs N] [--memory-warm N]
 //!                    [--calibration-rtt-ms MS] [--checkout-runs N] [--functions NAME,...]
-//!                    [--flash-scale K] [--flash-seconds S]
+//!                    [--flash-scale K] [--flash-seconds S] [--flash-service-ms MS]
 //!                    [--only patterns,init,capacity,shards,webhook,memory,checkout-cold,events,flash-sale]
 
 mod callgrind;

@@ -1,10 +1,11 @@
 //! A flash sale of one SKU (`--only flash-sale`): buyers arriving together at rising rates
 //! ([`arrivals`]), and buyers at once checking out one after another ([`concurrent`]), each
 //! checkout one unit, against DynamoDB's limits modelled in the engine
-//! (`local_engine::limits`): each partition's units a second and transactions that collide on
-//! an item. The model runs `--flash-scale` times slower than DynamoDB, so that this machine
-//! reaches the ceiling; rates and checkouts a second are printed at DynamoDB's scale
-//! (multiplied back), times as measured here. The provider is localstripe, as in make dev.
+//! (`local_engine::limits`): each partition's units a second, and transactions that collide on
+//! an item (a transaction holds its items `--flash-service-ms`, 2 ms, at DynamoDB's scale).
+//! The model runs `--flash-scale` times slower than DynamoDB, so that this machine reaches the
+//! ceiling; rates and checkouts a second are printed at DynamoDB's scale (multiplied back),
+//! times as measured here. The provider is localstripe, as in make dev.
 //!
 //! Each wave gets a fresh engine: the product with ample stock (so that only the limits refuse
 //! anyone), one customer and one cart line per buyer, written without the limits. Then the
@@ -75,7 +76,7 @@ pub(crate) async fn section(o: &Options, home: &std::path::Path) -> Result<(), E
     )?;
     let provider =
         payment_provider::Provider::new(&localstripe.base, local_engine::provider::LOCAL_API_KEY);
-    let model = Model::scaled(o.flash_scale);
+    let model = Model::scaled(o.flash_scale).with_transaction_service(o.flash_service);
     let design = "one stock item (today)";
     report::header(&model, o.flash_seconds);
     for rate in RATES {
