@@ -85,12 +85,12 @@ async fn cart_holds(app: &TestApp, customer: &str) -> usize {
 
 #[tokio::test]
 async fn a_checkout_whose_stock_item_is_out_of_capacity_is_a_503_and_writes_nothing() {
-    // 2 write units a second a partition, five seconds' worth at once: five checkouts' takes of
-    // one stock item (2 units each, transactional), then its partition is spent for longer
-    // than checkout retries. No collisions: capacity alone.
+    // 0.2 write units a second a partition, fifty seconds' worth at once: five checkouts' takes
+    // of one stock item (2 units each, transactional), then its partition is spent for far
+    // longer than checkout retries, however loaded the machine. No collisions: capacity alone.
     let model = Model {
-        burst: Duration::from_secs(5),
-        ..Model::scaled(500.0).with_transaction_service(Duration::ZERO)
+        burst: Duration::from_secs(50),
+        ..Model::scaled(5000.0).with_transaction_service(Duration::ZERO)
     };
     let (app, limits) = TestApp::seeded_with_limits(model).await.expect("app");
     let customers = buyers(&app, 10, "sku-1", 1).await;
