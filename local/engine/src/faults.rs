@@ -16,6 +16,7 @@ use aws_smithy_runtime_api::client::http::{
     HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpConnector,
 };
 use aws_smithy_runtime_api::client::orchestrator::{HttpRequest, HttpResponse};
+use aws_smithy_runtime_api::client::result::ConnectorError;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_runtime_api::http::StatusCode;
 use aws_smithy_types::body::SdkBody;
@@ -196,7 +197,7 @@ pub(crate) fn json_body(request: &HttpRequest) -> Value {
 }
 
 /// A read asks for strongly consistent results (a BatchGetItem: from every table).
-fn consistent(body: &Value) -> bool {
+pub(crate) fn consistent(body: &Value) -> bool {
     body["ConsistentRead"] == json!(true)
         || body["RequestItems"]
             .as_object()
@@ -248,27 +249,57 @@ pub(crate) fn error(status: u16, kind: &str, message: &str, extra: Value) -> Htt
 }
 
 fn transaction_conflict(request: &HttpRequest) -> HttpResponse {
-    let actions = request
-        .body()
-        .bytes()
-        .and_then(|body| serde_json::from_slice::<Value>(body).ok())
-        .and_then(|body| body["TransactItems"].as_array().map(Vec::len))
-        .unwrap_or(1);
-    let reasons: Vec<Value> = (0..actions)
-        .map(|i| {
-            if i == 0 {
-                json!({"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"})
-            } else {
-                json!({"Code": "None"})
-            }
+    let actions = json_body(request)["TransactItems"]
+        .as_array()
+        .map_or(1, Vec::len);
+    cancelled(
+        actions,
+        0,
+        "TransactionConflict",
+        "Transaction is ongoing for the item",
+    )
+}
+
+/// `TransactionCanceledException` for a transaction of `actions` actions: the one at `at`
+/// cancelled with `code` and `message`, the others `None`, and the message listing every
+/// action's code as DynamoDB's does.
+pub(crate) fn cancelled(actions: usize, at: usize, code: &str, message: &str) -> HttpResponse {
+    let codes: Vec<&str> = (0..actions)
+        .map(|i| if i == at { code } else { "None" })
+        .collect();
+    let reasons: Vec<Value> = codes
+        .iter()
+        .map(|code| match *code {
+            "None" => json!({"Code": "None"}),
+            code => json!({"Code": code, "Message": message}),
         })
         .collect();
     error(
         400,
         "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
-        "Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]",
+        &format!(
+            "Transaction cancelled, please refer cancellation reasons for specific reasons [{}]",
+            codes.join(", ")
+        ),
         json!({ "CancellationReasons": reasons }),
     )
+}
+
+/// `response` read whole: itself again, and its JSON (null when it is not JSON).
+pub(crate) async fn read_whole(
+    response: HttpResponse,
+) -> Result<(HttpResponse, Value), ConnectorError> {
+    let status = response.status();
+    let headers = response.headers().clone();
+    let bytes = aws_smithy_types::byte_stream::ByteStream::new(response.into_body())
+        .collect()
+        .await
+        .map_err(|err| ConnectorError::other(err.into(), None))?
+        .into_bytes();
+    let answer = serde_json::from_slice(&bytes).unwrap_or_default();
+    let mut again = HttpResponse::new(status, SdkBody::from(bytes));
+    *again.headers_mut() = headers;
+    Ok((again, answer))
 }
 
 impl HttpConnector for FaultyConnector {
@@ -349,14 +380,10 @@ fn first_entry_failed(
     HttpConnectorFuture::new(async move {
         let mut answer = json!({"FailedEntryCount": 0, "Entries": []});
         if let Some(call) = call {
-            let response = call.await?;
-            let bytes = aws_smithy_types::byte_stream::ByteStream::new(response.into_body())
-                .collect()
-                .await
-                .map_err(|err| {
-                    aws_smithy_runtime_api::client::result::ConnectorError::other(err.into(), None)
-                })?;
-            answer = serde_json::from_slice(&bytes.into_bytes()).unwrap_or(answer);
+            let (_, sent) = read_whole(call.await?).await?;
+            if !sent.is_null() {
+                answer = sent;
+            }
         }
         let failed =
             json!({"ErrorCode": code, "ErrorMessage": "injected: the entry was not taken"});

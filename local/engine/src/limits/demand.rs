@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::ledger::{Charge, ItemKey, Partition};
 use crate::capacity::rules;
+use crate::faults::consistent;
 
 /// The table's key attributes and its indexes' partition key attributes.
 #[derive(Debug, Clone)]
@@ -246,10 +247,6 @@ fn table_partition(schema: &Schema, key: &Value, write: bool) -> Partition {
         key: key[&schema.pk].to_string(),
         write,
     }
-}
-
-fn consistent(body: &Value) -> bool {
-    body["ConsistentRead"] == Value::Bool(true)
 }
 
 /// The value a Query's `KeyConditionExpression` gives the attribute `pk` (`#pk = :pk`, in

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use super::Model;
+use super::{Model, Refusals};
 
 /// Where units are spent: the table's or an index's partition of one partition key value.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -68,14 +68,37 @@ struct Bucket {
 pub(crate) struct Ledger {
     buckets: HashMap<Partition, Bucket>,
     held: HashMap<ItemKey, Instant>,
+    refusals: Refusals,
 }
 
 impl Ledger {
-    /// Decides a request at `now`: refused if any of `items` is held by a transaction (for a
-    /// transaction, or a write outside one), else refused if any partition lacks its units,
-    /// else admitted, its units spent and, when `holds`, its items held for the model's service
-    /// time.
+    /// What it refused so far.
+    pub(crate) fn refusals(&self) -> Refusals {
+        self.refusals
+    }
+
+    /// Decides a request at `now` ([`Ledger::decide`]), and counts it if refused.
     pub(crate) fn admit(
+        &mut self,
+        model: &Model,
+        now: Instant,
+        charges: &[Charge],
+        items: &[(usize, ItemKey)],
+        holds: bool,
+    ) -> Verdict {
+        let verdict = self.decide(model, now, charges, items, holds);
+        match verdict {
+            Verdict::Admitted => {}
+            Verdict::Throttled(_) => self.refusals.throttled += 1,
+            Verdict::Conflict(_) => self.refusals.conflicts += 1,
+        }
+        verdict
+    }
+
+    /// Refused if any of `items` is held by a transaction (for a transaction, or a write
+    /// outside one), else refused if any partition lacks its units, else admitted, its units
+    /// spent and, when `holds`, its items held for the model's service time.
+    fn decide(
         &mut self,
         model: &Model,
         now: Instant,

@@ -36,13 +36,12 @@ use aws_smithy_runtime_api::client::http::{
     HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpConnector,
 };
 use aws_smithy_runtime_api::client::orchestrator::{HttpRequest, HttpResponse};
-use aws_smithy_runtime_api::client::result::ConnectorError;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::body::SdkBody;
 use dynoxide::Database;
 use serde_json::{Value, json};
 
-use crate::faults::{error, json_answer, json_body, operation};
+use crate::faults::{cancelled, consistent, error, json_answer, json_body, operation, read_whole};
 use crate::{Error, LOCAL_TABLE};
 use demand::{Demand, Schema};
 use ledger::{Ledger, Verdict, scaled};
@@ -123,7 +122,6 @@ pub struct Limits {
     db: Database,
     table: String,
     ledger: Arc<Mutex<Ledger>>,
-    refusals: Arc<Mutex<Refusals>>,
 }
 
 impl std::fmt::Debug for Limits {
@@ -146,7 +144,6 @@ impl Limits {
             db: db.clone(),
             table: LOCAL_TABLE.to_owned(),
             ledger: Arc::default(),
-            refusals: Arc::default(),
         })
     }
 
@@ -155,7 +152,11 @@ impl Limits {
     }
 
     pub fn refusals(&self) -> Refusals {
-        *self.refusals.lock().unwrap_or_else(PoisonError::into_inner)
+        self.ledger().refusals()
+    }
+
+    fn ledger(&self) -> std::sync::MutexGuard<'_, Ledger> {
+        self.ledger.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// `inner` with these limits in front of it.
@@ -179,24 +180,13 @@ impl Limits {
     }
 
     fn admit(&self, demand: &Demand) -> Verdict {
-        let verdict = self
-            .ledger
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .admit(
-                &self.model,
-                Instant::now(),
-                &demand.charges,
-                &demand.items,
-                demand.transaction,
-            );
-        let mut refusals = self.refusals.lock().unwrap_or_else(PoisonError::into_inner);
-        match verdict {
-            Verdict::Admitted => {}
-            Verdict::Throttled(_) => refusals.throttled += 1,
-            Verdict::Conflict(_) => refusals.conflicts += 1,
-        }
-        verdict
+        self.ledger().admit(
+            &self.model,
+            Instant::now(),
+            &demand.charges,
+            &demand.items,
+            demand.transaction,
+        )
     }
 
     /// The units a Query spent beyond the smallest read it was admitted with.
@@ -210,12 +200,9 @@ impl Limits {
             .flatten()
             .map(demand::item_size)
             .collect();
-        let consistent = body["ConsistentRead"] == json!(true);
-        let spent = crate::capacity::rules::query(&sizes, consistent);
-        let first = crate::capacity::rules::read(0, consistent);
-        self.ledger
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        let spent = crate::capacity::rules::query(&sizes, consistent(body));
+        let first = crate::capacity::rules::read(0, consistent(body));
+        self.ledger()
             .spend(&self.model, partition, spent - first, Instant::now());
     }
 
@@ -269,7 +256,7 @@ impl HttpConnector for LimitedConnector {
             Verdict::Admitted if demand.query.is_some() => {
                 let (inner, limits) = (self.inner.clone(), self.limits.clone());
                 HttpConnectorFuture::new(async move {
-                    let (response, answer) = answers::read(inner.call(request).await?).await?;
+                    let (response, answer) = read_whole(inner.call(request).await?).await?;
                     limits.spend_after_query(&demand, &body, &answer);
                     Ok(response)
                 })
@@ -297,23 +284,6 @@ impl HttpConnector for LimitedConnector {
 mod answers {
     use super::*;
 
-    /// `response` read whole: itself again, and its JSON.
-    pub(super) async fn read(
-        response: HttpResponse,
-    ) -> Result<(HttpResponse, Value), ConnectorError> {
-        let status = response.status();
-        let headers = response.headers().clone();
-        let bytes = aws_smithy_types::byte_stream::ByteStream::new(response.into_body())
-            .collect()
-            .await
-            .map_err(|err| ConnectorError::other(err.into(), None))?
-            .into_bytes();
-        let answer = serde_json::from_slice(&bytes).unwrap_or_default();
-        let mut again = HttpResponse::new(status, SdkBody::from(bytes));
-        *again.headers_mut() = headers;
-        Ok((again, answer))
-    }
-
     /// How DynamoDB refuses the request `demand` describes, as `verdict` says.
     pub(super) fn refused(
         limits: &Limits,
@@ -322,29 +292,9 @@ mod answers {
         body: &Value,
     ) -> HttpResponse {
         let actions = body["TransactItems"].as_array().map_or(1, Vec::len);
-        let cancelled = |at: usize, code: &str, message: &str| {
-            let reasons: Vec<Value> = (0..actions)
-                .map(|i| match i == at {
-                    true => json!({"Code": code, "Message": message}),
-                    false => json!({"Code": "None"}),
-                })
-                .collect();
-            let codes: Vec<&str> = reasons
-                .iter()
-                .map(|r| r["Code"].as_str().unwrap_or("None"))
-                .collect();
-            error(
-                400,
-                "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
-                &format!(
-                    "Transaction cancelled, please refer cancellation reasons for specific reasons [{}]",
-                    codes.join(", ")
-                ),
-                json!({ "CancellationReasons": reasons }),
-            )
-        };
         match verdict {
             Verdict::Conflict(at) if demand.transaction => cancelled(
+                actions,
                 *at,
                 "TransactionConflict",
                 "Transaction is ongoing for the item",
@@ -356,6 +306,7 @@ mod answers {
                 json!({}),
             ),
             Verdict::Throttled(charge) if demand.transaction => cancelled(
+                actions,
                 charge.action,
                 "ThrottlingError",
                 "Throughput exceeds the current capacity of your table or index.",
@@ -445,7 +396,7 @@ mod answers {
         *request.body_mut() = SdkBody::from(text);
         let call = inner.call(request);
         HttpConnectorFuture::new(async move {
-            let (response, mut answer) = read(call.await?).await?;
+            let (response, mut answer) = read_whole(call.await?).await?;
             if !response.status().is_success() {
                 return Ok(response);
             }
