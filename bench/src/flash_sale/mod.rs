@@ -17,10 +17,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use lambda_http::Body;
+use local_engine::LOCAL_TABLE;
 use local_engine::limits::{Limits, Model};
 use local_engine::runtime_api::Error;
-use local_engine::testing::{TestApp, Who, payments, send_json, single_variant, staff};
-use local_engine::{LOCAL_TABLE, scan_all};
+use local_engine::testing::{TestApp, Who, payments, put_profile, single_variant, staff};
 use shared::Store;
 use shared::domain::ids::Sku;
 use shared::http::serve::dispatch;
@@ -110,7 +110,7 @@ async fn ended(
     mut answers: Vec<Answer>,
 ) -> Result<Wave, Error> {
     answers.sort_by_key(|a| a.at);
-    let (held, orders) = held_units(app).await?;
+    let (held, orders) = app.held(SKU).await;
     let refusals = limits.refusals();
     Ok(Wave {
         buyers,
@@ -197,13 +197,7 @@ async fn stocked(buyers: usize) -> Result<TestApp, Error> {
     store.adjust_stock(&sku, STOCK as i64).await?;
     for i in 0..buyers {
         let customer = buyer(i);
-        let profile = send_json(
-            Who::Staff,
-            "PUT /customers/{customerId}",
-            &format!("/customers/{customer}"),
-            &[],
-            &format!(r#"{{"name":"Buyer {i}","email":"{customer}@example.com"}}"#),
-        );
+        let profile = put_profile(&customer, &format!("Buyer {i}"));
         expect(
             dispatch(&store, profile, functions::put_customer::handle).await,
             201,
@@ -231,25 +225,4 @@ fn expect(response: lambda_http::Response<Body>, status: u16) -> Result<(), Erro
         response.body()
     )
     .into())
-}
-
-/// The units the orders hold of the SKU, and how many orders hold it: the table read whole.
-async fn held_units(app: &TestApp) -> Result<(u64, usize), Error> {
-    let items = scan_all(&app.engine.client(), LOCAL_TABLE).await?;
-    let text = |item: &shared::dynamo::codec::Item, name: &str| {
-        item.get(name)
-            .and_then(|v| v.as_s().ok())
-            .cloned()
-            .unwrap_or_default()
-    };
-    let mut held = 0;
-    let mut orders = 0;
-    for item in &items {
-        if text(item, "PK").starts_with("ORDER#") && text(item, "SK") == format!("ITEM#{SKU}") {
-            orders += 1;
-            let quantity = item.get("quantity").and_then(|v| v.as_n().ok());
-            held += quantity.and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
-        }
-    }
-    Ok((held, orders))
 }

@@ -17,6 +17,17 @@ use shared::Store;
 /// The lines of an order: a SKU and how many.
 pub(crate) type Lines<'a> = &'a [(&'a str, u32)];
 
+/// Half off the lines of the kitchen category (the sample mug, sku-1, is in it; the candles,
+/// sku-3, are not), with the code `KITCHEN`.
+pub(crate) const KITCHEN_HALF: &str = r#"{"code": "KITCHEN", "type": "percentage", "value": "50", "conditions": {"categories": ["kitchen"]}}"#;
+
+/// `PUT /promotions/{id}` with `body`, from staff: a new promotion.
+pub(crate) async fn put_promotion(store: &Store, id: &str, body: &str) {
+    let req = local_engine::testing::catalog::put_promotion(id, body);
+    let (status, _, answer) = parts(dispatch(store, req, functions::put_promotion::handle).await);
+    assert_eq!(status, 201, "{answer}");
+}
+
 /// Checkout's handler with the test binary's provider.
 pub(crate) fn checkout_with(store: &Store) -> functions::checkout::Checkout {
     functions::checkout::Checkout {

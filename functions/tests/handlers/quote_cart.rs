@@ -194,13 +194,7 @@ async fn what_cannot_be_quoted_is_a_clear_problem() {
 async fn a_promotion_for_a_category_takes_off_only_its_products_lines() {
     let app = TestApp::seeded().await.expect("app");
     // Half off the kitchen (the mug, sku-1, is in it; the candles, sku-3, are not).
-    let req = local_engine::testing::catalog::put_promotion(
-        "kitchen-half",
-        r#"{"code": "KITCHEN", "type": "percentage", "value": "50", "conditions": {"categories": ["kitchen"]}}"#,
-    );
-    let (status, _, body) =
-        parts(dispatch(&app.store, req, functions::put_promotion::handle).await);
-    assert_eq!(status, 201, "{body}");
+    crate::flows::put_promotion(&app.store, "kitchen-half", crate::flows::KITCHEN_HALF).await;
     app.requests.reset();
     let (status, body) = quote(&app, &app.store, Who::Customer("c2"), "c2", "code=kitchen").await;
     assert_eq!(status, 200, "{body}");

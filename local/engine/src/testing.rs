@@ -78,6 +78,34 @@ impl TestApp {
         Ok((app, limits))
     }
 
+    /// The units of `sku` the orders hold (their line items), and how many orders hold it: the
+    /// table read whole.
+    pub async fn held(&self, sku: &str) -> (u64, usize) {
+        let items = crate::scan_all(&self.engine.client(), LOCAL_TABLE)
+            .await
+            .expect("the table");
+        let text = |item: &shared::dynamo::codec::Item, name: &str| {
+            item.get(name)
+                .and_then(|v| v.as_s().ok())
+                .cloned()
+                .unwrap_or_default()
+        };
+        use shared::dynamo::entities::line_item;
+        let sku = Sku::parse(sku).unwrap_or_else(|err| panic!("sku {sku}: {err}"));
+        let line = line_item::sk(&sku);
+        let quantities: Vec<u64> = items
+            .iter()
+            .filter(|item| {
+                line_item::parse_pk(&text(item, "PK")).is_ok() && text(item, "SK") == line
+            })
+            .map(|item| {
+                let quantity = item.get("quantity").and_then(|v| v.as_n().ok());
+                quantity.and_then(|n| n.parse().ok()).expect("a quantity")
+            })
+            .collect();
+        (quantities.iter().sum(), quantities.len())
+    }
+
     /// A store on the engine with no faults and no counting: for a test's own checks.
     pub fn direct_store(&self) -> Store {
         Store::new(self.engine.client(), LOCAL_TABLE)
@@ -164,6 +192,18 @@ pub fn send_json(
     let mut all = vec![("content-type", "application/json")];
     all.extend_from_slice(headers);
     call(who, route_key, path, "", &all, body.as_bytes())
+}
+
+/// `PUT /customers/{customer}` from staff: a profile named `name`, its email
+/// `<customer>@example.com`.
+pub fn put_profile(customer: &str, name: &str) -> Request {
+    send_json(
+        Who::Staff,
+        "PUT /customers/{customerId}",
+        &format!("/customers/{customer}"),
+        &[],
+        &json!({"name": name, "email": format!("{customer}@example.com")}).to_string(),
+    )
 }
 
 /// `PATCH /orders/{orderId}` from `who`, moving `order` to `status` (`"SHIPPED"`, ...).

@@ -33,10 +33,7 @@ async fn shopper(app: &TestApp, store: &Store, id: &str) {
 }
 
 async fn promotion(app: &TestApp, body: Value) {
-    let req = local_engine::testing::catalog::put_promotion("three-uses", &body.to_string());
-    let (status, _, answer) =
-        parts(dispatch(&app.store, req, functions::put_promotion::handle).await);
-    assert_eq!(status, 201, "{answer}");
+    crate::flows::put_promotion(&app.store, "three-uses", &body.to_string()).await;
 }
 
 async fn check_out(store: &Store, customer: &str, codes: &str) -> (u16, Value) {

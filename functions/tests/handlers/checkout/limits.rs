@@ -8,7 +8,7 @@ use std::time::Duration;
 use futures_util::future::join_all;
 use local_engine::limits::Model;
 use local_engine::testing::payments::{checkout, hold_line};
-use local_engine::testing::{TestApp, Who, dispatch, parts, send_json};
+use local_engine::testing::{TestApp, dispatch, parts, put_profile};
 use serde_json::Value;
 use shared::Store;
 use shared::domain::ids::{CustomerId, Sku};
@@ -19,13 +19,7 @@ async fn buyers(app: &TestApp, count: usize, sku: &str, quantity: u32) -> Vec<St
     let mut ids = Vec::with_capacity(count);
     for i in 0..count {
         let id = format!("fs-{i:03}");
-        let profile = send_json(
-            Who::Staff,
-            "PUT /customers/{customerId}",
-            &format!("/customers/{id}"),
-            &[],
-            &format!(r#"{{"name":"Buyer {i}","email":"{id}@example.com"}}"#),
-        );
+        let profile = put_profile(&id, &format!("Buyer {i}"));
         let (status, _, body) =
             parts(dispatch(&store, profile, functions::put_customer::handle).await);
         assert_eq!(status, 201, "{body}");
@@ -47,30 +41,6 @@ async fn check_out(store: &Store, customer: &str) -> (u16, Value) {
         .await,
     );
     (status, body)
-}
-
-/// The units of `sku` the orders hold, and how many orders hold it.
-async fn held(app: &TestApp, sku: &str) -> (u64, usize) {
-    let items = local_engine::scan_all(&app.engine.client(), local_engine::LOCAL_TABLE)
-        .await
-        .expect("the table");
-    let text = |item: &shared::dynamo::codec::Item, name: &str| {
-        item.get(name)
-            .and_then(|v| v.as_s().ok())
-            .cloned()
-            .unwrap_or_default()
-    };
-    let lines: Vec<u64> = items
-        .iter()
-        .filter(|item| {
-            text(item, "PK").starts_with("ORDER#") && text(item, "SK") == format!("ITEM#{sku}")
-        })
-        .map(|item| {
-            let quantity = item.get("quantity").and_then(|v| v.as_n().ok());
-            quantity.and_then(|n| n.parse().ok()).expect("a quantity")
-        })
-        .collect();
-    (lines.iter().sum(), lines.len())
 }
 
 async fn cart_holds(app: &TestApp, customer: &str) -> usize {
@@ -118,11 +88,11 @@ async fn a_checkout_whose_stock_item_is_out_of_capacity_is_a_503_and_writes_noth
         assert_eq!(cart_holds(&app, customer).await, 1, "{customer}");
     }
     assert_eq!(app.stock("sku-1").await, before - accepted.len() as u64);
-    let held_now = held(&app, "sku-1").await;
+    let held_now = app.held("sku-1").await;
     let (held_before, _) = {
         // The sample data's own orders of sku-1 were there before the sale.
         let fresh = TestApp::seeded().await.expect("app");
-        held(&fresh, "sku-1").await
+        fresh.held("sku-1").await
     };
     assert_eq!(held_now.0 - held_before, accepted.len() as u64);
     assert!(limits.refusals().throttled > 0);
@@ -156,7 +126,7 @@ async fn buyers_at_once_under_the_limits_get_each_unit_once_and_none_is_lost() {
             "{status} {body}"
         );
     }
-    let (held_units, orders) = held(&app, "flash-1").await;
+    let (held_units, orders) = app.held("flash-1").await;
     assert!((1..=5).contains(&accepted), "{answers:?}");
     assert_eq!((held_units, orders), (accepted as u64, accepted));
     assert_eq!(app.stock("flash-1").await + held_units, 5);

@@ -113,13 +113,7 @@ async fn a_total_other_than_the_one_quoted_or_an_unknown_code_holds_nothing() {
 #[tokio::test]
 async fn a_promotion_for_a_category_is_charged_on_its_products_lines_only() {
     let app = TestApp::seeded().await.expect("app");
-    let req = local_engine::testing::catalog::put_promotion(
-        "kitchen-half",
-        r#"{"code": "KITCHEN", "type": "percentage", "value": "50", "conditions": {"categories": ["kitchen"]}}"#,
-    );
-    let (status, _, body) =
-        parts(dispatch(&app.store, req, functions::put_promotion::handle).await);
-    assert_eq!(status, 201, "{body}");
+    crate::flows::put_promotion(&app.store, "kitchen-half", crate::flows::KITCHEN_HALF).await;
     // Half of the mug (kitchen), nothing off the candles: 43.95 - 9.98.
     let (status, held) =
         check_out(&app, r#"{"codes": ["KITCHEN"], "expectedTotal": "33.97"}"#).await;

@@ -9,7 +9,7 @@ use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::streams::DynamoDbEventResponse;
 use aws_sdk_dynamodb::types::AttributeValue;
 use local_engine::streams::{self, StreamSource};
-use local_engine::testing::dispatch;
+use local_engine::testing::{self, dispatch};
 use local_engine::testing::{
     TestApp, Who, all_items, change_status, get, parts, send_json, source_design, stock_catalog,
 };
@@ -90,13 +90,7 @@ async fn write_listing(
 }
 
 async fn put_profile(app: &TestApp, customer: &str) {
-    let req = send_json(
-        Who::Staff,
-        "PUT /customers/{customerId}",
-        &format!("/customers/{customer}"),
-        &[],
-        &format!(r#"{{"name":"Customer {customer}","email":"{customer}@example.com"}}"#),
-    );
+    let req = testing::put_profile(customer, &format!("Customer {customer}"));
     let (status, _, body) = parts(dispatch(&app.store, req, functions::put_customer::handle).await);
     assert!(status == 200 || status == 201, "{body}");
 }
@@ -800,13 +794,7 @@ async fn consumers_meeting_a_new_customer_at_once_count_every_order_once() {
 async fn a_thousand_orders_for_fifty_customers_placed_concurrently_count_exactly() {
     let app = TestApp::empty().await.expect("app");
     for c in 0..50 {
-        let req = send_json(
-            Who::Staff,
-            "PUT /customers/{customerId}",
-            &format!("/customers/k{c}"),
-            &[],
-            &format!(r#"{{"name":"Customer {c}","email":"k{c}@example.com"}}"#),
-        );
+        let req = testing::put_profile(&format!("k{c}"), &format!("Customer {c}"));
         assert_eq!(
             parts(dispatch(&app.store, req, functions::put_customer::handle).await).0,
             201
