@@ -117,13 +117,25 @@ pub(crate) fn http(
     token: &str,
     body: &str,
 ) -> (u16, serde_json::Value) {
-    let request = format!(
-        "{method} {target} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nAuthorization: Bearer {token}\r\n\
-         Content-Type: application/json\r\nIdempotency-Key: explorer-test-1\r\nContent-Length: {}\r\n\r\n{body}",
-        dev.api,
-        body.len()
-    );
+    let request = request_text(&dev.api, method, target, token, "explorer-test-1", body);
     exchange(dev, &request)
+}
+
+/// An HTTP/1.1 request to `api` as a client writes it: the bearer `token`, a JSON `body` and
+/// the Idempotency-Key `key`.
+pub(crate) fn request_text(
+    api: &str,
+    method: &str,
+    target: &str,
+    token: &str,
+    key: &str,
+    body: &str,
+) -> String {
+    format!(
+        "{method} {target} HTTP/1.1\r\nHost: {api}\r\nConnection: close\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nIdempotency-Key: {key}\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
 }
 
 /// `request`, as written, sent to `dev`'s API; the status and the JSON body (null if none).

@@ -8,18 +8,23 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::dev::{exchange, staff_token, start_dev_with, token};
+use crate::dev::{exchange, http, request_text, staff_token, start_dev_with, token};
 
 const SKU: &str = "flash-1";
 /// Units on sale; fewer than the buyers.
 const UNITS: i64 = 12;
 const BUYERS: usize = 40;
 
-fn request(api: &str, method: &str, target: &str, token: &str, key: &str, body: &str) -> String {
-    format!(
-        "{method} {target} HTTP/1.1\r\nHost: {api}\r\nConnection: close\r\nAuthorization: Bearer {token}\r\n\
-         Content-Type: application/json\r\nIdempotency-Key: {key}\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
+/// Buyer `i`'s checkout, under their own Idempotency-Key.
+fn checkout_text(api: &str, i: usize, token: &str) -> String {
+    let target = format!("/customers/{}/checkout", buyer(i));
+    request_text(
+        api,
+        "POST",
+        &target,
+        token,
+        &format!("flash-{}", buyer(i)),
+        "",
     )
 }
 
@@ -36,9 +41,7 @@ fn check_out_all(api: &str, tokens: &[String]) -> std::sync::mpsc::Receiver<(usi
     for (i, token) in tokens.iter().enumerate() {
         let (api, token, tx) = (api.to_owned(), token.clone(), tx.clone());
         std::thread::spawn(move || {
-            let target = format!("/customers/{}/checkout", buyer(i));
-            let key = format!("flash-{}", buyer(i));
-            let text = request(&api, "POST", &target, &token, &key, "");
+            let text = checkout_text(&api, i, &token);
             let answer = local_engine::plain_http::exchange(&api, text.as_bytes(), "make dev")
                 .ok()
                 .map(|(status, body)| (status, serde_json::from_str(&body).unwrap_or(Value::Null)));
@@ -79,20 +82,14 @@ fn a_kill_mid_sale_loses_no_unit_and_sells_none_twice() {
         ],
     );
     let staff = staff_token(&dev);
-    let send = |dev: &crate::dev::Dev, method: &str, target: &str, token: &str, body: &str| {
-        exchange(
-            dev,
-            &request(&dev.api, method, target, token, "set-up", body),
-        )
-    };
     let product = format!(
         r#"{{"title":"Flash","status":"PUBLISHED","variants":[{{"sku":"{SKU}","options":{{}},"price":"10.00"}}]}}"#
     );
-    let (status, body) = send(&dev, "PUT", &format!("/products/{SKU}"), &staff, &product);
+    let (status, body) = http(&dev, "PUT", &format!("/products/{SKU}"), &staff, &product);
     assert!(status == 200 || status == 201, "{status} {body}");
     let stock = |dev: &crate::dev::Dev, delta: i64| {
         let target = format!("/variants/{SKU}/stock");
-        let (status, body) = send(
+        let (status, body) = http(
             dev,
             "POST",
             &target,
@@ -109,7 +106,7 @@ fn a_kill_mid_sale_loses_no_unit_and_sells_none_twice() {
             r#"{{"name":"Buyer {i}","email":"{}@example.com"}}"#,
             buyer(i)
         );
-        let (status, body) = send(
+        let (status, body) = http(
             &dev,
             "PUT",
             &format!("/customers/{}", buyer(i)),
@@ -118,7 +115,7 @@ fn a_kill_mid_sale_loses_no_unit_and_sells_none_twice() {
         );
         assert_eq!(status, 201, "{body}");
         let line = format!("/customers/{}/cart/items/{SKU}", buyer(i));
-        let (status, body) = send(&dev, "PUT", &line, token, r#"{"quantity":1}"#);
+        let (status, body) = http(&dev, "PUT", &line, token, r#"{"quantity":1}"#);
         assert_eq!(status, 200, "{body}");
     }
     stock(&dev, UNITS - BUYERS as i64);
@@ -176,9 +173,7 @@ fn a_kill_mid_sale_loses_no_unit_and_sells_none_twice() {
         }
         std::thread::sleep(Duration::from_millis(200));
         for i in busy {
-            let target = format!("/customers/{}/checkout", buyer(i));
-            let key = format!("flash-{}", buyer(i));
-            let text = request(&dev.api, "POST", &target, &tokens[i], &key, "");
+            let text = checkout_text(&dev.api, i, &tokens[i]);
             again[i] = Some(exchange(&dev, &text));
         }
     }
@@ -198,7 +193,7 @@ fn a_kill_mid_sale_loses_no_unit_and_sells_none_twice() {
     let mut held = 0;
     for (i, token) in tokens.iter().enumerate() {
         let target = format!("/customers/{}/orders", buyer(i));
-        let (status, body) = send(&dev, "GET", &target, token, "");
+        let (status, body) = http(&dev, "GET", &target, token, "");
         assert_eq!(status, 200, "{body}");
         let orders: Vec<&Value> = body["items"].as_array().expect("items").iter().collect();
         assert!(
@@ -215,7 +210,7 @@ fn a_kill_mid_sale_loses_no_unit_and_sells_none_twice() {
         }
         held += orders.len() as i64;
     }
-    let (status, body) = send(&dev, "GET", &format!("/variants/{SKU}"), &staff, "");
+    let (status, body) = http(&dev, "GET", &format!("/variants/{SKU}"), &staff, "");
     assert_eq!(status, 200, "{body}");
     let left = body["stock"].as_i64().expect("staff see the stock");
     assert_eq!(
