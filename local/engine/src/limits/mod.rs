@@ -147,10 +147,6 @@ impl Limits {
         })
     }
 
-    pub fn model(&self) -> Model {
-        self.model
-    }
-
     pub fn refusals(&self) -> Refusals {
         self.ledger().refusals()
     }
