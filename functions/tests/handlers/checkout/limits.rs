@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use futures_util::future::join_all;
 use local_engine::limits::Model;
-use local_engine::testing::payments::{checkout, hold_line};
+use local_engine::testing::payments::hold_line;
+
+use super::{cart_len, check_out};
 use local_engine::testing::{TestApp, dispatch, parts, put_profile};
-use serde_json::Value;
-use shared::Store;
-use shared::domain::ids::{CustomerId, Sku};
+use shared::domain::ids::Sku;
 
 /// `count` customers `fs-N` with `quantity` of `sku` in their carts, written without the limits.
 async fn buyers(app: &TestApp, count: usize, sku: &str, quantity: u32) -> Vec<String> {
@@ -31,28 +31,6 @@ async fn buyers(app: &TestApp, count: usize, sku: &str, quantity: u32) -> Vec<St
     ids
 }
 
-async fn check_out(store: &Store, customer: &str) -> (u16, Value) {
-    let (status, _, body) = parts(
-        dispatch(
-            &crate::flows::checkout_with(store),
-            checkout(customer, None),
-            functions::checkout::handle,
-        )
-        .await,
-    );
-    (status, body)
-}
-
-async fn cart_holds(app: &TestApp, customer: &str) -> usize {
-    let id = CustomerId::parse(customer).expect("id");
-    app.direct_store()
-        .get_cart(&id)
-        .await
-        .expect("cart")
-        .items
-        .len()
-}
-
 #[tokio::test]
 async fn a_checkout_whose_stock_item_is_out_of_capacity_is_a_503_and_writes_nothing() {
     // 0.2 write units a second a partition, fifty seconds' worth at once: five checkouts' takes
@@ -68,7 +46,7 @@ async fn a_checkout_whose_stock_item_is_out_of_capacity_is_a_503_and_writes_noth
     let mut accepted = Vec::new();
     let mut refused = Vec::new();
     for customer in &customers {
-        let (status, body) = check_out(&app.store, customer).await;
+        let (status, body) = check_out(&app.store, customer, None).await;
         match status {
             201 => accepted.push(customer.clone()),
             _ => refused.push((customer.clone(), status, body)),
@@ -85,7 +63,7 @@ async fn a_checkout_whose_stock_item_is_out_of_capacity_is_a_503_and_writes_noth
             "{body}"
         );
         // Nothing of the refused checkout was written: its cart still holds the line.
-        assert_eq!(cart_holds(&app, customer).await, 1, "{customer}");
+        assert_eq!(cart_len(&app, customer).await, 1, "{customer}");
     }
     assert_eq!(app.stock("sku-1").await, before - accepted.len() as u64);
     let held_now = app.held("sku-1").await;
@@ -116,7 +94,7 @@ async fn buyers_at_once_under_the_limits_get_each_unit_once_and_none_is_lost() {
         .expect("stocked for the carts");
     let customers = buyers(&app, 30, "flash-1", 1).await;
     direct.adjust_stock(&sku, -25).await.expect("five left");
-    let answers = join_all(customers.iter().map(|c| check_out(&app.store, c))).await;
+    let answers = join_all(customers.iter().map(|c| check_out(&app.store, c, None))).await;
     let accepted = answers.iter().filter(|(status, _)| *status == 201).count();
     for (status, body) in &answers {
         assert!(

@@ -202,38 +202,34 @@ mod tests {
     fn a_partition_takes_1000_write_units_a_second_and_3000_read_units() {
         let model = Model::DYNAMODB;
         let t0 = Instant::now();
-        let mut ledger = Ledger::default();
+        // How many of `units` each a full partition admits at once.
+        let from_full = |write, units| {
+            admitted_at(
+                &mut Ledger::default(),
+                &model,
+                t0,
+                &charge("A", write, units),
+            )
+        };
         // A 1 KB write is one unit: a full partition takes 1,000 at once, then none.
-        assert_eq!(
-            admitted_at(&mut ledger, &model, t0, &charge("A", true, 1.0)),
-            1000
-        );
+        assert_eq!(from_full(true, 1.0), 1000);
         // A transactional write costs two: half as many.
-        let mut ledger = Ledger::default();
-        assert_eq!(
-            admitted_at(&mut ledger, &model, t0, &charge("A", true, 2.0)),
-            500
-        );
-        // Refilled at 1,000 a second: 100 more after 100 ms.
-        let later = t0 + Duration::from_millis(100);
-        let one = charge("A", true, 1.0);
-        assert_eq!(admitted_at(&mut ledger, &model, later, &one), 100);
+        assert_eq!(from_full(true, 2.0), 500);
         // Reads: 3,000 strongly consistent 4 KB reads, 6,000 eventually consistent.
+        assert_eq!(from_full(false, 1.0), 3000);
+        assert_eq!(from_full(false, 0.5), 6000);
+        // Refilled at 1,000 a second: 100 more after 100 ms.
         let mut ledger = Ledger::default();
-        assert_eq!(
-            admitted_at(&mut ledger, &model, t0, &charge("A", false, 1.0)),
-            3000
-        );
-        let mut ledger = Ledger::default();
-        assert_eq!(
-            admitted_at(&mut ledger, &model, t0, &charge("A", false, 0.5)),
-            6000
-        );
-        // Reads and writes and partitions are apart: B is full while A is spent.
-        assert_eq!(
-            admitted_at(&mut ledger, &model, t0, &charge("B", true, 1.0)),
-            1000
-        );
+        let one = charge("A", true, 1.0);
+        assert_eq!(admitted_at(&mut ledger, &model, t0, &one), 1000);
+        let later = t0 + Duration::from_millis(100);
+        assert_eq!(admitted_at(&mut ledger, &model, later, &one), 100);
+        // Reads and writes and partitions are apart: while A's writes are spent, its reads
+        // and B's writes are full.
+        let read = charge("A", false, 1.0);
+        assert_eq!(admitted_at(&mut ledger, &model, later, &read), 3000);
+        let other = charge("B", true, 1.0);
+        assert_eq!(admitted_at(&mut ledger, &model, later, &other), 1000);
     }
 
     #[test]
