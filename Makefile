@@ -156,7 +156,12 @@ $(MACHETE):
 template:
 	cargo run --quiet --locked -p template-tests --bin template-gen
 
+# sam build runs one `cargo lambda build --bin <name>` per function, one after another, and each
+# is a whole-program (fat LTO) link of about a minute on one core. Built first in one cargo run,
+# the links share the cores, and sam build's own runs find every binary current and copy it. Same
+# directory (the functions' crate, the template's CodeUri) and flags as sam build's: arm64.
 build: $(TOOLS)
+	cd functions && cargo lambda build --release --arm64 --locked
 	sam build
 
 # Every function of template.yaml run by SAM CLI on real containers, from `make build`'s
