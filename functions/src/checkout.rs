@@ -26,7 +26,7 @@ use shared::domain::order::LineItem;
 use shared::domain::order::{Order, OrderDetails, RequestedLine};
 use shared::domain::pricing::quote::Quote;
 use shared::domain::variant::Variant;
-use shared::dynamo::orders::{Checked, CheckoutParts, PlaceOrderError};
+use shared::dynamo::orders::{Checked, CheckoutParts, InputsRead, PlaceOrderError};
 use shared::http::HttpResult;
 use shared::http::request::{caller, header_value, json_body, path_param, raw_body};
 use shared::http::response::{created, replayed_as_now};
@@ -57,13 +57,18 @@ enum Outcome {
     },
 }
 
-/// One attempt: the cart and the order's inputs read (strongly consistent: a checkout decides
-/// on them), the order held.
+/// One attempt: the cart and the order's inputs read, the order held. The cart and the
+/// customer's own items are read strongly consistent: a checkout decides on them, and a replay
+/// comes before any refusal. The first attempt reads the variants eventually: in a flash sale
+/// every buyer reads the same one, and the transaction checks its price and stock itself (a
+/// sold-out answer may miss a unit given back in the last moment; a retry finds it). A retry
+/// reads them consistently, as one after a price change must.
 async fn attempt(
     store: &Store,
     customer: &CustomerId,
     key: Option<&IdempotencyKey>,
     (ask, body): (&CheckoutAsk, &[u8]),
+    first: bool,
 ) -> Result<Outcome, PlaceOrderError> {
     let cart = store.live_cart(customer).await?;
     let fingerprint = checkout_fingerprint(
@@ -89,12 +94,17 @@ async fn attempt(
         .collect();
     let skus: Vec<Sku> = requested.iter().map(|line| line.sku.clone()).collect();
     let inputs = store
-        .read_order_inputs(customer, key, &skus, (true, true))
+        .read_order_inputs(customer, key, &skus, (variants_read(first), true))
         .await?;
     let counts_held = inputs.counts_held;
     let (variants, kept) = (inputs.products.clone(), inputs.address.clone());
+    let checked = inputs.checked(customer, &requested);
+    // Variants read eventually: a refusal is read again consistently, but for a sold-out one.
+    if first && matches!(&checked, Err(err) if !matches!(err, AppError::OutOfStock(_))) {
+        return Err(PlaceOrderError::ReadAgain);
+    }
     // A replay before the cart: the first checkout emptied it.
-    let lines = match inputs.checked(customer, &requested)? {
+    let lines = match checked? {
         Checked::Replay(record) => {
             return Ok(Outcome::Replayed {
                 record,
@@ -106,7 +116,11 @@ async fn attempt(
         Checked::Lines(lines) => lines,
     };
     // Boxed: pricing reads several things at once, and its future is deep.
-    let quote = Box::pin(price(store, customer, ask, kept, &variants, &lines)).await?;
+    let quote = match Box::pin(price(store, customer, ask, kept, &variants, &lines)).await {
+        // The total the customer saw, priced on a variant read before its last price change.
+        Err(AppError::QuoteChanged { .. }) if first => return Err(PlaceOrderError::ReadAgain),
+        quote => quote?,
+    };
     let held = OrderDetails::hold(
         customer.clone(),
         lines,
@@ -135,8 +149,16 @@ async fn attempt(
     Ok(Outcome::Held(Box::new(held)))
 }
 
-/// The cart's price as a quote would give it, on the lines as read (their variants read
-/// strongly consistent): shipped to the address given, or else to the one on the profile
+/// How an attempt reads the variants ([`attempt`]).
+fn variants_read(first: bool) -> InputsRead {
+    if first {
+        InputsRead::VariantsEventual
+    } else {
+        InputsRead::Consistent
+    }
+}
+
+/// The cart's price as a quote would give it, on the lines as read: shipped to the address given, or else to the one on the profile
 /// (`kept`); and the address it ships to. A total other than the one the customer saw is a 409.
 async fn price(
     store: &Store,
@@ -186,7 +208,7 @@ pub async fn handle(checkout: &Checkout, req: Request) -> HttpResult {
     let outcome = retry(
         &Backoff::TRANSACTION,
         PlaceOrderError::worth_retrying,
-        |_| attempt(store, customer_ref, key_ref, asked),
+        |n| attempt(store, customer_ref, key_ref, asked, n == 0),
     )
     .await;
     match outcome.map_err(AppError::from)? {

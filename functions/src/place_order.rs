@@ -17,7 +17,7 @@ use shared::domain::idempotency::{IdempotencyRecord, fingerprint};
 
 use shared::domain::ids::{CustomerId, IdempotencyKey, Sku};
 use shared::domain::order::OrderDetails;
-use shared::dynamo::orders::{Checked, OrderInputs, PlaceOrderError};
+use shared::dynamo::orders::{Checked, InputsRead, OrderInputs, PlaceOrderError};
 use shared::http::HttpResult;
 use shared::http::request::{header_value, json_body, path_param};
 use shared::http::response::{created, replayed};
@@ -55,7 +55,12 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
         PlaceOrderError::worth_retrying,
         |attempt| async move {
             let read = |consistent| {
-                store.read_order_inputs(customer_ref, key_ref, skus, (consistent, false))
+                let read = if consistent {
+                    InputsRead::Consistent
+                } else {
+                    InputsRead::Eventual
+                };
+                store.read_order_inputs(customer_ref, key_ref, skus, (read, false))
             };
             let checked = |inputs: OrderInputs| inputs.checked(customer_ref, requested);
             // A refusal on the first, eventually consistent read is read again consistently.

@@ -128,7 +128,7 @@ impl Bench {
                 ),
                 checkout,
                 None,
-                "a consistent Query of the cart and BatchGetItem, and of the promotions; one transaction: stock held, the order PENDING_PAYMENT, each cart line deleted (+2 W a line); then the PaymentIntent recorded on the header",
+                "a consistent Query of the cart and of the promotions; a consistent BatchGetItem of the customer's items, an eventually consistent one of the variants; one transaction: stock held, the order PENDING_PAYMENT, each cart line deleted (+2 W a line); then the PaymentIntent recorded on the header",
             );
             let (pending, _) = self.consumer_units().await?;
             let paid = self.pay_hold(&webhook, lines, &order).await?;

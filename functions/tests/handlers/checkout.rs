@@ -12,6 +12,7 @@ mod held;
 mod lambda;
 mod limits;
 mod priced;
+mod stale;
 mod variants;
 
 async fn cart_len(app: &TestApp, customer: &str) -> usize {

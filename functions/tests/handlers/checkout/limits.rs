@@ -111,3 +111,43 @@ async fn buyers_at_once_under_the_limits_get_each_unit_once_and_none_is_lost() {
     // They did collide: the model refused some of them for the item another held.
     assert!(limits.refusals().conflicts > 0, "{:?}", limits.refusals());
 }
+
+#[tokio::test]
+async fn a_sold_out_sku_that_every_buyer_reads_at_once_is_a_409_from_a_read_that_never_throttles() {
+    // 30 read units a second a partition, one second's worth at once. 40 buyers of a sold-out
+    // SKU check out at once: read strongly consistent, their reads of its variant would take 40
+    // units, past what its partition holds; eventually consistent (a checkout's first read of
+    // its variants), 20.
+    let (app, limits) = TestApp::seeded_with_limits(Model::scaled(100.0))
+        .await
+        .expect("app");
+    let sku = Sku::parse("flash-2").expect("sku");
+    let price = shared::domain::product::price("10.00").expect("price");
+    let direct = app.direct_store();
+    let product = local_engine::testing::single_variant(&sku, "Flash", price);
+    let staff = local_engine::testing::staff();
+    direct.put_product(&product, &staff).await.expect("product");
+    direct
+        .adjust_stock(&sku, 40)
+        .await
+        .expect("stocked for the carts");
+    let customers = buyers(&app, 40, "flash-2", 1).await;
+    direct.adjust_stock(&sku, -40).await.expect("sold out");
+    app.requests.reset();
+    let answers = join_all(customers.iter().map(|c| check_out(&app.store, c, None))).await;
+    for (status, body) in &answers {
+        assert_eq!(
+            (*status, body["type"].as_str()),
+            (409, Some("/problems/out-of-stock")),
+            "{body}"
+        );
+    }
+    assert_eq!(limits.refusals().throttled, 0, "{:?}", limits.refusals());
+    // Answered from the read: no transaction, and every cart as it was.
+    let sent = app.requests.by_operation();
+    assert!(!sent.contains_key("TransactWriteItems"), "{sent:?}");
+    assert_eq!(app.stock("flash-2").await, 0);
+    for customer in &customers {
+        assert_eq!(cart_len(&app, customer).await, 1, "{customer}");
+    }
+}

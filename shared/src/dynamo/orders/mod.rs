@@ -76,6 +76,26 @@ pub struct CheckoutParts<'a> {
     pub counts_held: bool,
 }
 
+/// How an order's first read reads ([`Store::read_order_inputs`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputsRead {
+    /// Everything strongly consistent, in one BatchGetItem.
+    Consistent,
+    /// Everything eventually consistent, in one BatchGetItem, at half the read units: for a
+    /// caller that reads again consistently before it refuses (the order's transaction checks
+    /// prices and stock itself, and a profile, once named, is never removed).
+    Eventual,
+    /// The customer's own items (profile, idempotency record, count) strongly consistent, then
+    /// the variants eventually: two BatchGetItems, one after the other (at once, a cold start
+    /// would open a second connection for the second, and pay its TLS handshake). A variant that every buyer reads
+    /// at once (a flash sale) costs half a read unit a buyer: 6,000 a second before its
+    /// partition throttles, where consistent reads stop at 3,000. A replay is still found
+    /// before anything is refused; the transaction checks the variants' prices and stock
+    /// itself, so a stale variant can only refuse (a unit given back in the last moment read as
+    /// not there yet), never sell what is not there.
+    VariantsEventual,
+}
+
 /// What an order's first read allows.
 #[derive(Debug)]
 pub enum Checked {
@@ -133,6 +153,9 @@ pub enum PlaceOrderError {
     /// A promotion's last use was taken between the checkout's read and its transaction: read
     /// the counts again (the promotion then no longer applies, or its code is used up).
     UsedUp,
+    /// A refusal decided on variants read eventually ([`InputsRead::VariantsEventual`]): read
+    /// them again consistently before the client is refused.
+    ReadAgain,
     /// Anything else: what the client is told.
     Failed(AppError),
 }
@@ -150,6 +173,7 @@ impl PlaceOrderError {
                 | PlaceOrderError::Repriced
                 | PlaceOrderError::CartChanged
                 | PlaceOrderError::UsedUp
+                | PlaceOrderError::ReadAgain
         )
     }
 }
@@ -171,7 +195,8 @@ impl From<PlaceOrderError> for AppError {
             PlaceOrderError::KeyTaken
             | PlaceOrderError::Repriced
             | PlaceOrderError::CartChanged
-            | PlaceOrderError::UsedUp => {
+            | PlaceOrderError::UsedUp
+            | PlaceOrderError::ReadAgain => {
                 AppError::concurrent_change("the order collided with concurrent requests; retry it")
             }
             PlaceOrderError::OutOfStock(skus) => AppError::OutOfStock(skus),
@@ -277,16 +302,14 @@ fn has_key(item: &Item, key: &Item) -> bool {
 
 impl Store {
     /// The customer's profile, the products of `skus`, (with a key) the idempotency record and
-    /// (with `holdings`, for a checkout) the customer's count of open orders, by ONE
-    /// BatchGetItem: strongly consistent, or eventually at half the read units when the
-    /// caller confirms every refusal with a consistent read (the order's transaction checks
-    /// prices and stock itself, and a profile, once named, is never removed).
+    /// (with `holdings`, for a checkout) the customer's count of open orders, as `read` says
+    /// ([`InputsRead`]).
     pub async fn read_order_inputs(
         &self,
         customer: &CustomerId,
         idempotency_key: Option<&IdempotencyKey>,
         skus: &[Sku],
-        (consistent, holdings): (bool, bool),
+        (read, holdings): (InputsRead, bool),
     ) -> Result<OrderInputs, AppError> {
         let profile_key = customer::key(customer);
         let record_key = idempotency_key.map(|key| idempotency::key(customer, key));
@@ -294,9 +317,22 @@ impl Store {
         let mut keys = vec![profile_key.clone()];
         keys.extend(record_key.clone());
         keys.extend(count_key.clone());
-        keys.extend(skus.iter().map(variant::key));
+        let variant_keys = skus.iter().map(variant::key);
+        let items = match read {
+            InputsRead::Consistent | InputsRead::Eventual => {
+                keys.extend(variant_keys);
+                self.batch_get(keys, read == InputsRead::Consistent).await?
+            }
+            InputsRead::VariantsEventual => {
+                let mut items = self.batch_get(keys, true).await?;
+                if !skus.is_empty() {
+                    items.extend(self.batch_get(variant_keys.collect(), false).await?);
+                }
+                items
+            }
+        };
         let mut inputs = OrderInputs::default();
-        for item in self.batch_get(keys, consistent).await? {
+        for item in items {
             if has_key(&item, &profile_key) {
                 inputs.customer_named = item.contains_key(customer::NAME.name);
                 inputs.address = customer::ADDRESS.get(&item);
