@@ -158,8 +158,9 @@ fn variants_read(first: bool) -> InputsRead {
     }
 }
 
-/// The cart's price as a quote would give it, on the lines as read: shipped to the address given, or else to the one on the profile
-/// (`kept`); and the address it ships to. A total other than the one the customer saw is a 409.
+/// The cart's price as a quote would give it, on the lines as read: shipped to the address
+/// given, or else to the one on the profile (`kept`); and the address it ships to. A total other
+/// than the one the customer saw is a 409.
 async fn price(
     store: &Store,
     customer: &CustomerId,

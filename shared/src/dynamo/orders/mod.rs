@@ -87,12 +87,12 @@ pub enum InputsRead {
     Eventual,
     /// The customer's own items (profile, idempotency record, count) strongly consistent, then
     /// the variants eventually: two BatchGetItems, one after the other (at once, a cold start
-    /// would open a second connection for the second, and pay its TLS handshake). A variant that every buyer reads
-    /// at once (a flash sale) costs half a read unit a buyer: 6,000 a second before its
-    /// partition throttles, where consistent reads stop at 3,000. A replay is still found
-    /// before anything is refused; the transaction checks the variants' prices and stock
-    /// itself, so a stale variant can only refuse (a unit given back in the last moment read as
-    /// not there yet), never sell what is not there.
+    /// would open a second connection for the second, and pay its TLS handshake). A variant
+    /// that every buyer reads at once (a flash sale) costs half a read unit a buyer: 6,000 a
+    /// second before its partition throttles, where consistent reads stop at 3,000. A replay is
+    /// still found before anything is refused; the transaction checks the variants' prices and
+    /// stock itself, so a stale variant can only refuse (a unit given back in the last moment
+    /// read as not there yet), never sell what is not there.
     VariantsEventual,
 }
 
