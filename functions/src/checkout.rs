@@ -26,6 +26,7 @@ use shared::domain::order::LineItem;
 use shared::domain::order::{Order, OrderDetails, RequestedLine};
 use shared::domain::pricing::quote::Quote;
 use shared::domain::variant::Variant;
+use shared::dynamo::cart::StoredCartLine;
 use shared::dynamo::orders::{Checked, CheckoutParts, InputsRead, PlaceOrderError};
 use shared::http::HttpResult;
 use shared::http::request::{caller, header_value, json_body, path_param, raw_body};
@@ -79,19 +80,7 @@ async fn attempt(
             .collect::<Vec<_>>(),
     );
     let fingerprint = with_body(&fingerprint, body);
-    // Two edits at once can each see room for one more line; a checkout never carries more than
-    // its transaction can (a 409 the customer resolves by removing lines, never a 500).
-    if cart.len() > MAX_CART_LINES {
-        return Err(AppError::CartFull(MAX_CART_LINES).into());
-    }
-    let requested: Vec<RequestedLine> = cart
-        .iter()
-        .map(|stored| RequestedLine {
-            sku: stored.line.sku.clone(),
-            quantity: stored.line.quantity,
-            expected_price: None,
-        })
-        .collect();
+    let requested = requested_lines(&cart)?;
     let skus: Vec<Sku> = requested.iter().map(|line| line.sku.clone()).collect();
     let inputs = store
         .read_order_inputs(customer, key, &skus, (variants_read(first), true))
@@ -147,6 +136,23 @@ async fn attempt(
         )
         .await?;
     Ok(Outcome::Held(Box::new(held)))
+}
+
+/// The cart's lines as an order asks for them (priced from the catalog).
+fn requested_lines(cart: &[StoredCartLine]) -> Result<Vec<RequestedLine>, AppError> {
+    // Two edits at once can each see room for one more line; a checkout never carries more than
+    // its transaction can (a 409 the customer resolves by removing lines, never a 500).
+    if cart.len() > MAX_CART_LINES {
+        return Err(AppError::CartFull(MAX_CART_LINES));
+    }
+    Ok(cart
+        .iter()
+        .map(|stored| RequestedLine {
+            sku: stored.line.sku.clone(),
+            quantity: stored.line.quantity,
+            expected_price: None,
+        })
+        .collect())
 }
 
 /// How an attempt reads the variants ([`attempt`]).
