@@ -31,6 +31,22 @@ async fn buyers(app: &TestApp, count: usize, sku: &str, quantity: u32) -> Vec<St
     ids
 }
 
+/// A one-variant product `sku` at 10.00 with `units` in stock for the buyers' carts, written
+/// without the limits; and the store that wrote it.
+async fn flash_product(app: &TestApp, sku: &str, units: i64) -> (Sku, shared::Store) {
+    let sku = Sku::parse(sku).expect("sku");
+    let price = shared::domain::product::price("10.00").expect("price");
+    let product = local_engine::testing::single_variant(&sku, "Flash", price);
+    let direct = app.direct_store();
+    let staff = local_engine::testing::staff();
+    direct.put_product(&product, &staff).await.expect("product");
+    direct
+        .adjust_stock(&sku, units)
+        .await
+        .expect("stocked for the carts");
+    (sku, direct)
+}
+
 #[tokio::test]
 async fn a_checkout_whose_stock_item_is_out_of_capacity_is_a_503_and_writes_nothing() {
     // 0.2 write units a second a partition, fifty seconds' worth at once: five checkouts' takes
@@ -82,16 +98,7 @@ async fn buyers_at_once_under_the_limits_get_each_unit_once_and_none_is_lost() {
     let (app, limits) = TestApp::seeded_with_limits(Model::scaled(20.0))
         .await
         .expect("app");
-    let sku = Sku::parse("flash-1").expect("sku");
-    let price = shared::domain::product::price("10.00").expect("price");
-    let staff = local_engine::testing::staff();
-    let direct = app.direct_store();
-    let product = local_engine::testing::single_variant(&sku, "Flash", price);
-    direct.put_product(&product, &staff).await.expect("product");
-    direct
-        .adjust_stock(&sku, 30)
-        .await
-        .expect("stocked for the carts");
+    let (sku, direct) = flash_product(&app, "flash-1", 30).await;
     let customers = buyers(&app, 30, "flash-1", 1).await;
     direct.adjust_stock(&sku, -25).await.expect("five left");
     let answers = join_all(customers.iter().map(|c| check_out(&app.store, c, None))).await;
@@ -121,16 +128,7 @@ async fn a_sold_out_sku_that_every_buyer_reads_at_once_is_a_409_from_a_read_that
     let (app, limits) = TestApp::seeded_with_limits(Model::scaled(100.0))
         .await
         .expect("app");
-    let sku = Sku::parse("flash-2").expect("sku");
-    let price = shared::domain::product::price("10.00").expect("price");
-    let direct = app.direct_store();
-    let product = local_engine::testing::single_variant(&sku, "Flash", price);
-    let staff = local_engine::testing::staff();
-    direct.put_product(&product, &staff).await.expect("product");
-    direct
-        .adjust_stock(&sku, 40)
-        .await
-        .expect("stocked for the carts");
+    let (sku, direct) = flash_product(&app, "flash-2", 40).await;
     let customers = buyers(&app, 40, "flash-2", 1).await;
     direct.adjust_stock(&sku, -40).await.expect("sold out");
     app.requests.reset();
