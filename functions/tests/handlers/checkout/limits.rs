@@ -31,20 +31,27 @@ async fn buyers(app: &TestApp, count: usize, sku: &str, quantity: u32) -> Vec<St
     ids
 }
 
-/// A one-variant product `sku` at 10.00 with `units` in stock for the buyers' carts, written
-/// without the limits; and the store that wrote it.
-async fn flash_product(app: &TestApp, sku: &str, units: i64) -> (Sku, shared::Store) {
-    let sku = Sku::parse(sku).expect("sku");
+/// A sale of one-variant product `sku` at 10.00: `count` buyers with one unit each in their
+/// carts (stocked for them all, so each cart takes its line), then the stock cut to `left`;
+/// written without the limits. The buyers' IDs.
+async fn flash_sale(app: &TestApp, sku: &str, count: usize, left: i64) -> Vec<String> {
+    let sku_id = Sku::parse(sku).expect("sku");
     let price = shared::domain::product::price("10.00").expect("price");
-    let product = local_engine::testing::single_variant(&sku, "Flash", price);
+    let product = local_engine::testing::single_variant(&sku_id, "Flash", price);
     let direct = app.direct_store();
     let staff = local_engine::testing::staff();
     direct.put_product(&product, &staff).await.expect("product");
+    let stocked = i64::try_from(count).expect("a count of buyers");
     direct
-        .adjust_stock(&sku, units)
+        .adjust_stock(&sku_id, stocked)
         .await
         .expect("stocked for the carts");
-    (sku, direct)
+    let customers = buyers(app, count, sku, 1).await;
+    direct
+        .adjust_stock(&sku_id, left - stocked)
+        .await
+        .expect("cut to what is left");
+    customers
 }
 
 #[tokio::test]
@@ -98,9 +105,7 @@ async fn buyers_at_once_under_the_limits_get_each_unit_once_and_none_is_lost() {
     let (app, limits) = TestApp::seeded_with_limits(Model::scaled(20.0))
         .await
         .expect("app");
-    let (sku, direct) = flash_product(&app, "flash-1", 30).await;
-    let customers = buyers(&app, 30, "flash-1", 1).await;
-    direct.adjust_stock(&sku, -25).await.expect("five left");
+    let customers = flash_sale(&app, "flash-1", 30, 5).await;
     let answers = join_all(customers.iter().map(|c| check_out(&app.store, c, None))).await;
     let accepted = answers.iter().filter(|(status, _)| *status == 201).count();
     for (status, body) in &answers {
@@ -128,9 +133,7 @@ async fn a_sold_out_sku_that_every_buyer_reads_at_once_is_a_409_from_a_read_that
     let (app, limits) = TestApp::seeded_with_limits(Model::scaled(100.0))
         .await
         .expect("app");
-    let (sku, direct) = flash_product(&app, "flash-2", 40).await;
-    let customers = buyers(&app, 40, "flash-2", 1).await;
-    direct.adjust_stock(&sku, -40).await.expect("sold out");
+    let customers = flash_sale(&app, "flash-2", 40, 0).await;
     app.requests.reset();
     let answers = join_all(customers.iter().map(|c| check_out(&app.store, c, None))).await;
     for (status, body) in &answers {
