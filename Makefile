@@ -46,13 +46,21 @@ help:
 	@echo "make query   a read-only PartiQL SELECT that never scans by accident: make query Q=\"SELECT ...\""
 	@echo "make migrate every pending data migration, on make dev's engine (or TABLE_NAME's table); MIGRATE_ARGS=..."
 
+# make dev's binaries, the tools around it and the checkout load, built with the whole workspace's
+# features as cargo test and clippy resolve them. Built with -p, each selection resolves its own
+# (store-ops' aws-config turns on the SDK's test-util, the bench's crates others), and a fresh
+# make test compiled the SDK crates once more for each selection: minutes of CI on two cores.
+LOCAL_BUILD := cargo build --locked --workspace --bin store-local --bin store-token --bin store-pay \
+	--bin store-events --bin store-checkout-load
+
 dev: $(PAYMENTS) $(EVENTS)
-	cargo run --locked -p local-dev --bin store-local
+	$(LOCAL_BUILD)
+	target/debug/store-local
 
 # A token from make dev's local issuer (its key beside STORE_DATA_FILE), valid for an hour. With
 # `make -s` the token is the only line on stdout: C1=$$(make -s token CUSTOMER=c1).
 token:
-	@cargo run --quiet --locked -p local-dev --bin store-token -- \
+	@$(LOCAL_BUILD) --quiet && target/debug/store-token \
 		$(if $(STAFF),--staff,) $(if $(CUSTOMER),--customer $(CUSTOMER),) $(if $(SUB),--sub $(SUB),)
 
 # Pays for a hold at make dev's payment provider (localstripe on PAYMENT_PORT) with a test card;
@@ -61,13 +69,13 @@ token:
 # STORE_DATA_FILE, or PAYMENT_WEBHOOK_SECRET), for payments no provider would send:
 # make -s pay ORDER=<id> SELF_SIGNED=1 [AMOUNT=<cents>]
 pay:
-	@cargo run --quiet --locked -p local-dev --bin store-pay -- $(ORDER) \
+	@$(LOCAL_BUILD) --quiet && target/debug/store-pay $(ORDER) \
 		$(if $(CARD),--card $(CARD)) $(if $(SELF_SIGNED),--self-signed) $(if $(AMOUNT),--amount $(AMOUNT))
 
 # The store's events as make dev's bus delivers them, a line each (local/dev/src/events_tail.rs):
 # make -s events [WAIT=<seconds without an event before it stops>] [ORDER=<id>] [JSON=1]
 events:
-	@cargo run --quiet --locked -p local-dev --bin store-events -- \
+	@$(LOCAL_BUILD) --quiet && target/debug/store-events \
 		$(if $(WAIT),--wait $(WAIT)) $(if $(ORDER),--order $(ORDER)) $(if $(filter 1,$(JSON)),--json)
 
 # Each test notes the declared requests it sent (local/engine/src/declared.rs) in SENDS_USED;
@@ -77,7 +85,8 @@ SENDS_USED := $(CURDIR)/target/sends-used
 test: $(TOOLS) $(CHECKOV) $(PAYMENTS) $(EVENTS) chromium
 	rm -rf $(SENDS_USED)
 	STORE_SENDS_USED=$(SENDS_USED) cargo test --workspace --locked
-	STORE_SENDS_USED=$(SENDS_USED) cargo run --quiet --locked -p template-tests --bin declared-unused
+	cargo build --quiet --locked --workspace --bin declared-unused
+	STORE_SENDS_USED=$(SENDS_USED) target/debug/declared-unused
 	sam validate --lint
 	cfn-lint template.yaml
 	$(MAKE) checkov
@@ -105,13 +114,13 @@ checkov: $(CHECKOV)
 # The HTTP API against its contract: schemathesis generates requests from api/openapi.yaml
 # (api/schemathesis.toml says how, and why each exception) against a fresh make dev.
 contract: $(TOOLS) $(PAYMENTS) $(EVENTS)
-	cargo build --locked -p local-dev --bins
+	$(LOCAL_BUILD)
 	python3 local/contract_check.py
 
 # The README's first session, pasted as a newcomer would, against a fresh make dev on ports of
 # its own: each command's output held to what the README shows (local/readme_session.py).
 readme-session: $(TOOLS) $(PAYMENTS) $(EVENTS)
-	cargo build --locked -p local-dev --bins
+	$(LOCAL_BUILD)
 	python3 local/readme_session.py
 
 # Checkout under load against a fresh make dev (bench/src/checkout_load.rs): 500 checkouts by 50
@@ -133,8 +142,7 @@ client-compare:
 	bash bench/client-probes/measure.sh
 
 checkout-load: $(PAYMENTS) $(EVENTS)
-	cargo build --locked -p local-dev --bins
-	cargo build --locked -p store-bench --bin store-checkout-load
+	$(LOCAL_BUILD)
 	target/debug/store-checkout-load --bin-dir target/debug \
 		--checkouts $(or $(CHECKOUTS),500) --customers $(or $(CUSTOMERS),50)
 
@@ -154,7 +162,7 @@ $(MACHETE):
 # template.yaml's generated part (template-tests/src/generated.rs): one errors alarm per
 # function, between its BEGIN and END lines; a test fails while it is not current.
 template:
-	cargo run --quiet --locked -p template-tests --bin template-gen
+	cargo build --quiet --locked --workspace --bin template-gen && target/debug/template-gen
 
 # sam build runs one `cargo lambda build --bin <name>` per function, one after another, and each
 # is a whole-program (fat LTO) link of about a minute on one core. Built first in one cargo run,
@@ -169,7 +177,7 @@ build: $(TOOLS)
 # request per route through `sam local start-api`. Needs a Docker-compatible engine (here:
 # ../shared/tools/lambda-containers.sh); without one it fails under CI and skips elsewhere.
 sam-local: $(TOOLS) $(PAYMENTS) $(EVENTS)
-	cargo build --locked -p local-dev --bin store-local
+	$(LOCAL_BUILD)
 	AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_REGION=us-east-1 \
 		python3 local/sam_local_check.py
 
