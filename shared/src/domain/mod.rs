@@ -1,6 +1,6 @@
 //! The domain: IDs, money, timestamps, order statuses and their transitions, customers,
-//! orders, pages of a listing and statistics, and who may do what. Plain Rust: no SDK, no HTTP
-//! types and no status codes.
+//! orders, pages of a listing and statistics, stock shards, and who may do what. Plain Rust:
+//! no SDK, no HTTP types and no status codes.
 
 pub mod access;
 pub mod address;
@@ -36,6 +36,7 @@ pub mod rules;
 pub mod shipping;
 pub mod stats;
 pub mod status;
+pub mod stock_shards;
 pub mod tax;
 #[cfg(test)]
 mod test_support;

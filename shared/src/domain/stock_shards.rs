@@ -1,0 +1,279 @@
+//! Stock shards: a SKU's stock split across items of their own, so that its buyers, arriving
+//! together, write different partitions (one serves at most 1,000 write units a second, a
+//! transactional write costs two, and two transactions on one item at once do not queue). Shard
+//! 0 is the variant's own item, where stock was before shards: a SKU of one shard is stored as
+//! before. What a checkout takes and what a change of the count moves are plans over the
+//! shards' levels, worked out here; the DynamoDB layer writes them, each shard's condition
+//! checking its level again, since the levels a plan starts from may be an eventual read.
+
+use crate::AppError;
+
+/// How many items a SKU's stock is split across: 1 to [`ShardCount::MAX`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ShardCount(u8);
+
+impl ShardCount {
+    /// The variant's item alone: every SKU until staff or the store raise it.
+    pub const ONE: Self = Self(1);
+    /// The most. 32 shards serve ~16,000 checkouts a second of one SKU at DynamoDB's published
+    /// limits (500 transactional writes a second each), and a read of them all is one
+    /// BatchGetItem (at most 100 keys).
+    pub const MAX: u8 = 32;
+
+    /// A count a client asked for: 1 to [`ShardCount::MAX`].
+    pub fn new(count: u64) -> Result<Self, AppError> {
+        match u8::try_from(count) {
+            Ok(count @ 1..=Self::MAX) => Ok(Self(count)),
+            _ => Err(AppError::invalid(format!(
+                "a SKU's stock shards must be 1 to {}",
+                Self::MAX
+            ))),
+        }
+    }
+
+    /// How many.
+    pub fn get(self) -> usize {
+        usize::from(self.0)
+    }
+
+    /// Each shard, from the variant's item (0) up.
+    pub fn shards(self) -> impl Iterator<Item = ShardIndex> {
+        (0..self.0).map(ShardIndex)
+    }
+
+    /// Where a buyer starts looking: the same shard for the same `seed` (an order's ID, so a
+    /// retried checkout asks the same shard first), and buyers spread evenly over the shards.
+    pub fn start_for(self, seed: &[u8]) -> ShardIndex {
+        // FNV-1a: stable across builds and platforms, unlike std's randomly keyed hasher.
+        let hash = seed.iter().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+            (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
+        });
+        ShardIndex((hash % u64::from(self.0)) as u8)
+    }
+}
+
+/// One of a SKU's stock shards: 0 is the variant's item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ShardIndex(u8);
+
+impl ShardIndex {
+    /// The variant's own item, where stock put back goes.
+    pub const VARIANT: Self = Self(0);
+
+    /// Its position among the shards.
+    pub fn get(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+/// Units a line takes from one shard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Take {
+    /// From which.
+    pub shard: ShardIndex,
+    /// How many.
+    pub units: u64,
+}
+
+/// Where a line's `needed` units come from, given its SKU's shard levels (index = shard) and
+/// where its buyer starts: one shard when one holds enough, the first such from `start` on, so
+/// buyers arriving together write different items; otherwise the fullest shards until `needed`
+/// is met, so a unit in stock is never refused while another shard holds it. `None` when all of
+/// them together hold less: sold out for this line.
+/// Levels beyond [`ShardCount::MAX`] are not shards and are not read.
+pub fn plan_take(levels: &[u64], needed: u64, start: ShardIndex) -> Option<Vec<Take>> {
+    let levels = shards_of(levels);
+    let count = levels.len();
+    if count == 0 || levels.iter().sum::<u64>() < needed {
+        return None;
+    }
+    let from_start = (0..count).map(|step| (start.get() + step) % count);
+    if let Some(shard) = from_start.clone().find(|&shard| levels[shard] >= needed) {
+        return Some(vec![take(shard, needed)]);
+    }
+    let mut fullest: Vec<usize> = from_start.filter(|&shard| levels[shard] > 0).collect();
+    fullest.sort_by_key(|&shard| std::cmp::Reverse(levels[shard]));
+    let mut left = needed;
+    let mut takes = Vec::new();
+    for shard in fullest {
+        let units = levels[shard].min(left);
+        takes.push(take(shard, units));
+        left -= units;
+        if left == 0 {
+            break;
+        }
+    }
+    Some(takes)
+}
+
+fn take(shard: usize, units: u64) -> Take {
+    Take {
+        shard: index(shard),
+        units,
+    }
+}
+
+/// The levels that are shards: at most [`ShardCount::MAX`].
+fn shards_of(levels: &[u64]) -> &[u64] {
+    &levels[..levels.len().min(usize::from(ShardCount::MAX))]
+}
+
+/// A shard's index from its position, below [`ShardCount::MAX`] (see [`shards_of`]).
+fn index(shard: usize) -> ShardIndex {
+    ShardIndex(shard as u8)
+}
+
+/// `total` units spread over `count` shards as evenly as they go, the odd units to the lowest
+/// shards: what raising or lowering a SKU's count leaves in each.
+pub fn spread(total: u64, count: ShardCount) -> Vec<u64> {
+    let shards = u64::from(count.0);
+    (0..shards)
+        .map(|shard| total / shards + u64::from(shard < total % shards))
+        .collect()
+}
+
+/// What each shard gains (or loses: negative) to go from `levels` to [`spread`] over `count`
+/// shards, the total kept; a shard beyond `count` gives all it holds. Only shards that change.
+pub fn respread(levels: &[u64], count: ShardCount) -> Vec<(ShardIndex, i64)> {
+    let levels = shards_of(levels);
+    let target = spread(levels.iter().sum(), count);
+    let shards = levels.len().max(target.len());
+    (0..shards)
+        .filter_map(|shard| {
+            let now = levels.get(shard).copied().unwrap_or(0);
+            let then = target.get(shard).copied().unwrap_or(0);
+            let change = i128::from(then) - i128::from(now);
+            (change != 0).then(|| (index(shard), change as i64))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn at(shard: u8) -> ShardIndex {
+        ShardIndex(shard)
+    }
+
+    #[test]
+    fn a_count_is_one_to_thirty_two() {
+        assert_eq!(ShardCount::new(1).ok().map(ShardCount::get), Some(1));
+        assert_eq!(ShardCount::new(32).ok().map(ShardCount::get), Some(32));
+        assert!(ShardCount::new(0).is_err());
+        assert!(ShardCount::new(33).is_err());
+        assert!(ShardCount::new(u64::MAX).is_err());
+    }
+
+    #[test]
+    fn one_shard_that_holds_enough_serves_the_line_from_where_its_buyer_starts() {
+        let levels = [5, 0, 2, 9];
+        assert_eq!(
+            plan_take(&levels, 2, at(1)),
+            Some(vec![Take {
+                shard: at(2),
+                units: 2
+            }])
+        );
+        assert_eq!(
+            plan_take(&levels, 6, at(0)),
+            Some(vec![Take {
+                shard: at(3),
+                units: 6
+            }])
+        );
+    }
+
+    #[test]
+    fn a_line_no_one_shard_holds_is_taken_from_the_fullest_ones() {
+        let levels = [1, 3, 0, 2];
+        assert_eq!(
+            plan_take(&levels, 5, at(0)),
+            Some(vec![
+                Take {
+                    shard: at(1),
+                    units: 3
+                },
+                Take {
+                    shard: at(3),
+                    units: 2
+                },
+            ])
+        );
+        assert_eq!(plan_take(&levels, 7, at(0)), None);
+    }
+
+    #[test]
+    fn buyers_start_on_every_shard_and_a_retry_on_the_same_one() {
+        let count = ShardCount::new(8).expect("count");
+        let starts: std::collections::BTreeSet<_> = (0..200)
+            .map(|order| count.start_for(format!("o{order}").as_bytes()))
+            .collect();
+        assert_eq!(starts.len(), 8);
+        assert_eq!(count.start_for(b"o17"), count.start_for(b"o17"));
+        assert_eq!(ShardCount::ONE.start_for(b"o17"), ShardIndex::VARIANT);
+    }
+
+    #[test]
+    fn spreading_gives_the_odd_units_to_the_lowest_shards() {
+        let four = ShardCount::new(4).expect("count");
+        assert_eq!(spread(10, four), vec![3, 3, 2, 2]);
+        assert_eq!(spread(2, four), vec![1, 1, 0, 0]);
+        assert_eq!(spread(7, ShardCount::ONE), vec![7]);
+    }
+
+    #[test]
+    fn lowering_the_count_empties_the_shards_dropped_into_those_kept() {
+        let two = ShardCount::new(2).expect("count");
+        assert_eq!(
+            respread(&[1, 0, 4, 5], two),
+            vec![(at(0), 4), (at(1), 5), (at(2), -4), (at(3), -5)]
+        );
+        assert_eq!(respread(&[5, 5], two), vec![]);
+    }
+
+    proptest! {
+        #[test]
+        fn a_plan_takes_exactly_what_is_needed_and_never_more_than_a_shard_holds(
+            levels in proptest::collection::vec(0u64..20, 1..=32),
+            needed in 1u64..60,
+            start in 0u8..32,
+        ) {
+            let start = ShardIndex(start % levels.len() as u8);
+            let total: u64 = levels.iter().sum();
+            match plan_take(&levels, needed, start) {
+                None => prop_assert!(total < needed),
+                Some(takes) => {
+                    prop_assert_eq!(takes.iter().map(|t| t.units).sum::<u64>(), needed);
+                    let mut seen = std::collections::BTreeSet::new();
+                    for take in &takes {
+                        prop_assert!(take.units > 0 && take.units <= levels[take.shard.get()]);
+                        prop_assert!(seen.insert(take.shard));
+                    }
+                    let one_holds_enough = levels.iter().any(|&level| level >= needed);
+                    prop_assert_eq!(takes.len() == 1, one_holds_enough);
+                }
+            }
+        }
+
+        #[test]
+        fn a_respread_keeps_every_unit_and_leaves_the_shards_even(
+            levels in proptest::collection::vec(0u64..1_000, 1..=32),
+            count in 1u64..=32,
+        ) {
+            let count = ShardCount::new(count).expect("count");
+            let mut after: Vec<i128> = levels.iter().map(|&level| i128::from(level)).collect();
+            after.resize(after.len().max(count.get()), 0);
+            for (shard, change) in respread(&levels, count) {
+                after[shard.get()] += i128::from(change);
+            }
+            prop_assert!(after.iter().all(|&level| level >= 0));
+            prop_assert_eq!(after.iter().sum::<i128>(), levels.iter().map(|&l| i128::from(l)).sum::<i128>());
+            prop_assert!(after[count.get()..].iter().all(|&level| level == 0));
+            let kept = &after[..count.get()];
+            let (low, high) = (kept.iter().min().copied(), kept.iter().max().copied());
+            prop_assert!(high.zip(low).is_some_and(|(high, low)| high - low <= 1));
+        }
+    }
+}
