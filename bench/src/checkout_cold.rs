@@ -77,7 +77,7 @@ pub(crate) async fn section(o: &crate::cli::Options, home: &Path) -> Result<(), 
         o.checkout_runs
     );
     println!();
-    let Some(sizes) = Size::each(&o.memory_sizes) else {
+    let Some(sizes) = Size::each(o) else {
         return Ok(());
     };
     let port = std::net::TcpListener::bind("127.0.0.1:0")?

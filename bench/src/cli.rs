@@ -72,6 +72,8 @@ pub(crate) struct Options {
     pub(crate) memory_sizes: Vec<u32>,
     pub(crate) memory_runs: usize,
     pub(crate) memory_warm: usize,
+    /// The CFS period Lambda's CPU share is handed out in (every section that sets a share).
+    pub(crate) cpu_period: std::time::Duration,
     /// Cold starts per cell of checkout's section: its figures move more from run to run than
     /// a read's, since each involves the engine's transaction and the provider.
     pub(crate) checkout_runs: usize,
@@ -93,7 +95,10 @@ impl Options {
     }
 }
 pub(crate) fn options() -> Result<Options, Error> {
-    let mut args = std::env::args().skip(1);
+    parse(std::env::args().skip(1))
+}
+
+fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, Error> {
     let mut o = Options {
         only: Vec::new(),
         functions: Vec::new(),
@@ -104,6 +109,7 @@ pub(crate) fn options() -> Result<Options, Error> {
         memory_sizes: DEFAULT_SIZES.to_vec(),
         memory_runs: 3,
         memory_warm: 100,
+        cpu_period: std::time::Duration::from_micros(crate::cpu_share::DEFAULT_PERIOD_US),
         checkout_runs: 15,
         calibration_rtt: std::time::Duration::from_millis(1),
         runs: 10,
@@ -128,6 +134,13 @@ pub(crate) fn options() -> Result<Options, Error> {
             "--memory-runs" => o.memory_runs = value()?.parse()?,
             "--memory-warm" => o.memory_warm = value()?.parse()?,
             "--checkout-runs" => o.checkout_runs = value()?.parse()?,
+            "--cpu-period-ms" => {
+                let ms: f64 = value()?.parse()?;
+                o.cpu_period = std::time::Duration::try_from_secs_f64(ms / 1000.0)
+                    .ok()
+                    .filter(|period| (1_000..=1_000_000).contains(&period.as_micros()))
+                    .ok_or_else(|| format!("--cpu-period-ms {ms}: CFS takes 1 to 1,000 ms"))?;
+            }
             "--calibration-rtt-ms" => {
                 let ms: f64 = value()?.parse()?;
                 o.calibration_rtt = std::time::Duration::try_from_secs_f64(ms / 1000.0)
@@ -167,5 +180,17 @@ mod tests {
             .collect();
         let timed: Vec<&str> = PATTERNS.iter().map(|p| p.binary).collect();
         assert_eq!(timed, served);
+    }
+
+    #[test]
+    fn the_cpu_share_is_handed_out_per_100_ms_unless_a_period_of_1_to_1000_ms_is_given() {
+        let given = |args: &[&str]| parse(args.iter().map(|arg| arg.to_string()));
+        let period = |args: &[&str]| given(args).map(|o| o.cpu_period.as_micros()).ok();
+        assert_eq!(period(&[]), Some(100_000));
+        assert_eq!(period(&["--cpu-period-ms", "20"]), Some(20_000));
+        assert_eq!(period(&["--cpu-period-ms", "1000"]), Some(1_000_000));
+        for refused in ["0.5", "1001", "-20", "soon"] {
+            assert!(given(&["--cpu-period-ms", refused]).is_err(), "{refused}");
+        }
     }
 }

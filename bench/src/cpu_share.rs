@@ -14,44 +14,51 @@ const FULL_VCPU_MB: u32 = 1769;
 /// The CPU every measured process runs on ([`CpuShare::release`]).
 const PINNED_CPU: &str = "1";
 
-/// The CFS period of every quota, µs (see the module's documentation).
-pub(crate) const PERIOD_US: u64 = 100_000;
+/// The CFS period of every quota unless `--cpu-period-ms` says otherwise, µs (see the module's
+/// documentation).
+pub(crate) const DEFAULT_PERIOD_US: u64 = 100_000;
 
-/// Waits one period: long enough for a quota spent to refill, and for a process to go idle
-/// as a sandbox does between sparse requests.
-pub(crate) async fn idle_one_period() {
-    tokio::time::sleep(Duration::from_micros(PERIOD_US)).await;
-}
-
-/// A cgroup whose processes get `memory_mb`'s share of one CPU.
+/// A cgroup whose processes get `memory_mb`'s share of one CPU, handed out per `period_us`.
 pub(crate) struct CpuShare {
     pub memory_mb: u32,
+    /// The CFS period its quota is handed out in, µs.
+    pub period_us: u64,
     dir: PathBuf,
 }
 
 impl CpuShare {
     /// The quota, µs per period.
-    pub(crate) fn quota_us(memory_mb: u32) -> u64 {
-        PERIOD_US * u64::from(memory_mb) / u64::from(FULL_VCPU_MB)
+    pub(crate) fn quota_us(&self) -> u64 {
+        self.period_us * u64::from(self.memory_mb) / u64::from(FULL_VCPU_MB)
+    }
+
+    /// Waits one period: long enough for a quota spent to refill, and for a process to go idle
+    /// as a sandbox does between sparse requests.
+    pub(crate) async fn idle_one_period(&self) {
+        tokio::time::sleep(Duration::from_micros(self.period_us)).await;
     }
 
     /// Creates the cgroup (cgroup v1 `cpu`, else a v2 hierarchy with the `cpu` controller);
     /// why not, when neither can be written here.
-    pub(crate) fn create(memory_mb: u32) -> Result<Self, String> {
-        Self::cgroup(
-            format!("store-bench-{memory_mb}mb"),
-            memory_mb,
-            Some(Self::quota_us(memory_mb)),
-        )
+    pub(crate) fn create(memory_mb: u32, period_us: u64) -> Result<Self, String> {
+        let name = format!("store-bench-{memory_mb}mb");
+        Self::cgroup(name, memory_mb, period_us, true)
     }
 
     /// The CPU an on-demand init runs on: the same pinned CPU, with no quota (Lambda's init
     /// burst; `memory_mb` is only the size it stands for).
-    pub(crate) fn burst(memory_mb: u32) -> Result<Self, String> {
-        Self::cgroup(format!("store-bench-burst-{memory_mb}mb"), memory_mb, None)
+    pub(crate) fn burst(memory_mb: u32, period_us: u64) -> Result<Self, String> {
+        let name = format!("store-bench-burst-{memory_mb}mb");
+        Self::cgroup(name, memory_mb, period_us, false)
     }
 
-    fn cgroup(name: String, memory_mb: u32, quota: Option<u64>) -> Result<Self, String> {
+    fn cgroup(name: String, memory_mb: u32, period_us: u64, quota: bool) -> Result<Self, String> {
+        let share = Self {
+            memory_mb,
+            period_us,
+            dir: PathBuf::new(),
+        };
+        let quota = quota.then(|| share.quota_us());
         let v1 = Path::new("/sys/fs/cgroup/cpu");
         let v2 = ["/sys/fs/cgroup/unified", "/sys/fs/cgroup"]
             .iter()
@@ -66,7 +73,7 @@ impl CpuShare {
         let dir = if v1.join("cpu.cfs_quota_us").exists() {
             let dir = v1.join(&name);
             std::fs::create_dir_all(&dir).map_err(|err| format!("{}: {err}", dir.display()))?;
-            write(dir.join("cpu.cfs_period_us"), PERIOD_US.to_string())?;
+            write(dir.join("cpu.cfs_period_us"), period_us.to_string())?;
             let quota = quota.map_or("-1".to_owned(), |q| q.to_string());
             write(dir.join("cpu.cfs_quota_us"), quota)?;
             dir
@@ -75,12 +82,12 @@ impl CpuShare {
             let dir = root.join(&name);
             std::fs::create_dir_all(&dir).map_err(|err| format!("{}: {err}", dir.display()))?;
             let quota = quota.map_or("max".to_owned(), |q| q.to_string());
-            write(dir.join("cpu.max"), format!("{quota} {PERIOD_US}"))?;
+            write(dir.join("cpu.max"), format!("{quota} {period_us}"))?;
             dir
         } else {
             return Err("no cgroup v1 `cpu` controller and no v2 hierarchy offering `cpu`".into());
         };
-        Ok(Self { memory_mb, dir })
+        Ok(Self { dir, ..share })
     }
 
     /// `program args…` started inside this share: `sh` joins the cgroup, waits for a line on
@@ -137,7 +144,7 @@ impl CpuShare {
         }
         // A new sandbox starts with its whole quota: one idle period lets the last process's
         // use of it (a warm series ends with the quota spent) run out first.
-        idle_one_period().await;
+        self.idle_one_period().await;
         let mut stdin = child
             .stdin
             .take()

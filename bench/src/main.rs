@@ -4,7 +4,8 @@
 //! Usage: store-bench --bin-dir DIR [--python PATH] [--node PATH] [--runs N] [--warm N]
 //!                    [--callgrind] [--size-dir-arm64 DIR] [--size-dir-x86-64 DIR]
 //!                    [--memory-sizes MB,MB,...] [--memory-runs N] [--memory-warm N]
-//!                    [--calibration-rtt-ms MS] [--checkout-runs N] [--functions NAME,...]
+//!                    [--calibration-rtt-ms MS] [--checkout-runs N] [--cpu-period-ms MS]
+//!                    [--functions NAME,...]
 //!                    [--flash-scale K] [--flash-seconds S] [--flash-service-ms MS]
 //!                    [--only patterns,init,capacity,shards,webhook,memory,checkout-cold,events,flash-sale]
 

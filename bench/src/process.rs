@@ -116,7 +116,7 @@ pub(crate) async fn run_process(
         }
         Model::Provisioned { quota } => {
             cold_start(&api, command, event, quota, |_| async {
-                crate::cpu_share::idle_one_period().await;
+                quota.idle_one_period().await;
                 Ok(())
             })
             .await?
@@ -125,8 +125,8 @@ pub(crate) async fn run_process(
     refused(&cold.reply)?;
     let mut latencies = Vec::with_capacity(warm);
     for _ in 0..warm {
-        if let Model::Provisioned { .. } = model {
-            crate::cpu_share::idle_one_period().await;
+        if let Model::Provisioned { quota } = model {
+            quota.idle_one_period().await;
         }
         let sent = Instant::now();
         let reply = api.invoke(events()).await?;

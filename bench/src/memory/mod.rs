@@ -8,7 +8,8 @@
 //! **The share.** Lambda gives a function CPU in proportion to its memory: one vCPU at 1,769 MB.
 //! Here that is a CFS bandwidth quota on a cgroup of the function's process: `quota = period ×
 //! memory / 1769`. The period is the kernel's default, 100 ms, which is also what container
-//! runtimes use for `--cpus`; Lambda does not publish its own. With it a 128 MB function may run
+//! runtimes use for `--cpus`; Lambda does not publish its own (`--cpu-period-ms` sets another,
+//! for every section that sets a share). With it a 128 MB function may run
 //! 7.2 ms in every 100 ms: work that needs less CPU than that is not slowed at all, work that
 //! needs more waits ~93 ms for every 7.2 ms it runs. Every process is pinned to one CPU
 //! (`taskset`: the quota reaches each CPU in 5 ms slices, and runtime left on one CPU while the
@@ -37,7 +38,7 @@ use tokio::process::Command;
 
 use local_engine::runtime_api::Error;
 
-use crate::cpu_share::{CpuShare, PERIOD_US};
+use crate::cpu_share::CpuShare;
 use crate::process::{Model, Series};
 
 /// A runtime measured: this store's binary (as built, and making each model's other warm-up
@@ -87,17 +88,21 @@ pub(crate) struct Size {
 }
 
 impl Size {
-    fn create(memory_mb: u32) -> Result<Self, String> {
+    fn create(memory_mb: u32, period_us: u64) -> Result<Self, String> {
         Ok(Self {
-            quota: CpuShare::create(memory_mb)?,
-            burst: CpuShare::burst(memory_mb)?,
+            quota: CpuShare::create(memory_mb, period_us)?,
+            burst: CpuShare::burst(memory_mb, period_us)?,
         })
     }
 
-    /// Every size of `sizes`, or none, said why, where no CPU quota can be set here: nothing
-    /// is reported then rather than figures at a full core.
-    pub(crate) fn each(sizes: &[u32]) -> Option<Vec<Self>> {
-        match sizes.iter().map(|&mb| Self::create(mb)).collect() {
+    /// Every size of `o.memory_sizes` with `o`'s period, or none, said why, where no CPU quota
+    /// can be set here: nothing is reported then rather than figures at a full core.
+    pub(crate) fn each(o: &crate::cli::Options) -> Option<Vec<Self>> {
+        let period_us = o.cpu_period.as_micros() as u64;
+        match (o.memory_sizes.iter())
+            .map(|&mb| Self::create(mb, period_us))
+            .collect()
+        {
             Ok(sizes) => Some(sizes),
             Err(why) => {
                 println!(
@@ -134,12 +139,12 @@ pub(crate) async fn section(
     println!();
     println!(
         "### Memory size: Lambda's CPU share (CFS quota, {} ms period), TLS to the engine, on-demand and provisioned cold starts, {} of each and {} warm requests per row",
-        PERIOD_US / 1000,
+        o.cpu_period.as_secs_f64() * 1000.0,
         o.memory_runs,
         o.memory_runs * o.memory_warm
     );
     println!();
-    let Some(sizes) = Size::each(&o.memory_sizes) else {
+    let Some(sizes) = Size::each(o) else {
         return Ok(());
     };
     let endpoint = crate::tls_front::start(engine, Duration::ZERO).await?;
@@ -154,8 +159,8 @@ pub(crate) async fn section(
         println!(
             "- {} MB: quota {} µs per {} µs; throttled {times} times, {:.1} s in all",
             size.memory_mb(),
-            CpuShare::quota_us(size.memory_mb()),
-            PERIOD_US,
+            size.quota.quota_us(),
+            size.quota.period_us,
             throttled.as_secs_f64()
         );
     }
