@@ -18,6 +18,11 @@ const PINNED_CPU: &str = "1";
 /// documentation).
 pub(crate) const DEFAULT_PERIOD_US: u64 = 100_000;
 
+/// `memory_mb`'s share of one CPU, µs per `period_us`.
+fn quota_us(memory_mb: u32, period_us: u64) -> u64 {
+    period_us * u64::from(memory_mb) / u64::from(FULL_VCPU_MB)
+}
+
 /// A cgroup whose processes get `memory_mb`'s share of one CPU, handed out per `period_us`.
 pub(crate) struct CpuShare {
     pub memory_mb: u32,
@@ -29,7 +34,7 @@ pub(crate) struct CpuShare {
 impl CpuShare {
     /// The quota, µs per period.
     pub(crate) fn quota_us(&self) -> u64 {
-        self.period_us * u64::from(self.memory_mb) / u64::from(FULL_VCPU_MB)
+        quota_us(self.memory_mb, self.period_us)
     }
 
     /// Waits one period: long enough for a quota spent to refill, and for a process to go idle
@@ -53,12 +58,7 @@ impl CpuShare {
     }
 
     fn cgroup(name: String, memory_mb: u32, period_us: u64, quota: bool) -> Result<Self, String> {
-        let share = Self {
-            memory_mb,
-            period_us,
-            dir: PathBuf::new(),
-        };
-        let quota = quota.then(|| share.quota_us());
+        let quota = quota.then(|| quota_us(memory_mb, period_us));
         let v1 = Path::new("/sys/fs/cgroup/cpu");
         let v2 = ["/sys/fs/cgroup/unified", "/sys/fs/cgroup"]
             .iter()
@@ -87,7 +87,11 @@ impl CpuShare {
         } else {
             return Err("no cgroup v1 `cpu` controller and no v2 hierarchy offering `cpu`".into());
         };
-        Ok(Self { dir, ..share })
+        Ok(Self {
+            memory_mb,
+            period_us,
+            dir,
+        })
     }
 
     /// `program args…` started inside this share: `sh` joins the cgroup, waits for a line on
