@@ -46,11 +46,13 @@ help:
 	@echo "make query   a read-only PartiQL SELECT that never scans by accident: make query Q=\"SELECT ...\""
 	@echo "make migrate every pending data migration, on make dev's engine (or TABLE_NAME's table); MIGRATE_ARGS=..."
 
-# make dev's binaries, the tools around it and the checkout load, built with the whole workspace's
-# features as cargo test and clippy resolve them. Built with -p, each selection resolves its own
-# (store-ops' aws-config turns on the SDK's test-util, the bench's crates others), and a fresh
-# make test compiled the SDK crates once more for each selection: minutes of CI on two cores.
-LOCAL_BUILD := cargo build --locked --workspace --bin store-local --bin store-token --bin store-pay \
+# make dev's binaries, the tools around it, the checkout load and the template's tools, built with
+# the whole workspace's features as cargo test and clippy resolve them. Built with -p, each
+# selection resolves its own (store-ops' aws-config turns on the SDK's test-util, the bench's
+# crates others), and a fresh make test compiled the SDK crates once more for each selection:
+# minutes of CI on two cores.
+WORKSPACE_BUILD := cargo build --locked --workspace
+LOCAL_BUILD := $(WORKSPACE_BUILD) --bin store-local --bin store-token --bin store-pay \
 	--bin store-events --bin store-checkout-load
 
 dev: $(PAYMENTS) $(EVENTS)
@@ -85,7 +87,7 @@ SENDS_USED := $(CURDIR)/target/sends-used
 test: $(TOOLS) $(CHECKOV) $(PAYMENTS) $(EVENTS) chromium
 	rm -rf $(SENDS_USED)
 	STORE_SENDS_USED=$(SENDS_USED) cargo test --workspace --locked
-	cargo build --quiet --locked --workspace --bin declared-unused
+	$(WORKSPACE_BUILD) --quiet --bin declared-unused
 	STORE_SENDS_USED=$(SENDS_USED) target/debug/declared-unused
 	sam validate --lint
 	cfn-lint template.yaml
@@ -162,7 +164,7 @@ $(MACHETE):
 # template.yaml's generated part (template-tests/src/generated.rs): one errors alarm per
 # function, between its BEGIN and END lines; a test fails while it is not current.
 template:
-	cargo build --quiet --locked --workspace --bin template-gen && target/debug/template-gen
+	$(WORKSPACE_BUILD) --quiet --bin template-gen && target/debug/template-gen
 
 # sam build runs one `cargo lambda build --bin <name>` per function, one after another, and each
 # is a whole-program (fat LTO) link of about a minute on one core. Built first in one cargo run,

@@ -36,11 +36,6 @@ impl ShardCount {
         usize::from(self.0)
     }
 
-    /// Each shard, from the variant's item (0) up.
-    pub fn shards(self) -> impl Iterator<Item = ShardIndex> {
-        (0..self.0).map(ShardIndex)
-    }
-
     /// Where a buyer starts looking: the same shard for the same `seed` (an order's ID, so a
     /// retried checkout asks the same shard first), and buyers spread evenly over the shards.
     pub fn start_for(self, seed: &[u8]) -> ShardIndex {
@@ -80,6 +75,7 @@ pub struct Take {
 /// buyers arriving together write different items; otherwise the fullest shards until `needed`
 /// is met, so a unit in stock is never refused while another shard holds it. `None` when all of
 /// them together hold less: sold out for this line.
+///
 /// Levels beyond [`ShardCount::MAX`] are not shards and are not read.
 pub fn plan_take(levels: &[u64], needed: u64, start: ShardIndex) -> Option<Vec<Take>> {
     let levels = shards_of(levels);
