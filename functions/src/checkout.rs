@@ -93,7 +93,7 @@ async fn attempt(
         return Err(PlaceOrderError::ReadAgain);
     }
     // A replay before the cart: the first checkout emptied it.
-    let lines = match checked? {
+    let (lines, levels) = match checked? {
         Checked::Replay(record) => {
             return Ok(Outcome::Replayed {
                 record,
@@ -101,8 +101,8 @@ async fn attempt(
                 cart_empty: cart.is_empty(),
             });
         }
-        Checked::Lines(lines) if lines.is_empty() => return Err(AppError::CartEmpty.into()),
-        Checked::Lines(lines) => lines,
+        Checked::Lines(lines, _) if lines.is_empty() => return Err(AppError::CartEmpty.into()),
+        Checked::Lines(lines, levels) => (lines, levels),
     };
     // Boxed: pricing reads several things at once, and its future is deep.
     let quote = match Box::pin(price(store, customer, ask, kept, &variants, &lines)).await {
@@ -133,6 +133,7 @@ async fn attempt(
                 cart: &cart,
                 counts_held,
             }),
+            &levels,
         )
         .await?;
     Ok(Outcome::Held(Box::new(held)))

@@ -1,5 +1,6 @@
-//! `GET /variants/{sku}`: a variant, its price and whether it is in stock (staff: its stock and
-//! its product's status), one GetItem (access pattern 5), for any signed-in caller, and
+//! `GET /variants/{sku}`: a variant, its price and whether it is in stock (staff: its stock,
+//! its count of stock shards and its product's status), one GetItem (access pattern 5; a SKU
+//! whose stock is split over shards adds one BatchGetItem of them), for any signed-in caller, and
 //! for callers without a token under `/storefront` (who see what customers see); a variant
 //! of a product that is not published is a 404 to anyone but staff (the route table,
 //! `shared::http::routes`).
@@ -16,7 +17,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
     let sku = path_param(&req, "sku", Sku::parse)?;
     let caller = viewer(&req);
     let variant = store
-        .get_variant(&sku, false)
+        .variant_whole(&sku, false)
         .await?
         .and_then(|variant| variant.seen_by(caller))
         .ok_or_else(|| AppError::not_found(format!("variant {sku} does not exist")))?;

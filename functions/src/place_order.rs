@@ -68,8 +68,8 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                 Err(_) if attempt == 0 => checked(read(true).await?),
                 first => first,
             }?;
-            let lines = match lines {
-                Checked::Lines(lines) => lines,
+            let (lines, levels) = match lines {
+                Checked::Lines(lines, levels) => (lines, levels),
                 Checked::Replay(record) => return Ok(Outcome::Replayed(record)),
             };
             let placed = OrderDetails::place(customer_ref.clone(), lines, chrono::Utc::now())?;
@@ -79,7 +79,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                 response: serde_json::to_string(&placed).map_err(AppError::internal)?,
             };
             store
-                .place_order(&placed, key_ref.map(|key| (key, &record)), None)
+                .place_order(&placed, key_ref.map(|key| (key, &record)), None, &levels)
                 .await?;
             Ok(Outcome::Placed(Box::new(placed)))
         },

@@ -12,6 +12,7 @@ mod held;
 mod lambda;
 mod limits;
 mod priced;
+mod shards;
 mod stale;
 mod variants;
 

@@ -391,6 +391,7 @@ pub fn catalog_items() -> Result<Vec<Item>, Error> {
             options: OptionValues::default(),
             price,
             stock: SAMPLE_STOCK,
+            stock_shards: Default::default(),
             status: ProductStatus::Published,
             weight_grams: 0,
         }));

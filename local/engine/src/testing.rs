@@ -114,7 +114,7 @@ impl TestApp {
     /// `sku`'s stock as stored (the variant must exist).
     pub async fn stock(&self, sku: &str) -> u64 {
         let sku = Sku::parse(sku).unwrap_or_else(|err| panic!("sku {sku}: {err}"));
-        let variant = self.direct_store().get_variant(&sku, true).await;
+        let variant = self.direct_store().variant_whole(&sku, true).await;
         match variant {
             Ok(Some(variant)) => variant.stock,
             other => panic!("variant {sku}: {other:?}"),

@@ -6,7 +6,13 @@
 //! shards' levels, worked out here; the DynamoDB layer writes them, each shard's condition
 //! checking its level again, since the levels a plan starts from may be an eventual read.
 
+use std::collections::HashMap;
+use std::fmt;
+
 use crate::AppError;
+use crate::domain::ids::Sku;
+use crate::domain::money::Money;
+use crate::domain::product::ProductStatus;
 
 /// How many items a SKU's stock is split across: 1 to [`ShardCount::MAX`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -36,6 +42,16 @@ impl ShardCount {
         usize::from(self.0)
     }
 
+    /// The shards beyond the variant's own item: 1 to the count less one.
+    pub fn extra(self) -> impl Iterator<Item = ShardIndex> {
+        (1..self.0).map(ShardIndex)
+    }
+
+    /// A count as stored: 1 to [`ShardCount::MAX`], else `None`.
+    pub fn parse(text: &str) -> Option<Self> {
+        text.parse().ok().and_then(|count| Self::new(count).ok())
+    }
+
     /// Where a buyer starts looking: the same shard for the same `seed` (an order's ID, so a
     /// retried checkout asks the same shard first), and buyers spread evenly over the shards.
     pub fn start_for(self, seed: &[u8]) -> ShardIndex {
@@ -44,6 +60,18 @@ impl ShardCount {
             (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
         });
         ShardIndex((hash % u64::from(self.0)) as u8)
+    }
+}
+
+impl Default for ShardCount {
+    fn default() -> Self {
+        Self::ONE
+    }
+}
+
+impl fmt::Display for ShardCount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
     }
 }
 
@@ -59,6 +87,38 @@ impl ShardIndex {
     pub fn get(self) -> usize {
         usize::from(self.0)
     }
+
+    /// A shard beyond the variant's item as its key names it: 1 to [`ShardCount::MAX`] less
+    /// one, else `None`.
+    pub fn parse_extra(text: &str) -> Option<Self> {
+        match text.parse::<u8>() {
+            Ok(index @ 1..ShardCount::MAX) if !text.starts_with('0') => Some(Self(index)),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ShardIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// A shard beyond the variant's item (index 1 and up): its part of the SKU's stock, and copies
+/// of the variant's price and status, which a checkout's take checks there rather than on the
+/// variant's item, the partition every buyer of the SKU would otherwise write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StockShard {
+    /// Whose.
+    pub sku: Sku,
+    /// Which: 1 and up.
+    pub shard: ShardIndex,
+    /// The units it holds.
+    pub stock: u64,
+    /// The variant's price, as last written to it.
+    pub price: Money,
+    /// The variant's status, as last written to it.
+    pub status: ProductStatus,
 }
 
 /// Units a line takes from one shard.
@@ -117,6 +177,35 @@ fn shards_of(levels: &[u64]) -> &[u64] {
 /// A shard's index from its position, below [`ShardCount::MAX`] (see [`shards_of`]).
 fn index(shard: usize) -> ShardIndex {
     ShardIndex(shard as u8)
+}
+
+/// The shards' levels of the sharded SKUs an order names, as read (index: the shard, 0 the
+/// variant's item). A SKU not in it has one shard: the variant's item, whose take's own
+/// condition decides.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StockLevels(HashMap<Sku, Vec<u64>>);
+
+impl StockLevels {
+    /// `sku`'s levels, as read.
+    pub fn insert(&mut self, sku: Sku, levels: Vec<u64>) {
+        self.0.insert(sku, levels);
+    }
+
+    /// `sku`'s levels, if it has more than one shard.
+    pub fn of(&self, sku: &Sku) -> Option<&[u64]> {
+        self.0.get(sku).map(Vec::as_slice)
+    }
+
+    /// Where a line of `needed` units of `sku` takes them from, its buyer starting where
+    /// `seed` (the order's ID) says: the variant's item alone for a SKU of one shard, else
+    /// [`plan_take`]; `None` when its shards together hold less.
+    pub fn takes(&self, sku: &Sku, needed: u64, seed: &[u8]) -> Option<Vec<Take>> {
+        let Some(levels) = self.of(sku) else {
+            return Some(vec![take(0, needed)]);
+        };
+        let count = ShardCount::new(levels.len() as u64).unwrap_or(ShardCount::ONE);
+        plan_take(levels, needed, count.start_for(seed))
+    }
 }
 
 /// `total` units spread over `count` shards as evenly as they go, the odd units to the lowest

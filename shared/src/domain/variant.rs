@@ -10,6 +10,7 @@ use crate::domain::access::Caller;
 use crate::domain::ids::{ProductId, Sku};
 use crate::domain::money::Money;
 use crate::domain::product::{OptionValues, ProductStatus};
+use crate::domain::stock_shards::ShardCount;
 
 /// A variant as its item holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,8 +25,11 @@ pub struct Variant {
     pub options: OptionValues,
     /// The price of one.
     pub price: Money,
-    /// How many are left to order.
+    /// How many are left to order: over all its stock shards once they are read
+    /// (`Store::with_shard_stock`), its own item's alone until then.
     pub stock: u64,
+    /// How many items its stock is split across (1: its own item alone).
+    pub stock_shards: ShardCount,
     /// Its product's status: only a PUBLISHED product's variants are sold.
     pub status: ProductStatus,
     /// What one weighs, in grams.
@@ -51,6 +55,8 @@ impl Variant {
             weight_grams: self.weight_grams,
             in_stock: self.stock > 0,
             stock: staff.then_some(self.stock),
+            stock_shards: (staff && self.stock_shards > ShardCount::ONE)
+                .then_some(self.stock_shards.get()),
             status: staff.then_some(self.status),
         })
     }
@@ -78,6 +84,9 @@ pub struct VariantSeen {
     /// How many are left (staff only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stock: Option<u64>,
+    /// How many items its stock is split across (staff only, where more than one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stock_shards: Option<usize>,
     /// Its product's status (staff only: others see only published ones).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<ProductStatus>,
@@ -107,6 +116,7 @@ pub(crate) mod test_support {
             options: OptionValues::default(),
             price: Money::parse_number("19.95").expect("money"),
             stock: 7,
+            stock_shards: ShardCount::ONE,
             status: ProductStatus::Published,
             weight_grams: 350,
         }

@@ -9,6 +9,7 @@ use crate::domain::event::{
     EventType, ProductChange, StockLevel, StoreEvent, Subject, VariantChange,
 };
 use crate::domain::product::ProductStatus;
+use crate::domain::stock_shards::ShardCount;
 use crate::domain::time::Timestamp;
 use crate::domain::variant::Variant;
 use crate::dynamo::codec::{BadItem, Item};
@@ -58,7 +59,8 @@ pub(crate) fn product_events(
 /// A variant's events: its price changed; its stock reaching 0 (sold out) or rising from it
 /// (back in stock); and its stock crossing below `threshold`, once per crossing (a change that
 /// leaves it below gives none; one that takes it back up and down again gives another). A new
-/// variant gives none: its product's `product.published` tells of it.
+/// variant gives none: its product's `product.published` tells of it. A variant whose stock is
+/// split over shards gives only the first: its item holds one shard's part of the stock.
 pub(crate) fn variant_events(
     (old, new): Images,
     at: Timestamp,
@@ -71,8 +73,12 @@ pub(crate) fn variant_events(
     let before = variant::from_item(old)?;
     let after = variant::from_item(new)?;
     let mut events = Vec::new();
+    // Split over stock shards, the item holds one shard's part: not the SKU's stock.
+    let whole = before.stock_shards == ShardCount::ONE && after.stock_shards == ShardCount::ONE;
     let kind = if before.price != after.price {
         Some(EventType::VariantPriceChanged)
+    } else if !whole {
+        None
     } else if before.stock > 0 && after.stock == 0 {
         Some(EventType::VariantSoldOut)
     } else if before.stock == 0 && after.stock > 0 {
@@ -90,7 +96,7 @@ pub(crate) fn variant_events(
             ..StoreEvent::new(kind, &subject, 0, at)
         });
     }
-    if before.stock >= threshold && after.stock < threshold {
+    if whole && before.stock >= threshold && after.stock < threshold {
         let subject = Subject::Product {
             sku: after.sku.clone(),
             at: at_record,

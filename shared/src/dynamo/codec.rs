@@ -52,6 +52,7 @@ use crate::domain::refund::{RefundKind, RefundStatus};
 use crate::domain::returns::ReturnStatus;
 use crate::domain::stats::ShareVersion;
 use crate::domain::status::OrderStatus;
+use crate::domain::stock_shards::ShardCount;
 use crate::domain::time::Timestamp;
 use crate::dynamo::keys::{self, MalformedKey};
 
@@ -202,6 +203,12 @@ stored_as!(PromotionCode, S, "a promotion code", |s: &str| {
 stored_as!(PromotionType, S, "a promotion type", |s: &str| s
     .parse()
     .ok());
+stored_as!(
+    ShardCount,
+    N,
+    "a count of stock shards, 1 to 32",
+    ShardCount::parse
+);
 stored_as!(Money, N, "a decimal number", Money::parse_number);
 stored_as!(u32, N, "a whole number", money::whole_number);
 stored_as!(u64, N, "a whole number", money::whole_number);

@@ -13,6 +13,7 @@
 //! | Open-order count | `CUSTOMER#<customerId>` | `PLACED_ORDERS` | the cap on open orders |
 //! | Product | `PRODUCT#<productId>` | `DETAILS` | 12 (GSI3: `PRODUCT#<productId>` / `DETAILS`) |
 //! | Variant | `PRODUCT#<sku>` | `PRODUCT` | 5, 12 (GSI3: `PRODUCT#<productId>` / `VARIANT#<sku>`), orders |
+//! | Stock shard | `STOCK#<sku>#<n>` | `STOCK` | a flash sale's checkouts, on n ≥ 1 |
 //! | Catalog entry | `CATALOG#<shard>` | `PRODUCT#<productId>` | 6 |
 //! | Category | `CATEGORIES` | `CATEGORY#<categoryId>` | 13 |
 //! | Category tree | `CATEGORIES` | `VERSION` | the tree written one change at a time |
@@ -89,6 +90,10 @@ pub const COUNTED_PREFIX: &str = "COUNTED#";
 /// Products' and variants' partitions, catalog entries' sort keys, GSI2's and GSI3's
 /// partitions.
 pub const PRODUCT_PREFIX: &str = "PRODUCT#";
+/// Stock shards' partitions: `STOCK#<sku>#<n>`.
+pub const STOCK_PREFIX: &str = "STOCK#";
+/// A stock shard's sort key.
+pub const STOCK_SK: &str = "STOCK";
 /// Variants' GSI3 sort keys.
 pub const VARIANT_PREFIX: &str = "VARIANT#";
 /// The partition of every category.

@@ -27,6 +27,8 @@ pub(super) const COVER_IN_LISTINGS: Sends = UpdateItem(&[&category_listing::COVE
 pub(super) const INPUT_CUSTOMER: Sends = BatchGetItem(Entity::Customer);
 /// The products, read with the order's inputs.
 pub(super) const INPUT_PRODUCTS: Sends = BatchGetItem(Entity::Variant);
+/// The stock shards of the variants that have more than one, read after them.
+pub(super) const INPUT_SHARDS: Sends = BatchGetItem(Entity::StockShard);
 /// The idempotency record, read with the order's inputs.
 pub(super) const INPUT_IDEMPOTENCY: Sends = BatchGetItem(Entity::IdempotencyRecord);
 

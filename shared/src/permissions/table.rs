@@ -2,8 +2,8 @@
 
 use super::groups::{
     COUNT_USE, COVER_IN_CATALOG, COVER_IN_LISTINGS, INPUT_CUSTOMER, INPUT_IDEMPOTENCY,
-    INPUT_PRODUCTS, MOVE_HEADER, MOVE_LISTING, PICTURE_SUMMARY, READ_PICTURES, RELEASE_PLACE,
-    STOCK_BACK,
+    INPUT_PRODUCTS, INPUT_SHARDS, MOVE_HEADER, MOVE_LISTING, PICTURE_SUMMARY, READ_PICTURES,
+    RELEASE_PLACE, STOCK_BACK,
 };
 use super::template::{
     CHECKOUT_TIMEOUT, END_HOLDS_SCHEDULE, EVENTFUL_STREAM, EVERY_MINUTE, MAILER, MEDIA_ARRIVALS,
@@ -16,7 +16,7 @@ use crate::dynamo::entities::{
     cancellation, cart_line, cart_version, catalog_entry, category, category_listing,
     category_tree, counted_order, customer, customer_email, fulfilment, idempotency, line_item,
     open_order_count, order_header, order_listing, order_return, payment_event, payment_order,
-    product, product_media, refund, refund_due, unread_event, variant,
+    product, product_media, refund, refund_due, stock_shard, unread_event, variant,
 };
 use crate::dynamo::keys::Entity;
 use crate::dynamo::query::Index;
@@ -47,8 +47,10 @@ pub const FUNCTIONS: &[Function] = &[
         &[
             INPUT_CUSTOMER,
             INPUT_PRODUCTS,
+            INPUT_SHARDS,
             INPUT_IDEMPOTENCY,
             UpdateItem(&[&variant::TAKE_STOCK]),
+            UpdateItem(&[&stock_shard::TAKE]),
             PutItem(&order_listing::PUT),
             PutItem(&order_header::PUT),
             PutItem(&line_item::PUT),
@@ -80,6 +82,7 @@ pub const FUNCTIONS: &[Function] = &[
             Query(Entity::CartLine),
             INPUT_CUSTOMER,
             INPUT_PRODUCTS,
+            INPUT_SHARDS,
             INPUT_IDEMPOTENCY,
             // The cart priced as a quote prices it: the promotions, the way to ship and the
             // tax where it goes, the products' categories where a promotion names some.
@@ -92,6 +95,7 @@ pub const FUNCTIONS: &[Function] = &[
             // The customer's count: whether it has its map of held units yet.
             BatchGetItem(Entity::OpenOrderCount),
             UpdateItem(&[&variant::TAKE_STOCK]),
+            UpdateItem(&[&stock_shard::TAKE]),
             PutItem(&order_listing::PUT_HOLD),
             PutItem(&order_header::PUT_HOLD),
             PutItem(&line_item::PUT),
@@ -346,12 +350,18 @@ pub const FUNCTIONS: &[Function] = &[
     function(
         "get-product",
         "Access pattern 12: a product with its variants and pictures (Query on GSI3)",
-        &[QueryIndex(Index::Gsi3, IndexPartitions::Products), READ_PICTURES])
+        &[
+            QueryIndex(Index::Gsi3, IndexPartitions::Products),
+            READ_PICTURES,
+            // A variant's stock over its shards, where it has more than one.
+            BatchGetItem(Entity::StockShard),
+        ],
+    )
     .deployed_with(&[MEDIA_BUCKET]),
     function(
         "get-variant",
-        "Access pattern 5: a variant, its price and stock (GetItem)",
-        &[GetItem(Entity::Variant)]),
+        "Access pattern 5: a variant, its price and stock (GetItem; its stock shards, where it has more than one, by BatchGetItem)",
+        &[GetItem(Entity::Variant), BatchGetItem(Entity::StockShard)]),
     function(
         "list-products",
         "The catalog, one Query per page over its shards",
@@ -365,6 +375,9 @@ pub const FUNCTIONS: &[Function] = &[
             PutItem(&product::PUT),
             UpdateItem(&[&variant::WRITE]),
             UpdateItem(&[&variant::RETIRE]),
+            // The variants' terms copied to their stock shards; the variants read back whole.
+            UpdateItem(&[&stock_shard::TERMS]),
+            BatchGetItem(Entity::StockShard),
             PutItem(&catalog_entry::PUT),
             DeleteItem(&catalog_entry::REMOVE),
             // The variants read back for the answer, with their stock.
@@ -449,10 +462,15 @@ pub const FUNCTIONS: &[Function] = &[
     .deployed_with(&[MEDIA_BUCKET]),
     function(
         "adjust-stock",
-        "Adds to or takes from a variant's stock, never below 0 (staff)",
+        "Adds to or takes from a variant's stock, never below 0, and splits it over stock shards (staff)",
         &[
             UpdateItem(&[&variant::STOCK_UPDATE]),
             GetItem(Entity::Variant),
+            // Its stock shards: read, their units moved, a dropped one deleted.
+            BatchGetItem(Entity::StockShard),
+            UpdateItem(&[&variant::SPREAD]),
+            UpdateItem(&[&stock_shard::SPREAD]),
+            DeleteItem(&stock_shard::DROP),
         ],
     ),
     function(

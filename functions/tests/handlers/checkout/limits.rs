@@ -14,7 +14,7 @@ use local_engine::testing::{TestApp, dispatch, parts, put_profile};
 use shared::domain::ids::Sku;
 
 /// `count` customers `fs-N` with `quantity` of `sku` in their carts, written without the limits.
-async fn buyers(app: &TestApp, count: usize, sku: &str, quantity: u32) -> Vec<String> {
+pub(super) async fn buyers(app: &TestApp, count: usize, sku: &str, quantity: u32) -> Vec<String> {
     let store = app.direct_store();
     let mut ids = Vec::with_capacity(count);
     for i in 0..count {

@@ -37,6 +37,7 @@ pub mod promotion_uses;
 pub mod refund;
 pub mod refund_due;
 pub mod shipping_option;
+pub mod stock_shard;
 pub mod tax_rate;
 pub mod unread_event;
 pub mod variant;
@@ -73,6 +74,10 @@ pub const UPDATES: &[&UpdateSpec] = &[
     &category_tree::MOVE_ON,
     &variant::STOCK_UPDATE,
     &variant::TAKE_STOCK,
+    &variant::SPREAD,
+    &stock_shard::TAKE,
+    &stock_shard::SPREAD,
+    &stock_shard::TERMS,
     &customer_email::FINISH,
     &order_header::LINES_CHANGE,
     &fulfilment::UPDATE,
@@ -126,6 +131,7 @@ pub const DELETES: &[&DeleteSpec] = &[
     &category_listing::REMOVE,
     &product_media::DISCARD,
     &promotion_code::RELEASE,
+    &stock_shard::DROP,
 ];
 
 #[cfg(test)]
@@ -638,6 +644,13 @@ mod tests {
                 Entity::Product,
             ),
             (variant::key(&sku), Entity::Variant),
+            (
+                stock_shard::key(
+                    &sku,
+                    crate::domain::stock_shards::ShardIndex::parse_extra("1").expect("shard"),
+                ),
+                Entity::StockShard,
+            ),
             (
                 catalog_entry::key(&crate::domain::ids::ProductId::parse("tee").expect("id")),
                 Entity::CatalogEntry,

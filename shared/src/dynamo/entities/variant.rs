@@ -7,6 +7,7 @@
 use crate::domain::ids::{ProductId, Sku};
 use crate::domain::money::Money;
 use crate::domain::product::{OptionValues, ProductStatus};
+use crate::domain::stock_shards::ShardCount;
 use crate::domain::variant::Variant;
 use crate::dynamo::codec::{Attr, BadItem, Item, PK, primary_key};
 use crate::dynamo::entities::product;
@@ -28,8 +29,11 @@ record! {
         options: OptionValues = OPTIONS "options", empty, store;
         /// The price of one.
         price: Money = PRICE "price", required, store;
-        /// How many are left to order.
+        /// How many are left to order in this item: the SKU's stock when it has one shard,
+        /// shard 0's part of it when it has more ([`crate::domain::stock_shards`]).
         stock: u64 = STOCK "stock", required, store;
+        /// How many items its stock is split across (absent: 1, this item alone).
+        stock_shards: ShardCount = STOCK_SHARDS "stockShards", default, store;
         /// Its product's status (absent: a SKU written before products, on sale).
         status: ProductStatus = STATUS "status", default, store;
         /// What one weighs, in grams.
@@ -59,7 +63,7 @@ pub const WRITE: UpdateSpec = UpdateSpec {
     ],
     set_if_absent: &[STOCK.name],
     remove: &[OPTIONS.name],
-    checks: &[PRODUCT_ID.name],
+    checks: &[PRODUCT_ID.name, STOCK_SHARDS.name],
     ..UpdateSpec::of(Entity::Variant)
 };
 /// What a product that drops a variant writes of it: no longer for sale, out of its product's
@@ -67,7 +71,7 @@ pub const WRITE: UpdateSpec = UpdateSpec {
 pub const RETIRE: UpdateSpec = UpdateSpec {
     set: &[STATUS.name],
     remove: &[GSI3PK.name, GSI3SK.name],
-    checks: &[PRODUCT_ID.name],
+    checks: &[PRODUCT_ID.name, STOCK_SHARDS.name],
     ..UpdateSpec::of(Entity::Variant)
 };
 /// What `0002-products` (`store-migrate`) writes of a SKU written before products: the product
@@ -79,6 +83,15 @@ pub const ADOPT: UpdateSpec = UpdateSpec {
 /// What a stock change writes (an adjustment, a cancellation's return).
 pub const STOCK_UPDATE: UpdateSpec = UpdateSpec {
     add: &[STOCK.name],
+    ..UpdateSpec::of(Entity::Variant)
+};
+/// What a change of its stock's count of shards writes: the count, and the units moved in or
+/// out of its own item, on the condition that its stock, count and terms are as read (the
+/// terms are copied to the shards in the same transaction).
+pub const SPREAD: UpdateSpec = UpdateSpec {
+    set: &[STOCK_SHARDS.name],
+    add: &[STOCK.name],
+    checks: &[PRICE.name, STATUS.name],
     ..UpdateSpec::of(Entity::Variant)
 };
 /// What an order's take of stock names: the stock, and the price and status its condition
@@ -161,6 +174,7 @@ mod tests {
             ]),
             price: Money::parse_number("19.95").expect("money"),
             stock: 7,
+            stock_shards: ShardCount::new(4).expect("count"),
             status: ProductStatus::Draft,
             weight_grams: 180,
         };
@@ -175,6 +189,7 @@ mod tests {
             ("productId", "S tee"),
             ("status", "S DRAFT"),
             ("stock", "N 7"),
+            ("stockShards", "N 4"),
             ("weightGrams", "N 180"),
         ]);
         let (options, got): (Vec<_>, Vec<_>) = shape(&item)

@@ -24,6 +24,8 @@ crate::listed! {
         Product,
         /// A variant of a product: one SKU, its price and stock.
         Variant,
+        /// A part of a variant's stock beyond its own item's, with copies of its terms.
+        StockShard,
         /// A product's entry in the catalog.
         CatalogEntry,
         /// A category of the storefront's tree.
@@ -86,6 +88,7 @@ impl Entity {
             Entity::OpenOrderCount => "Open-order count",
             Entity::Product => "Product",
             Entity::Variant => "Variant",
+            Entity::StockShard => "Stock shard",
             Entity::CatalogEntry => "Catalog entry",
             Entity::Category => "Category",
             Entity::CategoryTree => "Category tree",
@@ -124,6 +127,7 @@ impl Entity {
             Entity::OpenOrderCount => ("CUSTOMER#<customerId>", PLACED_ORDERS_SK),
             Entity::Product => ("PRODUCT#<productId>", DETAILS_SK),
             Entity::Variant => ("PRODUCT#<sku>", PRODUCT_SK),
+            Entity::StockShard => ("STOCK#<sku>#<n>", STOCK_SK),
             Entity::CatalogEntry => ("CATALOG#<shard>", "PRODUCT#<productId>"),
             Entity::Category => (CATEGORIES_PK, "CATEGORY#<categoryId>"),
             Entity::CategoryTree => (CATEGORIES_PK, TREE_VERSION_SK),
@@ -176,6 +180,8 @@ impl Entity {
             Some(Entity::CategoryListing)
         } else if under(PRODUCT_PREFIX) && SortKeys::Prefixed(MEDIA_PREFIX).holds(sk) {
             Some(Entity::ProductMedia)
+        } else if under(STOCK_PREFIX) && sk == STOCK_SK {
+            Some(Entity::StockShard)
         } else if pk == CATEGORIES_PK && SortKeys::Prefixed(CATEGORY_PREFIX).holds(sk) {
             Some(Entity::Category)
         } else if pk == TAX_PK && SortKeys::Prefixed(COUNTRY_PREFIX).holds(sk) {

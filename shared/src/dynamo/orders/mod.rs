@@ -29,12 +29,13 @@ use crate::domain::idempotency::{IDEMPOTENCY_TTL_SECONDS, IdempotencyRecord};
 use crate::domain::ids::{CustomerId, IdempotencyKey, Sku};
 use crate::domain::order::{LineItem, MAX_LINES, OrderDetails, RequestedLine, price_lines};
 use crate::domain::product::ProductStatus;
+use crate::domain::stock_shards::{ShardIndex, StockLevels};
 use crate::domain::variant::Variant;
 use crate::dynamo::cart::StoredCartLine;
 use crate::dynamo::codec::{Item, item_size};
 use crate::dynamo::entities::{
     cart_line, customer, idempotency, line_item, open_order_count, order_header, order_listing,
-    variant,
+    stock_shard, variant,
 };
 use crate::dynamo::keys::{PK, SK};
 use crate::dynamo::store::epoch_seconds;
@@ -65,6 +66,9 @@ pub struct OrderInputs {
     pub counts_held: bool,
     /// The shipping address the customer keeps on their profile.
     pub address: Option<crate::domain::address::Address>,
+    /// The levels of the stock shards of the variants that have more than one (each such
+    /// variant's `stock` is their sum), read as the variants were.
+    pub levels: StockLevels,
 }
 
 /// What a checkout adds to placing an order.
@@ -101,8 +105,8 @@ pub enum InputsRead {
 pub enum Checked {
     /// An earlier request with the same Idempotency-Key was answered: answer the same.
     Replay(IdempotencyRecord),
-    /// The lines, priced.
-    Lines(Vec<LineItem>),
+    /// The lines, priced, and their SKUs' stock shards' levels, for the takes.
+    Lines(Vec<LineItem>, StockLevels),
 }
 
 impl OrderInputs {
@@ -121,7 +125,8 @@ impl OrderInputs {
                 "customer {customer} does not exist"
             )));
         }
-        price_lines(requested, &self.products).map(Checked::Lines)
+        let lines = price_lines(requested, &self.products)?;
+        Ok(Checked::Lines(lines, self.levels))
     }
 }
 
@@ -211,8 +216,12 @@ impl From<PlaceOrderError> for AppError {
 
 /// What each action of an order's transaction is for.
 enum OrderAction<'a> {
-    /// The line's product's stock taken, on its price and stock.
-    TakeStock(&'a LineItem),
+    /// The line's product's stock taken from its variant's item, on its price and stock (a
+    /// sharded SKU's: a short item is not the SKU sold out).
+    TakeStock(&'a LineItem, bool),
+    /// Units of the line taken from one of its SKU's stock shards, on its copies of the price
+    /// and status.
+    TakeShard(&'a LineItem),
     /// The listing, the header or a line item, put where nothing is yet.
     Write,
     /// The idempotency record, put where none is (or an expired one).
@@ -240,7 +249,8 @@ fn check_sizes<'a>(items: impl Iterator<Item = &'a Item>) -> Result<(), AppError
 }
 
 /// Why a cancelled order transaction was cancelled, from what its products hold now: an
-/// unknown product first, then one no longer for sale, then a changed price, then short stock, then the Idempotency-Key,
+/// unknown product first, then one no longer for sale, then a changed price, then a stock
+/// shard short or gone (read the levels again), then short stock, then the Idempotency-Key,
 /// then a cart changed meanwhile, then the caps: on open orders, then on units held.
 fn why_not_placed(
     cancelled: &Cancelled<OrderAction<'_>>,
@@ -251,20 +261,27 @@ fn why_not_placed(
         (Vec::new(), Vec::new(), false, false);
     let mut not_for_sale = Vec::new();
     let (mut count, mut cart_changed, mut used_up) = (None, false, false);
+    let mut read_again = false;
     for (action, stored) in cancelled.failed_conditions() {
         match (action, stored) {
-            (OrderAction::TakeStock(line), None) => unknown.push(line.sku.clone()),
-            (OrderAction::TakeStock(line), Some(now))
+            (OrderAction::TakeStock(line, _), None) => unknown.push(line.sku.clone()),
+            // A shard dropped since the read: its count was lowered.
+            (OrderAction::TakeShard(_), None) => read_again = true,
+            (OrderAction::TakeStock(line, _) | OrderAction::TakeShard(line), Some(now))
                 if variant::STATUS.get(now).unwrap_or_default() != ProductStatus::Published =>
             {
                 not_for_sale.push(line.sku.clone());
             }
-            (OrderAction::TakeStock(line), Some(now))
+            (OrderAction::TakeStock(line, _) | OrderAction::TakeShard(line), Some(now))
                 if variant::PRICE.get(now) != Some(line.price) =>
             {
                 repriced = true;
             }
-            (OrderAction::TakeStock(line), Some(_)) => short.push(line.sku.clone()),
+            // One shard short, read as it was: the others may hold the units.
+            (OrderAction::TakeStock(_, true) | OrderAction::TakeShard(_), Some(_)) => {
+                read_again = true;
+            }
+            (OrderAction::TakeStock(line, false), Some(_)) => short.push(line.sku.clone()),
             (OrderAction::ClaimKey, _) => key_taken = true,
             (OrderAction::TakePlace, stored) => count = Some(stored.cloned().unwrap_or_default()),
             (OrderAction::EmptyCart, _) => cart_changed = true,
@@ -278,6 +295,8 @@ fn why_not_placed(
         PlaceOrderError::NotForSale(not_for_sale)
     } else if repriced {
         PlaceOrderError::Repriced
+    } else if read_again {
+        PlaceOrderError::ReadAgain
     } else if !short.is_empty() {
         PlaceOrderError::OutOfStock(short)
     } else if key_taken {
@@ -347,6 +366,8 @@ impl Store {
                 inputs.products.insert(variant.sku.clone(), variant);
             }
         }
+        let consistent = read == InputsRead::Consistent;
+        inputs.levels = (self.read_stock_shards(inputs.products.values_mut(), consistent)).await?;
         Ok(inputs)
     }
 
@@ -367,12 +388,31 @@ impl Store {
         placed: &OrderDetails,
         idempotency: Option<(&IdempotencyKey, &IdempotencyRecord)>,
         checkout: Option<CheckoutParts<'_>>,
+        levels: &StockLevels,
     ) -> Result<(), PlaceOrderError> {
         let (order, lines) = (&placed.order, &placed.items);
         let cart = checkout.map_or(&[][..], |parts| parts.cart);
         let mut transaction = Transaction::with_capacity(2 * lines.len() + 4 + cart.len());
+        let seed = order.order_id.as_str().as_bytes();
         for line in lines {
-            transaction.update(OrderAction::TakeStock(line), self.take_stock(line)?)?;
+            let needed = u64::from(line.quantity);
+            let Some(takes) = levels.takes(&line.sku, needed, seed) else {
+                return Err(PlaceOrderError::OutOfStock(vec![line.sku.clone()]));
+            };
+            let sharded = levels.of(&line.sku).is_some();
+            for take in takes {
+                let (action, update) = match take.shard {
+                    ShardIndex::VARIANT => (
+                        OrderAction::TakeStock(line, sharded),
+                        self.take_stock(line, take.units)?,
+                    ),
+                    shard => (
+                        OrderAction::TakeShard(line),
+                        self.take_from_shard(line, shard, take.units)?,
+                    ),
+                };
+                transaction.update(action, update)?;
+            }
         }
         // A checkout's order is a hold, with what a hold writes besides.
         let (listing, header) = match checkout {
@@ -420,6 +460,13 @@ impl Store {
         for count in self.count_uses(placed)? {
             transaction.update(OrderAction::CountUse, count)?;
         }
+        // A line no one stock shard holds enough of takes from several: one action each.
+        if transaction.len() > MAX_ACTIONS {
+            return Err(AppError::PayloadTooLarge(
+                "the order's lines take their stock from more shards than one transaction holds; order fewer lines at once".into(),
+            )
+            .into());
+        }
         match self.send(transaction).await? {
             Outcome::Committed => Ok(()),
             Outcome::Cancelled(cancelled) => Err(why_not_placed(
@@ -433,17 +480,41 @@ impl Store {
     /// A line's stock taken, if its variant is still for sale at the line's price and has
     /// enough stock (a SKU written before products has no status: it is for sale); the
     /// variant as it is when not.
-    fn take_stock(&self, line: &LineItem) -> Result<UpdateBuilder, AppError> {
+    fn take_stock(&self, line: &LineItem, units: u64) -> Result<UpdateBuilder, AppError> {
         variant::TAKE_STOCK
             .on(&self.table, variant::key(&line.sku))
-            .add(&variant::STOCK_CHANGE, &-i64::from(line.quantity))
+            .add(&variant::STOCK_CHANGE, &-(units as i64))
             .condition(
                 "#price = :price AND #stock >= :needed \
                  AND (attribute_not_exists(#status) OR #status = :published)",
             )
             .value(":price", &variant::PRICE, &line.price)
-            .value(":needed", &variant::STOCK, &u64::from(line.quantity))
+            .value(":needed", &variant::STOCK, &units)
             .value(":published", &variant::STATUS, &ProductStatus::Published)
+            .returning_old_on_failure()
+            .build()
+    }
+
+    /// Units of a line taken from one of its SKU's stock shards, if the shard holds them and
+    /// its copies of the variant's terms still say the line's price and for sale; the shard
+    /// as it is when not.
+    fn take_from_shard(
+        &self,
+        line: &LineItem,
+        shard: ShardIndex,
+        units: u64,
+    ) -> Result<UpdateBuilder, AppError> {
+        stock_shard::TAKE
+            .on(&self.table, stock_shard::key(&line.sku, shard))
+            .add(&stock_shard::STOCK_CHANGE, &-(units as i64))
+            .condition("#price = :price AND #stock >= :needed AND #status = :published")
+            .value(":price", &stock_shard::PRICE, &line.price)
+            .value(":needed", &stock_shard::STOCK, &units)
+            .value(
+                ":published",
+                &stock_shard::STATUS,
+                &ProductStatus::Published,
+            )
             .returning_old_on_failure()
             .build()
     }

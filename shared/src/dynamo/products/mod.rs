@@ -4,6 +4,7 @@
 //! and reading it back in one Query (`read`).
 
 mod read;
+mod shards;
 mod write;
 
 pub use read::ProductSeen;
@@ -150,7 +151,7 @@ impl Store {
         )
         .await;
         sent.map_err(|err| err.into_error("stock"))?;
-        self.get_variant(sku, true).await?.ok_or_else(|| {
+        self.variant_whole(sku, true).await?.ok_or_else(|| {
             AppError::internal(format!("variant {sku} vanished after its stock changed"))
         })
     }

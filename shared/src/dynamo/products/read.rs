@@ -84,7 +84,8 @@ fn assemble(items: Vec<Item>) -> Result<Option<Assembled>, AppError> {
 
 impl Store {
     /// Product `id` with its variants, by ONE Query of GSI3 (eventually consistent, as every
-    /// index read), as `caller` may see it: `None` when there is no such product, or when it
+    /// index read; a variant with stock shards adds one BatchGetItem of them), as `caller` may
+    /// see it: `None` when there is no such product, or when it
     /// is not published and the caller is not staff (a draft is not told to exist).
     pub async fn get_product(
         &self,
@@ -96,12 +97,15 @@ impl Store {
             .request(self)
             .send()
             .await?;
-        let Some((product, variants, pictures)) = assemble(out.items.unwrap_or_default())? else {
+        let Some((product, mut variants, pictures)) = assemble(out.items.unwrap_or_default())?
+        else {
             return Ok(None);
         };
         if product.status != ProductStatus::Published && !caller.is_staff() {
             return Ok(None);
         }
+        // A variant whose stock is split over shards: their levels, in one BatchGetItem.
+        self.read_stock_shards(&mut variants, false).await?;
         let media = self.pictures_seen(&product.product_id, &pictures).await?;
         Ok(Some(ProductSeen::of(product, &variants, media, caller)))
     }

@@ -2,6 +2,9 @@
 //! entry, in ONE TransactWriteItems conditioned on the version read just before, so that a
 //! listing never shows what the product no longer is, and a SKU is never held by two products.
 
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
 use aws_sdk_dynamodb::types::builders::UpdateBuilder;
 
 use crate::AppError;
@@ -9,12 +12,50 @@ use crate::domain::access::Caller;
 use crate::domain::ids::{ProductId, Sku};
 use crate::domain::media::MediaSummary;
 use crate::domain::product::{CatalogEntry, Product, ProductSpec, ProductStatus, VariantSpec};
+use crate::domain::stock_shards::ShardCount;
 use crate::dynamo::entities::{catalog_entry, category_listing, product, variant};
 use crate::dynamo::store::Store;
-use crate::dynamo::transaction::{MAX_ACTIONS, Outcome, Transaction};
+use crate::dynamo::transaction::{Cancelled, MAX_ACTIONS, Outcome, Transaction};
 use crate::retry::{Backoff, retry};
 
+use super::shards::{shards_still, terms_to_shards};
 use super::{ProductSeen, Retry};
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Why a product's transaction was cancelled: a SKU another product holds (a 409), or a
+/// variant whose count of stock shards is not the one assumed (`counts` learns it), or the
+/// product changed since it was read (both: read again).
+fn why_not_written(
+    cancelled: &Cancelled<Action>,
+    id: &ProductId,
+    counts: &mut HashMap<Sku, ShardCount>,
+) -> Retry {
+    let mut taken = Vec::new();
+    let mut recounted = false;
+    for (action, stored) in cancelled.failed_conditions() {
+        let (Action::Variant(sku) | Action::Retired(sku)) = action else {
+            continue;
+        };
+        let holder = stored.and_then(|item| variant::PRODUCT_ID.get(item));
+        if holder.as_ref().is_some_and(|holder| holder != id) {
+            taken.push(sku.clone());
+        } else {
+            let count = stored.and_then(|item| variant::STOCK_SHARDS.get(item));
+            counts.insert(sku.clone(), count.unwrap_or(ShardCount::ONE));
+            recounted = true;
+        }
+    }
+    if !taken.is_empty() {
+        Retry::Failed(AppError::SkuTaken(taken))
+    } else if recounted || cancelled.condition_failed(|a| *a == Action::Product) {
+        Retry::Changed
+    } else {
+        Retry::Failed(cancelled.unexplained("product"))
+    }
+}
 
 /// What each action of a product's transaction is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,7 +65,9 @@ enum Action {
     /// A variant written, on the condition that no other product holds its SKU.
     Variant(Sku),
     /// A variant the product drops, retired.
-    Retired,
+    Retired(Sku),
+    /// A variant's terms copied to one of its stock shards.
+    Shard,
     /// The catalog entry, put or deleted.
     CatalogEntry,
     /// An entry of a category's listing, put or deleted.
@@ -61,36 +104,26 @@ impl Store {
                 names.join(", ")
             )));
         }
+        // Each SKU's count of stock shards, as the variants' items last said (1 until one
+        // says more): a variant's write is conditioned on it, and writes its terms to each.
+        let counts = Mutex::new(HashMap::new());
         let written = retry(
             &Backoff::TRANSACTION,
             |err| matches!(err, Retry::Changed | Retry::Contended),
-            |_| async move {
+            |_| async {
                 let current = self.read_product(id, true).await?;
                 let created = current.is_none();
                 let mut product = spec.product.clone();
                 if let Some((before, ..)) = &current {
                     product.created_at = before.created_at;
                 }
-                let transaction = self.product_transaction(spec, &product, current.as_ref())?;
+                let known = lock(&counts).clone();
+                let transaction =
+                    self.product_transaction(spec, &product, current.as_ref(), &known)?;
                 match self.send(transaction).await? {
                     Outcome::Committed => Ok((product, created)),
                     Outcome::Cancelled(c) if c.conflicted() => Err(Retry::Contended),
-                    Outcome::Cancelled(c) => {
-                        let taken: Vec<Sku> = c
-                            .failed_conditions()
-                            .filter_map(|(action, _)| match action {
-                                Action::Variant(sku) => Some(sku.clone()),
-                                _ => None,
-                            })
-                            .collect();
-                        if !taken.is_empty() {
-                            Err(Retry::Failed(AppError::SkuTaken(taken)))
-                        } else if c.condition_failed(|a| *a == Action::Product) {
-                            Err(Retry::Changed)
-                        } else {
-                            Err(Retry::Failed(c.unexplained("product")))
-                        }
-                    }
+                    Outcome::Cancelled(c) => Err(why_not_written(&c, id, &mut lock(&counts))),
                 }
             },
         )
@@ -101,6 +134,7 @@ impl Store {
         for item in self.batch_get(keys, true).await? {
             variants.push(variant::from_item(item)?);
         }
+        self.read_stock_shards(&mut variants, true).await?;
         let pictures = self.shown_media(&product.product_id).await?;
         let media = self.pictures_seen(&product.product_id, &pictures).await?;
         Ok(ProductWritten {
@@ -138,7 +172,9 @@ impl Store {
         spec: &ProductSpec,
         product: &Product,
         current: Option<&(Product, u64, MediaSummary)>,
+        counts: &HashMap<Sku, ShardCount>,
     ) -> Result<Transaction<Action>, AppError> {
+        let count = |sku: &Sku| counts.get(sku).copied().unwrap_or(ShardCount::ONE);
         let id = &product.product_id;
         let dropped: Vec<&Sku> = current
             .map(|(before, ..)| before.skus.iter())
@@ -162,20 +198,32 @@ impl Store {
         };
         transaction.put(Action::Product, put.build()?)?;
         for variant in &spec.variants {
+            let count = count(&variant.sku);
             transaction.update(
                 Action::Variant(variant.sku.clone()),
-                self.write_variant(product, variant)?,
+                self.write_variant(product, variant, count)?,
             )?;
+            let terms = (Some(&variant.price), product.status);
+            for shard in terms_to_shards(&self.table, &variant.sku, count, terms) {
+                transaction.update(Action::Shard, shard.build()?)?;
+            }
         }
         for sku in dropped {
+            let count = count(sku);
             let retire = variant::RETIRE
                 .on(&self.table, variant::key(sku))
                 .set(&variant::STATUS, &ProductStatus::Archived)
                 .remove(&variant::GSI3PK)
                 .remove(&variant::GSI3SK)
-                .condition("#productId = :product")
-                .value(":product", &variant::PRODUCT_ID, id);
-            transaction.update(Action::Retired, retire.build()?)?;
+                .condition(format!("#productId = :product AND {}", shards_still(count)))
+                .value(":product", &variant::PRODUCT_ID, id)
+                .value(":shards", &variant::STOCK_SHARDS, &count)
+                .returning_old_on_failure();
+            transaction.update(Action::Retired(sku.clone()), retire.build()?)?;
+            let terms = (None, ProductStatus::Archived);
+            for shard in terms_to_shards(&self.table, sku, count, terms) {
+                transaction.update(Action::Shard, shard.build()?)?;
+            }
         }
         let entry = CatalogEntry {
             product_id: id.clone(),
@@ -193,7 +241,7 @@ impl Store {
         self.list_in_categories(&mut transaction, &entry, product, current.map(|(p, ..)| p))?;
         if transaction.len() > MAX_ACTIONS {
             return Err(AppError::invalid(format!(
-                "this write would take {} actions, more than one transaction holds ({MAX_ACTIONS}): drop fewer variants, or change fewer categories, at once",
+                "this write would take {} actions, more than one transaction holds ({MAX_ACTIONS}): drop fewer variants, change fewer categories, or split fewer variants' stock into shards, at once",
                 transaction.len()
             )));
         }
@@ -232,11 +280,13 @@ impl Store {
 
     /// `spec` written as a variant of `product`: everything but its stock (0 for a new SKU), on
     /// the condition that no other product holds the SKU (one written before products, with no
-    /// product, may be taken).
+    /// product, may be taken) and that it has `count` stock shards, which the transaction
+    /// writes its terms to.
     fn write_variant(
         &self,
         product: &Product,
         spec: &VariantSpec,
+        count: ShardCount,
     ) -> Result<UpdateBuilder, AppError> {
         let id = &product.product_id;
         let write = variant::WRITE
@@ -254,9 +304,14 @@ impl Store {
         } else {
             write.set(&variant::OPTIONS, &spec.options)
         };
+        let condition = format!(
+            "(attribute_not_exists(#productId) OR #productId = :product) AND {}",
+            shards_still(count)
+        );
         write
-            .condition("attribute_not_exists(#productId) OR #productId = :product")
+            .condition(condition)
             .value(":product", &variant::PRODUCT_ID, id)
+            .value(":shards", &variant::STOCK_SHARDS, &count)
             .returning_old_on_failure()
             .build()
     }

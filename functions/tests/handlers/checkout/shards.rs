@@ -1,0 +1,222 @@
+//! A SKU's stock split over stock shards (`POST /variants/{sku}/stock` `{"shards": k}`): its
+//! buyers take their units from different items, a unit in stock is never refused while any
+//! shard holds it, none is sold twice, and what staff and customers see is the SKU's whole
+//! stock.
+
+use futures_util::future::join_all;
+use local_engine::testing::{TestApp, Who, catalog, dispatch, parts, send_json};
+use serde_json::{Value, json};
+use shared::domain::product::{ProductSpec, ProductStatus, RawProduct, RawVariant};
+use shared::domain::time::Timestamp;
+
+use super::check_out;
+use super::limits::buyers;
+
+async fn stock_change(app: &TestApp, sku: &str, body: Value) -> (u16, Value) {
+    let req = send_json(
+        Who::Staff,
+        "POST /variants/{sku}/stock",
+        &format!("/variants/{sku}/stock"),
+        &[],
+        &body.to_string(),
+    );
+    let (status, _, body) = parts(dispatch(&app.store, req, functions::adjust_stock::handle).await);
+    (status, body)
+}
+
+async fn seen(app: &TestApp, who: Who<'_>, sku: &str) -> Value {
+    let req = catalog::get_variant(who, sku);
+    let (status, _, body) = parts(dispatch(&app.store, req, functions::get_variant::handle).await);
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+/// The units each of `sku`'s shards holds, the variant's item first.
+async fn levels(app: &TestApp, sku: &str) -> Vec<u64> {
+    let sku = shared::domain::ids::Sku::parse(sku).expect("sku");
+    let store = app.direct_store();
+    let mut variant = store
+        .get_variant(&sku, true)
+        .await
+        .expect("read")
+        .expect("variant");
+    let own = variant.stock;
+    let levels = store
+        .read_stock_shards([&mut variant], true)
+        .await
+        .expect("shards");
+    levels.of(&sku).map_or_else(|| vec![own], <[u64]>::to_vec)
+}
+
+#[tokio::test]
+async fn staff_split_a_skus_stock_and_everyone_sees_it_whole() {
+    let app = TestApp::seeded().await.expect("app");
+    let (status, body) = stock_change(&app, "sku-3", json!({"delta": 3, "shards": 4})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        (&body["stock"], &body["stockShards"]),
+        (&json!(103), &json!(4))
+    );
+    assert_eq!(levels(&app, "sku-3").await, [26, 26, 26, 25]);
+    let staff = seen(&app, Who::Staff, "sku-3").await;
+    assert_eq!(
+        (&staff["stock"], &staff["stockShards"]),
+        (&json!(103), &json!(4))
+    );
+    let customer = seen(&app, Who::Customer("c2"), "sku-3").await;
+    assert_eq!(customer["inStock"], json!(true));
+    assert!(customer.get("stockShards").is_none(), "{customer}");
+
+    // Taken down to 2 shards and back to 1: every unit kept.
+    assert_eq!(
+        stock_change(&app, "sku-3", json!({"shards": 2})).await.0,
+        200
+    );
+    assert_eq!(levels(&app, "sku-3").await, [52, 51]);
+    let (status, body) = stock_change(&app, "sku-3", json!({"shards": 1})).await;
+    assert_eq!((status, &body["stock"]), (200, &json!(103)), "{body}");
+    assert_eq!(levels(&app, "sku-3").await, [103]);
+
+    for bad in [
+        json!({}),
+        json!({"shards": 0}),
+        json!({"shards": 33}),
+        json!({"shards": 2.5}),
+    ] {
+        assert_eq!(
+            stock_change(&app, "sku-3", bad.clone()).await.0,
+            400,
+            "{bad}"
+        );
+    }
+    assert_eq!(
+        stock_change(&app, "nope", json!({"shards": 2})).await.0,
+        404
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn buyers_at_once_take_every_unit_of_a_sharded_sku_and_no_more() {
+    let app = TestApp::seeded().await.expect("app");
+    let customers = buyers(&app, 12, "sku-4", 1).await;
+    // 7 units over 4 shards (2, 2, 2, 1) for 12 buyers.
+    let before = app.stock("sku-4").await;
+    let cut = 7 - i64::try_from(before).expect("stock");
+    let (status, body) = stock_change(&app, "sku-4", json!({"delta": cut, "shards": 4})).await;
+    assert_eq!((status, &body["stock"]), (200, &json!(7)), "{body}");
+
+    let answers = join_all(customers.iter().map(|customer| {
+        let store = app.store.clone();
+        async move { check_out(&store, customer, None).await }
+    }))
+    .await;
+    let accepted = answers.iter().filter(|(status, _)| *status == 201).count();
+    let refused: Vec<_> = answers
+        .iter()
+        .filter(|(status, _)| *status != 201)
+        .collect();
+    assert_eq!(accepted, 7, "{refused:?}");
+    for (status, body) in &refused {
+        assert_eq!(*status, 409, "{body}");
+    }
+    assert_eq!(levels(&app, "sku-4").await, [0, 0, 0, 0]);
+    let customer = seen(&app, Who::Customer("c2"), "sku-4").await;
+    assert_eq!(customer["inStock"], json!(false));
+}
+
+#[tokio::test]
+async fn a_line_no_one_shard_holds_is_taken_from_several() {
+    let app = TestApp::seeded().await.expect("app");
+    let customers = buyers(&app, 1, "sku-5", 5).await;
+    let before = i64::try_from(app.stock("sku-5").await).expect("stock");
+    let (status, _) = stock_change(&app, "sku-5", json!({"delta": 6 - before, "shards": 4})).await;
+    assert_eq!(status, 200);
+    assert_eq!(levels(&app, "sku-5").await, [2, 2, 1, 1]);
+    let (status, body) = check_out(&app.store, &customers[0], None).await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(levels(&app, "sku-5").await.iter().sum::<u64>(), 1);
+    assert_eq!(app.stock("sku-5").await, 1);
+}
+
+#[tokio::test]
+async fn a_price_written_after_the_split_reaches_every_shard() {
+    let app = TestApp::seeded().await.expect("app");
+    let direct = app.direct_store();
+    let staff = local_engine::testing::staff();
+    let price = shared::domain::product::price("12.50").expect("price");
+    let tee = shared::domain::ids::Sku::parse("tee-1").expect("sku");
+    let product = local_engine::testing::single_variant(&tee, "Tee", price);
+    direct.put_product(&product, &staff).await.expect("product");
+    assert_eq!(
+        stock_change(&app, "tee-1", json!({"delta": 8, "shards": 3}))
+            .await
+            .0,
+        200
+    );
+    let repriced = local_engine::testing::single_variant(
+        &tee,
+        "Tee",
+        shared::domain::product::price("9.00").expect("price"),
+    );
+    direct
+        .put_product(&repriced, &staff)
+        .await
+        .expect("repriced");
+    let customers = buyers(&app, 3, "tee-1", 2).await;
+    for customer in &customers {
+        let (status, body) = check_out(&app.store, customer, None).await;
+        assert_eq!(status, 201, "{body}");
+        assert_eq!(body["items"][0]["price"], json!("9.00"), "{body}");
+    }
+    assert_eq!(app.stock("tee-1").await, 2);
+
+    // Staff order one directly at the new price; the product shows the stock left whole.
+    let body = r#"{"items":[{"sku":"tee-1","quantity":1,"price":"9.00"}]}"#;
+    let req = send_json(
+        Who::Staff,
+        "POST /customers/{customerId}/orders",
+        "/customers/c2/orders",
+        &[],
+        body,
+    );
+    let (status, _, body) = parts(dispatch(&app.store, req, functions::place_order::handle).await);
+    assert_eq!(status, 201, "{body}");
+    let req = catalog::get_product(Who::Staff, "tee-1");
+    let (status, _, body) = parts(dispatch(&app.store, req, functions::get_product::handle).await);
+    assert_eq!(
+        (status, &body["variants"][0]["stock"]),
+        (200, &json!(1)),
+        "{body}"
+    );
+
+    // The product drops the SKU: no shard of it sells any more.
+    let raw = RawProduct {
+        title: "Tee".into(),
+        description: String::new(),
+        status: ProductStatus::Published,
+        category_ids: Vec::new(),
+        options: Vec::new(),
+        variants: vec![RawVariant {
+            sku: shared::domain::ids::Sku::parse("tee-2").expect("sku"),
+            options: Default::default(),
+            price,
+            weight_grams: 0,
+        }],
+    };
+    let id = shared::domain::ids::ProductId::parse("tee-1").expect("id");
+    let spec = ProductSpec::check(id, raw, Timestamp::now()).expect("spec");
+    direct
+        .put_product(&spec, &staff)
+        .await
+        .expect("the SKU dropped");
+    let req = send_json(
+        Who::Staff,
+        "POST /customers/{customerId}/orders",
+        "/customers/c2/orders",
+        &[],
+        r#"{"items":[{"sku":"tee-1","quantity":1,"price":"9.00"}]}"#,
+    );
+    let (status, _, body) = parts(dispatch(&app.store, req, functions::place_order::handle).await);
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(app.stock("tee-1").await, 1);
+}

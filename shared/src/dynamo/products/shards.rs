@@ -1,0 +1,219 @@
+//! A SKU's stock over its shards (`domain::stock_shards`; the items: `entities::stock_shard`):
+//! their levels read beside the variants they belong to, and their count changed.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::builders::UpdateBuilder;
+
+use crate::AppError;
+use crate::domain::ids::Sku;
+use crate::domain::money::Money;
+use crate::domain::product::ProductStatus;
+use crate::domain::stock_shards::{ShardCount, ShardIndex, StockLevels, respread};
+use crate::domain::variant::Variant;
+use crate::dynamo::codec::Item;
+use crate::dynamo::entities::{stock_shard, variant};
+use crate::dynamo::store::Store;
+use crate::dynamo::transaction::{Outcome, Transaction};
+use crate::dynamo::update::Change;
+use crate::retry::{Backoff, retry};
+
+use super::{MAX_BATCH_GET, Retry};
+
+/// A condition that a number attribute (`#stock`) still holds `level`, as read: a level of 0
+/// was also read where no item (or no attribute) was.
+pub(crate) fn still_at(level: u64) -> &'static str {
+    if level == 0 {
+        "attribute_not_exists(#stock) OR #stock = :level"
+    } else {
+        "#stock = :level"
+    }
+}
+
+/// A condition that the variant's count of shards is still `count`, as read (absent: 1).
+pub(crate) fn shards_still(count: ShardCount) -> &'static str {
+    if count == ShardCount::ONE {
+        "(attribute_not_exists(#stockShards) OR #stockShards = :shards)"
+    } else {
+        "#stockShards = :shards"
+    }
+}
+
+/// A variant's terms written to each of its `count` shards beyond its own item: its status,
+/// and its price where the write knows it (a retired variant's is left as it is).
+pub(crate) fn terms_to_shards(
+    table: &str,
+    sku: &Sku,
+    count: ShardCount,
+    (price, status): (Option<&Money>, ProductStatus),
+) -> Vec<Change> {
+    (count.extra())
+        .map(|shard| {
+            let terms = stock_shard::TERMS.on(table, stock_shard::key(sku, shard));
+            let terms = terms.set(&stock_shard::STATUS, &status);
+            match price {
+                Some(price) => terms.set(&stock_shard::PRICE, price),
+                None => terms,
+            }
+        })
+        .collect()
+}
+
+impl Store {
+    /// The levels of the shards of each variant of `variants` that has more than one, in one
+    /// BatchGetItem (another per 100 shards past the first 100), strongly or eventually
+    /// consistent; each such variant's `stock` becomes its shards' sum. A variant of one shard
+    /// costs no read.
+    pub async fn read_stock_shards<'a>(
+        &self,
+        variants: impl IntoIterator<Item = &'a mut Variant>,
+        consistent: bool,
+    ) -> Result<StockLevels, AppError> {
+        let mut sharded: Vec<&mut Variant> = variants
+            .into_iter()
+            .filter(|variant| variant.stock_shards > ShardCount::ONE)
+            .collect();
+        let mut levels = StockLevels::default();
+        let keys: Vec<Item> = (sharded.iter())
+            .flat_map(|v| (v.stock_shards.extra()).map(|shard| stock_shard::key(&v.sku, shard)))
+            .collect();
+        let mut found: HashMap<(Sku, ShardIndex), u64> = HashMap::new();
+        for chunk in keys.chunks(MAX_BATCH_GET) {
+            for item in self.batch_get(chunk.to_vec(), consistent).await? {
+                let shard = stock_shard::from_item(item)?;
+                found.insert((shard.sku, shard.shard), shard.stock);
+            }
+        }
+        for variant in &mut sharded {
+            let mut all = vec![variant.stock];
+            all.extend(variant.stock_shards.extra().map(|shard| {
+                let at = (variant.sku.clone(), shard);
+                found.get(&at).copied().unwrap_or(0)
+            }));
+            variant.stock = all.iter().sum();
+            levels.insert(variant.sku.clone(), all);
+        }
+        Ok(levels)
+    }
+
+    /// A variant with its stock over all its shards: its item, then (if it has more than one
+    /// shard) the shards in one BatchGetItem.
+    pub async fn variant_whole(
+        &self,
+        sku: &Sku,
+        consistent: bool,
+    ) -> Result<Option<Variant>, AppError> {
+        let mut variant = self.get_variant(sku, consistent).await?;
+        self.read_stock_shards(variant.as_mut(), consistent).await?;
+        Ok(variant)
+    }
+
+    /// Splits `sku`'s stock over `count` shards, its units spread evenly
+    /// (`domain::stock_shards::respread`), in ONE TransactWriteItems: the variant's count and
+    /// its own units, each shard's units with the variant's terms, each dropped shard deleted,
+    /// every one on the condition that it holds what was read, so a checkout that took units
+    /// meanwhile makes it read again and retry. No unit is lost or made. 404 for an unknown
+    /// SKU. The variant is read back (strongly consistent) for the answer.
+    pub async fn set_stock_shards(
+        &self,
+        sku: &Sku,
+        count: ShardCount,
+    ) -> Result<Variant, AppError> {
+        let sent = retry(
+            &Backoff::TRANSACTION,
+            |err| matches!(err, Retry::Changed | Retry::Contended),
+            |_| async move {
+                let Some(mut variant) = self.get_variant(sku, true).await? else {
+                    return Err(Retry::Failed(AppError::not_found(format!(
+                        "variant {sku} does not exist"
+                    ))));
+                };
+                let levels = self.read_stock_shards([&mut variant], true).await?;
+                let levels = levels
+                    .of(sku)
+                    .map_or_else(|| vec![variant.stock], <[u64]>::to_vec);
+                let transaction = self.spread(&variant, &levels, count)?;
+                match self.send(transaction).await? {
+                    Outcome::Committed => Ok(()),
+                    Outcome::Cancelled(c) if c.conflicted() => Err(Retry::Contended),
+                    Outcome::Cancelled(c) if c.failed_conditions().next().is_some() => {
+                        Err(Retry::Changed)
+                    }
+                    Outcome::Cancelled(c) => Err(Retry::Failed(c.unexplained("stock shards"))),
+                }
+            },
+        )
+        .await;
+        sent.map_err(|err| err.into_error("variant's stock"))?;
+        self.variant_whole(sku, true).await?.ok_or_else(|| {
+            AppError::internal(format!("variant {sku} vanished after its shards changed"))
+        })
+    }
+
+    /// The transaction that moves `variant`'s units from `levels` (as read) to `count` shards.
+    fn spread(
+        &self,
+        variant: &Variant,
+        levels: &[u64],
+        count: ShardCount,
+    ) -> Result<Transaction<()>, AppError> {
+        let moves: HashMap<usize, i64> = (respread(levels, count).into_iter())
+            .map(|(shard, change)| (shard.get(), change))
+            .collect();
+        let moved = |shard: usize| moves.get(&shard).copied().unwrap_or(0);
+        let level = |shard: usize| levels.get(shard).copied().unwrap_or(0);
+        let mut transaction = Transaction::with_capacity(levels.len().max(count.get()));
+        transaction.update((), self.spread_variant(variant, level(0), moved(0), count)?)?;
+        let shards = (variant.stock_shards.extra()).chain(count.extra());
+        let mut done = std::collections::BTreeSet::new();
+        for shard in shards.filter(|shard| done.insert(*shard)) {
+            let at = shard.get();
+            let key = stock_shard::key(&variant.sku, shard);
+            if at < count.get() {
+                let write = (stock_shard::SPREAD.on(&self.table, key))
+                    .add(&stock_shard::STOCK_CHANGE, &moved(at))
+                    .set(&stock_shard::PRICE, &variant.price)
+                    .set(&stock_shard::STATUS, &variant.status)
+                    .condition(still_at(level(at)))
+                    .value(":level", &stock_shard::STOCK, &level(at));
+                transaction.update((), write.build()?)?;
+            } else {
+                let drop = (stock_shard::DROP.delete(&self.table, key))
+                    .condition(still_at(level(at)))
+                    .value(":level", &stock_shard::STOCK, &level(at));
+                transaction.delete((), drop.build()?)?;
+            }
+        }
+        Ok(transaction)
+    }
+
+    /// The variant's part of a change of its count: the count, its own units moved, on the
+    /// condition that its units, count and terms are as read.
+    fn spread_variant(
+        &self,
+        variant: &Variant,
+        level: u64,
+        moved: i64,
+        count: ShardCount,
+    ) -> Result<UpdateBuilder, AppError> {
+        let status = if variant.status == ProductStatus::Published {
+            "(attribute_not_exists(#status) OR #status = :status)"
+        } else {
+            "#status = :status"
+        };
+        let condition = format!(
+            "#stock = :level AND #price = :price AND {status} AND {}",
+            shards_still(variant.stock_shards)
+        );
+        variant::SPREAD
+            .on(&self.table, variant::key(&variant.sku))
+            .set(&variant::STOCK_SHARDS, &count)
+            .add(&variant::STOCK_CHANGE, &moved)
+            .condition(condition)
+            .value(":level", &variant::STOCK, &level)
+            .value(":price", &variant::PRICE, &variant.price)
+            .value(":status", &variant::STATUS, &variant.status)
+            .value(":shards", &variant::STOCK_SHARDS, &variant.stock_shards)
+            .build()
+    }
+}
