@@ -2,11 +2,9 @@
 
 use std::time::{Duration, Instant};
 
+use super::{Design, STOCK, Sale, Wave, check_out, ended, limited_checkout, stocked};
 use local_engine::limits::{Limits, Model};
 use local_engine::runtime_api::Error;
-use shared::domain::ids::Sku;
-
-use super::{SKU, STOCK, Sale, Wave, check_out, ended, limited_checkout, stocked};
 
 /// `rate` buyers a second (DynamoDB's scale) for `seconds` of this machine's time.
 pub(super) async fn run(
@@ -14,23 +12,17 @@ pub(super) async fn run(
     provider: &payment_provider::Provider,
     rate: f64,
     seconds: f64,
-    sale: Sale,
+    (sale, design): (Sale, Design),
 ) -> Result<Wave, Error> {
     let here = rate / model.scale;
     let buyers = (here * seconds).round().max(1.0) as usize;
-    let app = stocked(buyers).await?;
     let start_stock = match sale {
         Sale::InStock => STOCK,
-        Sale::SoldOut => {
-            let sku = Sku::parse(SKU)?;
-            app.direct_store()
-                .adjust_stock(&sku, -(STOCK as i64))
-                .await?;
-            0
-        }
+        Sale::SoldOut => 0,
     };
+    let app = stocked(buyers, start_stock, design).await?;
     let limits = Limits::new(app.engine.database(), *model)?;
-    let checkout = limited_checkout(&app, &limits, provider);
+    let checkout = limited_checkout(&app, &limits, provider, design)?;
     let start = Instant::now();
     let mut tasks = Vec::with_capacity(buyers);
     for i in 0..buyers {

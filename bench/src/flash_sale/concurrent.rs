@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use local_engine::limits::{Limits, Model};
 use local_engine::runtime_api::Error;
 
-use super::{STOCK, Wave, check_out, ended, limited_checkout, stocked};
+use super::{Design, STOCK, Wave, check_out, ended, limited_checkout, stocked};
 
-/// Customers ready with a cart beyond one per buyer at once: more than a wave accepts.
+/// Customers ready with a cart beyond one per buyer at once, at least: more than a wave of one
+/// stock item accepts.
 const SPARE_CARTS: usize = 100;
 
 /// `buyers` at once for `seconds` of this machine's time.
@@ -20,11 +21,15 @@ pub(super) async fn run(
     provider: &payment_provider::Provider,
     buyers: usize,
     seconds: f64,
+    design: Design,
 ) -> Result<Wave, Error> {
-    let carts = buyers + SPARE_CARTS;
-    let app = stocked(carts).await?;
+    // Each buyer checks out at most one cart per transaction's service time, as modelled here.
+    let service = model.transaction_service.as_secs_f64() * model.scale;
+    let per_buyer = (seconds / service.max(1e-3)).ceil() as usize;
+    let carts = buyers + SPARE_CARTS.max(buyers * per_buyer);
+    let app = stocked(carts, STOCK, design).await?;
     let limits = Limits::new(app.engine.database(), *model)?;
-    let checkout = limited_checkout(&app, &limits, provider);
+    let checkout = limited_checkout(&app, &limits, provider, design)?;
     let next = Arc::new(AtomicUsize::new(0));
     let start = Instant::now();
     let until = start + Duration::from_secs_f64(seconds);

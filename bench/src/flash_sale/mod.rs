@@ -7,6 +7,9 @@
 //! ceiling; rates and checkouts a second are printed at DynamoDB's scale (multiplied back),
 //! times as measured here. The provider is localstripe, as in make dev.
 //!
+//! Each design runs every wave: the SKU's stock in its variant's one item (today's), and split
+//! over [`SHARDS`] stock shards (`POST /variants/{sku}/stock {"shards": k}`).
+//!
 //! Each wave gets a fresh engine: the product with ample stock (so that only the limits refuse
 //! anyone), one customer and one cart line per buyer, written without the limits. Then the
 //! buyers' checkouts through the limits; then the table is read
@@ -23,6 +26,8 @@ use local_engine::runtime_api::Error;
 use local_engine::testing::{TestApp, Who, payments, put_profile, single_variant, staff};
 use shared::Store;
 use shared::domain::ids::Sku;
+use shared::domain::stock_shards::ShardCount;
+use shared::dynamo::keys::StatusShards;
 use shared::http::serve::dispatch;
 
 use crate::cli::Options;
@@ -38,7 +43,14 @@ const SKU: &str = "flash-1";
 /// Units in stock at the start: more than any wave buys.
 const STOCK: u64 = 1_000_000;
 /// Buyers a second, at DynamoDB's scale, wave by wave.
-const RATES: [f64; 5] = [250.0, 500.0, 1000.0, 2000.0, 4000.0];
+const RATES: [f64; 6] = [250.0, 500.0, 1000.0, 2000.0, 4000.0, 8000.0];
+/// Buyers a second of the sold-out wave: the rate the sharded design is to sell at (issue 67),
+/// within the 6,000 eventually consistent reads a second of the one partition every buyer
+/// reads.
+const SOLD_OUT_RATE: f64 = 4000.0;
+/// The sharded design's count of stock shards: 500 transactional takes a second each at
+/// DynamoDB's limits, 8,000 in all.
+const SHARDS: u64 = 16;
 /// Buyers at once, each checking out one customer after another, series by series.
 const CONCURRENT: [usize; 6] = [1, 2, 4, 8, 16, 32];
 
@@ -77,18 +89,22 @@ pub(crate) async fn section(o: &Options, home: &std::path::Path) -> Result<(), E
     let provider =
         payment_provider::Provider::new(&localstripe.base, local_engine::provider::LOCAL_API_KEY);
     let model = Model::scaled(o.flash_scale).with_transaction_service(o.flash_service);
-    let design = "one stock item (today)";
     report::header(&model, o.flash_seconds);
-    for rate in RATES {
-        let wave = arrivals::run(&model, &provider, rate, o.flash_seconds, Sale::InStock).await?;
-        report::row(design, &model, &wave);
-    }
-    let top = RATES[RATES.len() - 1];
-    let sold_out = arrivals::run(&model, &provider, top, o.flash_seconds, Sale::SoldOut).await?;
-    report::row(&format!("{design}, sold out"), &model, &sold_out);
-    for buyers in CONCURRENT {
-        let wave = concurrent::run(&model, &provider, buyers, o.flash_seconds).await?;
-        report::row(design, &model, &wave);
+    for design in [Design::One, Design::Sharded(ShardCount::new(SHARDS)?)] {
+        let label = design.label();
+        for rate in RATES {
+            let sale = (Sale::InStock, design);
+            let wave = arrivals::run(&model, &provider, rate, o.flash_seconds, sale).await?;
+            report::row(&label, &model, &wave);
+        }
+        let sale = (Sale::SoldOut, design);
+        let sold_out = arrivals::run(&model, &provider, SOLD_OUT_RATE, o.flash_seconds, sale);
+        let sold_out = sold_out.await?;
+        report::row(&format!("{label}, sold out"), &model, &sold_out);
+        for buyers in CONCURRENT {
+            let wave = concurrent::run(&model, &provider, buyers, o.flash_seconds, design).await?;
+            report::row(&label, &model, &wave);
+        }
     }
     let read = warm_read(&model).await?;
     println!();
@@ -129,12 +145,19 @@ fn limited_checkout(
     app: &TestApp,
     limits: &Limits,
     provider: &payment_provider::Provider,
-) -> Arc<functions::checkout::Checkout> {
+    design: Design,
+) -> Result<Arc<functions::checkout::Checkout>, Error> {
     let (client, _) = app.engine.limited_client(limits);
-    Arc::new(functions::checkout::Checkout {
-        store: Store::new(client, LOCAL_TABLE),
+    let mut store = Store::new(client, LOCAL_TABLE);
+    // Every checkout also lists its order in GSI1's partition of its status: one partition's
+    // 1,000 writes a second for the whole store, unless spread over status shards as well.
+    if let Design::Sharded(count) = design {
+        store = store.with_status_shards(StatusShards::new(count.get() as u32)?);
+    }
+    Ok(Arc::new(functions::checkout::Checkout {
+        store,
         provider: provider.clone(),
-    })
+    }))
 }
 
 /// Buyer `i`'s checkout, timed from `start`.
@@ -146,6 +169,24 @@ async fn check_out(checkout: &functions::checkout::Checkout, i: usize, start: In
         status: response.status().as_u16(),
         took: sent.elapsed(),
         at: start.elapsed(),
+    }
+}
+
+/// Where the SKU's stock is kept.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Design {
+    /// The variant's one item.
+    One,
+    /// Split over this many stock shards.
+    Sharded(ShardCount),
+}
+
+impl Design {
+    fn label(self) -> String {
+        match self {
+            Design::One => "one stock item".to_owned(),
+            Design::Sharded(count) => format!("{count} stock shards"),
+        }
     }
 }
 
@@ -164,7 +205,7 @@ const READS: usize = 200;
 /// partition answers, not one it throttles), sorted.
 async fn warm_read(model: &Model) -> Result<Vec<Duration>, Error> {
     let pace = Duration::from_secs_f64(4.0 * model.scale / model.read_units);
-    let app = stocked(0).await?;
+    let app = stocked(0, STOCK, Design::One).await?;
     let limits = Limits::new(app.engine.database(), *model)?;
     let (client, _) = app.engine.limited_client(&limits);
     let store = Store::new(client, LOCAL_TABLE);
@@ -185,8 +226,9 @@ async fn warm_read(model: &Model) -> Result<Vec<Duration>, Error> {
     Ok(times)
 }
 
-/// A fresh engine with the SKU in stock and `buyers` customers with one unit in their carts.
-async fn stocked(buyers: usize) -> Result<TestApp, Error> {
+/// A fresh engine with `stock` units of the SKU kept as `design` says, and `buyers` customers
+/// with one unit in their carts.
+async fn stocked(buyers: usize, stock: u64, design: Design) -> Result<TestApp, Error> {
     let app = TestApp::empty().await?;
     let store = app.direct_store();
     let sku = Sku::parse(SKU)?;
@@ -194,6 +236,7 @@ async fn stocked(buyers: usize) -> Result<TestApp, Error> {
     store
         .put_product(&single_variant(&sku, "Flash", price), &staff())
         .await?;
+    // Stocked for the carts' lines, then cut to `stock` once they hold them.
     store.adjust_stock(&sku, STOCK as i64).await?;
     for i in 0..buyers {
         let customer = buyer(i);
@@ -207,6 +250,14 @@ async fn stocked(buyers: usize) -> Result<TestApp, Error> {
             dispatch(&store, line, functions::edit_cart::handle).await,
             200,
         )?;
+    }
+    if stock < STOCK {
+        store
+            .adjust_stock(&sku, stock as i64 - STOCK as i64)
+            .await?;
+    }
+    if let Design::Sharded(count) = design {
+        store.set_stock_shards(&sku, count).await?;
     }
     Ok(app)
 }

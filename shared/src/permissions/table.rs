@@ -471,6 +471,8 @@ pub const FUNCTIONS: &[Function] = &[
             UpdateItem(&[&variant::SPREAD]),
             UpdateItem(&[&stock_shard::SPREAD]),
             DeleteItem(&stock_shard::DROP),
+            // Stock taken away from the fullest shards.
+            UpdateItem(&[&stock_shard::TAKE]),
         ],
     ),
     function(

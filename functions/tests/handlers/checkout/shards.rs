@@ -67,6 +67,17 @@ async fn staff_split_a_skus_stock_and_everyone_sees_it_whole() {
     assert_eq!(customer["inStock"], json!(true));
     assert!(customer.get("stockShards").is_none(), "{customer}");
 
+    // Staff take away more than any one shard holds: from the fullest ones.
+    let (status, body) = stock_change(&app, "sku-3", json!({"delta": -60})).await;
+    assert_eq!((status, &body["stock"]), (200, &json!(43)), "{body}");
+    assert_eq!(levels(&app, "sku-3").await.iter().sum::<u64>(), 43);
+    let (status, body) = stock_change(&app, "sku-3", json!({"delta": -44})).await;
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(
+        stock_change(&app, "sku-3", json!({"delta": 60})).await.0,
+        200
+    );
+
     // Taken down to 2 shards and back to 1: every unit kept.
     assert_eq!(
         stock_change(&app, "sku-3", json!({"shards": 2})).await.0,

@@ -1,4 +1,5 @@
-//! A flash sale through make dev under DynamoDB's limits (`DYNAMODB_LIMITS`), killed (SIGKILL)
+//! A flash sale through make dev under DynamoDB's limits (`DYNAMODB_LIMITS`), its stock in the
+//! variant's one item or split over stock shards, killed (SIGKILL)
 //! while buyers check out and started again: every unit is in stock or held by exactly one
 //! order, every checkout answered 201 has its order, and a buyer who sends their checkout
 //! again with the same Idempotency-Key is never sold a second unit.
@@ -68,10 +69,20 @@ fn all(
 
 #[test]
 fn a_kill_mid_sale_loses_no_unit_and_sells_none_twice() {
+    kill_mid_sale("flash", None);
+}
+
+#[test]
+fn a_kill_mid_sale_of_stock_split_over_shards_loses_no_unit_and_sells_none_twice() {
+    kill_mid_sale("flash-shards", Some(4));
+}
+
+/// The sale, its stock in `shards` stock shards (`None`: the variant's one item).
+fn kill_mid_sale(name: &str, shards: Option<u64>) {
     // The provider is the test's own, so that, like the real one, it outlives make dev.
     let provider = local_engine::testing::provider();
     let (mut dev, _) = start_dev_with(
-        "flash",
+        name,
         "127.0.0.1",
         &[
             ("DYNAMODB_LIMITS", "20"),
@@ -87,19 +98,13 @@ fn a_kill_mid_sale_loses_no_unit_and_sells_none_twice() {
     );
     let (status, body) = http(&dev, "PUT", &format!("/products/{SKU}"), &staff, &product);
     assert!(status == 200 || status == 201, "{status} {body}");
-    let stock = |dev: &crate::dev::Dev, delta: i64| {
+    let stock = |dev: &crate::dev::Dev, change: String| {
         let target = format!("/variants/{SKU}/stock");
-        let (status, body) = http(
-            dev,
-            "POST",
-            &target,
-            &staff,
-            &format!(r#"{{"delta":{delta}}}"#),
-        );
+        let (status, body) = http(dev, "POST", &target, &staff, &change);
         assert_eq!(status, 200, "{body}");
     };
     // Enough for every cart line, then the sale's units only.
-    stock(&dev, BUYERS as i64);
+    stock(&dev, format!(r#"{{"delta":{BUYERS}}}"#));
     let tokens: Vec<String> = (0..BUYERS).map(|i| token(&dev, &buyer(i))).collect();
     for (i, token) in tokens.iter().enumerate() {
         let profile = format!(
@@ -118,7 +123,10 @@ fn a_kill_mid_sale_loses_no_unit_and_sells_none_twice() {
         let (status, body) = http(&dev, "PUT", &line, token, r#"{"quantity":1}"#);
         assert_eq!(status, 200, "{body}");
     }
-    stock(&dev, UNITS - BUYERS as i64);
+    stock(&dev, format!(r#"{{"delta":{}}}"#, UNITS - BUYERS as i64));
+    if let Some(shards) = shards {
+        stock(&dev, format!(r#"{{"shards":{shards}}}"#));
+    }
 
     // The buyers at once; make dev killed as soon as one of them has their order.
     let answers = check_out_all(&dev.api, &tokens);
@@ -149,8 +157,8 @@ fn a_kill_mid_sale_loses_no_unit_and_sells_none_twice() {
         );
     }
     let unanswered = first.iter().filter(|a| a.is_none()).count();
-    // The kill came mid-sale: one item serves about 25 checkouts a second at this scale, and
-    // it came right after the first was accepted.
+    // The kill came mid-sale: one item serves about 25 checkouts a second at this scale (four
+    // shards about 100), and it came right after the first was accepted.
     assert!(
         unanswered > 0,
         "every checkout was answered before the kill"

@@ -110,8 +110,16 @@ impl Store {
     /// an ADD is not idempotent, and when an answer is lost the SDK sends the request again —
     /// a transaction's retry carries its ClientRequestToken, so DynamoDB applies it once. The
     /// product is then read back (strongly consistent) for the answer.
+    ///
+    /// A SKU whose stock is split over shards gains what is added in its variant's own item,
+    /// and loses what is taken from its fullest shards ([`Store::take_over_shards`]).
     pub async fn adjust_stock(&self, sku: &Sku, delta: i64) -> Result<Variant, AppError> {
         let needed = delta.min(0).unsigned_abs();
+        if needed > 0 && self.take_over_shards(sku, needed).await?.is_some() {
+            return self.variant_whole(sku, true).await?.ok_or_else(|| {
+                AppError::internal(format!("variant {sku} vanished after its stock changed"))
+            });
+        }
         let update = variant::STOCK_UPDATE
             .on(&self.table, variant::key(sku))
             .add(&variant::STOCK_CHANGE, &delta)

@@ -9,7 +9,7 @@ use crate::AppError;
 use crate::domain::ids::Sku;
 use crate::domain::money::Money;
 use crate::domain::product::ProductStatus;
-use crate::domain::stock_shards::{ShardCount, ShardIndex, StockLevels, respread};
+use crate::domain::stock_shards::{ShardCount, ShardIndex, StockLevels, Take, plan_take, respread};
 use crate::domain::variant::Variant;
 use crate::dynamo::codec::Item;
 use crate::dynamo::entities::{stock_shard, variant};
@@ -148,6 +148,66 @@ impl Store {
         self.variant_whole(sku, true).await?.ok_or_else(|| {
             AppError::internal(format!("variant {sku} vanished after its shards changed"))
         })
+    }
+
+    /// Takes `needed` units of a SKU whose stock is split over shards, from the fullest ones
+    /// (`domain::stock_shards::plan_take`), in ONE TransactWriteItems, each item on the
+    /// condition that it still holds what the plan takes; a shard short meanwhile makes it read
+    /// again. 409 when all of them together hold less. `None`, with nothing written, for a SKU
+    /// of one shard (or none): [`Store::adjust_stock`]'s own take decides.
+    pub(crate) async fn take_over_shards(
+        &self,
+        sku: &Sku,
+        needed: u64,
+    ) -> Result<Option<()>, AppError> {
+        let taken = retry(
+            &Backoff::TRANSACTION,
+            |err| matches!(err, Retry::Changed | Retry::Contended),
+            |_| async move {
+                let Some(mut variant) = self.get_variant(sku, true).await? else {
+                    return Ok(None);
+                };
+                let levels = self.read_stock_shards([&mut variant], true).await?;
+                let Some(levels) = levels.of(sku) else {
+                    return Ok(None);
+                };
+                let Some(takes) = plan_take(levels, needed, ShardIndex::VARIANT) else {
+                    tracing::info!(%sku, stock = variant.stock, "a stock change would take it below 0");
+                    return Err(Retry::Failed(AppError::OutOfStock(vec![sku.clone()])));
+                };
+                let mut transaction = Transaction::with_capacity(takes.len());
+                for take in takes {
+                    transaction.update((), self.take_units(sku, take)?)?;
+                }
+                match self.send(transaction).await? {
+                    Outcome::Committed => Ok(Some(())),
+                    Outcome::Cancelled(c) if c.conflicted() => Err(Retry::Contended),
+                    Outcome::Cancelled(c) if c.failed_conditions().next().is_some() => {
+                        Err(Retry::Changed)
+                    }
+                    Outcome::Cancelled(c) => Err(Retry::Failed(c.unexplained("stock"))),
+                }
+            },
+        )
+        .await;
+        taken.map_err(|err| err.into_error("variant's stock"))
+    }
+
+    /// `take`'s units taken from its item, if it holds them.
+    fn take_units(&self, sku: &Sku, take: Take) -> Result<UpdateBuilder, AppError> {
+        let units = take.units as i64;
+        if take.shard == ShardIndex::VARIANT {
+            return (variant::STOCK_UPDATE.on(&self.table, variant::key(sku)))
+                .add(&variant::STOCK_CHANGE, &-units)
+                .condition("#stock >= :needed")
+                .value(":needed", &variant::STOCK, &take.units)
+                .build();
+        }
+        (stock_shard::TAKE.on(&self.table, stock_shard::key(sku, take.shard)))
+            .add(&stock_shard::STOCK_CHANGE, &-units)
+            .condition("#stock >= :needed")
+            .value(":needed", &stock_shard::STOCK, &take.units)
+            .build()
     }
 
     /// The transaction that moves `variant`'s units from `levels` (as read) to `count` shards.
