@@ -36,6 +36,9 @@ pub struct Store {
     pub(crate) media: Option<crate::media::MediaBucket>,
     /// Whether the catalog's prices include tax (`PRICES_INCLUDE_TAX`).
     pub(crate) prices_include_tax: bool,
+    /// How many stock shards each sharded SKU had when this process last read it: an order's
+    /// read asks for the shards beside the variants, in the same BatchGetItem.
+    pub(crate) shard_counts: crate::dynamo::products::ShardCounts,
 }
 
 /// Seconds since the Unix epoch, as the table's TTL attribute counts them.
@@ -67,6 +70,7 @@ impl Store {
             return_window_days: crate::domain::returns::DEFAULT_RETURN_WINDOW_DAYS,
             media: None,
             prices_include_tax: false,
+            shard_counts: Default::default(),
         }
     }
 

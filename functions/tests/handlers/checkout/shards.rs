@@ -231,3 +231,23 @@ async fn a_price_written_after_the_split_reaches_every_shard() {
     assert_eq!(status, 409, "{body}");
     assert_eq!(app.stock("tee-1").await, 1);
 }
+
+#[tokio::test]
+async fn a_sold_out_sharded_sku_is_answered_from_one_read_of_its_variant_and_shards() {
+    let app = TestApp::seeded().await.expect("app");
+    let customers = buyers(&app, 2, "sku-2", 1).await;
+    let before = i64::try_from(app.stock("sku-2").await).expect("stock");
+    let sold_out = json!({"delta": -before, "shards": 4});
+    assert_eq!(stock_change(&app, "sku-2", sold_out).await.0, 200);
+    // The first checkout learns that the SKU is sharded; the next reads its shards beside it.
+    assert_eq!(check_out(&app.store, &customers[0], None).await.0, 409);
+    app.requests.reset();
+    let (status, body) = check_out(&app.store, &customers[1], None).await;
+    assert_eq!(status, 409, "{body}");
+    let sent = app.requests.by_operation();
+    assert_eq!(
+        (sent.get("BatchGetItem"), sent.get("TransactWriteItems")),
+        (Some(&2), None),
+        "the customer's items, then the variant with its shards: {sent:?}"
+    );
+}

@@ -37,7 +37,8 @@ use crate::dynamo::entities::{
     cart_line, customer, idempotency, line_item, open_order_count, order_header, order_listing,
     stock_shard, variant,
 };
-use crate::dynamo::keys::{PK, SK};
+use crate::dynamo::keys::{PK, SK, STOCK_PREFIX};
+use crate::dynamo::products::{MAX_BATCH_GET, ShardsRead};
 use crate::dynamo::store::epoch_seconds;
 use crate::dynamo::transaction::{Cancelled, MAX_ACTIONS, Outcome, Transaction};
 use crate::{AppError, Store};
@@ -336,7 +337,11 @@ impl Store {
         let mut keys = vec![profile_key.clone()];
         keys.extend(record_key.clone());
         keys.extend(count_key.clone());
-        let variant_keys = skus.iter().map(variant::key);
+        // The stock shards of the SKUs this process last saw sharded, beside their variants.
+        let room = MAX_BATCH_GET - keys.len() - skus.len();
+        let shard_keys = self.shard_counts.keys_for(skus, room);
+        let mut shards = ShardsRead::asked(&shard_keys);
+        let variant_keys = skus.iter().map(variant::key).chain(shard_keys);
         let items = match read {
             InputsRead::Consistent | InputsRead::Eventual => {
                 keys.extend(variant_keys);
@@ -352,7 +357,13 @@ impl Store {
         };
         let mut inputs = OrderInputs::default();
         for item in items {
-            if has_key(&item, &profile_key) {
+            if item
+                .get(PK)
+                .and_then(|pk| pk.as_s().ok())
+                .is_some_and(|pk| pk.starts_with(STOCK_PREFIX))
+            {
+                shards.found(item)?;
+            } else if has_key(&item, &profile_key) {
                 inputs.customer_named = item.contains_key(customer::NAME.name);
                 inputs.address = customer::ADDRESS.get(&item);
             } else if count_key.as_ref().is_some_and(|key| has_key(&item, key)) {
@@ -367,7 +378,8 @@ impl Store {
             }
         }
         let consistent = read == InputsRead::Consistent;
-        inputs.levels = (self.read_stock_shards(inputs.products.values_mut(), consistent)).await?;
+        let variants = inputs.products.values_mut();
+        inputs.levels = (self.complete_stock_shards(variants, consistent, shards)).await?;
         Ok(inputs)
     }
 

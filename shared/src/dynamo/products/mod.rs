@@ -8,6 +8,8 @@ mod shards;
 mod write;
 
 pub use read::ProductSeen;
+pub use shards::ShardCounts;
+pub(crate) use shards::ShardsRead;
 pub use write::ProductWritten;
 
 use std::sync::{Mutex, PoisonError};

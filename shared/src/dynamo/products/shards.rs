@@ -1,7 +1,8 @@
 //! A SKU's stock over its shards (`domain::stock_shards`; the items: `entities::stock_shard`):
 //! their levels read beside the variants they belong to, and their count changed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use aws_sdk_dynamodb::types::builders::UpdateBuilder;
 
@@ -59,6 +60,63 @@ pub(crate) fn terms_to_shards(
         .collect()
 }
 
+/// How many stock shards each sharded SKU had when this process last read its variant: a
+/// hint, so that an order's read asks for the shards in the same BatchGetItem as the variants
+/// (a flash sale's buyers, one after another on one Lambda, read one request, not two). The
+/// variant read beside them says the count for certain; a shard the hint missed is read after.
+#[derive(Debug, Clone, Default)]
+pub struct ShardCounts(Arc<Mutex<HashMap<Sku, ShardCount>>>);
+
+impl ShardCounts {
+    /// The shard keys to read beside `skus`' variants, at most `room` of them.
+    pub(crate) fn keys_for(&self, skus: &[Sku], room: usize) -> Vec<Item> {
+        let counts = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let keys: Vec<Item> = (skus.iter())
+            .filter_map(|sku| Some((sku, *counts.get(sku)?)))
+            .flat_map(|(sku, count)| count.extra().map(|shard| stock_shard::key(sku, shard)))
+            .collect();
+        if keys.len() > room { Vec::new() } else { keys }
+    }
+
+    fn remember(&self, variants: &[&mut Variant]) {
+        let mut counts = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        for variant in variants {
+            match variant.stock_shards {
+                ShardCount::ONE => counts.remove(&variant.sku),
+                count => counts.insert(variant.sku.clone(), count),
+            };
+        }
+    }
+}
+
+/// Stock shards an order's read already has: the keys it asked for, and the levels found.
+#[derive(Debug, Default)]
+pub(crate) struct ShardsRead {
+    asked: HashSet<(Sku, ShardIndex)>,
+    found: HashMap<(Sku, ShardIndex), u64>,
+}
+
+impl ShardsRead {
+    /// The keys `keys` were asked for (absent ones hold nothing).
+    pub(crate) fn asked(keys: &[Item]) -> Self {
+        let asked = (keys.iter())
+            .filter_map(|key| crate::dynamo::codec::PK.get(key))
+            .filter_map(|pk| stock_shard::parse_pk(&pk).ok())
+            .collect();
+        Self {
+            asked,
+            found: HashMap::new(),
+        }
+    }
+
+    /// A shard's item found.
+    pub(crate) fn found(&mut self, item: Item) -> Result<(), AppError> {
+        let shard = stock_shard::from_item(item)?;
+        self.found.insert((shard.sku, shard.shard), shard.stock);
+        Ok(())
+    }
+}
+
 impl Store {
     /// The levels of the shards of each variant of `variants` that has more than one, in one
     /// BatchGetItem (another per 100 shards past the first 100), strongly or eventually
@@ -69,21 +127,35 @@ impl Store {
         variants: impl IntoIterator<Item = &'a mut Variant>,
         consistent: bool,
     ) -> Result<StockLevels, AppError> {
+        self.complete_stock_shards(variants, consistent, ShardsRead::default())
+            .await
+    }
+
+    /// [`Store::read_stock_shards`], for shards `read` has not asked for yet.
+    pub(crate) async fn complete_stock_shards<'a>(
+        &self,
+        variants: impl IntoIterator<Item = &'a mut Variant>,
+        consistent: bool,
+        read: ShardsRead,
+    ) -> Result<StockLevels, AppError> {
         let mut sharded: Vec<&mut Variant> = variants
             .into_iter()
             .filter(|variant| variant.stock_shards > ShardCount::ONE)
             .collect();
         let mut levels = StockLevels::default();
         let keys: Vec<Item> = (sharded.iter())
-            .flat_map(|v| (v.stock_shards.extra()).map(|shard| stock_shard::key(&v.sku, shard)))
+            .flat_map(|v| (v.stock_shards.extra()).map(|shard| (&v.sku, shard)))
+            .filter(|(sku, shard)| !read.asked.contains(&((*sku).clone(), *shard)))
+            .map(|(sku, shard)| stock_shard::key(sku, shard))
             .collect();
-        let mut found: HashMap<(Sku, ShardIndex), u64> = HashMap::new();
+        let ShardsRead { mut found, .. } = read;
         for chunk in keys.chunks(MAX_BATCH_GET) {
             for item in self.batch_get(chunk.to_vec(), consistent).await? {
                 let shard = stock_shard::from_item(item)?;
                 found.insert((shard.sku, shard.shard), shard.stock);
             }
         }
+        self.shard_counts.remember(&sharded);
         for variant in &mut sharded {
             let mut all = vec![variant.stock];
             all.extend(variant.stock_shards.extra().map(|shard| {
