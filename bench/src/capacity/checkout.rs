@@ -152,6 +152,36 @@ impl Bench {
         Ok(())
     }
 
+    /// A 1-line checkout of a SKU whose stock is split over 16 stock shards, by a process that
+    /// has read the SKU before (its second checkout of it: the shards are read with the
+    /// variant). Left PENDING_PAYMENT.
+    pub(super) async fn checkout_sharded(&mut self) -> Result<(), Error> {
+        let sku = shared::domain::ids::Sku::parse("bench-00")?;
+        let count = shared::domain::stock_shards::ShardCount::new(16)?;
+        self.store.set_stock_shards(&sku, count).await?;
+        let service = functions::checkout::Checkout {
+            store: self.store.clone(),
+            provider: local_engine::testing::provider(),
+        };
+        let mut checkout = Units::default();
+        for attempt in ["first", "second"] {
+            self.fill_cart(1).await?;
+            let key = format!("bench-checkout-sharded-{attempt}");
+            let req = payments::checkout("c1", Some(&key));
+            (checkout, _) = self
+                .units_on(&service, functions::checkout::handle, req, 201)
+                .await?;
+            self.consumer_units().await?;
+        }
+        self.row(
+            "POST checkout, 1 line of a SKU in 16 stock shards",
+            checkout,
+            None,
+            "as a 1-line checkout, but the variants' eventually consistent read also reads the SKU's 15 other shards (this process read it before); the take writes one shard, and the variant's GSI3 entry only when that shard is the variant's own item",
+        );
+        Ok(())
+    }
+
     /// An expiry run with nothing to end, then a 1-line hold that ends unpaid.
     pub(super) async fn checkout_expired(&mut self) -> Result<(), Error> {
         let budget = std::time::Duration::from_secs(30);

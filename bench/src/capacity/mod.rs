@@ -266,6 +266,7 @@ pub(crate) async fn section() -> Result<(), Error> {
     b.checkout_expired().await?;
     b.refunds().await?;
     b.pricing().await?;
+    b.checkout_sharded().await?;
     print_rows(&b.rows);
     print_costs(&b.figures);
     let f = &b.figures;
