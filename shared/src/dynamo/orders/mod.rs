@@ -10,6 +10,7 @@ mod lines;
 mod read;
 mod returns;
 mod status;
+mod takes;
 mod uses;
 
 use caps::{Release, why_not_counted};
@@ -22,20 +23,20 @@ pub use status::StatusChangeError;
 
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::types::builders::{DeleteBuilder, UpdateBuilder};
+use aws_sdk_dynamodb::types::builders::DeleteBuilder;
 
 use crate::domain::cart::MAX_CART_LINES;
 use crate::domain::idempotency::{IDEMPOTENCY_TTL_SECONDS, IdempotencyRecord};
 use crate::domain::ids::{CustomerId, IdempotencyKey, Sku};
 use crate::domain::order::{LineItem, MAX_LINES, OrderDetails, RequestedLine, price_lines};
 use crate::domain::product::ProductStatus;
-use crate::domain::stock_shards::{ShardIndex, StockLevels};
+use crate::domain::stock_shards::StockLevels;
 use crate::domain::variant::Variant;
 use crate::dynamo::cart::StoredCartLine;
 use crate::dynamo::codec::{Item, item_size};
 use crate::dynamo::entities::{
     cart_line, customer, idempotency, line_item, open_order_count, order_header, order_listing,
-    stock_shard, variant,
+    variant,
 };
 use crate::dynamo::keys::{PK, SK, STOCK_PREFIX};
 use crate::dynamo::products::{MAX_BATCH_GET, ShardsRead};
@@ -405,27 +406,12 @@ impl Store {
         let (order, lines) = (&placed.order, &placed.items);
         let cart = checkout.map_or(&[][..], |parts| parts.cart);
         let mut transaction = Transaction::with_capacity(2 * lines.len() + 4 + cart.len());
-        let seed = order.order_id.as_str().as_bytes();
-        for line in lines {
-            let needed = u64::from(line.quantity);
-            let Some(takes) = levels.takes(&line.sku, needed, seed) else {
-                return Err(PlaceOrderError::OutOfStock(vec![line.sku.clone()]));
-            };
-            let sharded = levels.of(&line.sku).is_some();
-            for take in takes {
-                let (action, update) = match take.shard {
-                    ShardIndex::VARIANT => (
-                        OrderAction::TakeStock(line, sharded),
-                        self.take_stock(line, take.units)?,
-                    ),
-                    shard => (
-                        OrderAction::TakeShard(line),
-                        self.take_from_shard(line, shard, take.units)?,
-                    ),
-                };
-                transaction.update(action, update)?;
-            }
-        }
+        self.take_lines(
+            &mut transaction,
+            lines,
+            levels,
+            order.order_id.as_str().as_bytes(),
+        )?;
         // A checkout's order is a hold, with what a hold writes besides.
         let (listing, header) = match checkout {
             Some(_) => (&order_listing::PUT_HOLD, &order_header::PUT_HOLD),
@@ -487,48 +473,6 @@ impl Store {
                 (self.max_open_orders, self.max_held_quantity),
             )),
         }
-    }
-
-    /// A line's stock taken, if its variant is still for sale at the line's price and has
-    /// enough stock (a SKU written before products has no status: it is for sale); the
-    /// variant as it is when not.
-    fn take_stock(&self, line: &LineItem, units: u64) -> Result<UpdateBuilder, AppError> {
-        variant::TAKE_STOCK
-            .on(&self.table, variant::key(&line.sku))
-            .add(&variant::STOCK_CHANGE, &-(units as i64))
-            .condition(
-                "#price = :price AND #stock >= :needed \
-                 AND (attribute_not_exists(#status) OR #status = :published)",
-            )
-            .value(":price", &variant::PRICE, &line.price)
-            .value(":needed", &variant::STOCK, &units)
-            .value(":published", &variant::STATUS, &ProductStatus::Published)
-            .returning_old_on_failure()
-            .build()
-    }
-
-    /// Units of a line taken from one of its SKU's stock shards, if the shard holds them and
-    /// its copies of the variant's terms still say the line's price and for sale; the shard
-    /// as it is when not.
-    fn take_from_shard(
-        &self,
-        line: &LineItem,
-        shard: ShardIndex,
-        units: u64,
-    ) -> Result<UpdateBuilder, AppError> {
-        stock_shard::TAKE
-            .on(&self.table, stock_shard::key(&line.sku, shard))
-            .add(&stock_shard::STOCK_CHANGE, &-(units as i64))
-            .condition("#price = :price AND #stock >= :needed AND #status = :published")
-            .value(":price", &stock_shard::PRICE, &line.price)
-            .value(":needed", &stock_shard::STOCK, &units)
-            .value(
-                ":published",
-                &stock_shard::STATUS,
-                &ProductStatus::Published,
-            )
-            .returning_old_on_failure()
-            .build()
     }
 
     /// A cart line deleted, only if it is still as the checkout read it: its quantity and its
