@@ -138,8 +138,10 @@ impl Store {
         consistent: bool,
         read: ShardsRead,
     ) -> Result<StockLevels, AppError> {
-        let mut sharded: Vec<&mut Variant> = variants
-            .into_iter()
+        let all: Vec<&mut Variant> = variants.into_iter().collect();
+        // What this process knows of each SKU's count, now read for certain.
+        self.shard_counts.remember(&all);
+        let mut sharded: Vec<&mut Variant> = (all.into_iter())
             .filter(|variant| variant.stock_shards > ShardCount::ONE)
             .collect();
         let mut levels = StockLevels::default();
@@ -155,7 +157,6 @@ impl Store {
                 found.insert((shard.sku, shard.shard), shard.stock);
             }
         }
-        self.shard_counts.remember(&sharded);
         for variant in &mut sharded {
             let mut all = vec![variant.stock];
             all.extend(variant.stock_shards.extra().map(|shard| {
