@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::AppError;
 use crate::domain::ids::Sku;
@@ -205,6 +206,33 @@ impl StockLevels {
         };
         let count = ShardCount::new(levels.len() as u64).unwrap_or(ShardCount::ONE);
         plan_take(levels, needed, count.start_for(seed))
+    }
+}
+
+/// How many stock shards each sharded SKU had when this process last read its variant: a
+/// hint, so that an order's read asks for the shards in the same BatchGetItem as the variants
+/// (a flash sale's buyers, one after another on one Lambda, read one request, not two). The
+/// variant read beside them says the count for certain; a shard the hint missed is read after.
+#[derive(Debug, Clone, Default)]
+pub struct ShardCounts(Arc<Mutex<HashMap<Sku, ShardCount>>>);
+
+impl ShardCounts {
+    /// `sku`'s count as last read, if it had more than one shard.
+    pub fn known(&self, sku: &Sku) -> Option<ShardCount> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(sku)
+            .copied()
+    }
+
+    /// `sku`'s count, as just read.
+    pub fn remember(&self, sku: &Sku, count: ShardCount) {
+        let mut counts = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        match count {
+            ShardCount::ONE => counts.remove(sku),
+            count => counts.insert(sku.clone(), count),
+        };
     }
 }
 

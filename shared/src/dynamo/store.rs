@@ -38,7 +38,7 @@ pub struct Store {
     pub(crate) prices_include_tax: bool,
     /// How many stock shards each sharded SKU had when this process last read it: an order's
     /// read asks for the shards beside the variants, in the same BatchGetItem.
-    pub(crate) shard_counts: crate::dynamo::products::ShardCounts,
+    pub(crate) shard_counts: crate::domain::stock_shards::ShardCounts,
 }
 
 /// Seconds since the Unix epoch, as the table's TTL attribute counts them.

@@ -39,7 +39,7 @@ use crate::dynamo::entities::{
     variant,
 };
 use crate::dynamo::keys::{PK, SK, STOCK_PREFIX};
-use crate::dynamo::products::{MAX_BATCH_GET, ShardsRead};
+use crate::dynamo::products::{MAX_BATCH_GET, ShardsRead, hinted_keys};
 use crate::dynamo::store::epoch_seconds;
 use crate::dynamo::transaction::{Cancelled, MAX_ACTIONS, Outcome, Transaction};
 use crate::{AppError, Store};
@@ -340,7 +340,7 @@ impl Store {
         keys.extend(count_key.clone());
         // The stock shards of the SKUs this process last saw sharded, beside their variants.
         let room = MAX_BATCH_GET - keys.len() - skus.len();
-        let shard_keys = self.shard_counts.keys_for(skus, room);
+        let shard_keys = hinted_keys(&self.shard_counts, skus, room);
         let mut shards = ShardsRead::asked(&shard_keys);
         let variant_keys = skus.iter().map(variant::key).chain(shard_keys);
         let items = match read {

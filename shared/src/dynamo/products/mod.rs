@@ -8,8 +8,7 @@ mod shards;
 mod write;
 
 pub use read::ProductSeen;
-pub use shards::ShardCounts;
-pub(crate) use shards::ShardsRead;
+pub(crate) use shards::{ShardsRead, hinted_keys};
 pub use write::ProductWritten;
 
 use std::sync::{Mutex, PoisonError};

@@ -2,7 +2,6 @@
 //! their levels read beside the variants they belong to, and their count changed.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, PoisonError};
 
 use aws_sdk_dynamodb::types::builders::UpdateBuilder;
 
@@ -10,7 +9,9 @@ use crate::AppError;
 use crate::domain::ids::Sku;
 use crate::domain::money::Money;
 use crate::domain::product::ProductStatus;
-use crate::domain::stock_shards::{ShardCount, ShardIndex, StockLevels, Take, plan_take, respread};
+use crate::domain::stock_shards::{
+    ShardCount, ShardCounts, ShardIndex, StockLevels, Take, plan_take, respread,
+};
 use crate::domain::variant::Variant;
 use crate::dynamo::codec::Item;
 use crate::dynamo::entities::{stock_shard, variant};
@@ -60,33 +61,14 @@ pub(crate) fn terms_to_shards(
         .collect()
 }
 
-/// How many stock shards each sharded SKU had when this process last read its variant: a
-/// hint, so that an order's read asks for the shards in the same BatchGetItem as the variants
-/// (a flash sale's buyers, one after another on one Lambda, read one request, not two). The
-/// variant read beside them says the count for certain; a shard the hint missed is read after.
-#[derive(Debug, Clone, Default)]
-pub struct ShardCounts(Arc<Mutex<HashMap<Sku, ShardCount>>>);
-
-impl ShardCounts {
-    /// The shard keys to read beside `skus`' variants, at most `room` of them.
-    pub(crate) fn keys_for(&self, skus: &[Sku], room: usize) -> Vec<Item> {
-        let counts = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        let keys: Vec<Item> = (skus.iter())
-            .filter_map(|sku| Some((sku, *counts.get(sku)?)))
-            .flat_map(|(sku, count)| count.extra().map(|shard| stock_shard::key(sku, shard)))
-            .collect();
-        if keys.len() > room { Vec::new() } else { keys }
-    }
-
-    fn remember(&self, variants: &[&mut Variant]) {
-        let mut counts = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        for variant in variants {
-            match variant.stock_shards {
-                ShardCount::ONE => counts.remove(&variant.sku),
-                count => counts.insert(variant.sku.clone(), count),
-            };
-        }
-    }
+/// The shard keys to read beside `skus`' variants, as `counts` last knew them, at most `room`
+/// of them (none if more).
+pub(crate) fn hinted_keys(counts: &ShardCounts, skus: &[Sku], room: usize) -> Vec<Item> {
+    let keys: Vec<Item> = (skus.iter())
+        .filter_map(|sku| Some((sku, counts.known(sku)?)))
+        .flat_map(|(sku, count)| count.extra().map(|shard| stock_shard::key(sku, shard)))
+        .collect();
+    if keys.len() > room { Vec::new() } else { keys }
 }
 
 /// Stock shards an order's read already has: the keys it asked for, and the levels found.
@@ -140,7 +122,10 @@ impl Store {
     ) -> Result<StockLevels, AppError> {
         let all: Vec<&mut Variant> = variants.into_iter().collect();
         // What this process knows of each SKU's count, now read for certain.
-        self.shard_counts.remember(&all);
+        for variant in &all {
+            self.shard_counts
+                .remember(&variant.sku, variant.stock_shards);
+        }
         let mut sharded: Vec<&mut Variant> = (all.into_iter())
             .filter(|variant| variant.stock_shards > ShardCount::ONE)
             .collect();
