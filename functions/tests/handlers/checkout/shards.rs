@@ -6,8 +6,6 @@
 use futures_util::future::join_all;
 use local_engine::testing::{TestApp, Who, catalog, dispatch, parts, send_json};
 use serde_json::{Value, json};
-use shared::domain::product::{ProductSpec, ProductStatus, RawProduct, RawVariant};
-use shared::domain::time::Timestamp;
 
 use super::check_out;
 use super::limits::buyers;
@@ -46,6 +44,15 @@ async fn levels(app: &TestApp, sku: &str) -> Vec<u64> {
         .await
         .expect("shards");
     levels.of(&sku).map_or_else(|| vec![own], <[u64]>::to_vec)
+}
+
+/// Staff's order of `quantity` `tee-1` at 9.00 for c2, directly (`POST /customers/c2/orders`).
+async fn staff_order_of_tees(app: &TestApp, quantity: u32) -> (u16, Value) {
+    let body = format!(r#"{{"items":[{{"sku":"tee-1","quantity":{quantity},"price":"9.00"}}]}}"#);
+    let route = "POST /customers/{customerId}/orders";
+    let req = send_json(Who::Staff, route, "/customers/c2/orders", &[], &body);
+    let (status, _, body) = parts(dispatch(&app.store, req, functions::place_order::handle).await);
+    (status, body)
 }
 
 #[tokio::test]
@@ -149,30 +156,39 @@ async fn a_line_no_one_shard_holds_is_taken_from_several() {
     assert_eq!(app.stock("sku-5").await, 1);
 }
 
+/// `PUT /products/tee-1` through its handler: one variant, `sku` at `price`.
+async fn put_tee(app: &TestApp, sku: &str, price: &str) {
+    let body = json!({
+        "title": "Tee",
+        "status": "PUBLISHED",
+        "variants": [{"sku": sku, "options": {}, "price": price}],
+    });
+    let req = catalog::put_product(Who::Staff, "tee-1", &body.to_string());
+    let (status, _, body) = parts(dispatch(&app.store, req, functions::put_product::handle).await);
+    assert!(status == 200 || status == 201, "{status} {body}");
+}
+
+#[tokio::test]
+async fn an_order_staff_place_takes_from_the_shards_too() {
+    let app = TestApp::seeded().await.expect("app");
+    put_tee(&app, "tee-1", "9.00").await;
+    let split = stock_change(&app, "tee-1", json!({"delta": 6, "shards": 4})).await;
+    assert_eq!(split.0, 200, "{}", split.1);
+    // 2, 2, 1 and 1: five come from three shards, the variant's own item among them.
+    let (status, body) = staff_order_of_tees(&app, 5).await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(levels(&app, "tee-1").await.iter().sum::<u64>(), 1);
+    let (status, body) = staff_order_of_tees(&app, 2).await;
+    assert_eq!(status, 409, "{body}");
+}
+
 #[tokio::test]
 async fn a_price_written_after_the_split_reaches_every_shard() {
     let app = TestApp::seeded().await.expect("app");
-    let direct = app.direct_store();
-    let staff = local_engine::testing::staff();
-    let price = shared::domain::product::price("12.50").expect("price");
-    let tee = shared::domain::ids::Sku::parse("tee-1").expect("sku");
-    let product = local_engine::testing::single_variant(&tee, "Tee", price);
-    direct.put_product(&product, &staff).await.expect("product");
-    assert_eq!(
-        stock_change(&app, "tee-1", json!({"delta": 8, "shards": 3}))
-            .await
-            .0,
-        200
-    );
-    let repriced = local_engine::testing::single_variant(
-        &tee,
-        "Tee",
-        shared::domain::product::price("9.00").expect("price"),
-    );
-    direct
-        .put_product(&repriced, &staff)
-        .await
-        .expect("repriced");
+    put_tee(&app, "tee-1", "12.50").await;
+    let split = stock_change(&app, "tee-1", json!({"delta": 8, "shards": 3})).await;
+    assert_eq!(split.0, 200, "{}", split.1);
+    put_tee(&app, "tee-1", "9.00").await;
     let customers = buyers(&app, 3, "tee-1", 2).await;
     for customer in &customers {
         let (status, body) = check_out(&app.store, customer, None).await;
@@ -182,15 +198,7 @@ async fn a_price_written_after_the_split_reaches_every_shard() {
     assert_eq!(app.stock("tee-1").await, 2);
 
     // Staff order one directly at the new price; the product shows the stock left whole.
-    let body = r#"{"items":[{"sku":"tee-1","quantity":1,"price":"9.00"}]}"#;
-    let req = send_json(
-        Who::Staff,
-        "POST /customers/{customerId}/orders",
-        "/customers/c2/orders",
-        &[],
-        body,
-    );
-    let (status, _, body) = parts(dispatch(&app.store, req, functions::place_order::handle).await);
+    let (status, body) = staff_order_of_tees(&app, 1).await;
     assert_eq!(status, 201, "{body}");
     let req = catalog::get_product(Who::Staff, "tee-1");
     let (status, _, body) = parts(dispatch(&app.store, req, functions::get_product::handle).await);
@@ -201,33 +209,8 @@ async fn a_price_written_after_the_split_reaches_every_shard() {
     );
 
     // The product drops the SKU: no shard of it sells any more.
-    let raw = RawProduct {
-        title: "Tee".into(),
-        description: String::new(),
-        status: ProductStatus::Published,
-        category_ids: Vec::new(),
-        options: Vec::new(),
-        variants: vec![RawVariant {
-            sku: shared::domain::ids::Sku::parse("tee-2").expect("sku"),
-            options: Default::default(),
-            price,
-            weight_grams: 0,
-        }],
-    };
-    let id = shared::domain::ids::ProductId::parse("tee-1").expect("id");
-    let spec = ProductSpec::check(id, raw, Timestamp::now()).expect("spec");
-    direct
-        .put_product(&spec, &staff)
-        .await
-        .expect("the SKU dropped");
-    let req = send_json(
-        Who::Staff,
-        "POST /customers/{customerId}/orders",
-        "/customers/c2/orders",
-        &[],
-        r#"{"items":[{"sku":"tee-1","quantity":1,"price":"9.00"}]}"#,
-    );
-    let (status, _, body) = parts(dispatch(&app.store, req, functions::place_order::handle).await);
+    put_tee(&app, "tee-2", "9.00").await;
+    let (status, body) = staff_order_of_tees(&app, 1).await;
     assert_eq!(status, 409, "{body}");
     assert_eq!(app.stock("tee-1").await, 1);
 }
