@@ -22,6 +22,7 @@ use crate::domain::access::Caller;
 use crate::domain::ids::Sku;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::product::ListedProduct;
+use crate::domain::stock_shards::ShardCount;
 use crate::domain::variant::Variant;
 use crate::dynamo::codec::Item;
 use crate::dynamo::cursor::{self, text};
@@ -113,14 +114,10 @@ impl Store {
     /// product is then read back (strongly consistent) for the answer.
     ///
     /// A SKU whose stock is split over shards gains what is added in its variant's own item,
-    /// and loses what is taken from its fullest shards ([`Store::take_over_shards`]).
+    /// and loses it from there too while that item holds it; when it does not, from its fullest
+    /// shards ([`Store::take_over_shards`]). A SKU of one shard pays no read for that.
     pub async fn adjust_stock(&self, sku: &Sku, delta: i64) -> Result<Variant, AppError> {
         let needed = delta.min(0).unsigned_abs();
-        if needed > 0 && self.take_over_shards(sku, needed).await?.is_some() {
-            return self.variant_whole(sku, true).await?.ok_or_else(|| {
-                AppError::internal(format!("variant {sku} vanished after its stock changed"))
-            });
-        }
         let update = variant::STOCK_UPDATE
             .on(&self.table, variant::key(sku))
             .add(&variant::STOCK_CHANGE, &delta)
@@ -147,6 +144,17 @@ impl Store {
                         None => cancelled.unexplained("stock"),
                         Some((_, None)) => {
                             AppError::not_found(format!("variant {sku} does not exist"))
+                        }
+                        // Its own item short, but it has shards: taken from the fullest.
+                        Some((_, Some(stored)))
+                            if variant::STOCK_SHARDS.get(stored) > Some(ShardCount::ONE) =>
+                        {
+                            return match self.take_over_shards(sku, needed).await {
+                                Ok(Some(())) => Ok(()),
+                                // Set back to one shard meanwhile: its own item decides.
+                                Ok(None) => Err(Retry::Contended),
+                                Err(err) => Err(Retry::Failed(err)),
+                            };
                         }
                         Some((_, Some(stored))) => {
                             let stock = variant::STOCK.get(stored).unwrap_or(0);
