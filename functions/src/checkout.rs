@@ -13,6 +13,7 @@
 //! (`shared::http::routes`).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use lambda_http::Request;
 use payment_provider::Provider;
@@ -63,13 +64,15 @@ enum Outcome {
 /// comes before any refusal. The first attempt reads the variants eventually: in a flash sale
 /// every buyer reads the same one, and the transaction checks its price and stock itself (a
 /// sold-out answer may miss a unit given back in the last moment; a retry finds it). A retry
-/// reads them consistently, as one after a price change must.
+/// after a stale read reads them consistently, as one after a price change must; one after a
+/// conflict with another buyer's transaction reads as the first did (in a flash sale, every
+/// consistent read is a full read unit on the partition all its buyers read).
 async fn attempt(
     store: &Store,
     customer: &CustomerId,
     key: Option<&IdempotencyKey>,
     (ask, body): (&CheckoutAsk, &[u8]),
-    first: bool,
+    (first, number): (bool, u32),
 ) -> Result<Outcome, PlaceOrderError> {
     let cart = store.live_cart(customer).await?;
     let fingerprint = checkout_fingerprint(
@@ -81,9 +84,13 @@ async fn attempt(
     );
     let fingerprint = with_body(&fingerprint, body);
     let requested = requested_lines(&cart)?;
-    let skus: Vec<Sku> = requested.iter().map(|line| line.sku.clone()).collect();
     let inputs = store
-        .read_order_inputs(customer, key, &skus, (variants_read(first), true))
+        .read_order_inputs(
+            customer,
+            key,
+            &requested,
+            (variants_read(first), true, number),
+        )
         .await?;
     let counts_held = inputs.counts_held;
     let (variants, kept) = (inputs.products.clone(), inputs.address.clone());
@@ -213,10 +220,22 @@ pub async fn handle(checkout: &Checkout, req: Request) -> HttpResult {
         json_body::<CheckoutBody>(&req, MAX_BODY_BYTES)?.check()?
     };
     let (customer_ref, key_ref, asked) = (&customer, key.as_ref(), (&ask, body));
+    // An attempt after a conflict reads as the first did: what it read was not wrong, another
+    // buyer's transaction was on the same item at once. Only one after a stale read (a failed
+    // condition, a refusal on an eventual read) reads consistently.
+    let fresh = AtomicBool::new(true);
     let outcome = retry(
         &Backoff::TRANSACTION,
         PlaceOrderError::worth_retrying,
-        |n| attempt(store, customer_ref, key_ref, asked, n == 0),
+        |number| {
+            let (fresh, first) = (&fresh, fresh.swap(false, Ordering::Relaxed));
+            async move {
+                let tried = attempt(store, customer_ref, key_ref, asked, (first, number)).await;
+                let contended = matches!(tried, Err(PlaceOrderError::Contended));
+                fresh.store(contended, Ordering::Relaxed);
+                tried
+            }
+        },
     )
     .await;
     match outcome.map_err(AppError::from)? {

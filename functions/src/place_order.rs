@@ -15,7 +15,7 @@ mod body;
 use lambda_http::Request;
 use shared::domain::idempotency::{IdempotencyRecord, fingerprint};
 
-use shared::domain::ids::{CustomerId, IdempotencyKey, Sku};
+use shared::domain::ids::{CustomerId, IdempotencyKey};
 use shared::domain::order::OrderDetails;
 use shared::dynamo::orders::{Checked, InputsRead, OrderInputs, PlaceOrderError};
 use shared::http::HttpResult;
@@ -48,8 +48,6 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
 
     let (customer_ref, key_ref) = (&customer, idempotency_key.as_ref());
     let (requested, fingerprint_ref) = (&lines, &fingerprint);
-    let skus: Vec<Sku> = lines.iter().map(|line| line.sku.clone()).collect();
-    let skus = &skus;
     let outcome = retry(
         &Backoff::TRANSACTION,
         PlaceOrderError::worth_retrying,
@@ -60,7 +58,7 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
                 } else {
                     InputsRead::Eventual
                 };
-                store.read_order_inputs(customer_ref, key_ref, skus, (read, false))
+                store.read_order_inputs(customer_ref, key_ref, requested, (read, false, attempt))
             };
             let checked = |inputs: OrderInputs| inputs.checked(customer_ref, requested);
             // A refusal on the first, eventually consistent read is read again consistently.

@@ -392,6 +392,7 @@ pub fn catalog_items() -> Result<Vec<Item>, Error> {
             price,
             stock: SAMPLE_STOCK,
             stock_shards: Default::default(),
+            order_shards: Default::default(),
             status: ProductStatus::Published,
             weight_grams: 0,
         }));

@@ -43,6 +43,11 @@ impl ShardCount {
         usize::from(self.0)
     }
 
+    /// Every shard, the variant's own item (0) first.
+    pub fn all(self) -> impl Iterator<Item = ShardIndex> {
+        (0..self.0).map(ShardIndex)
+    }
+
     /// The shards beyond the variant's own item: 1 to the count less one.
     pub fn extra(self) -> impl Iterator<Item = ShardIndex> {
         (1..self.0).map(ShardIndex)
@@ -87,6 +92,13 @@ impl ShardIndex {
     /// Its position among the shards.
     pub fn get(self) -> usize {
         usize::from(self.0)
+    }
+
+    /// The `k`th shard, if a SKU can have one (`k` below [`ShardCount::MAX`]).
+    pub fn nth(k: usize) -> Option<Self> {
+        (u8::try_from(k).ok())
+            .filter(|k| *k < ShardCount::MAX)
+            .map(Self)
     }
 
     /// A shard beyond the variant's item as its key names it: 1 to [`ShardCount::MAX`] less
@@ -182,57 +194,112 @@ fn index(shard: usize) -> ShardIndex {
 
 /// The shards' levels of the sharded SKUs an order names, as read (index: the shard, 0 the
 /// variant's item). A SKU not in it has one shard: the variant's item, whose take's own
-/// condition decides.
+/// condition decides. Where the buyer's start shard held the line, only it and the variant's
+/// item were read: the others read as 0, and the take asks the start shard alone.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct StockLevels(HashMap<Sku, Vec<u64>>);
+pub struct StockLevels {
+    levels: HashMap<Sku, Vec<u64>>,
+    /// Where the buyer starts among each SKU's shards ([`buyer_seed`]), as the read did.
+    seed: Vec<u8>,
+}
+
+/// Where a buyer starts among a SKU's shards, on an order's `attempt`: their customer ID, so
+/// buyers spread evenly over the shards; and a retry, which collided with another buyer's take
+/// on that shard, starts on another.
+pub fn buyer_seed(customer: &crate::domain::ids::CustomerId, attempt: u32) -> Vec<u8> {
+    match attempt {
+        0 => customer.as_str().as_bytes().to_vec(),
+        n => format!("{customer}#{n}").into_bytes(),
+    }
+}
 
 impl StockLevels {
+    /// Levels read for a buyer starting where `seed` says.
+    pub fn for_buyer(seed: &[u8]) -> Self {
+        Self {
+            levels: HashMap::new(),
+            seed: seed.to_vec(),
+        }
+    }
+
     /// `sku`'s levels, as read.
     pub fn insert(&mut self, sku: Sku, levels: Vec<u64>) {
-        self.0.insert(sku, levels);
+        self.levels.insert(sku, levels);
     }
 
     /// `sku`'s levels, if it has more than one shard.
     pub fn of(&self, sku: &Sku) -> Option<&[u64]> {
-        self.0.get(sku).map(Vec::as_slice)
+        self.levels.get(sku).map(Vec::as_slice)
     }
 
-    /// Where a line of `needed` units of `sku` takes them from, its buyer starting where
-    /// `seed` (the order's ID) says: the variant's item alone for a SKU of one shard, else
-    /// [`plan_take`]; `None` when its shards together hold less.
-    pub fn takes(&self, sku: &Sku, needed: u64, seed: &[u8]) -> Option<Vec<Take>> {
+    /// How many shards `sku` has, as read (1 for a SKU not in it).
+    pub fn count(&self, sku: &Sku) -> ShardCount {
+        self.of(sku)
+            .and_then(|levels| ShardCount::new(levels.len() as u64).ok())
+            .unwrap_or(ShardCount::ONE)
+    }
+
+    /// Where a line of `needed` units of `sku` takes them from, its buyer starting where the
+    /// read's seed says: the variant's item alone for a SKU of one shard, else [`plan_take`];
+    /// `None` when its shards together hold less.
+    pub fn takes(&self, sku: &Sku, needed: u64) -> Option<Vec<Take>> {
         let Some(levels) = self.of(sku) else {
             return Some(vec![take(0, needed)]);
         };
-        let count = ShardCount::new(levels.len() as u64).unwrap_or(ShardCount::ONE);
-        plan_take(levels, needed, count.start_for(seed))
+        plan_take(levels, needed, self.count(sku).start_for(&self.seed))
     }
 }
 
-/// How many stock shards each sharded SKU had when this process last read its variant: a
-/// hint, so that an order's read asks for the shards in the same BatchGetItem as the variants
-/// (a flash sale's buyers, one after another on one Lambda, read one request, not two). The
-/// variant read beside them says the count for certain; a shard the hint missed is read after.
+/// How many stock shards each sharded SKU had when this process last read its variant, and
+/// whether its last buyer here found their start shard short: a hint, so that an order's read
+/// asks for the shards in the same BatchGetItem as the variants (a flash sale's buyers, one
+/// after another on one Lambda, read one request, not two). While the start shards hold
+/// units, the read asks for the buyer's start shard alone (every buyer reading every shard
+/// would make each shard's partition as read-hot as the variant's); once one was short, for
+/// all of them, so a sold-out SKU is answered from one read. The variant read beside them
+/// says the count for certain; a shard the hint missed is read after.
 #[derive(Debug, Clone, Default)]
-pub struct ShardCounts(Arc<Mutex<HashMap<Sku, ShardCount>>>);
+pub struct ShardCounts(Arc<Mutex<HashMap<Sku, ShardHint>>>);
+
+/// What [`ShardCounts`] knows of one SKU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShardHint {
+    /// Its count of shards, as last read (more than one).
+    pub count: ShardCount,
+    /// Its last buyer's start shard here held too little: read every shard.
+    pub whole: bool,
+}
 
 impl ShardCounts {
+    fn counts(&self) -> std::sync::MutexGuard<'_, HashMap<Sku, ShardHint>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// `sku`'s count as last read, if it had more than one shard.
-    pub fn known(&self, sku: &Sku) -> Option<ShardCount> {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(sku)
-            .copied()
+    pub fn known(&self, sku: &Sku) -> Option<ShardHint> {
+        self.counts().get(sku).copied()
     }
 
     /// `sku`'s count, as just read.
     pub fn remember(&self, sku: &Sku, count: ShardCount) {
-        let mut counts = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut counts = self.counts();
         match count {
-            ShardCount::ONE => counts.remove(sku),
-            count => counts.insert(sku.clone(), count),
-        };
+            ShardCount::ONE => {
+                counts.remove(sku);
+            }
+            count => {
+                let whole = counts.get(sku).is_some_and(|hint| hint.whole);
+                counts.insert(sku.clone(), ShardHint { count, whole });
+            }
+        }
+    }
+
+    /// Whether `sku`'s next read should ask for every shard (its start shard was short) or
+    /// for its buyer's start shard alone (it held the line).
+    pub fn read_whole(&self, sku: &Sku, whole: bool) {
+        if let Some(hint) = self.counts().get_mut(sku) {
+            hint.whole = whole;
+        }
     }
 }
 

@@ -30,6 +30,10 @@ pub struct Variant {
     pub stock: u64,
     /// How many items its stock is split across (1: its own item alone).
     pub stock_shards: ShardCount,
+    /// How many GSI2 partitions its order lines are spread over: the most stock shards it has
+    /// ever had (a line is listed under the partition of the shard its buyer started on, and
+    /// lines stay where they were written, so this count is never lowered).
+    pub order_shards: ShardCount,
     /// Its product's status: only a PUBLISHED product's variants are sold.
     pub status: ProductStatus,
     /// What one weighs, in grams.
@@ -117,6 +121,7 @@ pub(crate) mod test_support {
             price: Money::parse_number("19.95").expect("money"),
             stock: 7,
             stock_shards: ShardCount::ONE,
+            order_shards: ShardCount::ONE,
             status: ProductStatus::Published,
             weight_grams: 350,
         }

@@ -27,6 +27,7 @@ pub mod products;
 pub mod promotions;
 pub mod query;
 pub mod quote;
+pub mod recent;
 pub mod record;
 pub mod refunds;
 pub mod reshard;

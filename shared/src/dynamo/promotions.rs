@@ -20,11 +20,15 @@ enum Action {
 
 impl Store {
     /// Every promotion and its version, by ID: one Query of the promotions' keys (strongly
-    /// consistent when `consistent`).
+    /// consistent when `consistent`); eventually consistent, this process's copy when it read
+    /// them less than a second ago ([`crate::dynamo::recent`]).
     pub(crate) async fn promotions(
         &self,
         consistent: bool,
     ) -> Result<Vec<(PromotionRule, u64)>, AppError> {
+        if !consistent && let Some(promotions) = self.recent.promotions() {
+            return Ok(promotions);
+        }
         let items = KeyQuery::on(Index::Table, promotion::PK.to_owned())
             .begins_with(promotion::SK_PREFIX)
             .read_all(self, consistent)
@@ -33,6 +37,7 @@ impl Store {
         for item in items {
             promotions.push(promotion::from_item(item)?);
         }
+        self.recent.read_promotions(&promotions);
         Ok(promotions)
     }
 
@@ -40,11 +45,12 @@ impl Store {
     /// it gives up in the same transaction; whether it is new. A code another promotion holds
     /// is a 409 `code-taken`; a store runs at most [`MAX_PROMOTIONS`] (a 409 `cap-reached`).
     pub async fn put_promotion(&self, rule: &PromotionRule) -> Result<bool, AppError> {
-        retry(&Backoff::TRANSACTION, Attempt::retried, |_| {
+        let put = retry(&Backoff::TRANSACTION, Attempt::retried, |_| {
             self.try_put_promotion(rule)
         })
-        .await
-        .map_err(|err| err.into_error("the promotion"))
+        .await;
+        self.recent.forget_promotions();
+        put.map_err(|err| err.into_error("the promotion"))
     }
 
     async fn try_put_promotion(&self, rule: &PromotionRule) -> Result<bool, Attempt> {

@@ -108,6 +108,16 @@ impl KeyQuery {
         self
     }
 
+    /// The index it reads.
+    pub fn index(&self) -> Index {
+        self.index
+    }
+
+    /// Whether it reads the highest sort key first.
+    pub fn is_newest_first(&self) -> bool {
+        self.descending
+    }
+
     /// The Query, with its key condition, index and direction; the caller adds a limit, a
     /// start and a consistency where it needs them.
     pub fn request(&self, store: &Store) -> QueryFluentBuilder {

@@ -39,6 +39,9 @@ pub struct Store {
     /// How many stock shards each sharded SKU had when this process last read it: an order's
     /// read asks for the shards beside the variants, in the same BatchGetItem.
     pub(crate) shard_counts: crate::domain::stock_shards::ShardCounts,
+    /// Copies of the hot items a flash sale's checkouts read, for a second
+    /// ([`crate::dynamo::recent`]).
+    pub(crate) recent: crate::dynamo::recent::Recent,
 }
 
 /// Seconds since the Unix epoch, as the table's TTL attribute counts them.
@@ -71,7 +74,15 @@ impl Store {
             media: None,
             prices_include_tax: false,
             shard_counts: Default::default(),
+            recent: Default::default(),
         }
+    }
+
+    /// The same store, its copies of a flash sale's hot items kept for `ttl`
+    /// ([`crate::dynamo::recent`]; zero: none, every read reads, as the capacity bench counts).
+    pub fn with_copies_kept(mut self, ttl: std::time::Duration) -> Self {
+        self.recent = crate::dynamo::recent::Recent::keeping(ttl);
+        self
     }
 
     /// The same store, its prices including tax when `include` says so.

@@ -478,6 +478,10 @@ pub const FUNCTIONS: &[Function] = &[
     function(
         "list-product-orders",
         "Access pattern 8: the orders that contain a variant, newest first (Query on GSI2)",
-        &[QueryIndex(Index::Gsi2, IndexPartitions::AnyProduct)],
+        &[
+            QueryIndex(Index::Gsi2, IndexPartitions::AnyProduct),
+            // How many GSI2 partitions its lines are spread over.
+            GetItem(Entity::Variant),
+        ],
     ),
 ];

@@ -6,6 +6,9 @@
 use futures_util::future::join_all;
 use local_engine::testing::{TestApp, Who, catalog, dispatch, parts, send_json};
 use serde_json::{Value, json};
+use shared::domain::ids::{CustomerId, Sku};
+use shared::domain::order::RequestedLine;
+use shared::dynamo::orders::{InputsRead, OrderInputs};
 
 use super::check_out;
 use super::limits::buyers;
@@ -31,7 +34,7 @@ async fn seen(app: &TestApp, who: Who<'_>, sku: &str) -> Value {
 
 /// The units each of `sku`'s shards holds, the variant's item first.
 async fn levels(app: &TestApp, sku: &str) -> Vec<u64> {
-    let sku = shared::domain::ids::Sku::parse(sku).expect("sku");
+    let sku = Sku::parse(sku).expect("sku");
     let store = app.direct_store();
     let mut variant = store
         .get_variant(&sku, true)
@@ -232,5 +235,106 @@ async fn a_sold_out_sharded_sku_is_answered_from_one_read_of_its_variant_and_sha
         (sent.get("BatchGetItem"), sent.get("TransactWriteItems")),
         (Some(&2), None),
         "the customer's items, then the variant with its shards: {sent:?}"
+    );
+}
+
+/// An order's read of `quantity` `sku` for c1, as `read` says.
+async fn inputs_read(app: &TestApp, sku: &str, quantity: u32, read: InputsRead) -> OrderInputs {
+    let sku = Sku::parse(sku).expect("sku");
+    let requested = [RequestedLine {
+        sku: sku.clone(),
+        quantity,
+        expected_price: None,
+    }];
+    let customer = CustomerId::parse("c1").expect("customer");
+    (app.store)
+        .read_order_inputs(&customer, None, &requested, (read, true, 0))
+        .await
+        .expect("read")
+}
+
+/// An order's first read of `quantity` `sku` for c1: its stock levels, as the read found them.
+async fn levels_read(app: &TestApp, sku: &str, quantity: u32) -> Vec<u64> {
+    let inputs = inputs_read(app, sku, quantity, InputsRead::VariantsEventual).await;
+    let sku = Sku::parse(sku).expect("sku");
+    inputs.levels.of(&sku).expect("sharded").to_vec()
+}
+
+/// `sku`'s price, as an order's read of it for c1 finds it.
+async fn price_read(app: &TestApp, sku: &str, read: InputsRead) -> String {
+    let inputs = inputs_read(app, sku, 1, read).await;
+    let sku = Sku::parse(sku).expect("sku");
+    inputs.products[&sku].price.to_string()
+}
+
+#[tokio::test]
+async fn a_buyer_reads_only_their_start_shard_while_it_holds_their_line() {
+    let app = TestApp::seeded().await.expect("app");
+    let split = json!({"delta": 40, "shards": 4});
+    assert_eq!(stock_change(&app, "sku-2", split).await.0, 200);
+    let all = levels(&app, "sku-2").await;
+    assert!(all.iter().all(|level| (10..36).contains(level)), "{all:?}");
+    // The process learnt the count from staff's split: a buyer's read asks for the variant's
+    // item and c1's start shard alone, and every other shard reads as 0.
+    let seen = levels_read(&app, "sku-2", 1).await;
+    let read: Vec<usize> = (1..4).filter(|k| seen[*k] > 0).collect();
+    assert!(read.len() <= 1 && seen[0] == all[0], "{seen:?} of {all:?}");
+    assert!(read.iter().all(|k| seen[*k] == all[*k]));
+    // A line its start shard cannot hold reads them all, and so does the read after it, so a
+    // SKU running out is answered from one read.
+    assert_eq!(levels_read(&app, "sku-2", 36).await, all);
+    assert_eq!(levels_read(&app, "sku-2", 1).await, all);
+    assert_eq!(
+        levels_read(&app, "sku-2", 1).await,
+        seen,
+        "back to one shard"
+    );
+}
+
+#[tokio::test]
+async fn a_process_reads_a_sharded_variant_once_a_second_and_never_sells_at_an_old_price() {
+    let app = TestApp::seeded().await.expect("app");
+    put_tee(&app, "tee-1", "9.00").await;
+    let split = stock_change(&app, "tee-1", json!({"delta": 40, "shards": 4})).await;
+    assert_eq!(split.0, 200, "{}", split.1);
+    let customers = buyers(&app, 4, "tee-1", 1).await;
+    let (status, body) = check_out(&app.store, &customers[0], None).await;
+    assert_eq!(
+        (status, &body["items"][0]["price"]),
+        (201, &json!("9.00")),
+        "{body}"
+    );
+    let (status, _) = check_out(&app.store, &customers[1], None).await;
+    assert_eq!(status, 201);
+    // Another process (staff's) changes the price, and its shards' copies with it.
+    let staff = app.direct_store();
+    let body = json!({
+        "title": "Tee",
+        "status": "PUBLISHED",
+        "variants": [{"sku": "tee-1", "options": {}, "price": "12.00"}],
+    });
+    let req = catalog::put_product(Who::Staff, "tee-1", &body.to_string());
+    let (status, _, _) = parts(dispatch(&staff, req, functions::put_product::handle).await);
+    assert_eq!(status, 200);
+    // This process's copy still says 9.00 to an eventually consistent read...
+    assert_eq!(
+        price_read(&app, "tee-1", InputsRead::VariantsEventual).await,
+        "9.00"
+    );
+    // ...but the take's condition on the shard does not: the checkout reads again, strongly
+    // consistent, and sells at 12.00.
+    for customer in &customers[2..] {
+        let (status, body) = check_out(&app.store, customer, None).await;
+        assert_eq!(
+            (status, &body["items"][0]["price"]),
+            (201, &json!("12.00")),
+            "{body}"
+        );
+    }
+    assert_eq!(app.stock("tee-1").await, 36);
+    // The read again refreshed the copy.
+    assert_eq!(
+        price_read(&app, "tee-1", InputsRead::VariantsEventual).await,
+        "12.00"
     );
 }

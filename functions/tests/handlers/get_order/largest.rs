@@ -24,6 +24,7 @@ use shared::domain::refund::{
 };
 use shared::domain::returns::{MAX_RETURN_LINES, MAX_RETURNS_PER_ORDER, OrderReturn, ReceivedLine};
 use shared::domain::status::OrderStatus;
+use shared::domain::stock_shards::ShardCount;
 use shared::domain::text::MAX_NOTE_CHARS;
 use shared::domain::time::Timestamp;
 use shared::dynamo::codec::Item;
@@ -149,7 +150,7 @@ fn largest_order() -> (OrderId, Vec<Item>) {
                 Money::parse_number("99999999.99").expect("money"),
             )
         };
-        let mut item = line_item::to_item(&order, &line);
+        let mut item = line_item::to_item(&order, &line, ShardCount::ONE);
         for attr in [
             &line_item::REFUNDED_QUANTITY,
             &line_item::RESTOCKED_QUANTITY,

@@ -1,14 +1,17 @@
 //! An order's line item, `ORDER#<orderId>` / `ITEM#<sku>` with quantity and price (access
 //! pattern 3, an order's line items: Query on PK), in the order's partition after its header.
 //! Each line also carries the GSI2 keys `PRODUCT#<sku>` / `<placedAt>#<orderId>`, the inverted
-//! view that answers access pattern 8 (a product's orders, newest first: Query on GSI2PK). Line
-//! items written before GSI2 get them from the migration `0001-line-item-gsi2`
-//! (`store-migrate`).
+//! view that answers access pattern 8 (a product's orders, newest first: Query on GSI2PK). A
+//! SKU whose stock is split over shards lists its lines over as many GSI2 partitions,
+//! `PRODUCT#<sku>#<k>` for k ≥ 1 (the shard the buyer started on), so a flash sale's line items
+//! do not all write one partition. Line items written before GSI2 get them from the migration
+//! `0001-line-item-gsi2` (`store-migrate`).
 
 use crate::domain::ids::{CustomerId, OrderId, Sku};
 use crate::domain::money::Money;
 use crate::domain::order::{LineBack, LineItem, Order, ProductOrderLine};
 use crate::domain::product::OptionValues;
+use crate::domain::stock_shards::{ShardCount, ShardIndex};
 use crate::domain::time::Timestamp;
 use crate::dynamo::codec::{Attr, BadItem, Item, SK, primary_key};
 use crate::dynamo::entities::variant;
@@ -145,9 +148,20 @@ pub fn is_canonical_sk(sk: &str) -> bool {
     parse_sk(sk).is_ok_and(|sku| sk == self::sk(&sku))
 }
 
-/// The product's orders: the product item's own key string, in GSI2.
-pub fn gsi2pk(sku: &Sku) -> String {
-    variant::pk(sku)
+/// The product's orders in GSI2 partition `k`: partition 0 is the product item's own key
+/// string; `k` ≥ 1 (a sharded SKU's) `PRODUCT#<sku>#<k>`.
+pub fn gsi2pk(sku: &Sku, k: ShardIndex) -> String {
+    if k == ShardIndex::VARIANT {
+        variant::pk(sku)
+    } else {
+        format!("{}#{k}", variant::pk(sku))
+    }
+}
+
+/// The GSI2 partition of `order`'s line of a SKU whose orders are spread over `shards`: that
+/// of the stock shard its buyer started on.
+pub fn gsi2_partition(order: &OrderId, shards: ShardCount) -> ShardIndex {
+    shards.start_for(order.as_str().as_bytes())
 }
 
 /// The line's GSI2 sort key.
@@ -155,9 +169,19 @@ pub fn gsi2sk(placed_at: Timestamp, order: &OrderId) -> String {
     format!("{placed_at}#{order}")
 }
 
-/// The SKU a GSI2 partition key names.
-pub fn parse_gsi2pk(gsi2pk: &str) -> Result<Sku, MalformedKey> {
-    variant::parse_pk(gsi2pk).map_err(|_| malformed(keys::GSI2PK, gsi2pk))
+/// The SKU, and the partition of its orders, a GSI2 partition key names.
+pub fn parse_gsi2pk(gsi2pk: &str) -> Result<(Sku, ShardIndex), MalformedKey> {
+    let bad = || malformed(keys::GSI2PK, gsi2pk);
+    match gsi2pk.rsplit_once('#') {
+        Some((pk, k)) if pk.contains('#') => {
+            let k = ShardIndex::parse_extra(k).ok_or_else(bad)?;
+            Ok((variant::parse_pk(pk).map_err(|_| bad())?, k))
+        }
+        _ => Ok((
+            variant::parse_pk(gsi2pk).map_err(|_| bad())?,
+            ShardIndex::VARIANT,
+        )),
+    }
 }
 
 /// When, and which order, a GSI2 sort key names.
@@ -192,11 +216,13 @@ pub fn source_design_item(order: &OrderId, line: &LineItem) -> Item {
 }
 
 /// The line as this store writes it: the source design's attributes, and what GSI2 lists (the
-/// order's customer, and the keys that put the line under its product).
-pub fn to_item(order: &Order, line: &LineItem) -> Item {
+/// order's customer, and the keys that put the line under its product, in the partition of
+/// its SKU's `shards` that its buyer started on).
+pub fn to_item(order: &Order, line: &LineItem, shards: ShardCount) -> Item {
     let mut item = source_design_item(&order.order_id, line);
     CUSTOMER_ID.put(&mut item, &order.customer_id);
-    GSI2PK.put(&mut item, &gsi2pk(&line.sku));
+    let k = gsi2_partition(&order.order_id, shards);
+    GSI2PK.put(&mut item, &gsi2pk(&line.sku, k));
     GSI2SK.put(&mut item, &gsi2sk(order.placed_at, &order.order_id));
     item
 }
@@ -238,13 +264,30 @@ mod tests {
     #[test]
     fn a_line_items_gsi2_keys_invert_it_under_its_product() {
         let (at, sku, order) = (placed(), sku1(), o100());
-        assert_eq!(gsi2pk(&sku), "PRODUCT#sku-1");
+        assert_eq!(gsi2pk(&sku, ShardIndex::VARIANT), "PRODUCT#sku-1");
+        let third = ShardIndex::parse_extra("3").expect("shard");
+        assert_eq!(gsi2pk(&sku, third), "PRODUCT#sku-1#3");
+        assert_eq!(
+            parse_gsi2pk("PRODUCT#sku-1#3").expect("parses"),
+            (sku.clone(), third)
+        );
+        for bad in [
+            "PRODUCT#sku-1#0",
+            "PRODUCT#sku-1#03",
+            "PRODUCT#sku-1#32",
+            "PRODUCT#",
+        ] {
+            assert!(parse_gsi2pk(bad).is_err(), "{bad}");
+        }
         assert_eq!(gsi2sk(at, &order), "2026-10-08T14:30:00Z#o100");
         assert_eq!(
             parse_gsi2sk("2026-10-08T14:30:00Z#o100").expect("parses"),
             (at, order.clone())
         );
-        assert_eq!(parse_gsi2pk("PRODUCT#sku-1").expect("parses"), sku);
+        assert_eq!(
+            parse_gsi2pk("PRODUCT#sku-1").expect("parses"),
+            (sku.clone(), ShardIndex::VARIANT)
+        );
         for bad in [
             "2026-10-08T14:30:00Z",
             "yesterday#o1",
@@ -278,7 +321,7 @@ mod tests {
     fn this_stores_line_item_also_carries_its_customer_and_its_place_under_the_product() {
         let line = LineItem::untitled(sku1(), 2, Money::parse_number("19.95").expect("money"));
         let order = order(OrderStatus::Placed);
-        let item = to_item(&order, &line);
+        let item = to_item(&order, &line, ShardCount::ONE);
         assert_eq!(
             shape(&item),
             pairs(&[
@@ -303,6 +346,25 @@ mod tests {
             (order.order_id, order.customer_id, order.placed_at, 2)
         );
         assert_eq!(listed.price, line.price);
+    }
+
+    #[test]
+    fn a_sharded_skus_lines_are_listed_over_its_partitions_where_their_buyers_started() {
+        let line = LineItem::untitled(sku1(), 1, Money::parse_number("5").expect("money"));
+        let eight = ShardCount::new(8).expect("count");
+        let mut order = order(OrderStatus::Placed);
+        let mut seen = std::collections::BTreeSet::new();
+        for id in 0..64 {
+            order.order_id = OrderId::parse(&format!("o{id}")).expect("id");
+            let k = gsi2_partition(&order.order_id, eight);
+            assert_eq!(k, eight.start_for(order.order_id.as_str().as_bytes()));
+            let item = to_item(&order, &line, eight);
+            let listed = GSI2PK.get(&item).expect("GSI2PK");
+            assert_eq!(parse_gsi2pk(&listed).expect("parses"), (sku1(), k));
+            seen.insert(listed);
+        }
+        assert_eq!(seen.len(), 8, "{seen:?}");
+        assert!(seen.contains("PRODUCT#sku-1") && seen.contains("PRODUCT#sku-1#7"));
     }
 
     #[test]

@@ -324,6 +324,7 @@ mod tests {
         use crate::domain::refund::{Refund, RefundKind};
         use crate::domain::stats::ShareVersion;
         use crate::domain::status::OrderStatus;
+        use crate::domain::stock_shards::ShardCount;
         use crate::dynamo::keys::StatusShards;
 
         let sku = Sku::parse("sku-1").expect("sku");
@@ -416,7 +417,10 @@ mod tests {
                 &order_header::PUT_HOLD,
                 order_header::hold_item(&hold, Some(&every_charge())),
             ),
-            (&line_item::PUT, line_item::to_item(&order, &line)),
+            (
+                &line_item::PUT,
+                line_item::to_item(&order, &line, ShardCount::ONE),
+            ),
             (&cart_line::PUT, cart_line::to_item(&c1(), &cart, 1)),
             (&catalog_entry::PUT, catalog_entry::to_item(&entry)),
             (

@@ -34,6 +34,9 @@ record! {
         stock: u64 = STOCK "stock", required, store;
         /// How many items its stock is split across (absent: 1, this item alone).
         stock_shards: ShardCount = STOCK_SHARDS "stockShards", default, store;
+        /// How many GSI2 partitions its order lines are spread over (absent: 1, `PRODUCT#<sku>`
+        /// alone): the most shards its stock has had, never lowered.
+        order_shards: ShardCount = ORDER_SHARDS "orderShards", default, store;
         /// Its product's status (absent: a SKU written before products, on sale).
         status: ProductStatus = STATUS "status", default, store;
         /// What one weighs, in grams.
@@ -85,11 +88,11 @@ pub const STOCK_UPDATE: UpdateSpec = UpdateSpec {
     add: &[STOCK.name],
     ..UpdateSpec::of(Entity::Variant)
 };
-/// What a change of its stock's count of shards writes: the count, and the units moved in or
-/// out of its own item, on the condition that its stock, count and terms are as read (the
+/// What a change of its stock's count of shards writes: the count (and its orders' GSI2
+/// partitions, raised with it, never lowered), and the units moved in or out of its own item, on the condition that its stock, count and terms are as read (the
 /// terms are copied to the shards in the same transaction).
 pub const SPREAD: UpdateSpec = UpdateSpec {
-    set: &[STOCK_SHARDS.name],
+    set: &[STOCK_SHARDS.name, ORDER_SHARDS.name],
     add: &[STOCK.name],
     checks: &[PRICE.name, STATUS.name],
     ..UpdateSpec::of(Entity::Variant)
@@ -175,6 +178,7 @@ mod tests {
             price: Money::parse_number("19.95").expect("money"),
             stock: 7,
             stock_shards: ShardCount::new(4).expect("count"),
+            order_shards: ShardCount::new(8).expect("count"),
             status: ProductStatus::Draft,
             weight_grams: 180,
         };
@@ -185,6 +189,7 @@ mod tests {
             ("PK", "S PRODUCT#sku-1"),
             ("SK", "S PRODUCT"),
             ("name", "S Plain tee"),
+            ("orderShards", "N 8"),
             ("price", "N 19.95"),
             ("productId", "S tee"),
             ("status", "S DRAFT"),

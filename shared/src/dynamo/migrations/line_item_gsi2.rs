@@ -12,6 +12,7 @@
 //! (`UNPLACEABLE#…`, for `--retry-unplaceable`) and left alone; the run carries on. A header
 //! the store cannot read is reported and its order treated as having none.
 
+use crate::domain::stock_shards::ShardIndex;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::dynamo::errors::unless_condition_failed;
@@ -304,7 +305,10 @@ impl Store {
             let sent = line_item::GSI2_BACKFILL
                 .on(&self.table, line_item::key(order, sku))
                 .set(&line_item::CUSTOMER_ID, &placed.customer)
-                .set(&line_item::GSI2PK, &line_item::gsi2pk(sku))
+                .set(
+                    &line_item::GSI2PK,
+                    &line_item::gsi2pk(sku, ShardIndex::VARIANT),
+                )
                 .set(&line_item::GSI2SK, &line_item::gsi2sk(placed.at, order))
                 .condition("attribute_exists(PK) AND attribute_not_exists(#GSI2PK)")
                 .request(&self.client)?

@@ -5,6 +5,7 @@
 
 mod by_product;
 mod by_status;
+mod merge;
 
 use crate::AppError;
 use crate::domain::access::Caller;

@@ -1,4 +1,5 @@
-//! Orders placed in one transaction (this file); `read` reads one by its ID in one Query;
+//! Orders placed in one transaction (this file), after `inputs`, their first read; `read`
+//! reads one by its ID in one Query;
 //! `caps` keeps the customer's count of what they hold open, in the order's own transaction;
 //! `status` moves an order between statuses with the header and the listing kept in step;
 //! `lines` ships its lines in fulfilments, the status following; `give_back` refunds and
@@ -6,6 +7,7 @@
 
 mod caps;
 mod give_back;
+mod inputs;
 mod lines;
 mod read;
 mod returns;
@@ -35,11 +37,8 @@ use crate::domain::variant::Variant;
 use crate::dynamo::cart::StoredCartLine;
 use crate::dynamo::codec::{Item, item_size};
 use crate::dynamo::entities::{
-    cart_line, customer, idempotency, line_item, open_order_count, order_header, order_listing,
-    variant,
+    cart_line, idempotency, line_item, order_header, order_listing, variant,
 };
-use crate::dynamo::keys::{PK, SK, STOCK_PREFIX};
-use crate::dynamo::products::{MAX_BATCH_GET, ShardsRead, hinted_keys};
 use crate::dynamo::store::epoch_seconds;
 use crate::dynamo::transaction::{Cancelled, MAX_ACTIONS, Outcome, Transaction};
 use crate::{AppError, Store};
@@ -316,74 +315,7 @@ fn why_not_placed(
     }
 }
 
-/// `item` has the keys of `key`.
-fn has_key(item: &Item, key: &Item) -> bool {
-    item.get(PK) == key.get(PK) && item.get(SK) == key.get(SK)
-}
-
 impl Store {
-    /// The customer's profile, the products of `skus`, (with a key) the idempotency record and
-    /// (with `holdings`, for a checkout) the customer's count of open orders, as `read` says
-    /// ([`InputsRead`]).
-    pub async fn read_order_inputs(
-        &self,
-        customer: &CustomerId,
-        idempotency_key: Option<&IdempotencyKey>,
-        skus: &[Sku],
-        (read, holdings): (InputsRead, bool),
-    ) -> Result<OrderInputs, AppError> {
-        let profile_key = customer::key(customer);
-        let record_key = idempotency_key.map(|key| idempotency::key(customer, key));
-        let count_key = holdings.then(|| open_order_count::key(customer));
-        let mut keys = vec![profile_key.clone()];
-        keys.extend(record_key.clone());
-        keys.extend(count_key.clone());
-        // The stock shards of the SKUs this process last saw sharded, beside their variants.
-        let room = MAX_BATCH_GET - keys.len() - skus.len();
-        let shard_keys = hinted_keys(&self.shard_counts, skus, room);
-        let mut shards = ShardsRead::asked(&shard_keys);
-        let variant_keys = skus.iter().map(variant::key).chain(shard_keys);
-        let items = match read {
-            InputsRead::Consistent | InputsRead::Eventual => {
-                keys.extend(variant_keys);
-                self.batch_get(keys, read == InputsRead::Consistent).await?
-            }
-            InputsRead::VariantsEventual => {
-                let mut items = self.batch_get(keys, true).await?;
-                if !skus.is_empty() {
-                    items.extend(self.batch_get(variant_keys.collect(), false).await?);
-                }
-                items
-            }
-        };
-        let mut inputs = OrderInputs::default();
-        for item in items {
-            if item
-                .get(PK)
-                .and_then(|pk| pk.as_s().ok())
-                .is_some_and(|pk| pk.starts_with(STOCK_PREFIX))
-            {
-                shards.found(item)?;
-            } else if has_key(&item, &profile_key) {
-                inputs.customer_named = item.contains_key(customer::NAME.name);
-                inputs.address = customer::ADDRESS.get(&item);
-            } else if count_key.as_ref().is_some_and(|key| has_key(&item, key)) {
-                inputs.counts_held = open_order_count::counts_held(&item);
-            } else if record_key.as_ref().is_some_and(|key| has_key(&item, key)) {
-                let (record, expires_at) = idempotency::from_item(item)?;
-                // TTL deletes expired records only eventually.
-                inputs.replay = (expires_at > epoch_seconds()).then_some(record);
-            } else {
-                let variant = variant::from_item(item)?;
-                inputs.products.insert(variant.sku.clone(), variant);
-            }
-        }
-        let consistent = read == InputsRead::Consistent;
-        let variants = inputs.products.values_mut();
-        inputs.levels = (self.complete_stock_shards(variants, consistent, shards)).await?;
-        Ok(inputs)
-    }
-
     /// Places `placed` in ONE TransactWriteItems: each line's product's stock taken on the
     /// condition that its price is still the line's (the price read from the catalog) and that
     /// enough remains, the listing item, the header, the line items, and (with a key) the
@@ -406,12 +338,8 @@ impl Store {
         let (order, lines) = (&placed.order, &placed.items);
         let cart = checkout.map_or(&[][..], |parts| parts.cart);
         let mut transaction = Transaction::with_capacity(2 * lines.len() + 4 + cart.len());
-        self.take_lines(
-            &mut transaction,
-            lines,
-            levels,
-            order.order_id.as_str().as_bytes(),
-        )?;
+        // Each buyer starts on the shard their read did.
+        self.take_lines(&mut transaction, lines, levels)?;
         // A checkout's order is a hold, with what a hold writes besides.
         let (listing, header) = match checkout {
             Some(_) => (&order_listing::PUT_HOLD, &order_header::PUT_HOLD),
@@ -424,8 +352,10 @@ impl Store {
                 order_header::hold_item(order, placed.charged.as_deref()),
             ),
         ];
-        new_items
-            .extend((lines.iter()).map(|line| (&line_item::PUT, line_item::to_item(order, line))));
+        new_items.extend((lines.iter()).map(|line| {
+            let shards = levels.count(&line.sku);
+            (&line_item::PUT, line_item::to_item(order, line, shards))
+        }));
         let now = epoch_seconds();
         let record_item = idempotency.map(|(key, record)| {
             idempotency::to_item(

@@ -13,19 +13,18 @@ use crate::{AppError, Store};
 use super::{OrderAction, PlaceOrderError};
 
 impl Store {
-    /// Each line's takes added to `transaction`, its buyer starting where `seed` (the order's
-    /// ID) says among a sharded SKU's shards; out of stock when a SKU's shards, as read, hold
-    /// less than its line.
+    /// Each line's takes added to `transaction`, its buyer starting among a sharded SKU's
+    /// shards where their read did; out of stock when a SKU's shards, as read, hold less than
+    /// its line.
     pub(super) fn take_lines<'a>(
         &self,
         transaction: &mut Transaction<OrderAction<'a>>,
         lines: &'a [LineItem],
         levels: &StockLevels,
-        seed: &[u8],
     ) -> Result<(), PlaceOrderError> {
         for line in lines {
             let needed = u64::from(line.quantity);
-            let Some(takes) = levels.takes(&line.sku, needed, seed) else {
+            let Some(takes) = levels.takes(&line.sku, needed) else {
                 return Err(PlaceOrderError::OutOfStock(vec![line.sku.clone()]));
             };
             let sharded = levels.of(&line.sku).is_some();

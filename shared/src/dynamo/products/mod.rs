@@ -117,6 +117,7 @@ impl Store {
     /// and loses it from there too while that item holds it; when it does not, from its fullest
     /// shards ([`Store::take_over_shards`]). A SKU of one shard pays no read for that.
     pub async fn adjust_stock(&self, sku: &Sku, delta: i64) -> Result<Variant, AppError> {
+        self.recent.forget_variant(sku);
         let needed = delta.min(0).unsigned_abs();
         let update = variant::STOCK_UPDATE
             .on(&self.table, variant::key(sku))

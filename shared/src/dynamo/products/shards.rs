@@ -61,26 +61,42 @@ pub(crate) fn terms_to_shards(
         .collect()
 }
 
-/// The shard keys to read beside `skus`' variants, as `counts` last knew them, at most `room`
-/// of them (none if more).
-pub(crate) fn hinted_keys(counts: &ShardCounts, skus: &[Sku], room: usize) -> Vec<Item> {
-    let keys: Vec<Item> = (skus.iter())
+/// The shard keys to read beside `wanted`'s variants, as `counts` last knew them: the start
+/// shard of the buyer `seed` names, or every shard once a start shard was short; at most
+/// `room` of them (none if more).
+pub(crate) fn hinted_keys(
+    counts: &ShardCounts,
+    wanted: &HashMap<Sku, u64>,
+    seed: &[u8],
+    room: usize,
+) -> Vec<Item> {
+    let keys: Vec<Item> = (wanted.keys())
         .filter_map(|sku| Some((sku, counts.known(sku)?)))
-        .flat_map(|(sku, count)| count.extra().map(|shard| stock_shard::key(sku, shard)))
+        .flat_map(|(sku, hint)| {
+            let start = hint.count.start_for(seed);
+            (hint.count.extra())
+                .filter(move |shard| hint.whole || *shard == start)
+                .map(|shard| stock_shard::key(sku, shard))
+        })
         .collect();
     if keys.len() > room { Vec::new() } else { keys }
 }
 
-/// Stock shards an order's read already has: the keys it asked for, and the levels found.
+/// Stock shards an order's read already has: the keys it asked for, and the levels found; and,
+/// for an order's read, the units it wants of each SKU and whose start shard (`seed`) to take
+/// them from first.
 #[derive(Debug, Default)]
 pub(crate) struct ShardsRead {
     asked: HashSet<(Sku, ShardIndex)>,
     found: HashMap<(Sku, ShardIndex), u64>,
+    wanted: HashMap<Sku, u64>,
+    seed: Vec<u8>,
 }
 
 impl ShardsRead {
-    /// The keys `keys` were asked for (absent ones hold nothing).
-    pub(crate) fn asked(keys: &[Item]) -> Self {
+    /// The keys `keys` were asked for (absent ones hold nothing), by an order that wants
+    /// `wanted` and starts where `seed` says.
+    pub(crate) fn asked(keys: &[Item], wanted: HashMap<Sku, u64>, seed: &[u8]) -> Self {
         let asked = (keys.iter())
             .filter_map(|key| crate::dynamo::codec::PK.get(key))
             .filter_map(|pk| stock_shard::parse_pk(&pk).ok())
@@ -88,6 +104,8 @@ impl ShardsRead {
         Self {
             asked,
             found: HashMap::new(),
+            wanted,
+            seed: seed.to_vec(),
         }
     }
 
@@ -96,6 +114,23 @@ impl ShardsRead {
         let shard = stock_shard::from_item(item)?;
         self.found.insert((shard.sku, shard.shard), shard.stock);
         Ok(())
+    }
+
+    /// Whether `variant`'s start shard holds, as read, what the order wants of it (then the
+    /// others need no read: the take asks that shard alone).
+    fn start_holds(&self, variant: &Variant) -> bool {
+        let Some(wanted) = self.wanted.get(&variant.sku) else {
+            return false;
+        };
+        let start = variant.stock_shards.start_for(&self.seed);
+        let level = if start == ShardIndex::VARIANT {
+            variant.stock
+        } else if self.asked.contains(&(variant.sku.clone(), start)) {
+            (self.found.get(&(variant.sku.clone(), start)).copied()).unwrap_or(0)
+        } else {
+            return false;
+        };
+        level >= *wanted
     }
 }
 
@@ -129,8 +164,21 @@ impl Store {
         let mut sharded: Vec<&mut Variant> = (all.into_iter())
             .filter(|variant| variant.stock_shards > ShardCount::ONE)
             .collect();
-        let mut levels = StockLevels::default();
+        let mut levels = StockLevels::for_buyer(&read.seed);
+        // A SKU whose buyer's start shard holds the line is taken from there: its other shards
+        // stay unread (their levels 0 here, which the take never asks them for).
+        let starts: HashSet<Sku> = (sharded.iter())
+            .filter(|v| read.start_holds(v))
+            .map(|v| v.sku.clone())
+            .collect();
+        for variant in &sharded {
+            if !read.wanted.is_empty() {
+                let whole = !starts.contains(&variant.sku);
+                self.shard_counts.read_whole(&variant.sku, whole);
+            }
+        }
         let keys: Vec<Item> = (sharded.iter())
+            .filter(|v| !starts.contains(&v.sku))
             .flat_map(|v| (v.stock_shards.extra()).map(|shard| (&v.sku, shard)))
             .filter(|(sku, shard)| !read.asked.contains(&((*sku).clone(), *shard)))
             .map(|(sku, shard)| stock_shard::key(sku, shard))
@@ -177,6 +225,7 @@ impl Store {
         sku: &Sku,
         count: ShardCount,
     ) -> Result<Variant, AppError> {
+        self.recent.forget_variant(sku);
         let sent = retry(
             &Backoff::TRANSACTION,
             |err| matches!(err, Retry::Changed | Retry::Contended),
@@ -326,6 +375,7 @@ impl Store {
         variant::SPREAD
             .on(&self.table, variant::key(&variant.sku))
             .set(&variant::STOCK_SHARDS, &count)
+            .set(&variant::ORDER_SHARDS, &count.max(variant.order_shards))
             .add(&variant::STOCK_CHANGE, &moved)
             .condition(condition)
             .value(":level", &variant::STOCK, &level)

@@ -129,6 +129,9 @@ impl Store {
         )
         .await;
         let (product, created) = written.map_err(|err| err.into_error("product"))?;
+        for sku in &product.skus {
+            self.recent.forget_variant(sku);
+        }
         let keys = product.skus.iter().map(variant::key).collect();
         let mut variants = Vec::with_capacity(product.skus.len());
         for item in self.batch_get(keys, true).await? {
