@@ -128,7 +128,7 @@ impl Bench {
                 ),
                 checkout,
                 None,
-                "a consistent Query of the cart and of the promotions; a consistent BatchGetItem of the customer's items, an eventually consistent one of the variants; one transaction: stock held, the order PENDING_PAYMENT, each cart line deleted (+2 W a line); then the PaymentIntent recorded on the header",
+                "a consistent Query of the cart, an eventually consistent one of the promotions; a consistent BatchGetItem of the customer's items, an eventually consistent one of the variants; one transaction: stock held, the order PENDING_PAYMENT, each cart line deleted (+2 W a line); then the PaymentIntent recorded on the header",
             );
             let (pending, _) = self.consumer_units().await?;
             let paid = self.pay_hold(&webhook, lines, &order).await?;
@@ -177,7 +177,7 @@ impl Bench {
             "POST checkout, 1 line of a SKU in 16 stock shards",
             checkout,
             None,
-            "as a 1-line checkout, but the variants' eventually consistent read also reads the SKU's 15 other shards (this process read it before); the take writes one shard, and the variant's GSI3 entry only when that shard is the variant's own item",
+            "as a 1-line checkout, but the variants' eventually consistent read also reads the buyer's start shard (this process read the SKU before), and no other while it holds the line; the take writes that shard, and the variant's GSI3 entry only when it is the variant's own item",
         );
         Ok(())
     }

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Design, STOCK, Sale, Wave, check_out, ended, limited_checkout, stocked};
+use super::{Design, Processes, STOCK, Sale, Wave, check_out, ended, stocked};
 use local_engine::limits::{Limits, Model};
 use local_engine::runtime_api::Error;
 
@@ -22,20 +22,20 @@ pub(super) async fn run(
     };
     let app = stocked(buyers, start_stock, design).await?;
     let limits = Limits::new(app.engine.database(), *model)?;
-    let checkout = limited_checkout(&app, &limits, provider, design)?;
+    let processes = Processes::new(&app, &limits, provider, design);
     let start = Instant::now();
     let mut tasks = Vec::with_capacity(buyers);
     for i in 0..buyers {
         let arrival = start + Duration::from_secs_f64(i as f64 / here);
-        let checkout = checkout.clone();
+        let processes = processes.clone();
         tasks.push(tokio::spawn(Box::pin(async move {
             tokio::time::sleep_until(arrival.into()).await;
-            check_out(&checkout, i, start).await
+            check_out(&processes, i, start).await
         })));
     }
     let mut answers = Vec::with_capacity(buyers);
     for task in tasks {
-        answers.push(task.await?);
+        answers.push(task.await??);
     }
     ended(
         &app,

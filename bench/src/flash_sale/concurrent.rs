@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use local_engine::limits::{Limits, Model};
 use local_engine::runtime_api::Error;
 
-use super::{Design, STOCK, Wave, check_out, ended, limited_checkout, stocked};
+use super::{Design, Processes, STOCK, Wave, check_out, ended, stocked};
 
 /// Customers ready with a cart beyond one per buyer at once, at least: more than a wave of one
 /// stock item accepts.
@@ -29,29 +29,29 @@ pub(super) async fn run(
     let carts = buyers + SPARE_CARTS.max(buyers * per_buyer);
     let app = stocked(carts, STOCK, design).await?;
     let limits = Limits::new(app.engine.database(), *model)?;
-    let checkout = limited_checkout(&app, &limits, provider, design)?;
+    let processes = Processes::new(&app, &limits, provider, design);
     let next = Arc::new(AtomicUsize::new(0));
     let start = Instant::now();
     let until = start + Duration::from_secs_f64(seconds);
     let mut tasks = Vec::with_capacity(buyers);
     for _ in 0..buyers {
-        let (checkout, next) = (checkout.clone(), next.clone());
+        let (processes, next) = (processes.clone(), next.clone());
         tasks.push(tokio::spawn(Box::pin(async move {
             let mut answers = Vec::new();
             let mut i = next.fetch_add(1, Ordering::Relaxed);
             while Instant::now() < until && i < carts {
-                let answer = check_out(&checkout, i, start).await;
+                let answer = check_out(&processes, i, start).await?;
                 if answer.status == 201 {
                     i = next.fetch_add(1, Ordering::Relaxed);
                 }
                 answers.push(answer);
             }
-            answers
+            Ok::<_, Error>(answers)
         })));
     }
     let mut answers = Vec::new();
     for task in tasks {
-        answers.extend(task.await?);
+        answers.extend(task.await??);
     }
     ended(&app, &limits, format!("{buyers} at once"), STOCK, answers).await
 }

@@ -16,7 +16,7 @@
 //! whole to check that every unit is where it should be: in stock, or held by an order whose
 //! checkout was answered 201.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use lambda_http::Body;
@@ -140,36 +140,75 @@ async fn ended(
     })
 }
 
-/// A checkout store through `limits` on `app`'s engine.
-fn limited_checkout(
-    app: &TestApp,
-    limits: &Limits,
-    provider: &payment_provider::Provider,
+/// The checkout function's processes, through `limits` on one engine, as Lambda runs them:
+/// each serves one request at a time, a request taking an idle one or starting another. Each
+/// keeps its own copies of what it read a moment ago and its own hints (`shared::Store`'s), so
+/// what a process remembers serves only the requests it serves.
+struct Processes {
+    client: aws_sdk_dynamodb::Client,
+    provider: payment_provider::Provider,
     design: Design,
-) -> Result<Arc<functions::checkout::Checkout>, Error> {
-    let (client, _) = app.engine.limited_client(limits);
-    let mut store = Store::new(client, LOCAL_TABLE);
-    // Every checkout also lists its order in GSI1's partition of its status: one partition's
-    // 1,000 writes a second for the whole store, unless spread over status shards as well.
-    if let Design::Sharded(count) = design {
-        store = store.with_status_shards(StatusShards::new(count.get() as u32)?);
-    }
-    Ok(Arc::new(functions::checkout::Checkout {
-        store,
-        provider: provider.clone(),
-    }))
+    idle: Mutex<Vec<Arc<functions::checkout::Checkout>>>,
 }
 
-/// Buyer `i`'s checkout, timed from `start`.
-async fn check_out(checkout: &functions::checkout::Checkout, i: usize, start: Instant) -> Answer {
+impl Processes {
+    fn new(
+        app: &TestApp,
+        limits: &Limits,
+        provider: &payment_provider::Provider,
+        design: Design,
+    ) -> Arc<Self> {
+        let (client, _) = app.engine.limited_client(limits);
+        Arc::new(Self {
+            client,
+            provider: provider.clone(),
+            design,
+            idle: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// An idle process, or a new one.
+    fn take(&self) -> Result<Arc<functions::checkout::Checkout>, Error> {
+        let idle = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        if let Some(process) = idle {
+            return Ok(process);
+        }
+        let mut store = Store::new(self.client.clone(), LOCAL_TABLE);
+        // Every checkout also lists its order in GSI1's partition of its status: one
+        // partition's 1,000 writes a second for the whole store, unless spread over status
+        // shards as well.
+        if let Design::Sharded(count) = self.design {
+            store = store.with_status_shards(StatusShards::new(count.get() as u32)?);
+        }
+        Ok(Arc::new(functions::checkout::Checkout {
+            store,
+            provider: self.provider.clone(),
+        }))
+    }
+
+    fn done(&self, process: Arc<functions::checkout::Checkout>) {
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        idle.push(process);
+    }
+}
+
+/// Buyer `i`'s checkout, on a process of its own while it runs, timed from `start`.
+async fn check_out(processes: &Processes, i: usize, start: Instant) -> Result<Answer, Error> {
+    let process = processes.take()?;
     let sent = Instant::now();
     let req = payments::checkout(&buyer(i), None);
-    let response = dispatch(checkout, req, functions::checkout::handle).await;
-    Answer {
+    let response = dispatch(&*process, req, functions::checkout::handle).await;
+    let answer = Answer {
         status: response.status().as_u16(),
         took: sent.elapsed(),
         at: start.elapsed(),
-    }
+    };
+    processes.done(process);
+    Ok(answer)
 }
 
 /// Where the SKU's stock is kept.

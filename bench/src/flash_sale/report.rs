@@ -14,8 +14,10 @@ pub(super) fn header(model: &Model, seconds: f64) {
         "Flash sale of one SKU (--only flash-sale): waves of {seconds} s, one unit a checkout, \
          against DynamoDB's limits modelled {}x slower (a partition: {} write / {} read units a second; \
          a transaction holds its items {} ms at DynamoDB's scale). Buyers arriving at a rate, or at once \
-         checking out one cart after another. Rates and checkouts a second at DynamoDB's scale; times as \
-         measured here.",
+         checking out one cart after another. Each checkout runs on a process of the function's \
+         alone while it runs (Lambda's one request per environment), an idle one or a new one; a process \
+         keeps its copy of a sharded SKU's variant and of the promotions for a second of this machine's time. \
+         Rates and checkouts a second at DynamoDB's scale; times as measured here.",
         model.scale,
         model.write_units,
         model.read_units,
