@@ -42,6 +42,9 @@ pub struct Store {
     /// Copies of the hot items a flash sale's checkouts read, for a second
     /// ([`crate::dynamo::recent`]).
     pub(crate) recent: crate::dynamo::recent::Recent,
+    /// Whether this process has read an order's inputs before: from then on a checkout's two
+    /// first reads go at once ([`crate::dynamo::orders::InputsRead::VariantsEventual`]).
+    pub(crate) has_read: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Seconds since the Unix epoch, as the table's TTL attribute counts them.
@@ -75,6 +78,7 @@ impl Store {
             prices_include_tax: false,
             shard_counts: Default::default(),
             recent: Default::default(),
+            has_read: Default::default(),
         }
     }
 

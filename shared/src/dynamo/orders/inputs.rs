@@ -2,6 +2,7 @@
 //! one BatchGetItem (two for a checkout: [`InputsRead`]).
 
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 
 use crate::domain::ids::{CustomerId, IdempotencyKey, Sku};
 use crate::domain::order::RequestedLine;
@@ -70,14 +71,26 @@ impl Store {
                 keys.extend(variant_keys);
                 self.batch_get(keys, read == InputsRead::Consistent).await?
             }
+            InputsRead::VariantsEventual if variant_keys.is_empty() => {
+                self.batch_get(keys, true).await?
+            }
+            // A process that has read before has its connection open: both reads at once, one
+            // round trip. Its first read goes one after the other (see [`InputsRead`]).
+            InputsRead::VariantsEventual if self.has_read.load(Ordering::Relaxed) => {
+                let (mut items, variants) = tokio::try_join!(
+                    self.batch_get(keys, true),
+                    self.batch_get(variant_keys, false)
+                )?;
+                items.extend(variants);
+                items
+            }
             InputsRead::VariantsEventual => {
                 let mut items = self.batch_get(keys, true).await?;
-                if !variant_keys.is_empty() {
-                    items.extend(self.batch_get(variant_keys, false).await?);
-                }
+                items.extend(self.batch_get(variant_keys, false).await?);
                 items
             }
         };
+        self.has_read.store(true, Ordering::Relaxed);
         for item in items {
             if item
                 .get(PK)

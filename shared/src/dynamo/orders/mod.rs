@@ -90,9 +90,11 @@ pub enum InputsRead {
     /// caller that reads again consistently before it refuses (the order's transaction checks
     /// prices and stock itself, and a profile, once named, is never removed).
     Eventual,
-    /// The customer's own items (profile, idempotency record, count) strongly consistent, then
-    /// the variants eventually: two BatchGetItems, one after the other (at once, a cold start
-    /// would open a second connection for the second, and pay its TLS handshake). A variant
+    /// The customer's own items (profile, idempotency record, count) strongly consistent, and
+    /// the variants eventually: two BatchGetItems, one after the other on the process's first
+    /// order (at once, a cold start would open a second connection for the second, and pay its
+    /// TLS handshake), at once after that (one round trip; the second connection is opened
+    /// once, on a warm process, and kept). A variant
     /// that every buyer reads at once (a flash sale) costs half a read unit a buyer: 6,000 a
     /// second before its partition throttles, where consistent reads stop at 3,000. A replay is
     /// still found before anything is refused; the transaction checks the variants' prices and
