@@ -17,6 +17,11 @@ async fn list(app: &TestApp, who: Who<'_>, sku: &str, query: &str) -> (u16, Valu
     (status, body)
 }
 
+/// The status `who`'s listing of `sku` answers from `cursor`.
+async fn with_cursor(app: &TestApp, who: Who<'_>, sku: &str, cursor: &str) -> u16 {
+    list(app, who, sku, &format!("cursor={cursor}")).await.0
+}
+
 /// Places an order of one `sku` for `customer`; its ID and time.
 async fn place(app: &TestApp, customer: &str, sku: &str, quantity: u32) -> (String, String) {
     let req = send_json(
@@ -193,24 +198,9 @@ async fn a_merged_cursor_is_taken_only_as_the_store_wrote_it() {
     place(&app, "c2", "sku-4", 1).await;
     let (_, first) = list(&app, Who::Staff, "sku-4", "limit=1").await;
     let cursor = first["nextCursor"].as_str().expect("a next page");
-    assert_eq!(
-        list(&app, Who::Staff, "sku-4", &format!("cursor={cursor}"))
-            .await
-            .0,
-        200
-    );
-    assert_eq!(
-        list(&app, Who::Admin, "sku-4", &format!("cursor={cursor}"))
-            .await
-            .0,
-        400
-    );
-    assert_eq!(
-        list(&app, Who::Staff, "sku-1", &format!("cursor={cursor}"))
-            .await
-            .0,
-        400
-    );
+    assert_eq!(with_cursor(&app, Who::Staff, "sku-4", cursor).await, 200);
+    assert_eq!(with_cursor(&app, Who::Admin, "sku-4", cursor).await, 400);
+    assert_eq!(with_cursor(&app, Who::Staff, "sku-1", cursor).await, 400);
     let position = format!("{at}#{order}");
     app.requests.reset();
     for (why, key) in [
@@ -353,18 +343,8 @@ async fn a_cursor_is_taken_only_as_the_store_wrote_it() {
     place(&app, "c2", "sku-4", 1).await;
     let (_, first) = list(&app, Who::Staff, "sku-4", "limit=1").await;
     let cursor = first["nextCursor"].as_str().expect("a next page");
-    assert_eq!(
-        list(&app, Who::Staff, "sku-4", &format!("cursor={cursor}"))
-            .await
-            .0,
-        200
-    );
-    assert_eq!(
-        list(&app, Who::Admin, "sku-4", &format!("cursor={cursor}"))
-            .await
-            .0,
-        400
-    );
+    assert_eq!(with_cursor(&app, Who::Staff, "sku-4", cursor).await, 200);
+    assert_eq!(with_cursor(&app, Who::Admin, "sku-4", cursor).await, 400);
 }
 
 #[tokio::test]

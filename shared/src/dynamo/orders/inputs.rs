@@ -66,31 +66,7 @@ impl Store {
         let shard_keys = hinted_keys(&self.shard_counts, &wanted, &seed, room);
         let mut shards = ShardsRead::asked(&shard_keys, wanted, &seed);
         let variant_keys: Vec<Item> = skus.iter().map(variant::key).chain(shard_keys).collect();
-        let items = match read {
-            InputsRead::Consistent | InputsRead::Eventual => {
-                keys.extend(variant_keys);
-                self.batch_get(keys, read == InputsRead::Consistent).await?
-            }
-            InputsRead::VariantsEventual if variant_keys.is_empty() => {
-                self.batch_get(keys, true).await?
-            }
-            // A process that has read before has its connection open: both reads at once, one
-            // round trip. Its first read goes one after the other (see [`InputsRead`]).
-            InputsRead::VariantsEventual if self.has_read.load(Ordering::Relaxed) => {
-                let (mut items, variants) = tokio::try_join!(
-                    self.batch_get(keys, true),
-                    self.batch_get(variant_keys, false)
-                )?;
-                items.extend(variants);
-                items
-            }
-            InputsRead::VariantsEventual => {
-                let mut items = self.batch_get(keys, true).await?;
-                items.extend(self.batch_get(variant_keys, false).await?);
-                items
-            }
-        };
-        self.has_read.store(true, Ordering::Relaxed);
+        let items = self.read_inputs(keys, variant_keys, read).await?;
         for item in items {
             if item
                 .get(PK)
@@ -117,5 +93,42 @@ impl Store {
         let variants = inputs.products.values_mut();
         inputs.levels = (self.complete_stock_shards(variants, consistent, shards)).await?;
         Ok(inputs)
+    }
+
+    /// The first read's two sets of keys, read as `read` says: the customer's own `keys` and
+    /// the `variant_keys` in one BatchGetItem, or in two (for [`InputsRead::VariantsEventual`]),
+    /// one after the other on the process's first read, at once after that.
+    async fn read_inputs(
+        &self,
+        mut keys: Vec<Item>,
+        variant_keys: Vec<Item>,
+        read: InputsRead,
+    ) -> Result<Vec<Item>, AppError> {
+        let items = match read {
+            InputsRead::Consistent | InputsRead::Eventual => {
+                keys.extend(variant_keys);
+                self.batch_get(keys, read == InputsRead::Consistent).await?
+            }
+            InputsRead::VariantsEventual if variant_keys.is_empty() => {
+                self.batch_get(keys, true).await?
+            }
+            // A process that has read before has its connection open: both reads at once, one
+            // round trip. Its first read goes one after the other (see [`InputsRead`]).
+            InputsRead::VariantsEventual if self.has_read.load(Ordering::Relaxed) => {
+                let (mut items, variants) = tokio::try_join!(
+                    self.batch_get(keys, true),
+                    self.batch_get(variant_keys, false)
+                )?;
+                items.extend(variants);
+                items
+            }
+            InputsRead::VariantsEventual => {
+                let mut items = self.batch_get(keys, true).await?;
+                items.extend(self.batch_get(variant_keys, false).await?);
+                items
+            }
+        };
+        self.has_read.store(true, Ordering::Relaxed);
+        Ok(items)
     }
 }
