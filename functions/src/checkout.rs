@@ -1,6 +1,7 @@
 //! `POST /customers/{customerId}/checkout`: the customer's cart made into an order that holds
-//! its stock while they pay. Reads the cart (one Query) and the customer, the products and any
-//! earlier answer under the same `Idempotency-Key` (one BatchGetItem), prices the lines from the
+//! its stock while they pay. Reads the cart (one Query) and, at once, the customer and any
+//! earlier answer under the same `Idempotency-Key` (one BatchGetItem), then the products (another,
+//! unless the process read them a moment ago: `shared::dynamo::recent`), prices the lines from the
 //! catalog, then in ONE transaction takes the stock, writes the order as PENDING_PAYMENT with
 //! all its copies and empties the cart (each line deleted only if it is still as read). Then it
 //! asks the payment provider for a PaymentIntent of the amount it computed (an
@@ -19,15 +20,13 @@ use lambda_http::Request;
 use payment_provider::Provider;
 use shared::domain::access::Caller;
 use shared::domain::address::Address;
-use shared::domain::cart::MAX_CART_LINES;
 use shared::domain::checkout::{CheckedOut, CheckoutAsk, CheckoutBody, PaymentDue};
 use shared::domain::idempotency::{IdempotencyRecord, checkout_fingerprint, with_body};
 use shared::domain::ids::{CustomerId, IdempotencyKey, Sku};
 use shared::domain::order::LineItem;
-use shared::domain::order::{Order, OrderDetails, RequestedLine};
+use shared::domain::order::{Order, OrderDetails};
 use shared::domain::pricing::quote::Quote;
 use shared::domain::variant::Variant;
-use shared::dynamo::cart::StoredCartLine;
 use shared::dynamo::orders::{Checked, CheckoutParts, InputsRead, PlaceOrderError};
 use shared::http::HttpResult;
 use shared::http::request::{caller, header_value, json_body, path_param, raw_body};
@@ -74,7 +73,8 @@ async fn attempt(
     (ask, body): (&CheckoutAsk, &[u8]),
     (first, number): (bool, u32),
 ) -> Result<Outcome, PlaceOrderError> {
-    let cart = store.live_cart(customer).await?;
+    let read = (variants_read(first), number);
+    let (cart, requested, inputs) = store.read_checkout_inputs(customer, key, read).await?;
     let fingerprint = checkout_fingerprint(
         customer,
         &cart
@@ -83,15 +83,6 @@ async fn attempt(
             .collect::<Vec<_>>(),
     );
     let fingerprint = with_body(&fingerprint, body);
-    let requested = requested_lines(&cart)?;
-    let inputs = store
-        .read_order_inputs(
-            customer,
-            key,
-            &requested,
-            (variants_read(first), true, number),
-        )
-        .await?;
     let counts_held = inputs.counts_held;
     let (variants, kept) = (inputs.products.clone(), inputs.address.clone());
     let checked = inputs.checked(customer, &requested);
@@ -144,23 +135,6 @@ async fn attempt(
         )
         .await?;
     Ok(Outcome::Held(Box::new(held)))
-}
-
-/// The cart's lines as an order asks for them (priced from the catalog).
-fn requested_lines(cart: &[StoredCartLine]) -> Result<Vec<RequestedLine>, AppError> {
-    // Two edits at once can each see room for one more line; a checkout never carries more than
-    // its transaction can (a 409 the customer resolves by removing lines, never a 500).
-    if cart.len() > MAX_CART_LINES {
-        return Err(AppError::CartFull(MAX_CART_LINES));
-    }
-    Ok(cart
-        .iter()
-        .map(|stored| RequestedLine {
-            sku: stored.line.sku.clone(),
-            quantity: stored.line.quantity,
-            expected_price: None,
-        })
-        .collect())
 }
 
 /// How an attempt reads the variants ([`attempt`]).

@@ -8,6 +8,7 @@ use futures_util::future::join_all;
 
 use crate::domain::cart::{Cart, CartLine, LineChange, MAX_CART_LINES};
 use crate::domain::ids::{CustomerId, Sku};
+use crate::domain::order::RequestedLine;
 
 use crate::dynamo::codec::Item;
 use crate::dynamo::entities::{cart_line, cart_version};
@@ -45,6 +46,23 @@ pub struct StoredCartLine {
     pub line: CartLine,
     /// When it expires (seconds since the epoch): every edit moves it.
     pub expires_at: u64,
+}
+
+/// The cart's lines as an order asks for them (priced from the catalog).
+pub fn requested_lines(cart: &[StoredCartLine]) -> Result<Vec<RequestedLine>, AppError> {
+    // Two edits at once can each see room for one more line; a checkout never carries more than
+    // its transaction can (a 409 the customer resolves by removing lines, never a 500).
+    if cart.len() > MAX_CART_LINES {
+        return Err(AppError::CartFull(MAX_CART_LINES));
+    }
+    Ok(cart
+        .iter()
+        .map(|stored| RequestedLine {
+            sku: stored.line.sku.clone(),
+            quantity: stored.line.quantity,
+            expected_price: None,
+        })
+        .collect())
 }
 
 impl Store {

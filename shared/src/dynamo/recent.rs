@@ -11,6 +11,12 @@
 //! copy makes the checkout read again (strongly consistent), never sell at an old price; and
 //! a promotion's start and end are applied by the clock. What a staff edit of a promotion
 //! changes reaches checkouts within [`RECENT`] (and at once in the process that wrote it).
+//!
+//! A variant's copy also says whether the read of all its shards that followed found none
+//! in stock ([`Recent::read_sold_out`]): for as long as the copy serves, this process answers
+//! that SKU's buyers sold out without reading its shards (a sale's end is when most buyers
+//! come, and each would otherwise read every shard). A unit given back in another process
+//! reaches this one's buyers within [`RECENT`], as a restock does; in this process, at once.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -38,9 +44,19 @@ impl Default for Recent {
     }
 }
 
+/// A variant as read at a moment, whether every shard was then found empty, and whether a
+/// buyer has been served from it.
+#[derive(Debug)]
+struct VariantCopy {
+    at: Instant,
+    variant: Variant,
+    sold_out: bool,
+    used: bool,
+}
+
 #[derive(Debug, Default)]
 struct Copies {
-    variants: HashMap<Sku, (Instant, Variant)>,
+    variants: HashMap<Sku, VariantCopy>,
     promotions: Option<(Instant, Promotions)>,
 }
 
@@ -60,9 +76,43 @@ impl Recent {
 
     /// `sku`'s variant, as read less than [`RECENT`] ago (its own item's stock, not summed).
     pub(crate) fn variant(&self, sku: &Sku) -> Option<Variant> {
+        let mut copies = self.copies();
+        let copy = copies.variants.get_mut(sku)?;
+        if !self.fresh(copy.at) {
+            return None;
+        }
+        copy.used = true;
+        Some(copy.variant.clone())
+    }
+
+    /// The SKUs whose copies have ended since a buyer was last served from them, taken: a
+    /// checkout reads them again beside its cart, before it knows its lines (they are likely a
+    /// flash sale's), so that a copy's end costs its buyer no round trip. A copy no buyer used
+    /// is not read ahead again.
+    pub(crate) fn take_ended(&self) -> Vec<Sku> {
+        let mut copies = self.copies();
+        let ttl = self.1;
+        (copies.variants.iter_mut())
+            .filter(|(_, copy)| copy.used && copy.at.elapsed() >= ttl && !ttl.is_zero())
+            .map(|(sku, copy)| {
+                copy.used = false;
+                sku.clone()
+            })
+            .collect()
+    }
+
+    /// Whether `sku`'s copy serves and every shard was found empty when it was read.
+    pub(crate) fn sold_out(&self, sku: &Sku) -> bool {
         let copies = self.copies();
-        let (at, variant) = copies.variants.get(sku)?;
-        self.fresh(*at).then(|| variant.clone())
+        (copies.variants.get(sku)).is_some_and(|copy| copy.sold_out && self.fresh(copy.at))
+    }
+
+    /// A read of all `sku`'s shards, after its copy, found none in stock: until the copy ends,
+    /// its buyers are answered sold out from here.
+    pub(crate) fn read_sold_out(&self, sku: &Sku) {
+        if let Some(copy) = self.copies().variants.get_mut(sku) {
+            copy.sold_out = true;
+        }
     }
 
     /// A variant just read from its item: kept if its stock is split over shards (a SKU on
@@ -70,14 +120,20 @@ impl Recent {
     pub(crate) fn read_variant(&self, variant: &Variant) {
         let mut copies = self.copies();
         if variant.stock_shards > ShardCount::ONE {
-            let copy = (Instant::now(), variant.clone());
+            let copy = VariantCopy {
+                at: Instant::now(),
+                variant: variant.clone(),
+                sold_out: false,
+                used: false,
+            };
             copies.variants.insert(variant.sku.clone(), copy);
         } else {
             copies.variants.remove(&variant.sku);
         }
     }
 
-    /// `sku`'s variant changed here: the next read reads it.
+    /// `sku`'s variant changed here (its terms, or its stock: a restock, a unit given back):
+    /// the next read reads it.
     pub(crate) fn forget_variant(&self, sku: &Sku) {
         self.copies().variants.remove(sku);
     }
@@ -115,8 +171,20 @@ mod tests {
         variant.stock_shards = ShardCount::new(4).expect("count");
         recent.read_variant(&variant);
         assert_eq!(recent.variant(&sku), Some(variant.clone()));
+        assert!(!recent.sold_out(&sku));
+        recent.read_sold_out(&sku);
+        assert!(recent.sold_out(&sku));
+        recent.read_variant(&variant);
+        assert!(
+            !recent.sold_out(&sku),
+            "a new copy is not sold out until its shards say so"
+        );
+        recent.read_sold_out(&sku);
         recent.forget_variant(&sku);
         assert_eq!(recent.variant(&sku), None);
+        assert!(!recent.sold_out(&sku), "forgotten with its copy");
+        recent.read_sold_out(&sku);
+        assert!(!recent.sold_out(&sku), "no copy, no mark");
         recent.read_promotions(&Vec::new());
         assert_eq!(recent.promotions(), Some(Vec::new()));
         recent.forget_promotions();
@@ -141,7 +209,29 @@ mod tests {
         );
         let mut variant = mug(Sku::parse("sku-1").expect("sku"));
         variant.stock_shards = ShardCount::new(2).expect("count");
-        (recent.copies().variants).insert(variant.sku.clone(), (old, variant.clone()));
+        let copy = VariantCopy {
+            at: old,
+            variant: variant.clone(),
+            sold_out: true,
+            used: true,
+        };
+        (recent.copies().variants).insert(variant.sku.clone(), copy);
         assert_eq!(recent.variant(&variant.sku), None);
+        assert!(
+            !recent.sold_out(&variant.sku),
+            "an old copy's mark ends with it"
+        );
+        assert_eq!(recent.take_ended(), vec![variant.sku.clone()]);
+        assert_eq!(recent.take_ended(), Vec::new(), "taken once");
+        recent.read_variant(&variant);
+        assert_eq!(recent.take_ended(), Vec::new(), "fresh");
+        let unused = VariantCopy {
+            at: old,
+            variant: variant.clone(),
+            sold_out: false,
+            used: false,
+        };
+        (recent.copies().variants).insert(variant.sku.clone(), unused);
+        assert_eq!(recent.take_ended(), Vec::new(), "no buyer used it");
     }
 }

@@ -1,7 +1,7 @@
 //! A checkout's first read of its variants is eventually consistent (every buyer of a flash
 //! sale reads the same one): a read that has not yet seen them is read again consistently
 //! before anything is refused, and a sold-out SKU is answered from the read. A warm process
-//! reads the variants at the same time as the customer's own items.
+//! reads the cart at the same time as the customer's own items.
 
 use local_engine::faults::Fault;
 use local_engine::testing::dispatch;
@@ -37,7 +37,7 @@ async fn a_stale_read_of_the_variants_never_refuses_a_checkout() {
 }
 
 #[tokio::test]
-async fn a_warm_process_reads_the_customer_and_the_variants_at_once() {
+async fn a_warm_process_reads_the_cart_and_the_customer_at_once() {
     let app = TestApp::seeded().await.expect("app");
     let customers = buyers(&app, 2, "sku-2", 1).await;
     // A process's first checkout reads them one after the other: a cold start opens one
@@ -45,7 +45,7 @@ async fn a_warm_process_reads_the_customer_and_the_variants_at_once() {
     let (status, body) = check_out(&app.store, &customers[0], None).await;
     assert_eq!(status, 201, "{body}");
     assert_eq!(app.requests.most_at_once(), 1);
-    // The next, at once: one round trip.
+    // The next reads the cart and the customer's items at once.
     app.requests.reset();
     let (status, body) = check_out(&app.store, &customers[1], None).await;
     assert_eq!(status, 201, "{body}");

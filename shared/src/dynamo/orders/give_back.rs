@@ -103,7 +103,13 @@ impl Store {
         loop {
             let transaction = self.give_back_transaction(details, back, next, release)?;
             let cancelled = match self.send(transaction).await? {
-                Outcome::Committed => return Ok(GivenBack::Written(next)),
+                Outcome::Committed => {
+                    // Units back in stock: this process reads the variant again.
+                    for planned in back.plan.lines.iter().filter(|p| p.restock > 0) {
+                        self.recent.forget_variant(&planned.line.sku);
+                    }
+                    return Ok(GivenBack::Written(next));
+                }
                 Outcome::Cancelled(cancelled) => cancelled,
             };
             if cancelled.condition_failed(|a| matches!(a, Action::Refund | Action::Cancellation)) {

@@ -1,5 +1,6 @@
 //! An order's first read: the customer's own items, the variants and their stock shards, in
-//! one BatchGetItem (two for a checkout: [`InputsRead`]).
+//! one BatchGetItem (for a checkout, the cart beside the customer's own items, then the
+//! variants: [`Store::read_checkout_inputs`]).
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -7,6 +8,7 @@ use std::sync::atomic::Ordering;
 use crate::domain::ids::{CustomerId, IdempotencyKey, Sku};
 use crate::domain::order::RequestedLine;
 use crate::domain::stock_shards::buyer_seed;
+use crate::dynamo::cart::{StoredCartLine, requested_lines};
 use crate::dynamo::codec::Item;
 use crate::dynamo::entities::{customer, idempotency, open_order_count, variant};
 use crate::dynamo::keys::{PK, SK, STOCK_PREFIX};
@@ -21,6 +23,71 @@ fn has_key(item: &Item, key: &Item) -> bool {
     item.get(PK) == key.get(PK) && item.get(SK) == key.get(SK)
 }
 
+/// The most keys [`OwnKeys`] has.
+const OWN_KEYS: usize = 3;
+
+/// The keys of the customer's own items an order reads: the profile, (with an
+/// Idempotency-Key) its record and (for a checkout, which holds units) the count of open
+/// orders.
+struct OwnKeys {
+    profile: Item,
+    record: Option<Item>,
+    count: Option<Item>,
+}
+
+impl OwnKeys {
+    fn of(customer: &CustomerId, key: Option<&IdempotencyKey>, holdings: bool) -> Self {
+        Self {
+            profile: customer::key(customer),
+            record: key.map(|key| idempotency::key(customer, key)),
+            count: holdings.then(|| open_order_count::key(customer)),
+        }
+    }
+
+    fn keys(&self) -> Vec<Item> {
+        let mut keys = vec![self.profile.clone()];
+        keys.extend(self.record.clone());
+        keys.extend(self.count.clone());
+        keys
+    }
+
+    /// `item` taken into `inputs` if it is one of these (true), else left (false).
+    fn took(&self, item: &Item, inputs: &mut OrderInputs) -> Result<bool, AppError> {
+        if has_key(item, &self.profile) {
+            inputs.customer_named = item.contains_key(customer::NAME.name);
+            inputs.address = customer::ADDRESS.get(item);
+        } else if self.count.as_ref().is_some_and(|key| has_key(item, key)) {
+            inputs.counts_held = open_order_count::counts_held(item);
+        } else if self.record.as_ref().is_some_and(|key| has_key(item, key)) {
+            let (record, expires_at) = idempotency::from_item(item.clone())?;
+            // TTL deletes expired records only eventually.
+            inputs.replay = (expires_at > epoch_seconds()).then_some(record);
+        } else {
+            return Ok(false);
+        }
+        Ok(true)
+    }
+}
+
+/// The variants an order still has to read, and the stock shards asked beside them.
+struct VariantsPlan {
+    keys: Vec<Item>,
+    shards: ShardsRead,
+}
+
+/// The stock shards a checkout read ahead, beside its cart ([`Store::read_ahead`]): the keys
+/// asked and the items found.
+#[derive(Default)]
+struct Ahead {
+    keys: Vec<Item>,
+    found: Vec<Item>,
+}
+
+/// Whether `item` (or a key) is a stock shard's.
+fn is_shard(item: &Item) -> bool {
+    (item.get(PK).and_then(|pk| pk.as_s().ok())).is_some_and(|pk| pk.starts_with(STOCK_PREFIX))
+}
+
 impl Store {
     /// The customer's profile, the products `requested` names, (with a key) the idempotency
     /// record and (with `holdings`, for a checkout) the customer's count of open orders, as
@@ -33,57 +100,155 @@ impl Store {
         requested: &[RequestedLine],
         (read, holdings, attempt): (InputsRead, bool, u32),
     ) -> Result<OrderInputs, AppError> {
-        let profile_key = customer::key(customer);
-        let record_key = idempotency_key.map(|key| idempotency::key(customer, key));
-        let count_key = holdings.then(|| open_order_count::key(customer));
-        let mut keys = vec![profile_key.clone()];
-        keys.extend(record_key.clone());
-        keys.extend(count_key.clone());
-        // The stock shards of the SKUs this process last saw sharded, beside their variants:
-        // the customer's start shard of each (the takes start there), or all of them.
+        let own = OwnKeys::of(customer, idempotency_key, holdings);
+        let mut inputs = OrderInputs::default();
+        let ahead = Ahead::default();
+        let plan = self.plan_variants(customer, requested, (read, attempt), ahead, &mut inputs);
+        let plan = plan?;
+        let items = self.read_inputs(own.keys(), plan.keys, read).await?;
+        self.inputs_found(&own, items, plan.shards, read, inputs)
+            .await
+    }
+
+    /// A checkout's first read, for its `attempt`: the customer's live cart (ONE Query) and
+    /// their own items (strongly consistent), at once on a process that has read before (one
+    /// after the other on its first: [`InputsRead`]); then the variants the cart names, as
+    /// `read` says, unless this process read them a moment ago ([`crate::dynamo::recent`]). So
+    /// a buyer of a flash sale's SKU, sold out or not, is read in one round trip.
+    pub async fn read_checkout_inputs(
+        &self,
+        customer: &CustomerId,
+        idempotency_key: Option<&IdempotencyKey>,
+        (read, attempt): (InputsRead, u32),
+    ) -> Result<(Vec<StoredCartLine>, Vec<RequestedLine>, OrderInputs), AppError> {
+        let own = OwnKeys::of(customer, idempotency_key, true);
+        let (cart, mut items, ahead) = if self.has_read.load(Ordering::Relaxed) {
+            tokio::try_join!(
+                self.live_cart(customer),
+                self.batch_get(own.keys(), true),
+                self.read_ahead(customer, (read, attempt)),
+            )?
+        } else {
+            let cart = self.live_cart(customer).await?;
+            let items = self.batch_get(own.keys(), true).await?;
+            (cart, items, Ahead::default())
+        };
+        self.has_read.store(true, Ordering::Relaxed);
+        let requested = requested_lines(&cart)?;
+        let mut inputs = OrderInputs::default();
+        let plan = self.plan_variants(customer, &requested, (read, attempt), ahead, &mut inputs)?;
+        if !plan.keys.is_empty() {
+            let consistent = read == InputsRead::Consistent;
+            items.extend(self.batch_get(plan.keys, consistent).await?);
+        }
+        let inputs = (self.inputs_found(&own, items, plan.shards, read, inputs)).await?;
+        Ok((cart, requested, inputs))
+    }
+
+    /// The variants whose copies ended since a buyer of this process was served from them
+    /// ([`crate::dynamo::recent::Recent::take_ended`]), read again eventually, with the shards
+    /// the next read of each would ask for: taken as copies, the shards given back. Nothing on
+    /// a read that must be consistent.
+    async fn read_ahead(
+        &self,
+        customer: &CustomerId,
+        (read, attempt): (InputsRead, u32),
+    ) -> Result<Ahead, AppError> {
+        if read == InputsRead::Consistent {
+            return Ok(Ahead::default());
+        }
+        let skus = self.recent.take_ended();
+        if skus.is_empty() {
+            return Ok(Ahead::default());
+        }
+        let wanted: HashMap<Sku, u64> = skus.iter().map(|sku| (sku.clone(), 1)).collect();
+        let seed = buyer_seed(customer, attempt);
+        let room = MAX_BATCH_GET - skus.len();
+        let shard_keys = hinted_keys(&self.shard_counts, &wanted, &seed, room);
+        let keys = skus.iter().map(variant::key).chain(shard_keys.clone());
+        let mut ahead = Ahead {
+            keys: shard_keys,
+            found: Vec::new(),
+        };
+        for item in self.batch_get(keys.collect(), false).await? {
+            if is_shard(&item) {
+                ahead.found.push(item);
+            } else {
+                self.recent.read_variant(&variant::from_item(item)?);
+            }
+        }
+        Ok(ahead)
+    }
+
+    /// What of `requested` an order still reads: the variants this process has no copy of
+    /// (the copies go into `inputs`), and the stock shards of the SKUs it last saw sharded,
+    /// beside their variants: the customer's start shard of each (the takes start there), or
+    /// all of them; none of a SKU this process found sold out a moment ago.
+    fn plan_variants(
+        &self,
+        customer: &CustomerId,
+        requested: &[RequestedLine],
+        (read, attempt): (InputsRead, u32),
+        ahead: Ahead,
+        inputs: &mut OrderInputs,
+    ) -> Result<VariantsPlan, AppError> {
         let mut wanted: HashMap<Sku, u64> = HashMap::new();
         for line in requested {
             *wanted.entry(line.sku.clone()).or_default() += u64::from(line.quantity);
         }
-        let mut inputs = OrderInputs::default();
         // A sharded SKU's variant this process read a moment ago, for an eventual read (every
         // buyer of a flash sale would read its one item: [`crate::dynamo::recent`]).
+        let copies = read != InputsRead::Consistent;
         let mut skus: Vec<Sku> = Vec::with_capacity(requested.len());
+        let mut sold_out = Vec::new();
         for sku in requested.iter().map(|line| &line.sku) {
-            match self
-                .recent
-                .variant(sku)
-                .filter(|_| read != InputsRead::Consistent)
-            {
+            match self.recent.variant(sku).filter(|_| copies) {
                 Some(copy) => {
+                    if self.recent.sold_out(sku) {
+                        sold_out.push((sku.clone(), copy.stock_shards));
+                    }
                     inputs.products.insert(sku.clone(), copy);
                 }
                 None => skus.push(sku.clone()),
             }
         }
         let seed = buyer_seed(customer, attempt);
-        let room = MAX_BATCH_GET - keys.len() - skus.len();
-        let shard_keys = hinted_keys(&self.shard_counts, &wanted, &seed, room);
-        let mut shards = ShardsRead::asked(&shard_keys, wanted, &seed);
-        let variant_keys: Vec<Item> = skus.iter().map(variant::key).chain(shard_keys).collect();
-        let items = self.read_inputs(keys, variant_keys, read).await?;
+        // Room beside the customer's own items, in an order's one BatchGetItem.
+        let room = MAX_BATCH_GET - OWN_KEYS - skus.len();
+        let hinted: HashMap<Sku, u64> = (wanted.iter())
+            .filter(|(sku, _)| !sold_out.iter().any(|(out, _)| out == *sku))
+            .map(|(sku, units)| (sku.clone(), *units))
+            .collect();
+        let shard_keys: Vec<Item> = hinted_keys(&self.shard_counts, &hinted, &seed, room)
+            .into_iter()
+            .filter(|key| !ahead.keys.contains(key))
+            .collect();
+        let asked: Vec<Item> = shard_keys.iter().chain(&ahead.keys).cloned().collect();
+        let mut shards = ShardsRead::asked(&asked, wanted, &seed);
+        for item in ahead.found {
+            shards.found(item)?;
+        }
+        for (sku, count) in sold_out {
+            shards.known_empty(&sku, count);
+        }
+        let keys = skus.iter().map(variant::key).chain(shard_keys).collect();
+        Ok(VariantsPlan { keys, shards })
+    }
+
+    /// `items` read for `own` and a plan, taken into `inputs`; the shards the plan did not
+    /// ask for read after, as `read` says.
+    async fn inputs_found(
+        &self,
+        own: &OwnKeys,
+        items: Vec<Item>,
+        mut shards: ShardsRead,
+        read: InputsRead,
+        mut inputs: OrderInputs,
+    ) -> Result<OrderInputs, AppError> {
         for item in items {
-            if item
-                .get(PK)
-                .and_then(|pk| pk.as_s().ok())
-                .is_some_and(|pk| pk.starts_with(STOCK_PREFIX))
-            {
+            if is_shard(&item) {
                 shards.found(item)?;
-            } else if has_key(&item, &profile_key) {
-                inputs.customer_named = item.contains_key(customer::NAME.name);
-                inputs.address = customer::ADDRESS.get(&item);
-            } else if count_key.as_ref().is_some_and(|key| has_key(&item, key)) {
-                inputs.counts_held = open_order_count::counts_held(&item);
-            } else if record_key.as_ref().is_some_and(|key| has_key(&item, key)) {
-                let (record, expires_at) = idempotency::from_item(item)?;
-                // TTL deletes expired records only eventually.
-                inputs.replay = (expires_at > epoch_seconds()).then_some(record);
-            } else {
+            } else if !own.took(&item, &mut inputs)? {
                 let variant = variant::from_item(item)?;
                 self.recent.read_variant(&variant);
                 inputs.products.insert(variant.sku.clone(), variant);

@@ -133,7 +133,13 @@ impl Store {
                 refund.as_ref(),
             )?;
             let cancelled = match self.send(transaction).await? {
-                Outcome::Committed => return Ok(()),
+                Outcome::Committed => {
+                    // Units back in stock: this process reads the variant again.
+                    for (line, _) in &restock {
+                        self.recent.forget_variant(&line.sku);
+                    }
+                    return Ok(());
+                }
                 Outcome::Cancelled(cancelled) => cancelled,
             };
             if let Some((_, stored)) = cancelled

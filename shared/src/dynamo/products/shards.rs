@@ -116,6 +116,12 @@ impl ShardsRead {
         Ok(())
     }
 
+    /// Every shard of `sku` beyond its variant's item (of `count`) known empty without a
+    /// read: this process found it sold out a moment ago ([`crate::dynamo::recent`]).
+    pub(crate) fn known_empty(&mut self, sku: &Sku, count: ShardCount) {
+        (self.asked).extend(count.extra().map(|shard| (sku.clone(), shard)));
+    }
+
     /// Whether `variant`'s start shard holds, as read, what the order wants of it (then the
     /// others need no read: the take asks that shard alone).
     fn start_holds(&self, variant: &Variant) -> bool {
@@ -197,6 +203,11 @@ impl Store {
                 found.get(&at).copied().unwrap_or(0)
             }));
             variant.stock = all.iter().sum();
+            // Every shard read and none holds a unit: this process answers its buyers sold out
+            // while its copy of the variant serves.
+            if variant.stock == 0 && !starts.contains(&variant.sku) {
+                self.recent.read_sold_out(&variant.sku);
+            }
             levels.insert(variant.sku.clone(), all);
         }
         Ok(levels)
