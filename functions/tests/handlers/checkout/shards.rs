@@ -259,6 +259,39 @@ async fn a_process_that_found_a_sharded_sku_sold_out_answers_its_next_buyers_in_
     assert_eq!(app.stock("sku-2").await, 0);
 }
 
+#[tokio::test]
+async fn a_copy_that_served_a_buyer_is_read_again_beside_the_next_cart_when_it_ends() {
+    let app = TestApp::seeded().await.expect("app");
+    let customers = buyers(&app, 4, "sku-2", 1).await;
+    let before = i64::try_from(app.stock("sku-2").await).expect("stock");
+    let sold_out = json!({"delta": -before, "shards": 4});
+    assert_eq!(stock_change(&app, "sku-2", sold_out).await.0, 200);
+    let kept = Duration::from_secs(2);
+    let process = app.store.clone().with_copies_kept(kept);
+    // The first buyer's read makes the copy; the second is served from it.
+    assert_eq!(check_out(&process, &customers[0], None).await.0, 409);
+    assert_eq!(check_out(&process, &customers[1], None).await.0, 409);
+    tokio::time::sleep(kept + Duration::from_millis(100)).await;
+    // The copy has ended: the next buyer's cart, their items and the variant with its shards
+    // are read at once, and nothing after.
+    app.requests.reset();
+    assert_eq!(check_out(&process, &customers[2], None).await.0, 409);
+    let sent = app.requests.by_operation();
+    assert_eq!(
+        (sent.get("Query"), sent.get("BatchGetItem")),
+        (Some(&1), Some(&2)),
+        "{sent:?}"
+    );
+    assert_eq!(app.requests.most_at_once(), 3);
+    // That copy served the buyer it was read beside, so it is read ahead again when it ends (a
+    // copy no buyer used is not: the unit tests of `shared::dynamo::recent`).
+    tokio::time::sleep(kept + Duration::from_millis(100)).await;
+    app.requests.reset();
+    assert_eq!(check_out(&process, &customers[3], None).await.0, 409);
+    assert_eq!(app.requests.most_at_once(), 3);
+    assert_eq!(app.requests.by_operation().get("BatchGetItem"), Some(&2));
+}
+
 /// An order's read of `quantity` `sku` for c1, as `read` says.
 async fn inputs_read(app: &TestApp, sku: &str, quantity: u32, read: InputsRead) -> OrderInputs {
     let sku = Sku::parse(sku).expect("sku");
