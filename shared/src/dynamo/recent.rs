@@ -88,12 +88,13 @@ impl Recent {
     /// The SKUs whose copies have ended since a buyer was last served from them, taken: a
     /// checkout reads them again beside its cart, before it knows its lines (they are likely a
     /// flash sale's), so that a copy's end costs its buyer no round trip. A copy no buyer used
-    /// is not read ahead again.
-    pub(crate) fn take_ended(&self) -> Vec<Sku> {
+    /// is not read ahead again. At most `most` of them (the others wait for the next).
+    pub(crate) fn take_ended(&self, most: usize) -> Vec<Sku> {
         let mut copies = self.copies();
         let ttl = self.1;
         (copies.variants.iter_mut())
             .filter(|(_, copy)| copy.used && copy.at.elapsed() >= ttl && !ttl.is_zero())
+            .take(most)
             .map(|(sku, copy)| {
                 copy.used = false;
                 sku.clone()
@@ -221,10 +222,11 @@ mod tests {
             !recent.sold_out(&variant.sku),
             "an old copy's mark ends with it"
         );
-        assert_eq!(recent.take_ended(), vec![variant.sku.clone()]);
-        assert_eq!(recent.take_ended(), Vec::new(), "taken once");
+        assert_eq!(recent.take_ended(0), Vec::new(), "none wanted");
+        assert_eq!(recent.take_ended(1), vec![variant.sku.clone()]);
+        assert_eq!(recent.take_ended(1), Vec::new(), "taken once");
         recent.read_variant(&variant);
-        assert_eq!(recent.take_ended(), Vec::new(), "fresh");
+        assert_eq!(recent.take_ended(1), Vec::new(), "fresh");
         let unused = VariantCopy {
             at: old,
             variant: variant.clone(),
@@ -232,6 +234,6 @@ mod tests {
             used: false,
         };
         (recent.copies().variants).insert(variant.sku.clone(), unused);
-        assert_eq!(recent.take_ended(), Vec::new(), "no buyer used it");
+        assert_eq!(recent.take_ended(1), Vec::new(), "no buyer used it");
     }
 }

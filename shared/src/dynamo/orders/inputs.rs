@@ -102,9 +102,8 @@ impl Store {
     ) -> Result<OrderInputs, AppError> {
         let own = OwnKeys::of(customer, idempotency_key, holdings);
         let mut inputs = OrderInputs::default();
-        let ahead = Ahead::default();
-        let plan = self.plan_variants(customer, requested, (read, attempt), ahead, &mut inputs);
-        let plan = plan?;
+        let (ahead, read_as) = (Ahead::default(), (read, attempt));
+        let plan = self.plan_variants(customer, requested, read_as, ahead, &mut inputs)?;
         let items = self.read_inputs(own.keys(), plan.keys, read).await?;
         self.inputs_found(&own, items, plan.shards, read, inputs)
             .await
@@ -157,7 +156,8 @@ impl Store {
         if read == InputsRead::Consistent {
             return Ok(Ahead::default());
         }
-        let skus = self.recent.take_ended();
+        // At most a quarter of a BatchGetItem's keys: the rest for their shards.
+        let skus = self.recent.take_ended(MAX_BATCH_GET / 4);
         if skus.is_empty() {
             return Ok(Ahead::default());
         }
