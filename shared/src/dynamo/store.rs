@@ -42,8 +42,8 @@ pub struct Store {
     /// Copies of the hot items a flash sale's checkouts read, for a second
     /// ([`crate::dynamo::recent`]).
     pub(crate) recent: crate::dynamo::recent::Recent,
-    /// Whether this process has read an order's inputs before: from then on a checkout's two
-    /// first reads go at once ([`crate::dynamo::orders::InputsRead::VariantsEventual`]).
+    /// Whether this process has read an order's inputs before: from then on a checkout's first
+    /// reads go at once ([`Store::read_checkout_inputs`]).
     pub(crate) has_read: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 

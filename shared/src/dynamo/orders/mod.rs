@@ -94,7 +94,8 @@ pub enum InputsRead {
     /// the variants eventually: two BatchGetItems, one after the other on the process's first
     /// order (at once, a cold start would open a second connection for the second, and pay its
     /// TLS handshake), at once after that (one round trip; the second connection is opened
-    /// once, on a warm process, and kept). A variant
+    /// once, on a warm process, and kept; a checkout sends its cart's Query beside the first,
+    /// [`Store::read_checkout_inputs`]). A variant
     /// that every buyer reads at once (a flash sale) costs half a read unit a buyer: 6,000 a
     /// second before its partition throttles, where consistent reads stop at 3,000. A replay is
     /// still found before anything is refused; the transaction checks the variants' prices and
