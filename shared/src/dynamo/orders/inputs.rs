@@ -75,7 +75,7 @@ struct VariantsPlan {
     shards: ShardsRead,
 }
 
-/// The stock shards a checkout read ahead, beside its cart ([`Store::read_ahead`]): the keys
+/// The stock shards a checkout read ahead, beside its cart ([`Store::ahead_keys`]): the keys
 /// asked and the items found.
 #[derive(Default)]
 struct Ahead {
@@ -113,7 +113,8 @@ impl Store {
     /// their own items (strongly consistent), at once on a process that has read before (one
     /// after the other on its first: [`InputsRead`]); then the variants the cart names, as
     /// `read` says, unless this process read them a moment ago ([`crate::dynamo::recent`]). So
-    /// a buyer of a flash sale's SKU, sold out or not, is read in one round trip.
+    /// a buyer of a flash sale's SKU, sold out or not, is read in one round trip of two
+    /// requests, and a copy that ended is read again in the second ([`Store::ahead_keys`]).
     pub async fn read_checkout_inputs(
         &self,
         customer: &CustomerId,
@@ -122,11 +123,13 @@ impl Store {
     ) -> Result<(Vec<StoredCartLine>, Vec<RequestedLine>, OrderInputs), AppError> {
         let own = OwnKeys::of(customer, idempotency_key, true);
         let (cart, mut items, ahead) = if self.has_read.load(Ordering::Relaxed) {
-            tokio::try_join!(
-                self.live_cart(customer),
-                self.batch_get(own.keys(), true),
-                self.read_ahead(customer, (read, attempt)),
-            )?
+            let (variant_keys, shard_keys) = self.ahead_keys(customer, (read, attempt));
+            let mut keys = own.keys();
+            keys.extend(variant_keys.iter().chain(&shard_keys).cloned());
+            let (cart, items) =
+                tokio::try_join!(self.live_cart(customer), self.batch_get(keys, true))?;
+            let (items, ahead) = self.read_ahead(items, &variant_keys, shard_keys)?;
+            (cart, items, ahead)
         } else {
             let cart = self.live_cart(customer).await?;
             let items = self.batch_get(own.keys(), true).await?;
@@ -144,40 +147,54 @@ impl Store {
         Ok((cart, requested, inputs))
     }
 
-    /// The variants whose copies ended since a buyer of this process was served from them
-    /// ([`crate::dynamo::recent::Recent::take_ended`]), read again eventually, with the shards
-    /// the next read of each would ask for: taken as copies, the shards given back. Nothing on
-    /// a read that must be consistent.
-    async fn read_ahead(
+    /// What a checkout reads ahead, in its BatchGetItem of the customer's own items (so,
+    /// strongly consistent: once a second a process, not once a buyer): the variants whose
+    /// copies ended since a buyer of this process was served from them
+    /// ([`crate::dynamo::recent::Recent::take_ended`]), and the shards the next read of each
+    /// would ask for. Nothing on a read that must be consistent (it takes no copy).
+    fn ahead_keys(
         &self,
         customer: &CustomerId,
         (read, attempt): (InputsRead, u32),
-    ) -> Result<Ahead, AppError> {
+    ) -> (Vec<Item>, Vec<Item>) {
         if read == InputsRead::Consistent {
-            return Ok(Ahead::default());
+            return (Vec::new(), Vec::new());
         }
         // At most a quarter of a BatchGetItem's keys: the rest for their shards.
         let skus = self.recent.take_ended(MAX_BATCH_GET / 4);
         if skus.is_empty() {
-            return Ok(Ahead::default());
+            return (Vec::new(), Vec::new());
         }
         let wanted: HashMap<Sku, u64> = skus.iter().map(|sku| (sku.clone(), 1)).collect();
         let seed = buyer_seed(customer, attempt);
-        let room = MAX_BATCH_GET - skus.len();
+        let room = MAX_BATCH_GET - OWN_KEYS - skus.len();
         let shard_keys = hinted_keys(&self.shard_counts, &wanted, &seed, room);
-        let keys = skus.iter().map(variant::key).chain(shard_keys.clone());
+        (skus.iter().map(variant::key).collect(), shard_keys)
+    }
+
+    /// `items` read with [`Store::ahead_keys`]' `variant_keys` and `shard_keys`: the variants
+    /// taken as copies, the shards found given back as [`Ahead`], the rest returned.
+    fn read_ahead(
+        &self,
+        items: Vec<Item>,
+        variant_keys: &[Item],
+        shard_keys: Vec<Item>,
+    ) -> Result<(Vec<Item>, Ahead), AppError> {
         let mut ahead = Ahead {
             keys: shard_keys,
             found: Vec::new(),
         };
-        for item in self.batch_get(keys.collect(), false).await? {
+        let mut rest = Vec::with_capacity(items.len());
+        for item in items {
             if is_shard(&item) {
                 ahead.found.push(item);
-            } else {
+            } else if variant_keys.iter().any(|key| has_key(&item, key)) {
                 self.recent.read_variant(&variant::from_item(item)?);
+            } else {
+                rest.push(item);
             }
         }
-        Ok(ahead)
+        Ok((rest, ahead))
     }
 
     /// What of `requested` an order still reads: the variants this process has no copy of
