@@ -38,10 +38,28 @@ async fn a_new_customer_is_created_then_replaced() {
         body,
         json!({"customerId": "c7", "name": "Gita Rao", "email": "gita@example.com"})
     );
+    // The profile, then the mark on the cart's version that the customer is one.
     assert_eq!(
         app.requests.by_operation(),
-        [("UpdateItem".to_owned(), 1)].into()
+        [("UpdateItem".to_owned(), 2)].into()
     );
+    let version = shared::dynamo::entities::cart_version::key(
+        &shared::domain::ids::CustomerId::parse("c7").expect("id"),
+    );
+    let marked = (app.engine.client().get_item())
+        .table_name(local_engine::LOCAL_TABLE)
+        .set_key(Some(version))
+        .consistent_read(true)
+        .send()
+        .await
+        .expect("read");
+    let marked = marked.item.expect("the cart's version");
+    assert_eq!(
+        marked.get("profiled").and_then(|v| v.as_bool().ok()),
+        Some(&true),
+        "{marked:?}"
+    );
+    assert!(!marked.contains_key("version"), "no line was added");
 
     let (status, location, _, body) = put(
         &app,

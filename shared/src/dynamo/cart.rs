@@ -13,6 +13,7 @@ use crate::domain::order::RequestedLine;
 use crate::dynamo::codec::Item;
 use crate::dynamo::entities::{cart_line, cart_version};
 use crate::dynamo::errors::unless_condition_failed;
+use crate::dynamo::keys::SK;
 use crate::dynamo::query::{Index, KeyQuery};
 use crate::dynamo::store::epoch_seconds;
 use crate::dynamo::transaction::{Outcome, Transaction};
@@ -77,6 +78,35 @@ impl Store {
             .filter(|(_, expires_at)| *expires_at > now)
             .map(|(line, expires_at)| StoredCartLine { line, expires_at })
             .collect())
+    }
+
+    /// The cart's live lines as [`Store::live_cart`] reads them, and whether the customer is
+    /// one ([`cart_version::PROFILED`], on the cart's version): ONE strongly consistent Query of
+    /// `begins_with(SK, "CART")`, which reads the version beside the lines.
+    pub(crate) async fn live_cart_marked(
+        &self,
+        customer: &CustomerId,
+    ) -> Result<(Vec<StoredCartLine>, bool), AppError> {
+        let out = KeyQuery::on(Index::Table, cart_line::pk(customer))
+            .begins_with(cart_version::SORT_KEY)
+            .request(self)
+            .consistent_read(true)
+            .send()
+            .await?;
+        let (now, mut profiled, mut lines) = (epoch_seconds(), false, Vec::new());
+        for item in out.items.unwrap_or_default() {
+            if (item.get(SK).and_then(|sk| sk.as_s().ok())).map(String::as_str)
+                == Some(cart_version::SORT_KEY)
+            {
+                profiled = cart_version::PROFILED.get(&item).unwrap_or(false);
+                continue;
+            }
+            let (line, expires_at) = cart_line::from_item(item)?;
+            if expires_at > now {
+                lines.push(StoredCartLine { line, expires_at });
+            }
+        }
+        Ok((lines, profiled))
     }
 
     /// Access pattern 9: the customer's cart, its live lines in SKU order. ONE strongly

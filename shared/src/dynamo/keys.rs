@@ -27,7 +27,7 @@
 //! | Idempotency record | `IDEMPOTENCY#<customerId>#<key>` | `RESPONSE` | retried POSTs |
 //! | Migration state | `MIGRATION#<name>` | `STATUS`, `SEGMENT#<total>#<i>`, `DEFERRED#<orderId>#<sku>`, `UNPLACEABLE#<PK>#<SK>` | `store-migrate` |
 //! | Cart line | `CUSTOMER#<customerId>` | `CART#<sku>` | 9 |
-//! | Cart version | `CUSTOMER#<customerId>` | `CART` | the cap on a cart's lines |
+//! | Cart version | `CUSTOMER#<customerId>` | `CART` | the cap on a cart's lines; the customer is one |
 //! | Applied payment event | `PAYMENT_EVENT#<eventId>` | `APPLIED` | the webhook, at most once |
 //! | Payment's order | `PAYMENT#<paymentId>` | `ORDER` | a dispute's order |
 //! | Refund due | `REFUND#<paymentId>` | `REFUND` | 10 (GSI1: `REFUNDS#<status>` / `<requestedAt>`) |

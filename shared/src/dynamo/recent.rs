@@ -102,6 +102,26 @@ impl Recent {
             .collect()
     }
 
+    /// Whether a copy a buyer used has ended: [`Recent::take_ended`] would take it.
+    pub(crate) fn any_ended(&self) -> bool {
+        let ttl = self.1;
+        (self.copies().variants.values())
+            .any(|copy| copy.used && copy.at.elapsed() >= ttl && !ttl.is_zero())
+    }
+
+    /// Whether `sku`'s copy serves and says every shard was empty, as [`Recent::sold_out`];
+    /// if so the copy is marked used, as a buyer's answer taken from it.
+    pub(crate) fn answers_sold_out(&self, sku: &Sku) -> bool {
+        let mut copies = self.copies();
+        match copies.variants.get_mut(sku) {
+            Some(copy) if copy.sold_out && self.fresh(copy.at) => {
+                copy.used = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Whether `sku`'s copy serves and every shard was found empty when it was read.
     pub(crate) fn sold_out(&self, sku: &Sku) -> bool {
         let copies = self.copies();

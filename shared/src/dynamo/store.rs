@@ -45,6 +45,10 @@ pub struct Store {
     /// Whether this process has read an order's inputs before: from then on a checkout's first
     /// reads go at once ([`Store::read_checkout_inputs`]).
     pub(crate) has_read: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Whether this process's last checkout asked for a SKU its copy says is sold out: the next
+    /// reads its cart first, alone, and is answered from it if it asks for one too
+    /// ([`Store::read_checkout_inputs`]).
+    pub(crate) cart_first: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Seconds since the Unix epoch, as the table's TTL attribute counts them.
@@ -79,6 +83,7 @@ impl Store {
             shard_counts: Default::default(),
             recent: Default::default(),
             has_read: Default::default(),
+            cart_first: Default::default(),
         }
     }
 

@@ -35,8 +35,12 @@ pub const FUNCTIONS: &[Function] = &[
         &[GetItem(Entity::Customer)]),
     function(
         "put-customer",
-        "Creates or replaces a customer's profile (UpdateItem)",
-        &[UpdateItem(&[&customer::PROFILE_UPDATE])]),
+        "Creates or replaces a customer's profile (UpdateItem), then marks the cart's version: the customer is one",
+        &[
+            UpdateItem(&[&customer::PROFILE_UPDATE]),
+            UpdateItem(&[&cart_version::MARK_PROFILED]),
+        ],
+    ),
     function(
         "list-customer-orders",
         "Access pattern 2: a customer's orders, newest first (Query)",

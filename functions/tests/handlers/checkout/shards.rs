@@ -246,6 +246,17 @@ async fn a_process_that_found_a_sharded_sku_sold_out_answers_its_next_buyers_in_
     );
     assert_eq!(sent.get("TransactWriteItems"), None);
     assert_eq!(app.requests.most_at_once(), 2);
+    // ...and once a buyer asked for it from the copy, the next is refused from their cart
+    // alone: one Query, which reads the mark of their profile on the cart's version.
+    app.requests.reset();
+    let (status, body) = check_out(&process, &customers[2], None).await;
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["detail"], json!("not enough stock of sku-2"), "{body}");
+    let sent = app.requests.by_operation();
+    assert_eq!(
+        sent.into_iter().collect::<Vec<_>>(),
+        [("Query".to_owned(), 1)]
+    );
     // A unit another process puts back reaches this one's buyers when its copy ends...
     let elsewhere = app.direct_store();
     elsewhere.adjust_stock(&sku, 1).await.expect("restock");
@@ -257,6 +268,49 @@ async fn a_process_that_found_a_sharded_sku_sold_out_answers_its_next_buyers_in_
         assert_eq!(status, 201, "{body}");
     }
     assert_eq!(app.stock("sku-2").await, 0);
+}
+
+#[tokio::test]
+async fn a_cart_read_first_refuses_only_a_customer_it_knows_and_the_rest_read_their_own_items() {
+    let app = TestApp::seeded().await.expect("app");
+    let customers = buyers(&app, 3, "sku-2", 1).await;
+    let before = i64::try_from(app.stock("sku-2").await).expect("stock");
+    let sold_out = json!({"delta": -before, "shards": 4});
+    assert_eq!(stock_change(&app, "sku-2", sold_out).await.0, 200);
+    let process = app.store.clone().with_copies_kept(Duration::from_secs(60));
+    // The copy is made, then a buyer asks for it: the next buyer's cart is read first.
+    for customer in &customers[..2] {
+        assert_eq!(check_out(&process, customer, None).await.0, 409);
+    }
+    // A cart of someone with no profile: no mark, so their items are read after it, and the
+    // unknown customer is a 404 before the sold-out SKU.
+    let req = local_engine::testing::payments::hold_line("stranger", "sku-2", 1);
+    let (status, _, body) = parts(dispatch(&app.store, req, functions::edit_cart::handle).await);
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = check_out(&process, "stranger", None).await;
+    assert_eq!(status, 404, "{body}");
+    // A profile written before the mark existed: refused after its items are read.
+    let unmarked = &customers[2];
+    let version =
+        shared::dynamo::entities::cart_version::key(&CustomerId::parse(unmarked).expect("id"));
+    (app.engine.client().update_item())
+        .table_name(local_engine::LOCAL_TABLE)
+        .set_key(Some(version))
+        .update_expression("REMOVE profiled")
+        .send()
+        .await
+        .expect("mark removed");
+    assert_eq!(check_out(&process, &customers[0], None).await.0, 409);
+    app.requests.reset();
+    let (status, body) = check_out(&process, unmarked, None).await;
+    assert_eq!(status, 409, "{body}");
+    let sent = app.requests.by_operation();
+    assert_eq!(
+        (sent.get("Query"), sent.get("BatchGetItem")),
+        (Some(&1), Some(&1)),
+        "{sent:?}"
+    );
+    assert_eq!(app.requests.most_at_once(), 1, "the cart, then the items");
 }
 
 #[tokio::test]

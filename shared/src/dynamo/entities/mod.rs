@@ -68,6 +68,7 @@ pub const UPDATES: &[&UpdateSpec] = &[
     &line_item::GSI2_BACKFILL,
     &open_order_count::COUNT_UPDATE,
     &cart_version::MOVE_ON,
+    &cart_version::MARK_PROFILED,
     &variant::WRITE,
     &variant::RETIRE,
     &variant::ADOPT,

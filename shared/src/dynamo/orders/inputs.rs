@@ -113,8 +113,10 @@ impl Store {
     /// their own items (strongly consistent), at once on a process that has read before (one
     /// after the other on its first: [`InputsRead`]); then the variants the cart names, as
     /// `read` says, unless this process read them a moment ago ([`crate::dynamo::recent`]). So
-    /// a buyer of a flash sale's SKU, sold out or not, is read in one round trip of two
-    /// requests, and a copy that ended is read again in the second ([`Store::ahead_keys`]).
+    /// a buyer of a flash sale's SKU is read in one round trip of two requests, and a copy that
+    /// ended is read again in the second ([`Store::ahead_keys`]). Once a buyer of this process
+    /// asked for a SKU it knows is sold out, the next reads the cart alone first
+    /// ([`Store::cart_first`]): a buyer of a sold-out SKU is refused from that one Query.
     pub async fn read_checkout_inputs(
         &self,
         customer: &CustomerId,
@@ -122,13 +124,12 @@ impl Store {
         (read, attempt): (InputsRead, u32),
     ) -> Result<(Vec<StoredCartLine>, Vec<RequestedLine>, OrderInputs), AppError> {
         let own = OwnKeys::of(customer, idempotency_key, true);
-        let (cart, mut items, ahead) = if self.has_read.load(Ordering::Relaxed) {
-            let (variant_keys, shard_keys) = self.ahead_keys(customer, (read, attempt));
-            let mut keys = own.keys();
-            keys.extend(variant_keys.iter().chain(&shard_keys).cloned());
-            let (cart, items) =
-                tokio::try_join!(self.live_cart(customer), self.batch_get(keys, true))?;
-            let (items, ahead) = self.read_ahead(items, &variant_keys, shard_keys)?;
+        let warm = self.has_read.load(Ordering::Relaxed);
+        let (cart, mut items, ahead) = if warm && self.reads_cart_first(read) {
+            self.cart_first(customer, &own, (read, attempt)).await?
+        } else if warm {
+            let own_items = self.own_items(customer, &own, (read, attempt));
+            let (cart, (items, ahead)) = tokio::try_join!(self.live_cart(customer), own_items)?;
             (cart, items, ahead)
         } else {
             let cart = self.live_cart(customer).await?;
@@ -145,6 +146,57 @@ impl Store {
         }
         let inputs = (self.inputs_found(&own, items, plan.shards, read, inputs)).await?;
         Ok((cart, requested, inputs))
+    }
+
+    /// Whether a checkout read as `read` says reads its cart first, alone: on a read that may
+    /// take copies, after a buyer of this process asked for a SKU its copy says is sold out,
+    /// unless a copy ended (its read goes with the customer's items, at once with the cart).
+    fn reads_cart_first(&self, read: InputsRead) -> bool {
+        read != InputsRead::Consistent
+            && self.cart_first.load(Ordering::Relaxed)
+            && !self.recent.any_ended()
+    }
+
+    /// The cart read first, alone, with the mark on its version that the customer is one
+    /// ([`Store::live_cart_marked`]). A cart asking for a SKU this process's copy says is sold
+    /// out, of a customer so marked, is refused 409 from it, with no other read: nothing the
+    /// customer's own items say comes before that refusal (the profile exists; a checkout
+    /// under the same Idempotency-Key that held its order emptied the cart of what it bought).
+    /// Otherwise the customer's own items are read after it, and the next checkout reads both
+    /// at once again.
+    async fn cart_first(
+        &self,
+        customer: &CustomerId,
+        own: &OwnKeys,
+        (read, attempt): (InputsRead, u32),
+    ) -> Result<(Vec<StoredCartLine>, Vec<Item>, Ahead), AppError> {
+        let (cart, profiled) = self.live_cart_marked(customer).await?;
+        let sold_out: Vec<Sku> = (cart.iter().map(|stored| &stored.line.sku))
+            .filter(|sku| self.recent.answers_sold_out(sku))
+            .cloned()
+            .collect();
+        if profiled && !sold_out.is_empty() {
+            return Err(AppError::OutOfStock(sold_out));
+        }
+        self.cart_first.store(false, Ordering::Relaxed);
+        let (items, ahead) = self.own_items(customer, own, (read, attempt)).await?;
+        Ok((cart, items, ahead))
+    }
+
+    /// The customer's `own` items, and what this process reads ahead ([`Store::ahead_keys`]),
+    /// in one strongly consistent BatchGetItem: the items other than what was read ahead, and
+    /// the read-ahead's shards.
+    async fn own_items(
+        &self,
+        customer: &CustomerId,
+        own: &OwnKeys,
+        read_as: (InputsRead, u32),
+    ) -> Result<(Vec<Item>, Ahead), AppError> {
+        let (variant_keys, shard_keys) = self.ahead_keys(customer, read_as);
+        let mut keys = own.keys();
+        keys.extend(variant_keys.iter().chain(&shard_keys).cloned());
+        let items = self.batch_get(keys, true).await?;
+        self.read_ahead(items, &variant_keys, shard_keys)
     }
 
     /// What a checkout reads ahead, in its BatchGetItem of the customer's own items (so,
@@ -223,6 +275,7 @@ impl Store {
                 Some(copy) => {
                     if self.recent.sold_out(sku) {
                         sold_out.push((sku.clone(), copy.stock_shards));
+                        self.cart_first.store(true, Ordering::Relaxed);
                     }
                     inputs.products.insert(sku.clone(), copy);
                 }
