@@ -68,13 +68,33 @@ struct Bucket {
 pub(crate) struct Ledger {
     buckets: HashMap<Partition, Bucket>,
     held: HashMap<ItemKey, Instant>,
+    /// The ClientRequestToken of each transaction admitted in the last ten minutes (as long as
+    /// DynamoDB keeps one), and when it is done.
+    tokens: HashMap<String, Instant>,
     refusals: Refusals,
 }
+
+/// How long DynamoDB answers a transaction's token from what the first request did.
+const TOKEN_LIFE: Duration = Duration::from_secs(600);
 
 impl Ledger {
     /// What it refused so far.
     pub(crate) fn refusals(&self) -> Refusals {
         self.refusals
+    }
+
+    /// When the transaction admitted with `token` is done, if one was in the last ten minutes:
+    /// a request with its token is answered from it, not from the limits.
+    pub(crate) fn token_done(&self, token: &str, now: Instant) -> Option<Instant> {
+        (self.tokens.get(token))
+            .filter(|done| now < **done + TOKEN_LIFE)
+            .copied()
+    }
+
+    /// A transaction admitted with `token`, done at `done`.
+    pub(crate) fn admitted_token(&mut self, token: String, done: Instant, now: Instant) {
+        self.tokens.retain(|_, done| now < *done + TOKEN_LIFE);
+        self.tokens.insert(token, done);
     }
 
     /// Decides a request at `now` ([`Ledger::decide`]), and counts it if refused.

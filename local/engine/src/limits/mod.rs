@@ -185,6 +185,15 @@ impl Limits {
         )
     }
 
+    /// When the transaction `body` sends again (its ClientRequestToken) is done, if it was
+    /// admitted before.
+    fn sent_again(&self, operation: &str, body: &Value) -> Option<Instant> {
+        let token = body["ClientRequestToken"].as_str()?;
+        (operation == "TransactWriteItems")
+            .then(|| self.ledger().token_done(token, Instant::now()))
+            .flatten()
+    }
+
     /// The units a Query spent beyond the smallest read it was admitted with.
     fn spend_after_query(&self, demand: &Demand, body: &Value, answer: &Value) {
         let Some(partition) = &demand.query else {
@@ -247,6 +256,16 @@ impl HttpConnector for LimitedConnector {
         if operation == "BatchGetItem" {
             return answers::batch_get(&self.inner, &self.limits, request, &body);
         }
+        if let Some(done) = self.limits.sent_again(&operation, &body) {
+            // The same transaction again (the SDK's retry after an attempt timed out): DynamoDB
+            // answers it from its token, not from the limits, once the first is done. The
+            // engine keeps tokens too: it commits the transaction once.
+            let inner = self.inner.clone();
+            return HttpConnectorFuture::new(async move {
+                tokio::time::sleep_until(tokio::time::Instant::from_std(done)).await;
+                inner.call(request).await
+            });
+        }
         let demand = self.limits.demand(&operation, &body);
         match self.limits.admit(&demand) {
             Verdict::Admitted if demand.query.is_some() => {
@@ -259,7 +278,11 @@ impl HttpConnector for LimitedConnector {
             }
             // A transaction answers once it is done: not before its items are free again.
             Verdict::Admitted if demand.transaction => {
-                let done = tokio::time::Instant::now() + self.limits.model.service_time();
+                let (now, service) = (Instant::now(), self.limits.model.service_time());
+                if let Some(token) = body["ClientRequestToken"].as_str() {
+                    (self.limits.ledger()).admitted_token(token.to_owned(), now + service, now);
+                }
+                let done = tokio::time::Instant::from_std(now + service);
                 let call = self.inner.call(request);
                 HttpConnectorFuture::new(async move {
                     let response = call.await;

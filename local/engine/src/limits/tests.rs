@@ -167,6 +167,53 @@ async fn a_transaction_on_an_item_another_holds_is_cancelled_with_transaction_co
 }
 
 #[tokio::test]
+async fn a_transaction_sent_again_with_its_token_is_answered_as_the_first_was() {
+    let engine = Engine::in_memory().await.expect("an engine");
+    // The first holds its item 800 ms; the same request is sent again meanwhile, as the SDK
+    // sends it again when an attempt's answer is late.
+    let service = std::time::Duration::from_millis(800);
+    let model = Model::DYNAMODB.with_transaction_service(service);
+    let limits = Limits::new(engine.database(), model).expect("limits");
+    let client = client(&engine, &limits);
+    let send = |client: Client| async move {
+        client
+            .transact_write_items()
+            .transact_items(take_one("A"))
+            .client_request_token("the-same-checkout")
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|err| format!("{:?}", err.into_service_error()))
+    };
+    let stock = || async {
+        let item = (client.get_item().table_name(LOCAL_TABLE))
+            .key("PK", s("A"))
+            .key("SK", s("S"))
+            .consistent_read(true)
+            .send()
+            .await
+            .expect("a read");
+        item.item.and_then(|item| item.get("stock").cloned())
+    };
+    let first = tokio::spawn(send(client.clone()));
+    // Once the first has written A (it holds A for its service time from then)...
+    while stock().await.is_none() {
+        tokio::task::yield_now().await;
+    }
+    // ...the same transaction with its token is no conflict with itself: answered once the
+    // first is done, as the first was, and committed once.
+    send(client.clone())
+        .await
+        .expect("the same transaction again");
+    first.await.expect("the task").expect("the first");
+    assert_eq!(stock().await, Some(AttributeValue::N("-1".to_owned())));
+    assert_eq!(limits.refusals().conflicts, 0);
+    // Another token is another transaction.
+    assert_eq!(transact(&client, &["A"]).await, ["committed"]);
+    assert_eq!(stock().await, Some(AttributeValue::N("-2".to_owned())));
+}
+
+#[tokio::test]
 async fn a_transaction_out_of_units_is_cancelled_with_throttling_error_at_its_action() {
     let engine = Engine::in_memory().await.expect("an engine");
     // A partition holds 2 write units: one transactional write of an item spends them (and no
