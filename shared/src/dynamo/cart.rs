@@ -87,14 +87,11 @@ impl Store {
         &self,
         customer: &CustomerId,
     ) -> Result<(Vec<StoredCartLine>, bool), AppError> {
-        let out = KeyQuery::on(Index::Table, cart_line::pk(customer))
-            .begins_with(cart_version::SORT_KEY)
-            .request(self)
-            .consistent_read(true)
-            .send()
+        let items = self
+            .customer_items(customer, cart_version::SORT_KEY)
             .await?;
         let (now, mut profiled, mut lines) = (epoch_seconds(), false, Vec::new());
-        for item in out.items.unwrap_or_default() {
+        for item in items {
             if (item.get(SK).and_then(|sk| sk.as_s().ok())).map(String::as_str)
                 == Some(cart_version::SORT_KEY)
             {
@@ -121,17 +118,25 @@ impl Store {
         Ok(Cart { items })
     }
 
-    /// Every stored line of the cart with its expiry, expired ones included.
-    async fn stored_cart(&self, customer: &CustomerId) -> Result<Vec<(CartLine, u64)>, AppError> {
+    /// The customer's items whose sort key begins with `prefix` (ONE strongly consistent Query
+    /// of their partition; a cart and its version are far under 1 MB).
+    async fn customer_items(
+        &self,
+        customer: &CustomerId,
+        prefix: &str,
+    ) -> Result<Vec<Item>, AppError> {
         let out = KeyQuery::on(Index::Table, cart_line::pk(customer))
-            .begins_with(cart_line::SK_PREFIX)
+            .begins_with(prefix)
             .request(self)
             .consistent_read(true)
             .send()
             .await?;
-        Ok(out
-            .items
-            .unwrap_or_default()
+        Ok(out.items.unwrap_or_default())
+    }
+
+    /// Every stored line of the cart with its expiry, expired ones included.
+    async fn stored_cart(&self, customer: &CustomerId) -> Result<Vec<(CartLine, u64)>, AppError> {
+        Ok((self.customer_items(customer, cart_line::SK_PREFIX).await?)
             .into_iter()
             .map(cart_line::from_item)
             .collect::<Result<_, _>>()?)
