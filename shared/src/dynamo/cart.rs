@@ -66,18 +66,20 @@ pub fn requested_lines(cart: &[StoredCartLine]) -> Result<Vec<RequestedLine>, Ap
         .collect())
 }
 
+/// The lines of `stored` that have not expired (TTL deletes an expired one only eventually).
+fn live(stored: Vec<(CartLine, u64)>) -> Vec<StoredCartLine> {
+    let now = epoch_seconds();
+    (stored.into_iter())
+        .filter(|(_, expires_at)| *expires_at > now)
+        .map(|(line, expires_at)| StoredCartLine { line, expires_at })
+        .collect()
+}
+
 impl Store {
     /// The cart's live lines as stored, in SKU order (ONE strongly consistent Query): what a
     /// checkout is made of.
     pub async fn live_cart(&self, customer: &CustomerId) -> Result<Vec<StoredCartLine>, AppError> {
-        let now = epoch_seconds();
-        Ok(self
-            .stored_cart(customer)
-            .await?
-            .into_iter()
-            .filter(|(_, expires_at)| *expires_at > now)
-            .map(|(line, expires_at)| StoredCartLine { line, expires_at })
-            .collect())
+        Ok(live(self.stored_cart(customer).await?))
     }
 
     /// The cart's live lines as [`Store::live_cart`] reads them, and whether the customer is
@@ -87,23 +89,17 @@ impl Store {
         &self,
         customer: &CustomerId,
     ) -> Result<(Vec<StoredCartLine>, bool), AppError> {
-        let items = self
-            .customer_items(customer, cart_version::SORT_KEY)
-            .await?;
-        let (now, mut profiled, mut lines) = (epoch_seconds(), false, Vec::new());
-        for item in items {
-            if (item.get(SK).and_then(|sk| sk.as_s().ok())).map(String::as_str)
-                == Some(cart_version::SORT_KEY)
-            {
-                profiled = cart_version::PROFILED.get(&item).unwrap_or(false);
-                continue;
-            }
-            let (line, expires_at) = cart_line::from_item(item)?;
-            if expires_at > now {
-                lines.push(StoredCartLine { line, expires_at });
-            }
-        }
-        Ok((lines, profiled))
+        let mut items = (self.customer_items(customer, cart_version::SORT_KEY)).await?;
+        let is_version = |item: &Item| {
+            (item.get(SK).and_then(|sk| sk.as_s().ok()))
+                .is_some_and(|sk| sk == cart_version::SORT_KEY)
+        };
+        let profiled = (items.iter().position(is_version))
+            .and_then(|at| cart_version::PROFILED.get(&items.remove(at)))
+            .unwrap_or(false);
+        let stored =
+            (items.into_iter().map(cart_line::from_item)).collect::<Result<Vec<_>, _>>()?;
+        Ok((live(stored), profiled))
     }
 
     /// Access pattern 9: the customer's cart, its live lines in SKU order. ONE strongly

@@ -91,9 +91,8 @@ impl Recent {
     /// is not read ahead again. At most `most` of them (the others wait for the next).
     pub(crate) fn take_ended(&self, most: usize) -> Vec<Sku> {
         let mut copies = self.copies();
-        let ttl = self.1;
         (copies.variants.iter_mut())
-            .filter(|(_, copy)| copy.used && copy.at.elapsed() >= ttl && !ttl.is_zero())
+            .filter(|(_, copy)| self.ended_after_use(copy))
             .take(most)
             .map(|(sku, copy)| {
                 copy.used = false;
@@ -104,14 +103,17 @@ impl Recent {
 
     /// Whether a copy a buyer used has ended: [`Recent::take_ended`] would take it.
     pub(crate) fn any_ended(&self) -> bool {
-        let ttl = self.1;
-        (self.copies().variants.values())
-            .any(|copy| copy.used && copy.at.elapsed() >= ttl && !ttl.is_zero())
+        (self.copies().variants.values()).any(|copy| self.ended_after_use(copy))
     }
 
-    /// Whether `sku`'s copy serves and says every shard was empty, as [`Recent::sold_out`];
-    /// if so the copy is marked used, as a buyer's answer taken from it.
-    pub(crate) fn answers_sold_out(&self, sku: &Sku) -> bool {
+    /// Whether `copy` served a buyer and has ended since (copies that never serve never end).
+    fn ended_after_use(&self, copy: &VariantCopy) -> bool {
+        copy.used && !self.fresh(copy.at) && !self.1.is_zero()
+    }
+
+    /// Whether `sku`'s copy serves and every shard was found empty when it was read; if so
+    /// the copy is marked used, as a buyer's answer taken from it.
+    pub(crate) fn sold_out(&self, sku: &Sku) -> bool {
         let mut copies = self.copies();
         match copies.variants.get_mut(sku) {
             Some(copy) if copy.sold_out && self.fresh(copy.at) => {
@@ -120,12 +122,6 @@ impl Recent {
             }
             _ => false,
         }
-    }
-
-    /// Whether `sku`'s copy serves and every shard was found empty when it was read.
-    pub(crate) fn sold_out(&self, sku: &Sku) -> bool {
-        let copies = self.copies();
-        (copies.variants.get(sku)).is_some_and(|copy| copy.sold_out && self.fresh(copy.at))
     }
 
     /// A read of all `sku`'s shards, after its copy, found none in stock: until the copy ends,

@@ -133,8 +133,8 @@ impl Store {
             (cart, items, ahead)
         } else {
             let cart = self.live_cart(customer).await?;
-            let items = self.batch_get(own.keys(), true).await?;
-            (cart, items, Ahead::default())
+            let (items, ahead) = self.own_items(customer, &own, (read, attempt)).await?;
+            (cart, items, ahead)
         };
         self.has_read.store(true, Ordering::Relaxed);
         let requested = requested_lines(&cart)?;
@@ -172,7 +172,7 @@ impl Store {
     ) -> Result<(Vec<StoredCartLine>, Vec<Item>, Ahead), AppError> {
         let (cart, profiled) = self.live_cart_marked(customer).await?;
         let sold_out: Vec<Sku> = (cart.iter().map(|stored| &stored.line.sku))
-            .filter(|sku| self.recent.answers_sold_out(sku))
+            .filter(|sku| self.recent.sold_out(sku))
             .cloned()
             .collect();
         if profiled && !sold_out.is_empty() {
