@@ -2,8 +2,11 @@
 //! writes and the units it spends there, by the billing rules of [`crate::capacity::rules`],
 //! and the items a transaction or a write works on.
 //!
-//! The sizes are the items' as stored (looked up in the engine before the request runs) or as
-//! a Put sends them; an Update is counted at the size of the item it finds. A write spends in
+//! A write's sizes are the items' as stored (looked up in the engine before the request runs)
+//! or as a Put sends them; an Update is counted at the size of the item it finds. A read
+//! (GetItem, BatchGetItem, Query) is admitted with the smallest read of each key and spends
+//! the rest once it has answered, by the sizes of the items it returned ([`after_reads`]), as
+//! DynamoDB, which does not know an item's size before reading it, counts a read. A write spends in
 //! the table's partition of its key and in each index partition the item is in, before or
 //! after (a Put names its index keys; an Update or Delete is counted in the index partitions
 //! of the item it finds), one write there, never doubled by a transaction.
@@ -75,6 +78,9 @@ pub(crate) struct Demand {
     pub(crate) transaction: bool,
     /// A Query: the partition its further units are spent in once it has answered.
     pub(crate) query: Option<Partition>,
+    /// A GetItem or BatchGetItem: its further units are spent once it has answered, in the
+    /// partitions of the items it returned ([`after_reads`]).
+    pub(crate) reads_items: bool,
 }
 
 /// The stored item under `key`, if any (DynamoDB JSON).
@@ -85,13 +91,13 @@ pub(crate) type Lookup<'a> = &'a dyn Fn(&Value) -> Option<Value>;
 pub(crate) fn of(operation: &str, body: &Value, schema: &Schema, lookup: Lookup<'_>) -> Demand {
     let mut d = Demand::default();
     match operation {
-        "GetItem" => d.read(schema, lookup, 0, &body["Key"], consistent(body), 1.0),
+        "GetItem" => d.read_unseen(schema, 0, &body["Key"], consistent(body)),
         "BatchGetItem" => {
             let tables = body["RequestItems"].as_object().into_iter().flatten();
             for (_, table) in tables {
                 let keys = table["Keys"].as_array().into_iter().flatten();
                 for (i, key) in keys.enumerate() {
-                    d.read(schema, lookup, i, key, consistent(table), 1.0);
+                    d.read_unseen(schema, i, key, consistent(table));
                 }
             }
         }
@@ -132,6 +138,17 @@ pub(crate) fn of(operation: &str, body: &Value, schema: &Schema, lookup: Lookup<
 }
 
 impl Demand {
+    /// The smallest read of the item under `key`: what the read must find in its partition
+    /// before it runs (the rest is spent once it has answered).
+    fn read_unseen(&mut self, schema: &Schema, action: usize, key: &Value, consistent: bool) {
+        self.charges.push(Charge {
+            partition: table_partition(schema, key, false),
+            units: rules::read(0, consistent),
+            action,
+        });
+        self.reads_items = true;
+    }
+
     fn read(
         &mut self,
         schema: &Schema,
@@ -239,6 +256,31 @@ impl Demand {
         });
         self.query = Some(partition);
     }
+}
+
+/// The units a GetItem's or BatchGetItem's `answer` to `body` spent beyond the smallest read
+/// of each key, by partition: an item larger than 4 KB reads more than one unit.
+pub(crate) fn after_reads(schema: &Schema, body: &Value, answer: &Value) -> Vec<(Partition, f64)> {
+    let beyond = |item: &Value, consistent: bool| {
+        let units = rules::read(item_size(item), consistent) - rules::read(0, consistent);
+        (units > 0.0).then(|| (table_partition(schema, item, false), units))
+    };
+    let got = answer["Item"]
+        .is_object()
+        .then(|| (&answer["Item"], consistent(body)));
+    let batch = answer["Responses"].as_object().into_iter().flatten();
+    let batch = batch.flat_map(|(table, items)| {
+        let consistent = consistent(&body["RequestItems"][table]);
+        items
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(move |item| (item, consistent))
+    });
+    got.into_iter()
+        .chain(batch)
+        .filter_map(|(item, consistent)| beyond(item, consistent))
+        .collect()
 }
 
 fn table_partition(schema: &Schema, key: &Value, write: bool) -> Partition {
@@ -394,6 +436,38 @@ mod tests {
         let d = of("BatchGetItem", &batch, &schema(), &stored);
         let actions: Vec<usize> = d.charges.iter().map(|c| c.action).collect();
         assert_eq!(actions, vec![0, 1]);
+    }
+
+    #[test]
+    fn a_read_is_admitted_with_one_unit_a_key_and_spends_the_rest_by_what_it_found() {
+        let big = json!({"PK": {"S": "PRODUCT#big"}, "SK": {"S": "PRODUCT"},
+                         "blob": {"S": "a".repeat(9000)}});
+        let stored_big = |_: &Value| Some(big.clone());
+        let key = json!({"PK": {"S": "PRODUCT#big"}, "SK": {"S": "PRODUCT"}});
+        let get = json!({"Key": key, "ConsistentRead": true});
+        let d = of("GetItem", &get, &schema(), &stored_big);
+        assert_eq!(
+            spent(&d),
+            vec![(None, r#"{"S":"PRODUCT#big"}"#, false, 1.0)]
+        );
+        assert!(d.reads_items);
+        // 9,000 bytes and more: three 4 KB units strongly consistent, half that eventually.
+        let after = after_reads(&schema(), &get, &json!({"Item": big}));
+        assert_eq!(after.len(), 1);
+        assert_eq!(
+            (after[0].0.key.as_str(), after[0].1),
+            (r#"{"S":"PRODUCT#big"}"#, 2.0)
+        );
+        assert!(after_reads(&schema(), &get, &json!({})).is_empty());
+        let batch = json!({"RequestItems": {"AppTable": {"Keys": [key]}}});
+        let found = json!({"Responses": {"AppTable": [big, variant()]}});
+        let after = after_reads(&schema(), &batch, &found);
+        let units: Vec<f64> = after.iter().map(|(_, units)| *units).collect();
+        assert_eq!(
+            units,
+            vec![1.0],
+            "the small item took no more than it was admitted with"
+        );
     }
 
     #[test]

@@ -194,8 +194,17 @@ impl Limits {
             .flatten()
     }
 
-    /// The units a Query spent beyond the smallest read it was admitted with.
-    fn spend_after_query(&self, demand: &Demand, body: &Value, answer: &Value) {
+    /// The units a read spent beyond the smallest it was admitted with (a Query's beyond its
+    /// first unit, a GetItem's or BatchGetItem's beyond one a key), known once it has answered.
+    fn spend_after_read(&self, demand: &Demand, body: &Value, answer: &Value) {
+        let now = Instant::now();
+        if demand.reads_items {
+            let spent = demand::after_reads(&self.schema, body, answer);
+            let mut ledger = self.ledger();
+            for (partition, units) in spent {
+                ledger.spend(&self.model, &partition, units, now);
+            }
+        }
         let Some(partition) = &demand.query else {
             return;
         };
@@ -208,7 +217,7 @@ impl Limits {
         let spent = crate::capacity::rules::query(&sizes, consistent(body));
         let first = crate::capacity::rules::read(0, consistent(body));
         self.ledger()
-            .spend(&self.model, partition, spent - first, Instant::now());
+            .spend(&self.model, partition, spent - first, now);
     }
 
     /// The ARN DynamoDB names the throttled table or index by.
@@ -268,11 +277,11 @@ impl HttpConnector for LimitedConnector {
         }
         let demand = self.limits.demand(&operation, &body);
         match self.limits.admit(&demand) {
-            Verdict::Admitted if demand.query.is_some() => {
+            Verdict::Admitted if demand.query.is_some() || demand.reads_items => {
                 let (inner, limits) = (self.inner.clone(), self.limits.clone());
                 HttpConnectorFuture::new(async move {
                     let (response, answer) = read_whole(inner.call(request).await?).await?;
-                    limits.spend_after_query(&demand, &body, &answer);
+                    limits.spend_after_read(&demand, &body, &answer);
                     Ok(response)
                 })
             }
@@ -402,21 +411,29 @@ mod answers {
                 sent["RequestItems"][&table]["Keys"] = json!(admitted);
             }
         }
-        if unprocessed.is_empty() {
-            return inner.call(request);
-        }
-        if !any_admitted {
+        if !any_admitted && !unprocessed.is_empty() {
             return HttpConnectorFuture::ready(Ok(throttled(limits, &refused)));
         }
-        let text = sent.to_string();
-        request
-            .headers_mut()
-            .insert("content-length", text.len().to_string());
-        *request.body_mut() = SdkBody::from(text);
+        if !unprocessed.is_empty() {
+            let text = sent.to_string();
+            request
+                .headers_mut()
+                .insert("content-length", text.len().to_string());
+            *request.body_mut() = SdkBody::from(text);
+        }
         let call = inner.call(request);
+        let limits = limits.clone();
+        let read = Demand {
+            reads_items: true,
+            ..Demand::default()
+        };
         HttpConnectorFuture::new(async move {
             let (response, mut answer) = read_whole(call.await?).await?;
             if !response.status().is_success() {
+                return Ok(response);
+            }
+            limits.spend_after_read(&read, &sent, &answer);
+            if unprocessed.is_empty() {
                 return Ok(response);
             }
             let others = answer["UnprocessedKeys"]

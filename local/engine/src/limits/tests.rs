@@ -299,3 +299,47 @@ async fn a_query_spends_what_it_read_in_its_partition() {
         Some("ProvisionedThroughputExceededException")
     );
 }
+
+#[tokio::test]
+async fn a_get_spends_the_units_of_the_item_it_found_once_it_has_answered() {
+    let engine = Engine::in_memory().await.expect("an engine");
+    let direct = engine.client();
+    direct
+        .put_item()
+        .table_name(LOCAL_TABLE)
+        .item("PK", s("A"))
+        .item("SK", s("S"))
+        .item("blob", s(&"x".repeat(9000)))
+        .send()
+        .await
+        .expect("written");
+    put(&direct, "B", None).await.expect("written");
+    // A partition holds 3 read units. A consistent read of 9 KB is admitted with one and
+    // spends three: the next read of A finds none, B's partition is untouched.
+    let limits = Limits::new(engine.database(), slow(1000.0)).expect("limits");
+    let client = client(&engine, &limits);
+    let get = |pk: &str| {
+        (client.get_item().table_name(LOCAL_TABLE))
+            .key("PK", s(pk))
+            .key("SK", s("S"))
+            .consistent_read(true)
+            .send()
+    };
+    assert!(get("A").await.expect("the first read").item.is_some());
+    let refused = get("A").await.expect_err("the partition is spent");
+    assert_eq!(
+        refused.into_service_error().code(),
+        Some("ProvisionedThroughputExceededException")
+    );
+    let keys = KeysAndAttributes::builder()
+        .keys(std::collections::HashMap::from([
+            ("PK".to_owned(), s("B")),
+            ("SK".to_owned(), s("S")),
+        ]))
+        .consistent_read(true)
+        .build()
+        .expect("keys");
+    let batch = client.batch_get_item().request_items(LOCAL_TABLE, keys);
+    let answer = batch.send().await.expect("B's partition has its units");
+    assert_eq!(answer.responses.unwrap_or_default()[LOCAL_TABLE].len(), 1);
+}
