@@ -32,7 +32,7 @@ use shared::http::HttpResult;
 use shared::http::request::{caller, header_value, json_body, path_param, raw_body};
 use shared::http::response::{created, replayed_as_now};
 use shared::metrics::{self, Metric};
-use shared::retry::{Backoff, retry};
+use shared::retry::retry_when;
 use shared::{AppError, Store};
 
 /// What checkout needs: the store, and the payment provider it asks for each payment.
@@ -198,14 +198,17 @@ pub async fn handle(checkout: &Checkout, req: Request) -> HttpResult {
     // buyer's transaction was on the same item at once. Only one after a stale read (a failed
     // condition, a refusal on an eventual read) reads consistently.
     let fresh = AtomicBool::new(true);
-    let outcome = retry(
-        &Backoff::TRANSACTION,
-        PlaceOrderError::worth_retrying,
+    let outcome = retry_when(
+        store.transaction_backoff(),
+        PlaceOrderError::again,
         |number| {
             let (fresh, first) = (&fresh, fresh.swap(false, Ordering::Relaxed));
             async move {
                 let tried = attempt(store, customer_ref, key_ref, asked, (first, number)).await;
-                let contended = matches!(tried, Err(PlaceOrderError::Contended));
+                let contended = matches!(
+                    tried,
+                    Err(PlaceOrderError::Contended | PlaceOrderError::ShardTaken)
+                );
                 fresh.store(contended, Ordering::Relaxed);
                 tried
             }

@@ -22,7 +22,7 @@ use shared::http::HttpResult;
 use shared::http::request::{header_value, json_body, path_param};
 use shared::http::response::{created, replayed};
 use shared::metrics::{self, Metric};
-use shared::retry::{Backoff, retry};
+use shared::retry::retry_when;
 use shared::{AppError, Store};
 
 use crate::place_order::body::{MAX_BODY_BYTES, NewOrderBody};
@@ -48,9 +48,9 @@ pub async fn handle(store: &Store, req: Request) -> HttpResult {
 
     let (customer_ref, key_ref) = (&customer, idempotency_key.as_ref());
     let (requested, fingerprint_ref) = (&lines, &fingerprint);
-    let outcome = retry(
-        &Backoff::TRANSACTION,
-        PlaceOrderError::worth_retrying,
+    let outcome = retry_when(
+        store.transaction_backoff(),
+        PlaceOrderError::again,
         |attempt| async move {
             let read = |consistent| {
                 let read = if consistent {

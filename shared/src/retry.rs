@@ -59,20 +59,60 @@ impl Backoff {
 pub async fn retry<T, E, Fut>(
     backoff: &Backoff,
     retry_on: impl Fn(&E) -> bool,
+    attempt: impl FnMut(u32) -> Fut,
+) -> Result<T, E>
+where
+    Fut: Future<Output = Result<T, E>>,
+{
+    let when = |err: &E| {
+        if retry_on(err) {
+            Again::AfterWait
+        } else {
+            Again::Never
+        }
+    };
+    retry_when(backoff, when, attempt).await
+}
+
+/// Whether, and when, a failed attempt is made again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Again {
+    /// Not: the failure is the answer.
+    Never,
+    /// After the backoff's wait.
+    AfterWait,
+    /// At once: the next attempt works on other items than the one that collided (another
+    /// stock shard), so waiting for that one to be free buys nothing.
+    AtOnce,
+}
+
+/// [`retry`], each failure saying through `when` whether it is tried again and when. Retries
+/// after a wait are at most `backoff.attempts - 1`, and so are retries at once, counted apart:
+/// a retry at once takes nothing from the waits a later collision may need.
+pub async fn retry_when<T, E, Fut>(
+    backoff: &Backoff,
+    when: impl Fn(&E) -> Again,
     mut attempt: impl FnMut(u32) -> Fut,
 ) -> Result<T, E>
 where
     Fut: Future<Output = Result<T, E>>,
 {
-    let mut number = 0;
+    let (mut number, mut waited, mut at_once) = (0, 0, 0);
     loop {
-        match attempt(number).await {
-            Err(err) if retry_on(&err) && number + 1 < backoff.attempts => {
-                tokio::time::sleep(backoff.delay(number)).await;
-                number += 1;
+        let result = attempt(number).await;
+        let again = match &result {
+            Err(err) => when(err),
+            Ok(_) => Again::Never,
+        };
+        match again {
+            Again::AfterWait if waited + 1 < backoff.attempts => {
+                tokio::time::sleep(backoff.delay(waited)).await;
+                waited += 1;
             }
-            result => return result,
+            Again::AtOnce if at_once + 1 < backoff.attempts => at_once += 1,
+            _ => return result,
         }
+        number += 1;
     }
 }
 
@@ -181,5 +221,53 @@ mod tests {
         })
         .await;
         assert_eq!((result, calls.load(Ordering::SeqCst)), (Ok(2), 3));
+    }
+
+    #[tokio::test]
+    async fn a_retry_at_once_waits_for_nothing_and_has_its_own_count() {
+        let slow = Backoff {
+            attempts: 4,
+            base: Duration::from_secs(60),
+            cap: Duration::from_secs(60),
+        };
+        let start = std::time::Instant::now();
+        let calls = AtomicU32::new(0);
+        let result: Result<(), Failure> = retry_when(
+            &slow,
+            |_| Again::AtOnce,
+            |_| async {
+                calls.fetch_add(1, Ordering::SeqCst);
+                Err(Failure::Transient)
+            },
+        )
+        .await;
+        assert_eq!(result, Err(Failure::Transient));
+        assert_eq!(calls.swap(0, Ordering::SeqCst), 4);
+        // One wait of the backoff's would be a minute.
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no backoff was waited"
+        );
+
+        // Retries at once leave the waits whole: 3 at once, then 3 after waits, 7 in all.
+        let counted = &calls;
+        let result: Result<(), Failure> = retry_when(
+            &QUICK,
+            |e: &Failure| match e {
+                Failure::Transient => Again::AtOnce,
+                Failure::Fatal => Again::AfterWait,
+            },
+            |number| async move {
+                counted.fetch_add(1, Ordering::SeqCst);
+                Err(if number < 3 {
+                    Failure::Transient
+                } else {
+                    Failure::Fatal
+                })
+            },
+        )
+        .await;
+        assert_eq!(result, Err(Failure::Fatal));
+        assert_eq!(calls.load(Ordering::SeqCst), 7);
     }
 }

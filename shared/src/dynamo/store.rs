@@ -49,6 +49,9 @@ pub struct Store {
     /// reads its cart first, alone, and is answered from it if it asks for one too
     /// ([`Store::read_checkout_inputs`]).
     pub(crate) cart_first: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// How an order's transaction is tried again after it collided with another
+    /// ([`crate::retry::Backoff::TRANSACTION`] but in a test).
+    pub(crate) transaction_backoff: crate::retry::Backoff,
 }
 
 /// Seconds since the Unix epoch, as the table's TTL attribute counts them.
@@ -84,7 +87,20 @@ impl Store {
             recent: Default::default(),
             has_read: Default::default(),
             cart_first: Default::default(),
+            transaction_backoff: crate::retry::Backoff::TRANSACTION,
         }
+    }
+
+    /// The same store, an order's transaction tried again with `backoff` (a test's, which must
+    /// tell a wait from none).
+    pub fn with_transaction_backoff(mut self, backoff: crate::retry::Backoff) -> Self {
+        self.transaction_backoff = backoff;
+        self
+    }
+
+    /// How an order's transaction is tried again after it collided with another.
+    pub fn transaction_backoff(&self) -> &crate::retry::Backoff {
+        &self.transaction_backoff
     }
 
     /// The same store, its copies of a flash sale's hot items kept for `ttl`

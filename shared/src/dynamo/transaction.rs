@@ -201,6 +201,17 @@ impl<P> Cancelled<P> {
         self.failed_conditions().any(|(purpose, _)| which(purpose))
     }
 
+    /// Whether the cancellation was a collision with a concurrent transaction, or a partition
+    /// out of capacity, at actions for which `which` holds only: nothing else collided or was
+    /// throttled.
+    pub fn collided_only_at(&self, which: impl Fn(&P) -> bool) -> bool {
+        self.conflicted()
+            && self.outcomes().all(|(purpose, outcome)| match outcome {
+                ActionOutcome::Conflict | ActionOutcome::Throttled => which(purpose),
+                _ => true,
+            })
+    }
+
     /// Whether the cancellation was (also) a collision with a concurrent transaction, or an
     /// item's partition out of capacity: either is worth another try after a wait.
     pub fn conflicted(&self) -> bool {
@@ -305,6 +316,35 @@ mod tests {
             outcomes: vec![("stock", ActionOutcome::Other("ValidationError".into()))],
         };
         assert!(!other.conflicted());
+    }
+
+    #[test]
+    fn a_collision_only_at_some_actions_is_told_from_one_elsewhere_or_a_throttle() {
+        let at = |outcomes: Vec<(&'static str, ActionOutcome)>| Cancelled { outcomes };
+        let shard = |p: &&str| p.starts_with("shard");
+        let only_shards = at(vec![
+            ("shard-3", ActionOutcome::Conflict),
+            ("listing", ActionOutcome::Unaffected),
+            ("shard-5", ActionOutcome::Conflict),
+        ]);
+        assert!(only_shards.collided_only_at(shard));
+        let also_the_cart = at(vec![
+            ("shard-3", ActionOutcome::Conflict),
+            ("cart", ActionOutcome::Conflict),
+        ]);
+        assert!(!also_the_cart.collided_only_at(shard));
+        let throttled = at(vec![
+            ("shard-3", ActionOutcome::Conflict),
+            ("listing", ActionOutcome::Throttled),
+        ]);
+        assert!(!throttled.collided_only_at(shard));
+        let shard_throttled = at(vec![
+            ("shard-3", ActionOutcome::Throttled),
+            ("listing", ActionOutcome::Unaffected),
+        ]);
+        assert!(shard_throttled.collided_only_at(shard));
+        let no_collision = at(vec![("shard-3", ActionOutcome::ConditionFailed(None))]);
+        assert!(!no_collision.collided_only_at(shard));
     }
 
     #[test]

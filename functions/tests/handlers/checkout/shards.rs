@@ -10,6 +10,7 @@ use local_engine::testing::{TestApp, Who, catalog, dispatch, parts, send_json};
 use serde_json::{Value, json};
 use shared::domain::ids::{CustomerId, Sku};
 use shared::domain::order::RequestedLine;
+use shared::domain::stock_shards::{ShardCount, buyer_seed};
 use shared::dynamo::orders::{InputsRead, OrderInputs};
 
 use super::check_out;
@@ -445,4 +446,39 @@ async fn a_process_reads_a_sharded_variant_once_a_second_and_never_sells_at_an_o
         price_read(&app, "tee-1", InputsRead::VariantsEventual).await,
         "12.00"
     );
+}
+
+#[tokio::test]
+async fn a_buyer_whose_shard_another_is_taking_from_tries_another_at_once() {
+    // A transaction holds its items 200 ms. The store's wait after a collision is drawn from up
+    // to two minutes: a buyer that collided on a shard and waited would take that long.
+    let model = local_engine::limits::Model::scaled(100.0);
+    let (app, limits) = TestApp::seeded_with_limits(model).await.expect("app");
+    let customers = buyers(&app, 12, "sku-4", 1).await;
+    let (status, body) = stock_change(&app, "sku-4", json!({"shards": 4})).await;
+    assert_eq!(status, 200, "{body}");
+    let before = levels(&app, "sku-4").await.iter().sum::<u64>();
+    // Two buyers who start on the same shard, at once.
+    let count = ShardCount::new(4).expect("a count");
+    let start = |c: &String| count.start_for(&buyer_seed(&CustomerId::parse(c).expect("id"), 0));
+    let first = &customers[0];
+    let second = (customers[1..].iter().find(|c| start(c) == start(first))).expect("a pair");
+    let patient = shared::retry::Backoff {
+        attempts: 6,
+        base: Duration::from_secs(120),
+        cap: Duration::from_secs(120),
+    };
+    let store = app.store.clone().with_transaction_backoff(patient);
+    let sent = std::time::Instant::now();
+    let answers = join_all([first, second].map(|c| check_out(&store, c, None))).await;
+    for (status, body) in &answers {
+        assert_eq!(*status, 201, "{body}");
+    }
+    assert!(limits.refusals().conflicts > 0, "{:?}", limits.refusals());
+    assert!(
+        sent.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert_eq!(levels(&app, "sku-4").await.iter().sum::<u64>(), before - 2);
 }

@@ -141,6 +141,10 @@ pub enum PlaceOrderError {
     KeyTaken,
     /// A concurrent transaction touched the same items; worth another try.
     Contended,
+    /// A concurrent transaction was taking from the same stock shards, or their partitions
+    /// were out of capacity, and nothing else collided: the next attempt starts on other
+    /// shards ([`crate::domain::stock_shards::buyer_seed`]), at once.
+    ShardTaken,
     /// A product's price changed between the read and the transaction: read again and retry
     /// (not the client's [`AppError::PriceChanged`], which a retry cannot mend).
     Repriced,
@@ -178,12 +182,25 @@ impl PlaceOrderError {
         matches!(
             self,
             PlaceOrderError::Contended
+                | PlaceOrderError::ShardTaken
                 | PlaceOrderError::KeyTaken
                 | PlaceOrderError::Repriced
                 | PlaceOrderError::CartChanged
                 | PlaceOrderError::UsedUp
                 | PlaceOrderError::ReadAgain
         )
+    }
+
+    /// Whether and when to try again: at once after a collision (or a throttle) on stock
+    /// shards alone (the next attempt takes from others), after the backoff's wait for
+    /// anything else worth it.
+    pub fn again(&self) -> crate::retry::Again {
+        use crate::retry::Again;
+        match self {
+            PlaceOrderError::ShardTaken => Again::AtOnce,
+            other if other.worth_retrying() => Again::AfterWait,
+            _ => Again::Never,
+        }
     }
 }
 
@@ -198,7 +215,7 @@ impl From<PlaceOrderError> for AppError {
     fn from(err: PlaceOrderError) -> Self {
         match err {
             // Every retry collided with another transaction: nothing was written.
-            PlaceOrderError::Contended => AppError::unavailable(
+            PlaceOrderError::Contended | PlaceOrderError::ShardTaken => AppError::unavailable(
                 "order transaction kept colliding with concurrent transactions",
             ),
             PlaceOrderError::KeyTaken
@@ -311,6 +328,8 @@ fn why_not_placed(
         PlaceOrderError::UsedUp
     } else if let Some(count) = count {
         why_not_counted(&count, lines, (max_open, max_held))
+    } else if cancelled.collided_only_at(|a| matches!(a, OrderAction::TakeShard(_))) {
+        PlaceOrderError::ShardTaken
     } else if cancelled.conflicted() {
         PlaceOrderError::Contended
     } else {
