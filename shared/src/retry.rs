@@ -88,7 +88,8 @@ pub enum Again {
 
 /// [`retry`], each failure saying through `when` whether it is tried again and when. Retries
 /// after a wait are at most `backoff.attempts - 1`, and so are retries at once, counted apart:
-/// a retry at once takes nothing from the waits a later collision may need.
+/// a retry at once takes nothing from the waits a later collision may need, and once the
+/// retries at once are spent, a failure that asks for one waits instead.
 pub async fn retry_when<T, E, Fut>(
     backoff: &Backoff,
     when: impl Fn(&E) -> Again,
@@ -105,11 +106,11 @@ where
             Ok(_) => Again::Never,
         };
         match again {
-            Again::AfterWait if waited + 1 < backoff.attempts => {
+            Again::AtOnce if at_once + 1 < backoff.attempts => at_once += 1,
+            Again::AtOnce | Again::AfterWait if waited + 1 < backoff.attempts => {
                 tokio::time::sleep(backoff.delay(waited)).await;
                 waited += 1;
             }
-            Again::AtOnce if at_once + 1 < backoff.attempts => at_once += 1,
             _ => return result,
         }
         number += 1;
@@ -225,6 +226,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_retry_at_once_waits_for_nothing_and_has_its_own_count() {
+        // Three failures asking for a retry at once, then one that is the answer.
         let slow = Backoff {
             attempts: 4,
             base: Duration::from_secs(60),
@@ -232,16 +234,21 @@ mod tests {
         };
         let start = std::time::Instant::now();
         let calls = AtomicU32::new(0);
-        let result: Result<(), Failure> = retry_when(
-            &slow,
-            |_| Again::AtOnce,
-            |_| async {
-                calls.fetch_add(1, Ordering::SeqCst);
-                Err(Failure::Transient)
-            },
-        )
+        let counted = &calls;
+        let when = |e: &Failure| match e {
+            Failure::Transient => Again::AtOnce,
+            Failure::Fatal => Again::Never,
+        };
+        let result: Result<(), Failure> = retry_when(&slow, when, |number| async move {
+            counted.fetch_add(1, Ordering::SeqCst);
+            Err(if number < 3 {
+                Failure::Transient
+            } else {
+                Failure::Fatal
+            })
+        })
         .await;
-        assert_eq!(result, Err(Failure::Transient));
+        assert_eq!(result, Err(Failure::Fatal));
         assert_eq!(calls.swap(0, Ordering::SeqCst), 4);
         // One wait of the backoff's would be a minute.
         assert!(
@@ -250,24 +257,33 @@ mod tests {
         );
 
         // Retries at once leave the waits whole: 3 at once, then 3 after waits, 7 in all.
-        let counted = &calls;
+        let when = |e: &Failure| match e {
+            Failure::Transient => Again::AtOnce,
+            Failure::Fatal => Again::AfterWait,
+        };
+        let result: Result<(), Failure> = retry_when(&QUICK, when, |number| async move {
+            counted.fetch_add(1, Ordering::SeqCst);
+            Err(if number < 3 {
+                Failure::Transient
+            } else {
+                Failure::Fatal
+            })
+        })
+        .await;
+        assert_eq!(result, Err(Failure::Fatal));
+        assert_eq!(calls.swap(0, Ordering::SeqCst), 7);
+
+        // Once the retries at once are spent, the next ones wait: 4 + 3 in all.
         let result: Result<(), Failure> = retry_when(
             &QUICK,
-            |e: &Failure| match e {
-                Failure::Transient => Again::AtOnce,
-                Failure::Fatal => Again::AfterWait,
-            },
-            |number| async move {
+            |_| Again::AtOnce,
+            |_| async move {
                 counted.fetch_add(1, Ordering::SeqCst);
-                Err(if number < 3 {
-                    Failure::Transient
-                } else {
-                    Failure::Fatal
-                })
+                Err(Failure::Transient)
             },
         )
         .await;
-        assert_eq!(result, Err(Failure::Fatal));
+        assert_eq!(result, Err(Failure::Transient));
         assert_eq!(calls.load(Ordering::SeqCst), 7);
     }
 }
