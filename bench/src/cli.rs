@@ -115,7 +115,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, Error> {
         runs: 10,
         warm: 200,
         size_dirs: Vec::new(),
-        flash_scale: 50.0,
+        flash_scale: 100.0,
         flash_seconds: 4.0,
         flash_service: local_engine::limits::Model::DYNAMODB.transaction_service,
     };
