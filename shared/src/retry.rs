@@ -224,6 +224,16 @@ mod tests {
         assert_eq!((result, calls.load(Ordering::SeqCst)), (Ok(2), 3));
     }
 
+    /// Attempt `number`, counted: transient three times, then fatal.
+    async fn three_then_fatal(calls: &AtomicU32, number: u32) -> Result<(), Failure> {
+        calls.fetch_add(1, Ordering::SeqCst);
+        Err(if number < 3 {
+            Failure::Transient
+        } else {
+            Failure::Fatal
+        })
+    }
+
     #[tokio::test]
     async fn a_retry_at_once_waits_for_nothing_and_has_its_own_count() {
         // Three failures asking for a retry at once, then one that is the answer.
@@ -239,15 +249,8 @@ mod tests {
             Failure::Transient => Again::AtOnce,
             Failure::Fatal => Again::Never,
         };
-        let result: Result<(), Failure> = retry_when(&slow, when, |number| async move {
-            counted.fetch_add(1, Ordering::SeqCst);
-            Err(if number < 3 {
-                Failure::Transient
-            } else {
-                Failure::Fatal
-            })
-        })
-        .await;
+        let result: Result<(), Failure> =
+            retry_when(&slow, when, |number| three_then_fatal(counted, number)).await;
         assert_eq!(result, Err(Failure::Fatal));
         assert_eq!(calls.swap(0, Ordering::SeqCst), 4);
         // One wait of the backoff's would be a minute.
@@ -261,15 +264,8 @@ mod tests {
             Failure::Transient => Again::AtOnce,
             Failure::Fatal => Again::AfterWait,
         };
-        let result: Result<(), Failure> = retry_when(&QUICK, when, |number| async move {
-            counted.fetch_add(1, Ordering::SeqCst);
-            Err(if number < 3 {
-                Failure::Transient
-            } else {
-                Failure::Fatal
-            })
-        })
-        .await;
+        let result: Result<(), Failure> =
+            retry_when(&QUICK, when, |number| three_then_fatal(counted, number)).await;
         assert_eq!(result, Err(Failure::Fatal));
         assert_eq!(calls.swap(0, Ordering::SeqCst), 7);
 
