@@ -169,6 +169,8 @@ async fn ended(
 /// what a process remembers serves only the requests it serves.
 struct Processes {
     client: aws_sdk_dynamodb::Client,
+    /// How long a process keeps its copies ([`copies_kept`]).
+    copies_kept: Duration,
     provider: payment_provider::Provider,
     design: Design,
     idle: Mutex<Vec<Arc<functions::checkout::Checkout>>>,
@@ -177,13 +179,14 @@ struct Processes {
 impl Processes {
     fn new(
         app: &TestApp,
-        limits: &Limits,
+        (model, limits): (&Model, &Limits),
         provider: &payment_provider::Provider,
         design: Design,
     ) -> Arc<Self> {
         let (client, _) = app.engine.limited_client(limits);
         Arc::new(Self {
             client,
+            copies_kept: copies_kept(model),
             provider: provider.clone(),
             design,
             idle: Mutex::new(Vec::new()),
@@ -200,7 +203,8 @@ impl Processes {
         if let Some(process) = idle {
             return Ok(process);
         }
-        let mut store = Store::new(self.client.clone(), LOCAL_TABLE);
+        let mut store =
+            Store::new(self.client.clone(), LOCAL_TABLE).with_copies_kept(self.copies_kept);
         // Every checkout also lists its order in GSI1's partition of its status: one
         // partition's 1,000 writes a second for the whole store, unless spread over status
         // shards as well.
@@ -217,6 +221,14 @@ impl Processes {
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
         idle.push(process);
     }
+}
+
+/// How long a process keeps its copies of what it read a moment ago here: the store's second
+/// (`shared::dynamo::recent::RECENT`) at DynamoDB's scale, so `model.scale` seconds of this
+/// machine's time, as the model's rates are divided and its service time multiplied. Kept a
+/// second here, a copy would be read again a hundred times as often a buyer as on DynamoDB.
+fn copies_kept(model: &Model) -> Duration {
+    shared::dynamo::recent::RECENT.mul_f64(model.scale.max(1.0))
 }
 
 /// Buyer `i`'s checkout, on a process of its own while it runs, timed from `start`.
