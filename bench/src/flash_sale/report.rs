@@ -16,12 +16,13 @@ pub(super) fn header(model: &Model, seconds: f64) {
          a transaction holds its items {} ms at DynamoDB's scale). Buyers arriving at a rate, or at once \
          checking out one cart after another. Each checkout runs on a process of the function's \
          alone while it runs (Lambda's one request per environment), an idle one or a new one; a process \
-         keeps its copy of a sharded SKU's variant and of the promotions for a second of this machine's time. \
-         Rates and checkouts a second at DynamoDB's scale; times as measured here.",
+         keeps its copy of a sharded SKU's variant and of the promotions for a second at DynamoDB's scale \
+         ({} s here). Rates and checkouts a second at DynamoDB's scale; times as measured here.",
         model.scale,
         model.write_units,
         model.read_units,
         ms(model.transaction_service),
+        super::copies_kept(model).as_secs_f64(),
     );
     println!(
         "| design | buyers | checkouts | accepted/s | accepted | 409 | 5xx | p50 / p99 accepted ms | p50 / p99 refused ms | throttled / conflicts | oversold | lost |"
