@@ -205,10 +205,7 @@ pub async fn handle(checkout: &Checkout, req: Request) -> HttpResult {
             let (fresh, first) = (&fresh, fresh.swap(false, Ordering::Relaxed));
             async move {
                 let tried = attempt(store, customer_ref, key_ref, asked, (first, number)).await;
-                let contended = matches!(
-                    tried,
-                    Err(PlaceOrderError::Contended | PlaceOrderError::ShardTaken)
-                );
+                let contended = tried.as_ref().is_err_and(PlaceOrderError::collided);
                 fresh.store(contended, Ordering::Relaxed);
                 tried
             }

@@ -27,7 +27,7 @@ pub(super) async fn run(
     };
     let app = stocked(buyers, start_stock, design).await?;
     let limits = Limits::new(app.engine.database(), *model)?;
-    let processes = Processes::new(&app, (model, &limits), provider, design);
+    let processes = Processes::new(&app, model, &limits, provider, design);
     let start = Instant::now();
     let mut tasks = Vec::with_capacity(buyers);
     for i in 0..buyers {

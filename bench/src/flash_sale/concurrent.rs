@@ -29,7 +29,7 @@ pub(super) async fn run(
     let carts = buyers + SPARE_CARTS.max(buyers * per_buyer);
     let app = stocked(carts, STOCK, design).await?;
     let limits = Limits::new(app.engine.database(), *model)?;
-    let processes = Processes::new(&app, (model, &limits), provider, design);
+    let processes = Processes::new(&app, model, &limits, provider, design);
     let next = Arc::new(AtomicUsize::new(0));
     let start = Instant::now();
     let until = start + Duration::from_secs_f64(seconds);

@@ -179,7 +179,8 @@ struct Processes {
 impl Processes {
     fn new(
         app: &TestApp,
-        (model, limits): (&Model, &Limits),
+        model: &Model,
+        limits: &Limits,
         provider: &payment_provider::Provider,
         design: Design,
     ) -> Arc<Self> {

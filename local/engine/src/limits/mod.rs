@@ -197,13 +197,8 @@ impl Limits {
     /// The units a read spent beyond the smallest it was admitted with (a Query's beyond its
     /// first unit, a GetItem's or BatchGetItem's beyond one a key), known once it has answered.
     fn spend_after_read(&self, demand: &Demand, body: &Value, answer: &Value) {
-        let now = Instant::now();
         if demand.reads_items {
-            let spent = demand::after_reads(&self.schema, body, answer);
-            let mut ledger = self.ledger();
-            for (partition, units) in spent {
-                ledger.spend(&self.model, &partition, units, now);
-            }
+            self.spend_after_items(body, answer);
         }
         let Some(partition) = &demand.query else {
             return;
@@ -217,7 +212,18 @@ impl Limits {
         let spent = crate::capacity::rules::query(&sizes, consistent(body));
         let first = crate::capacity::rules::read(0, consistent(body));
         self.ledger()
-            .spend(&self.model, partition, spent - first, now);
+            .spend(&self.model, partition, spent - first, Instant::now());
+    }
+
+    /// The units a GetItem's or BatchGetItem's `answer` spent beyond one read a key, in the
+    /// partitions of the items it returned.
+    fn spend_after_items(&self, body: &Value, answer: &Value) {
+        let now = Instant::now();
+        let spent = demand::after_reads(&self.schema, body, answer);
+        let mut ledger = self.ledger();
+        for (partition, units) in spent {
+            ledger.spend(&self.model, &partition, units, now);
+        }
     }
 
     /// The ARN DynamoDB names the throttled table or index by.
@@ -423,16 +429,12 @@ mod answers {
         }
         let call = inner.call(request);
         let limits = limits.clone();
-        let read = Demand {
-            reads_items: true,
-            ..Demand::default()
-        };
         HttpConnectorFuture::new(async move {
             let (response, mut answer) = read_whole(call.await?).await?;
             if !response.status().is_success() {
                 return Ok(response);
             }
-            limits.spend_after_read(&read, &sent, &answer);
+            limits.spend_after_items(&sent, &answer);
             if unprocessed.is_empty() {
                 return Ok(response);
             }

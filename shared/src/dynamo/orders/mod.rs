@@ -191,6 +191,15 @@ impl PlaceOrderError {
         )
     }
 
+    /// A collision with another buyer's transaction (on stock shards or elsewhere): what the
+    /// attempt read was not wrong.
+    pub fn collided(&self) -> bool {
+        matches!(
+            self,
+            PlaceOrderError::Contended | PlaceOrderError::ShardTaken
+        )
+    }
+
     /// Whether and when to try again: at once after a collision (or a throttle) on stock
     /// shards alone (the next attempt takes from others), after the backoff's wait for
     /// anything else worth it.
