@@ -42,47 +42,57 @@ pub(crate) fn start_dev(name: &str, host: &str) -> (Dev, String) {
 }
 
 /// store-local on `host` with `extra` in its environment, its banner read to the end.
+/// Its ports are free when picked, but tests running at once open connections all the time and
+/// one may take a port as its own end before store-local binds it: store-local then stops before
+/// its banner, and it is started again on other ports (as the engine's `for_test`s do).
 pub(crate) fn start_dev_with(name: &str, host: &str, extra: &[(&str, &str)]) -> (Dev, String) {
     let dir = std::env::temp_dir().join(format!("dev-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("data dir");
-    let (api_port, payment_port) = (free_port(), free_port());
-    let mut env: Vec<(String, String)> = vec![
-        ("STORE_HOST".into(), host.into()),
-        ("API_PORT".into(), api_port.to_string()),
-        ("DYNAMODB_PORT".into(), free_port().to_string()),
-        ("PAYMENT_PORT".into(), payment_port.to_string()),
-        ("EVENTS_PORT".into(), free_port().to_string()),
-        (
-            "STORE_DATA_FILE".into(),
-            dir.join("store.db").display().to_string(),
-        ),
-        ("RUST_LOG".into(), "warn".into()),
-    ];
-    env.extend(
-        extra
-            .iter()
-            .map(|(n, v)| ((*n).to_owned(), (*v).to_owned())),
-    );
-    let (child, banner) = spawn(&env);
-    let api = format!("127.0.0.1:{api_port}");
-    let dev = Dev {
-        child,
-        api,
-        dir,
-        payment_port,
-        env,
-    };
-    (dev, banner)
+    let mut attempts = 0;
+    loop {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("data dir");
+        let (api_port, payment_port) = (free_port(), free_port());
+        let mut env: Vec<(String, String)> = vec![
+            ("STORE_HOST".into(), host.into()),
+            ("API_PORT".into(), api_port.to_string()),
+            ("DYNAMODB_PORT".into(), free_port().to_string()),
+            ("PAYMENT_PORT".into(), payment_port.to_string()),
+            ("EVENTS_PORT".into(), free_port().to_string()),
+            (
+                "STORE_DATA_FILE".into(),
+                dir.join("store.db").display().to_string(),
+            ),
+            ("RUST_LOG".into(), "warn".into()),
+        ];
+        env.extend(
+            extra
+                .iter()
+                .map(|(n, v)| ((*n).to_owned(), (*v).to_owned())),
+        );
+        let (child, banner) = spawn(&env);
+        let dev = Dev {
+            child,
+            api: format!("127.0.0.1:{api_port}"),
+            dir: dir.clone(),
+            payment_port,
+            env,
+        };
+        if banner.contains("\nCtrl-C") || attempts == 4 {
+            return (dev, banner);
+        }
+        attempts += 1;
+    }
 }
 
-/// store-local with `env`, and its banner.
+/// store-local with `env`, and its banner; when it stops before the end of its banner, what it
+/// printed and then its errors.
 fn spawn(env: &[(String, String)]) -> (Child, String) {
+    let errors = error_log(env);
     let mut child = Command::new(env!("CARGO_BIN_EXE_store-local"))
         .envs(env.iter().map(|(n, v)| (n, v)))
         .env_remove("STORE_EXPLORER")
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(&errors).expect("store-local's error log"))
         .spawn()
         .expect("store-local starts");
     let stdout = child.stdout.take().expect("stdout");
@@ -92,10 +102,20 @@ fn spawn(env: &[(String, String)]) -> (Child, String) {
         banner.push_str(&line);
         banner.push('\n');
         if line.starts_with("Ctrl-C") {
-            break;
+            return (child, banner);
         }
     }
+    let _ = child.wait();
+    banner.push_str(&std::fs::read_to_string(&errors).unwrap_or_default());
     (child, banner)
+}
+
+/// Where store-local started with `env` writes its errors: beside its data file.
+fn error_log(env: &[(String, String)]) -> PathBuf {
+    env.iter()
+        .find(|(name, _)| name == "STORE_DATA_FILE")
+        .map(|(_, value)| PathBuf::from(value).with_file_name("store-local.err"))
+        .expect("a data file")
 }
 
 impl Dev {
