@@ -65,7 +65,62 @@ impl HttpClient for BuiltOnFirstUse {
     }
 }
 
-fn hyper_client() -> SharedHttpClient {
+/// The same client with its connector for `timeouts` built now, in init: the TLS configuration
+/// (~300 k instructions) is then no part of the first request, which an on-demand Lambda runs
+/// at the memory size's CPU share, where init has the whole CPU (docs/performance.md, "Cold
+/// starts as Lambda runs them"). A request with other connector settings builds its own, as
+/// [`http_client`] does.
+pub fn http_client_built_for(timeouts: &TimeoutConfig) -> SharedHttpClient {
+    let mut settings = HttpConnectorSettings::builder();
+    settings
+        .set_connect_timeout(timeouts.connect_timeout())
+        .set_read_timeout(timeouts.read_timeout());
+    let settings = settings.build();
+    let connector = aws_smithy_http_client::Connector::builder()
+        .connector_settings(settings.clone())
+        .tls_provider(tls::Provider::Rustls(
+            tls::rustls_provider::CryptoMode::Ring,
+        ))
+        .tls_context(tls_context())
+        .build();
+    SharedHttpClient::new(BuiltInInit {
+        settings,
+        connector: SharedHttpConnector::new(connector),
+        others: http_client(),
+    })
+}
+
+/// [`http_client_built_for`]'s client: the connector built in init for its settings, any other
+/// built on first use.
+#[derive(Debug)]
+struct BuiltInInit {
+    settings: HttpConnectorSettings,
+    connector: SharedHttpConnector,
+    others: SharedHttpClient,
+}
+
+impl HttpClient for BuiltInInit {
+    fn http_connector(
+        &self,
+        settings: &HttpConnectorSettings,
+        components: &RuntimeComponents,
+    ) -> SharedHttpConnector {
+        let same = settings.connect_timeout() == self.settings.connect_timeout()
+            && settings.read_timeout() == self.settings.read_timeout();
+        match same {
+            true => self.connector.clone(),
+            false => self.others.http_connector(settings, components),
+        }
+    }
+
+    fn connector_metadata(&self) -> Option<ConnectorMetadata> {
+        self.others.connector_metadata()
+    }
+}
+
+/// The TLS context of every client: [`AMAZON_TRUST_SERVICES`], and in `make bench`'s build its
+/// test root.
+fn tls_context() -> tls::TlsContext {
     let trust = tls::TrustStore::empty()
         .with_native_roots(false)
         .with_pem_certificate(AMAZON_TRUST_SERVICES);
@@ -74,15 +129,18 @@ fn hyper_client() -> SharedHttpClient {
         Some(root) => trust.with_pem_certificate(root),
         None => trust,
     };
-    let context = tls::TlsContext::builder()
+    tls::TlsContext::builder()
         .with_trust_store(trust)
         .build()
-        .expect("a TLS context from a trust store alone always builds");
+        .expect("a TLS context from a trust store alone always builds")
+}
+
+fn hyper_client() -> SharedHttpClient {
     aws_smithy_http_client::Builder::new()
         .tls_provider(tls::Provider::Rustls(
             tls::rustls_provider::CryptoMode::Ring,
         ))
-        .tls_context(context)
+        .tls_context(tls_context())
         .build_https()
 }
 
@@ -223,7 +281,7 @@ pub fn sdk_client(environment: Environment) -> aws_sdk_dynamodb::Client {
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new(environment.region))
         .credentials_provider(environment.credentials)
-        .http_client(http_client())
+        .http_client(http_client_built_for(&timeouts()))
         .timeout_config(timeouts())
         .retry_config(retries())
         .interceptor(crate::metrics::DynamoDbOutcomes);
