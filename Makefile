@@ -10,6 +10,8 @@ BENCH_VENV := .venv-bench
 NODE_ARCH := $(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x64)
 BENCH_NODE := bench/node/node_modules/.installed
 BENCH_NODE_BIN := bench/node/node_modules/node-linux-$(NODE_ARCH)/bin/node
+# The same handler bundled and minified with esbuild (npm), as AWS's guidance ships Node.js.
+BENCH_NODE_BUNDLE := bench/node/dist/handlers.mjs
 # checkov has a venv of its own: its pins must not move SAM CLI's or cfn-lint's.
 CHECKOV_VENV := .venv-checkov
 CHECKOV := $(CHECKOV_VENV)/.installed
@@ -190,7 +192,7 @@ deploy: build
 # machine, trusting the bench's TLS test root: shared/bench-build), the floor beside them
 # (store-floor; perf, from Debian's linux-perf, splits their init CPU), the Python and Node.js peers
 # beside them, each memory size's CPU share, and the stripped sizes of the Lambda builds.
-bench: $(TOOLS) $(BENCH_VENV)/.installed $(BENCH_NODE) $(EVENTS) $(PAYMENTS)
+bench: $(TOOLS) $(BENCH_VENV)/.installed $(BENCH_NODE_BUNDLE) $(EVENTS) $(PAYMENTS)
 	@command -v perf >/dev/null 2>&1 || { SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 		$$SUDO apt-get install -y -q linux-perf >/dev/null 2>&1 || { $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q linux-perf >/dev/null; } || echo "no perf: the init section prints no user/kernel split"; }
 	cargo build --release --locked -p functions -p store-bench -p local-dev --features shared/bench-build
@@ -251,6 +253,9 @@ $(BENCH_NODE): bench/node/package.json bench/node/package-lock.json
 		$$SUDO apt-get install -y -q npm >/dev/null 2>&1 || { $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q npm >/dev/null; }; }
 	cd bench/node && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
+
+$(BENCH_NODE_BUNDLE): $(BENCH_NODE) bench/node/handlers.mjs
+	cd bench/node && npm run -s bundle
 
 $(BENCH_VENV)/.installed: bench/python/requirements.txt
 	python3 -m venv $(BENCH_VENV)

@@ -9,7 +9,7 @@
 //! ahead of traffic, by `AWS_LAMBDA_INITIALIZATION_TYPE`), and with each model's other choice
 //! (`STORE_BENCH_WARMUP`). docs/performance.md, "Checkout's cold start", reads them.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -68,6 +68,8 @@ impl Build {
 struct Endpoints {
     engine: String,
     provider: String,
+    /// The resolver's files, which name both by host (`crate::resolver`).
+    resolver: PathBuf,
 }
 
 pub(crate) async fn section(o: &crate::cli::Options, home: &Path) -> Result<(), Error> {
@@ -85,14 +87,19 @@ pub(crate) async fn section(o: &crate::cli::Options, home: &Path) -> Result<(), 
         .port();
     let localstripe =
         local_engine::provider::LocalProvider::start(port, &home.join("localstripe.log"), None)?;
+    // As the memory section measures the reads: the bench apart from the function's CPU, both
+    // endpoints named by host and resolved by the system resolver.
+    let apart = crate::cpu_share::PinnedApart::pin()?;
+    let resolver = crate::resolver::Resolver::shared()?;
     let provider = crate::tls_front::start(&localstripe.base, Duration::ZERO).await?;
     print_header();
     for size in &sizes {
-        measure_size(o, home, size, &provider).await?;
+        measure_size(o, home, size, &provider.url, resolver).await?;
     }
+    drop(apart);
     provider_alone(&localstripe.base).await?;
     if o.callgrind {
-        instructions(o, home, &provider).await?;
+        instructions(o, home, &provider.url).await?;
     }
     Ok(())
 }
@@ -105,11 +112,14 @@ async fn measure_size(
     home: &Path,
     size: &Size,
     provider: &str,
+    resolver: &crate::resolver::Resolver,
 ) -> Result<(), Error> {
+    use crate::resolver::{DYNAMODB, PAYMENTS, Resolver};
     let (app, engine) = stocked_engine().await?;
     let endpoints = Endpoints {
-        engine,
-        provider: provider.to_owned(),
+        engine: Resolver::named(&engine, DYNAMODB),
+        provider: Resolver::named(provider, PAYMENTS),
+        resolver: resolver.conf().to_owned(),
     };
     let mut carts = Carts::new(&app);
     let mut runs: Vec<[Vec<ProcessRun>; 2]> = Build::ALL.map(|_| [Vec::new(), Vec::new()]).into();
@@ -227,7 +237,8 @@ impl Cell<'_> {
             Model::Provisioned { quota } => quota,
             _ => &size.burst,
         };
-        let mut c = launch.command(&self.o.bin_dir.join("checkout"), &[]);
+        let checkout = self.o.bin_dir.join("checkout");
+        let mut c = launch.command_resolving(&checkout, &[], Some(&endpoints.resolver));
         local_engine::runtime_api::lambda_environment(&mut c, "checkout", &endpoints.engine, home);
         c.env(
             "AWS_LAMBDA_FUNCTION_MEMORY_SIZE",
@@ -283,7 +294,7 @@ async fn stocked_engine() -> Result<(TestApp, String), Error> {
     let catalog = format!(r#"{{"items":[{{"sku":"{SKU}","price":"12.50"}}]}}"#);
     local_engine::testing::stock_catalog(&app.engine, &catalog).await;
     let engine = crate::tls_front::start(app.engine.endpoint(), Duration::ZERO).await?;
-    Ok((app, engine))
+    Ok((app, engine.url))
 }
 
 /// Checkout events, each handed out once.

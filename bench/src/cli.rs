@@ -107,8 +107,8 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, Error> {
         python: None,
         node: None,
         memory_sizes: DEFAULT_SIZES.to_vec(),
-        memory_runs: 3,
-        memory_warm: 100,
+        memory_runs: 15,
+        memory_warm: 30,
         cpu_period: std::time::Duration::from_micros(crate::cpu_share::DEFAULT_PERIOD_US),
         checkout_runs: 15,
         calibration_rtt: std::time::Duration::from_millis(1),
@@ -183,11 +183,11 @@ mod tests {
     }
 
     #[test]
-    fn the_cpu_share_is_handed_out_per_100_ms_unless_a_period_of_1_to_1000_ms_is_given() {
+    fn the_cpu_share_is_handed_out_per_20_ms_unless_a_period_of_1_to_1000_ms_is_given() {
         let given = |args: &[&str]| parse(args.iter().map(|arg| arg.to_string()));
         let period = |args: &[&str]| given(args).map(|o| o.cpu_period.as_micros()).ok();
-        assert_eq!(period(&[]), Some(100_000));
-        assert_eq!(period(&["--cpu-period-ms", "20"]), Some(20_000));
+        assert_eq!(period(&[]), Some(20_000));
+        assert_eq!(period(&["--cpu-period-ms", "100"]), Some(100_000));
         assert_eq!(period(&["--cpu-period-ms", "1000"]), Some(1_000_000));
         for refused in ["0.5", "1001", "-20", "soon"] {
             assert!(given(&["--cpu-period-ms", refused]).is_err(), "{refused}");

@@ -14,9 +14,26 @@ const FULL_VCPU_MB: u32 = 1769;
 /// The CPU every measured process runs on ([`CpuShare::release`]).
 const PINNED_CPU: &str = "1";
 
-/// The CFS period of every quota unless `--cpu-period-ms` says otherwise, µs (see the module's
-/// documentation).
-pub(crate) const DEFAULT_PERIOD_US: u64 = 100_000;
+/// How long every share is left idle before a process starts in it ([`CpuShare::release`]).
+const DRAIN: Duration = Duration::from_millis(100);
+
+/// The CPU the bench itself runs on while it measures ([`PinnedApart`]).
+const BENCH_CPU: &str = "0";
+
+/// The CFS period of every quota unless `--cpu-period-ms` says otherwise, µs: the one whose
+/// throttle has the shape of Lambda's. The only public trace of a real 128 MB function's
+/// throttling (github.com/pwrdrvr/lambda-throttling, docs/index.html, measured 2025-03-01) shows
+/// a CPU-bound loop running 4.3 ms of CPU (median; the first run 6.9 ms) and then pausing, one
+/// cycle every ~60 ms, its pauses in steps of 20 ms; at 512 and 1,024 MB, one cycle every ~20
+/// ms. A 20 ms period gives that shape on this kernel: the quota (1.45 ms at 128 MB) is checked
+/// at the scheduler's tick, so a busy process overruns it to ~4 ms and then pays the debt over
+/// whole periods. The memory section measures the shape it gets ([`throttle_shape`]) and prints
+/// it beside the trace's.
+pub(crate) const DEFAULT_PERIOD_US: u64 = 20_000;
+
+/// The kernel's default period, which container runtimes also use for `--cpus`: the period of
+/// the bench's figures before the trace, kept beside them for comparison.
+pub(crate) const KERNEL_PERIOD_US: u64 = 100_000;
 
 /// `memory_mb`'s share of one CPU, µs per `period_us`.
 fn quota_us(memory_mb: u32, period_us: u64) -> u64 {
@@ -46,14 +63,14 @@ impl CpuShare {
     /// Creates the cgroup (cgroup v1 `cpu`, else a v2 hierarchy with the `cpu` controller);
     /// why not, when neither can be written here.
     pub(crate) fn create(memory_mb: u32, period_us: u64) -> Result<Self, String> {
-        let name = format!("store-bench-{memory_mb}mb");
+        let name = format!("store-bench-{memory_mb}mb-{period_us}us");
         Self::cgroup(name, memory_mb, period_us, true)
     }
 
     /// The CPU an on-demand init runs on: the same pinned CPU, with no quota (Lambda's init
     /// burst; `memory_mb` is only the size it stands for).
     pub(crate) fn burst(memory_mb: u32, period_us: u64) -> Result<Self, String> {
-        let name = format!("store-bench-burst-{memory_mb}mb");
+        let name = format!("store-bench-burst-{memory_mb}mb-{period_us}us");
         Self::cgroup(name, memory_mb, period_us, false)
     }
 
@@ -97,16 +114,41 @@ impl CpuShare {
     /// `program args…` started inside this share: `sh` joins the cgroup, waits for a line on
     /// its stdin ([`CpuShare::release`]), then becomes the program.
     pub(crate) fn command(&self, program: &Path, args: &[String]) -> Command {
-        let mut command = Command::new("sh");
-        command
-            .arg("-c")
-            .arg(format!(
-                "echo $$ > '{}/cgroup.procs' && read -r go && exec \"$0\" \"$@\" </dev/null",
-                self.dir.display()
-            ))
-            .arg(program)
-            .args(args)
-            .kill_on_drop(true);
+        self.command_resolving(program, args, None)
+    }
+
+    /// The same, resolving host names through the resolver whose `resolv.conf` and
+    /// `nsswitch.conf` are in `conf` (`crate::resolver`): the shell runs in a mount namespace
+    /// of its own (`unshare`) and mounts them over the machine's before it joins the cgroup, so
+    /// none of it is in the measured cold start.
+    pub(crate) fn command_resolving(
+        &self,
+        program: &Path,
+        args: &[String],
+        conf: Option<&Path>,
+    ) -> Command {
+        let join = format!(
+            "echo $$ > '{}/cgroup.procs' && read -r go && exec \"$0\" \"$@\" </dev/null",
+            self.dir.display()
+        );
+        let mut command = match conf {
+            Some(conf) => {
+                let mut c = Command::new("unshare");
+                c.args(["--mount", "--propagation", "private", "sh", "-c"])
+                    .arg(format!(
+                        "mount --bind '{0}/resolv.conf' /etc/resolv.conf && \
+                         mount --bind '{0}/nsswitch.conf' /etc/nsswitch.conf && {join}",
+                        conf.display()
+                    ));
+                c
+            }
+            None => {
+                let mut c = Command::new("sh");
+                c.arg("-c").arg(join);
+                c
+            }
+        };
+        command.arg(program).args(args).kill_on_drop(true);
         command
     }
 
@@ -146,9 +188,13 @@ impl CpuShare {
         if !pinned.success() {
             return Err(format!("taskset could not pin process {pid}").into());
         }
-        // A new sandbox starts with its whole quota: one idle period lets the last process's
-        // use of it (a warm series ends with the quota spent) run out first.
-        self.idle_one_period().await;
+        // A new sandbox starts with its whole quota. A process that overran the quota leaves
+        // its cgroup a debt the kernel recovers over the next periods (a CPU-bound process
+        // overruns by up to a tick, 4 ms here: three periods of 128 MB's quota at 20 ms), and
+        // the next process to join it would pay it: every share is left idle for
+        // [`DRAIN`] (and at least a period) first, this one and the quota an on-demand init
+        // moves into alike.
+        tokio::time::sleep(DRAIN.max(Duration::from_micros(self.period_us))).await;
         let mut stdin = child
             .stdin
             .take()
@@ -191,4 +237,121 @@ impl Drop for CpuShare {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir(&self.dir);
     }
+}
+
+/// The argument that makes store-bench the throttle's probe ([`probe`]) instead of the bench.
+pub(crate) const PROBE: &str = "--throttle-probe";
+
+/// How long the probe keeps its CPU busy.
+pub(crate) const PROBE_WINDOW: Duration = Duration::from_secs(2);
+
+/// What a CPU-bound process meets under a share: the bench's own binary, started as the probe
+/// inside `share`, spins for [`PROBE_WINDOW`] and notes every pause; the median CPU it runs
+/// between pauses, the median wall time from one pause to the next, and its first run.
+pub(crate) async fn throttle_shape(share: &CpuShare) -> Result<Shape, Error> {
+    let mut child = share
+        .command(&std::env::current_exe()?, &[PROBE.to_owned()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()?;
+    share.release(&mut child).await?;
+    let output = child.wait_with_output().await?;
+    let line = String::from_utf8_lossy(&output.stdout);
+    let numbers: Vec<f64> = line
+        .split_whitespace()
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    match numbers[..] {
+        [run_ms, cycle_ms, first_ms, pauses] => Ok(Shape {
+            run_ms,
+            cycle_ms,
+            first_ms,
+            pauses: pauses as usize,
+        }),
+        _ => Err(format!("the throttle probe printed {line:?}").into()),
+    }
+}
+
+/// A CPU-bound process's life under a share ([`throttle_shape`]).
+pub(crate) struct Shape {
+    /// CPU between two pauses, median, ms.
+    pub(crate) run_ms: f64,
+    /// Wall time from one pause's start to the next's, median, ms.
+    pub(crate) cycle_ms: f64,
+    /// CPU before the first pause, ms.
+    pub(crate) first_ms: f64,
+    pub(crate) pauses: usize,
+}
+
+/// The probe itself (store-bench [`PROBE`]): spins, and counts a gap of more than 2 ms between
+/// two readings of the clock as a pause. Prints the median CPU between pauses, the median cycle,
+/// the first run (ms) and the number of pauses.
+pub(crate) fn probe() {
+    let thread_cpu = || {
+        std::fs::read_to_string("/proc/thread-self/schedstat")
+            .ok()
+            .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+            .map_or(Duration::ZERO, Duration::from_nanos)
+    };
+    let started = std::time::Instant::now();
+    let (mut last, mut cpu_then) = (started, thread_cpu());
+    let (mut runs, mut pauses_at) = (Vec::new(), Vec::new());
+    while last - started < PROBE_WINDOW {
+        let now = std::time::Instant::now();
+        if now - last > Duration::from_millis(2) {
+            let cpu = thread_cpu();
+            runs.push(cpu.saturating_sub(cpu_then));
+            pauses_at.push(last);
+            cpu_then = cpu;
+        }
+        last = now;
+    }
+    let first = runs.first().copied().unwrap_or_default();
+    let cycles: Vec<Duration> = pauses_at.windows(2).map(|w| w[1] - w[0]).collect();
+    let runs = runs.get(1..).unwrap_or_default().to_vec();
+    println!(
+        "{:.3} {:.3} {:.3} {}",
+        ms(crate::process::median(runs)),
+        ms(crate::process::median(cycles)),
+        ms(first),
+        pauses_at.len()
+    );
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// While it lives, the bench itself (every thread: the engine, the TLS fronts, the Runtime API,
+/// the resolver) runs on the CPU the measured processes do not ([`PINNED_CPU`]): what serves a
+/// function is not charged to its CPU, as DynamoDB's servers are not a Lambda function's.
+pub(crate) struct PinnedApart;
+
+impl PinnedApart {
+    pub(crate) fn pin() -> Result<Self, Error> {
+        taskset_all(BENCH_CPU)?;
+        Ok(Self)
+    }
+}
+
+impl Drop for PinnedApart {
+    fn drop(&mut self) {
+        let every = format!(
+            "0-{}",
+            std::thread::available_parallelism().map_or(1, |n| n.get()) - 1
+        );
+        let _ = taskset_all(&every);
+    }
+}
+
+/// Every thread of this process on `cpus`.
+fn taskset_all(cpus: &str) -> Result<(), Error> {
+    let pinned = std::process::Command::new("taskset")
+        .args(["-a", "-p", "-c", cpus, &std::process::id().to_string()])
+        .stdout(std::process::Stdio::null())
+        .status()?;
+    if !pinned.success() {
+        return Err(format!("taskset could not pin the bench to CPU {cpus}").into());
+    }
+    Ok(())
 }

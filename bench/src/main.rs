@@ -23,6 +23,7 @@ mod patterns;
 mod perf_split;
 mod process;
 mod report;
+mod resolver;
 mod sections;
 mod shards;
 mod tls_front;
@@ -34,6 +35,10 @@ use local_engine::testing::TestApp;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> Result<(), Error> {
+    if std::env::args().nth(1).as_deref() == Some(cpu_share::PROBE) {
+        cpu_share::probe();
+        return Ok(());
+    }
     let o = cli::options()?;
     let app = TestApp::seeded().await?;
     let endpoint = app.engine.endpoint().to_owned();

@@ -288,6 +288,10 @@ pub(crate) struct Series {
     pub(crate) init_usage: Usage,
     pub(crate) warm: Vec<Duration>,
     pub(crate) rss_kib: u64,
+    /// Every cold start (init and the first invoke), sorted: the spread of [`Series::first`].
+    pub(crate) firsts: Vec<Duration>,
+    /// Every first invoke, sorted.
+    pub(crate) invokes: Vec<Duration>,
 }
 /// Cold starts `runs` times under `model`, each followed by `warm` requests, every one on the
 /// event `events` gives (the same bytes each time, or a fresh cart's checkout): the medians of
@@ -310,6 +314,11 @@ impl Series {
     /// The medians of `runs`' cold starts, all their warm latencies, the largest RSS.
     pub(crate) fn of(runs: Vec<ProcessRun>) -> Self {
         let each = |f: fn(&ProcessRun) -> Duration| median(runs.iter().map(f).collect());
+        let sorted = |f: fn(&ProcessRun) -> Duration| {
+            let mut all: Vec<Duration> = runs.iter().map(f).collect();
+            all.sort();
+            all
+        };
         let mut warm: Vec<Duration> = runs.iter().flat_map(|r| r.warm.iter().copied()).collect();
         warm.sort();
         Series {
@@ -320,6 +329,8 @@ impl Series {
             init_usage: Usage::median(&runs.iter().map(|r| r.init_usage).collect::<Vec<_>>()),
             warm,
             rss_kib: runs.iter().map(|r| r.peak_rss_kib).max().unwrap_or(0),
+            firsts: sorted(|r| r.init + r.invoke),
+            invokes: sorted(|r| r.invoke),
         }
     }
 }

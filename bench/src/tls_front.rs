@@ -6,15 +6,22 @@
 //! round trip before its first byte is read (TCP's handshake), and every chunk read from either
 //! side waits half of one before it is passed on. A TLS 1.3 handshake then costs one more round
 //! trip and each request one: three for a connection's first request, one for every later one.
+//!
+//! It runs on a thread of its own, whose CPU it reports ([`Front::cpu`]): the server's side of
+//! every handshake (its RSA signature, the key exchange) and the relaying, which on Lambda run on
+//! DynamoDB's machines and here must not land on the measured function's CPU (the memory section
+//! pins the bench, this thread among it, apart from the functions). Like DynamoDB, it closes a
+//! connection idle for [`IDLE_CLOSE`].
 
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-use tokio::io::{AsyncRead, AsyncWrite, DuplexStream};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, DuplexStream};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
 
@@ -25,9 +32,40 @@ pub(crate) fn tls_dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tls")
 }
 
+/// How long a connection may stay idle before the front closes it: DynamoDB closes idle
+/// connections after about a minute.
+pub(crate) const IDLE_CLOSE: Duration = Duration::from_secs(60);
+
+/// A TLS front running: its URL, and what its thread has done.
+pub(crate) struct Front {
+    /// `https://127.0.0.1:<port>`.
+    pub(crate) url: String,
+    stats: Arc<Stats>,
+}
+
+#[derive(Default)]
+struct Stats {
+    /// Connections accepted (each pays one handshake).
+    connections: AtomicU64,
+    /// The front's thread, for its CPU time.
+    thread: std::sync::OnceLock<PathBuf>,
+}
+
+impl Front {
+    /// The CPU its thread has used so far (the server's side of every handshake, and the
+    /// relaying), and the connections it has accepted.
+    pub(crate) fn usage(&self) -> (Duration, u64) {
+        let cpu = (self.stats.thread.get())
+            .and_then(|task| std::fs::read_to_string(task.join("schedstat")).ok())
+            .and_then(|stat| stat.split_whitespace().next()?.parse().ok())
+            .map_or(Duration::ZERO, Duration::from_nanos);
+        (cpu, self.stats.connections.load(Ordering::Relaxed))
+    }
+}
+
 /// Serves TLS on a free port in front of `engine` (`http://host:port`), each exchange `rtt`
-/// long on top of loopback's; the `https://` URL.
-pub(crate) async fn start(engine: &str, rtt: Duration) -> Result<String, Error> {
+/// long on top of loopback's, on a thread of its own.
+pub(crate) async fn start(engine: &str, rtt: Duration) -> Result<Front, Error> {
     let dir = tls_dir();
     let chain: Vec<CertificateDer<'static>> =
         CertificateDer::pem_file_iter(dir.join("chain.pem"))?.collect::<Result<_, _>>()?;
@@ -42,26 +80,58 @@ pub(crate) async fn start(engine: &str, rtt: Duration) -> Result<String, Error> 
         .trim_start_matches("http://")
         .parse()
         .map_err(|_| format!("the engine's endpoint {engine} is not http://ip:port"))?;
-    let listener = TcpListener::bind("127.0.0.1:0").await?;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    listener.set_nonblocking(true)?;
     let port = listener.local_addr()?.port();
-    tokio::spawn(async move {
-        while let Ok((socket, _)) = listener.accept().await {
-            let acceptor = acceptor.clone();
-            tokio::spawn(async move {
-                let _ = socket.set_nodelay(true);
-                if rtt.is_zero() {
-                    serve(acceptor, socket, upstream).await;
-                } else {
-                    // TCP's own handshake: the client's first bytes come a round trip later.
-                    if sleep(rtt).await {
-                        serve(acceptor, delayed(socket, rtt), upstream).await;
-                    }
+    let stats = Arc::new(Stats::default());
+    let counted = stats.clone();
+    std::thread::Builder::new()
+        .name("tls-front".into())
+        .spawn(move || {
+            let _ = counted.thread.set(
+                Path::new("/proc")
+                    .join(std::fs::read_link("/proc/thread-self").unwrap_or_default()),
+            );
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("the TLS front's runtime");
+            runtime.block_on(accept(listener, acceptor, upstream, rtt, counted));
+        })?;
+    // By address: the leaf names 127.0.0.1 too, and no resolver is asked (the memory section
+    // names it by host instead: `crate::resolver`).
+    Ok(Front {
+        url: format!("https://127.0.0.1:{port}"),
+        stats,
+    })
+}
+
+/// Accepts connections on `listener` until the process ends, each served on its own task.
+async fn accept(
+    listener: std::net::TcpListener,
+    acceptor: TlsAcceptor,
+    upstream: SocketAddr,
+    rtt: Duration,
+    stats: Arc<Stats>,
+) {
+    let Ok(listener) = TcpListener::from_std(listener) else {
+        return;
+    };
+    while let Ok((socket, _)) = listener.accept().await {
+        stats.connections.fetch_add(1, Ordering::Relaxed);
+        let acceptor = acceptor.clone();
+        tokio::spawn(async move {
+            let _ = socket.set_nodelay(true);
+            if rtt.is_zero() {
+                serve(acceptor, socket, upstream).await;
+            } else {
+                // TCP's own handshake: the client's first bytes come a round trip later.
+                if sleep(rtt).await {
+                    serve(acceptor, delayed(socket, rtt), upstream).await;
                 }
-            });
-        }
-    });
-    // By address: the leaf names 127.0.0.1 too, and no resolver is asked.
-    Ok(format!("https://127.0.0.1:{port}"))
+            }
+        });
+    }
 }
 
 /// Waits `wait` to the tens of microseconds (tokio's timer counts whole milliseconds, which
@@ -86,7 +156,37 @@ async fn serve(
         return;
     };
     let _ = plain.set_nodelay(true);
-    let _ = tokio::io::copy_bidirectional(&mut tls, &mut plain).await;
+    relay_until_idle(&mut tls, &mut plain, IDLE_CLOSE).await;
+}
+
+/// Relays both ways between `tls` and `plain` until either side closes, or until neither has
+/// sent anything for `idle`: then the client is sent a close, as DynamoDB closes an idle
+/// connection.
+async fn relay_until_idle(
+    tls: &mut (impl AsyncRead + AsyncWrite + Unpin),
+    plain: &mut TcpStream,
+    idle: Duration,
+) {
+    let (mut from_client, mut to_client) = tokio::io::split(tls);
+    let (mut from_engine, mut to_engine) = plain.split();
+    let (mut up, mut down) = (vec![0; 16 * 1024], vec![0; 16 * 1024]);
+    loop {
+        tokio::select! {
+            read = from_client.read(&mut up) => match read {
+                Ok(n @ 1..) if to_engine.write_all(&up[..n]).await.is_ok() => {}
+                _ => return,
+            },
+            read = from_engine.read(&mut down) => match read {
+                Ok(n @ 1..) if to_client.write_all(&down[..n]).await.is_ok()
+                    && to_client.flush().await.is_ok() => {}
+                _ => return,
+            },
+            () = tokio::time::sleep(idle) => {
+                let _ = to_client.shutdown().await;
+                return;
+            }
+        }
+    }
 }
 
 /// `socket` behind a relay that hands each chunk on half of `rtt` after it was read, each way.
@@ -106,7 +206,6 @@ async fn relay(
     mut to: impl AsyncWrite + Unpin,
     delay: Duration,
 ) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let (chunks, mut arriving) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(async move {
         let mut buffer = vec![0; 64 * 1024];
@@ -133,7 +232,6 @@ mod tests {
     use super::*;
     use rustls::pki_types::ServerName;
     use std::time::Instant;
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     /// A plain upstream that sends back what it reads: `http://ip:port`.
     async fn echo() -> String {
@@ -153,7 +251,7 @@ mod tests {
     #[tokio::test]
     async fn a_round_trip_delays_every_exchange_and_a_new_connection_pays_three() {
         let rtt = Duration::from_millis(40);
-        let front = start(&echo().await, rtt).await.unwrap();
+        let front = start(&echo().await, rtt).await.unwrap().url;
         let mut roots = rustls::RootCertStore::empty();
         roots
             .add(CertificateDer::from_pem_file(tls_dir().join("root.pem")).unwrap())
@@ -187,5 +285,35 @@ mod tests {
         let second = again.elapsed();
         assert_eq!(&answer, b"pong");
         assert!(second >= rtt, "a later exchange took {second:?}");
+    }
+
+    #[tokio::test]
+    async fn a_connection_idle_for_the_limit_is_closed_and_a_busy_one_is_not() {
+        let upstream: SocketAddr = echo().await.trim_start_matches("http://").parse().unwrap();
+        let (mut client, front_end) = tokio::io::duplex(1024);
+        let idle = Duration::from_millis(300);
+        tokio::spawn(async move {
+            let mut front_end = front_end;
+            let mut plain = TcpStream::connect(upstream).await.unwrap();
+            relay_until_idle(&mut front_end, &mut plain, idle).await;
+        });
+        let mut answer = [0; 4];
+        let started = Instant::now();
+        // Busy for longer than the limit, a request every half of it: never closed.
+        while started.elapsed() < idle * 2 {
+            client.write_all(b"ping").await.unwrap();
+            client.read_exact(&mut answer).await.unwrap();
+            assert_eq!(&answer, b"ping");
+            tokio::time::sleep(idle / 2).await;
+        }
+        // Quiet from here: closed once the limit has passed since the last exchange.
+        let quiet = Instant::now();
+        let n = client.read(&mut answer).await.unwrap();
+        assert_eq!(n, 0, "closed");
+        assert!(
+            quiet.elapsed() >= idle / 4,
+            "closed after {:?}",
+            quiet.elapsed()
+        );
     }
 }

@@ -51,7 +51,12 @@ pub(crate) fn print(measured: &[Measured], sizes: &[u32]) {
         "| runtime | memory MB | $ per million requests: all warm | 0.1% cold starts, init billed | 1% cold starts, init billed |"
     );
     println!("|---|---|---|---|---|");
-    for runtime in [Runtime::Rust, Runtime::Python, Runtime::Node] {
+    let runtimes = [Runtime::Rust].into_iter().chain(
+        super::Peer::ALL
+            .iter()
+            .flat_map(|p| p.variants().iter().copied()),
+    );
+    for runtime in runtimes {
         for &size in sizes {
             let costs: Vec<String> = COLD_RATES
                 .iter()

@@ -39,11 +39,11 @@ use tokio::process::Command;
 use local_engine::runtime_api::Error;
 
 use crate::cpu_share::CpuShare;
-use crate::process::{Model, Series};
+use crate::process::{Model, ProcessRun, Series, run_process};
 
 /// A runtime measured: this store's binary (as built, and making each model's other warm-up
-/// choice), or a peer.
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// choice), the floor, or a peer in one of its variants.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Runtime {
     Rust,
     /// The same binary with each model's other choice (`STORE_BENCH_WARMUP`): its connection
@@ -53,7 +53,39 @@ pub(crate) enum Runtime {
     /// what any function here pays, measured beside them.
     Floor,
     Python,
+    /// The Python peer doing its first request's one-time work in init
+    /// (`PEER_FIRST_REQUEST_IN_INIT`: bench/python/boto3_handlers.py).
+    PythonInit,
+    /// The Node.js peer as AWS's examples write it, loading the SDK from `node_modules`.
     Node,
+    /// The same handler bundled and minified with esbuild (bench/node/package.json).
+    NodeBundled,
+    /// Bundled, and doing its first request's one-time work in init.
+    NodeBundledInit,
+}
+
+/// A peer's language: the variants of one are compared with the store as one peer, by the
+/// strongest of them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Peer {
+    Python,
+    Node,
+}
+
+impl Peer {
+    pub(crate) const ALL: [Peer; 2] = [Peer::Python, Peer::Node];
+
+    /// Its variants, the one AWS's examples write first.
+    pub(crate) fn variants(self) -> &'static [Runtime] {
+        match self {
+            Peer::Python => &[Runtime::Python, Runtime::PythonInit],
+            Peer::Node => &[
+                Runtime::Node,
+                Runtime::NodeBundled,
+                Runtime::NodeBundledInit,
+            ],
+        }
+    }
 }
 
 impl Runtime {
@@ -63,8 +95,21 @@ impl Runtime {
             Runtime::RustFlipped => "Rust, warm-up flipped",
             Runtime::Floor => "the floor",
             Runtime::Python => "Python 3 + boto3",
+            Runtime::PythonInit => "Python 3 + boto3, first request in init",
             Runtime::Node => "Node.js 22 + SDK v3",
+            Runtime::NodeBundled => "Node.js 22 + SDK v3, bundled",
+            Runtime::NodeBundledInit => "Node.js 22 + SDK v3, bundled, first request in init",
         }
+    }
+
+    /// The peer it is a variant of, if it is one.
+    pub(crate) fn peer(self) -> Option<Peer> {
+        Peer::ALL.into_iter().find(|p| p.variants().contains(&self))
+    }
+
+    /// Whether it does its first request's one-time work in init (a peer's variant).
+    fn first_request_in_init(self) -> bool {
+        matches!(self, Runtime::PythonInit | Runtime::NodeBundledInit)
     }
 }
 
@@ -88,7 +133,7 @@ pub(crate) struct Size {
 }
 
 impl Size {
-    fn create(memory_mb: u32, period_us: u64) -> Result<Self, String> {
+    pub(crate) fn create(memory_mb: u32, period_us: u64) -> Result<Self, String> {
         Ok(Self {
             quota: CpuShare::create(memory_mb, period_us)?,
             burst: CpuShare::burst(memory_mb, period_us)?,
@@ -129,8 +174,9 @@ impl Size {
     }
 }
 
-/// The section: every read function, and each peer configured, at every size; then cost and
-/// calibration.
+/// The section: every read function, the floor and each peer configured in every variant, at
+/// every size, the endpoint named by host; the same at 128 MB on-demand under the kernel's
+/// period for comparison; then cost and calibration.
 pub(crate) async fn section(
     o: &crate::cli::Options,
     engine: &str,
@@ -138,20 +184,25 @@ pub(crate) async fn section(
 ) -> Result<(), Error> {
     println!();
     println!(
-        "### Memory size: Lambda's CPU share (CFS quota, {} ms period), TLS to the engine, on-demand and provisioned cold starts, {} of each and {} warm requests per row",
+        "### Memory size: Lambda's CPU share (CFS quota, {} ms period), TLS to the engine by host name, {} on-demand and provisioned cold starts per row, interleaved ({} provisioned for a peer), and {} warm requests per row",
         o.cpu_period.as_secs_f64() * 1000.0,
         o.memory_runs,
-        o.memory_runs * o.memory_warm
+        o.memory_runs.min(WARM_ROUNDS),
+        o.memory_runs.min(WARM_ROUNDS) * o.memory_warm
     );
     println!();
     let Some(sizes) = Size::each(o) else {
         return Ok(());
     };
-    let endpoint = crate::tls_front::start(engine, Duration::ZERO).await?;
+    let _apart = crate::cpu_share::PinnedApart::pin()?;
+    let resolver = crate::resolver::Resolver::shared()?;
+    let front = crate::tls_front::start(engine, Duration::ZERO).await?;
+    print_shapes(&sizes).await?;
     if o.callgrind {
-        tls_instructions(o, engine, &endpoint, home).await?;
+        tls_instructions(o, engine, &front.url, home).await?;
     }
-    let peers = Peers::of(o, &endpoint);
+    let peers = Peers::of(o, &front.url).resolving(resolver);
+    let (queries, (front_cpu, connections)) = (resolver.queries(), front.usage());
     let mut measured = Vec::new();
     for size in &sizes {
         measure_size(o, size, &peers, home, &mut measured).await?;
@@ -164,38 +215,137 @@ pub(crate) async fn section(
             throttled.as_secs_f64()
         );
     }
+    let (cpu, handshakes) = front.usage();
+    report::print_front(
+        cpu - front_cpu,
+        handshakes - connections,
+        resolver.queries() - queries,
+    );
     report::print_table(&measured);
     report::print_summary(&measured, &o.memory_sizes);
+    report::print_floor_distance(&measured, &o.memory_sizes);
     report::print_targets(&measured, &o.memory_sizes);
+    let kernel = kernel_period(o, &peers, home).await?;
+    report::print_periods(&measured, &kernel, o.cpu_period);
     cost::print(&measured, &o.memory_sizes);
     calibration::section(o, engine, &sizes, home).await
 }
 
-/// The runtimes a section measures, and what each needs to start.
-pub(crate) struct Peers<'a> {
-    pub(crate) runtimes: Vec<(Runtime, PathBuf)>,
-    pub(crate) endpoint: &'a str,
-    /// The TLS test root, which the peers are told to trust.
-    pub(crate) root: PathBuf,
+/// The throttle's shape a CPU-bound process meets at the smallest size, under the section's
+/// period and the kernel's, beside the public trace's.
+async fn print_shapes(sizes: &[Size]) -> Result<(), Error> {
+    let Some(smallest) = sizes.iter().min_by_key(|s| s.memory_mb()) else {
+        return Ok(());
+    };
+    let kernel = CpuShare::create(smallest.memory_mb(), crate::cpu_share::KERNEL_PERIOD_US)?;
+    for share in [&smallest.quota, &kernel] {
+        let shape = crate::cpu_share::throttle_shape(share).await?;
+        println!(
+            "- Throttle at {} MB, {} ms period: a CPU-bound process runs {:.2} ms of CPU (median; the first run {:.2} ms), then pauses; one cycle every {:.1} ms (median, {} pauses in {} s). The public trace of a 128 MB Lambda function (pwrdrvr/lambda-throttling, 2025-03-01): 4.32 ms, the first 6.88 ms; one cycle every 60 ms.",
+            share.memory_mb,
+            share.period_us / 1000,
+            shape.run_ms,
+            shape.first_ms,
+            shape.cycle_ms,
+            shape.pauses,
+            crate::cpu_share::PROBE_WINDOW.as_secs(),
+        );
+    }
+    Ok(())
 }
 
-impl<'a> Peers<'a> {
+/// Every runtime's on-demand cold start at the smallest size under the kernel's 100 ms period,
+/// [`KERNEL_PERIOD_RUNS`] interleaved a row: the figures of the model before the trace's.
+async fn kernel_period(
+    o: &crate::cli::Options,
+    peers: &Peers,
+    home: &Path,
+) -> Result<Vec<Measured>, Error> {
+    let Some(&smallest) = o.memory_sizes.iter().min() else {
+        return Ok(Vec::new());
+    };
+    let size = Size::create(smallest, crate::cpu_share::KERNEL_PERIOD_US)
+        .map_err(|why| format!("the kernel's period: {why}"))?;
+    let mut measured = Vec::new();
+    for pattern in &crate::cli::PATTERNS {
+        let event = pattern.event_bytes()?;
+        let events = || event.clone();
+        let mut runs: Vec<Vec<ProcessRun>> = peers.runtimes.iter().map(|_| Vec::new()).collect();
+        for _ in 0..KERNEL_PERIOD_RUNS {
+            for (&(runtime, _), done) in peers.runtimes.iter().zip(&mut runs) {
+                let start = Start {
+                    runtime,
+                    launch: &size.burst,
+                    init_type: crate::process::ON_DEMAND,
+                    pattern,
+                    hello: false,
+                };
+                let command = peers.command(o, &start, home);
+                done.push(run_process(command, &events, 0, size.on_demand()).await?);
+            }
+        }
+        for (&(runtime, _), done) in peers.runtimes.iter().zip(runs) {
+            measured.push(Measured {
+                function: pattern.binary,
+                runtime,
+                memory_mb: smallest,
+                on_demand: Series::of(done),
+                provisioned: Series::of(Vec::new()),
+            });
+        }
+    }
+    Ok(measured)
+}
+
+/// On-demand cold starts per row under the kernel's period, kept for comparison.
+const KERNEL_PERIOD_RUNS: usize = 5;
+
+/// The runtimes a section measures, and what each needs to start.
+pub(crate) struct Peers {
+    pub(crate) runtimes: Vec<(Runtime, PathBuf)>,
+    /// DynamoDB's endpoint as the processes are given it.
+    pub(crate) endpoint: String,
+    /// The TLS test root, which the peers are told to trust.
+    pub(crate) root: PathBuf,
+    /// Where the resolver's `resolv.conf` and `nsswitch.conf` are, when the endpoint is named
+    /// by host (`crate::resolver`).
+    pub(crate) resolver: Option<PathBuf>,
+}
+
+impl Peers {
     /// Rust as built and with its warm-up flipped, the floor where it is built, and each peer
-    /// `o` names, against `endpoint`.
-    pub(crate) fn of(o: &crate::cli::Options, endpoint: &'a str) -> Self {
+    /// `o` names in every variant, against `endpoint` (an address: no resolver is asked).
+    pub(crate) fn of(o: &crate::cli::Options, endpoint: &str) -> Self {
         let mut runtimes = vec![
             (Runtime::Rust, PathBuf::new()),
             (Runtime::RustFlipped, PathBuf::new()),
         ];
         let floor = o.bin_dir.join(crate::init::FLOOR);
         runtimes.extend(floor.exists().then_some((Runtime::Floor, floor)));
-        runtimes.extend(o.python.clone().map(|p| (Runtime::Python, p)));
-        runtimes.extend(o.node.clone().map(|p| (Runtime::Node, p)));
+        for (peer, program) in [(Peer::Python, &o.python), (Peer::Node, &o.node)] {
+            if let Some(program) = program {
+                runtimes.extend(peer.variants().iter().map(|&r| (r, program.clone())));
+            }
+        }
         Self {
             runtimes,
-            endpoint,
+            endpoint: endpoint.to_owned(),
             root: crate::tls_front::tls_dir().join("root.pem"),
+            resolver: None,
         }
+    }
+
+    /// The same, the endpoint named by DynamoDB's host name here and resolved by `resolver`.
+    pub(crate) fn resolving(mut self, resolver: &crate::resolver::Resolver) -> Self {
+        self.endpoint = crate::resolver::Resolver::named(&self.endpoint, crate::resolver::DYNAMODB);
+        self.resolver = Some(resolver.conf().to_owned());
+        self
+    }
+
+    /// Only the runtimes `keep` keeps.
+    pub(crate) fn only(mut self, keep: impl Fn(Runtime) -> bool) -> Self {
+        self.runtimes.retain(|&(r, _)| keep(r));
+        self
     }
 
     /// The process `start` names.
@@ -219,31 +369,38 @@ impl<'a> Peers<'a> {
             true => "hello.handler".to_owned(),
             false => format!("{module}.{export}"),
         };
+        let node_module = match runtime {
+            Runtime::NodeBundled | Runtime::NodeBundledInit => "dist/handlers",
+            _ => "handlers",
+        };
         let (program, args, name) = match runtime {
             Runtime::Rust | Runtime::RustFlipped => {
                 (o.bin_dir.join(pattern.binary), vec![], pattern.binary)
             }
             Runtime::Floor => (program, vec![], crate::init::FLOOR),
-            Runtime::Python => (
+            Runtime::Python | Runtime::PythonInit => (
                 program,
                 crate::cli::awslambdaric(&handler("boto3_handlers", pattern.python)),
                 pattern.python,
             ),
-            Runtime::Node => (
+            Runtime::Node | Runtime::NodeBundled | Runtime::NodeBundledInit => (
                 program,
                 vec![bench.join("node/runtime.mjs").display().to_string()],
                 pattern.node,
             ),
         };
-        let mut c = launch.command(&program, &args);
-        local_engine::runtime_api::lambda_environment(&mut c, name, self.endpoint, home);
+        let mut c = launch.command_resolving(&program, &args, self.resolver.as_deref());
+        local_engine::runtime_api::lambda_environment(&mut c, name, &self.endpoint, home);
         c.env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", memory_mb.to_string())
             .env("PYTHONPATH", bench.join("python"))
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .env("AWS_CA_BUNDLE", &self.root)
             .env("NODE_EXTRA_CA_CERTS", &self.root)
-            .env("_HANDLER", handler("handlers", pattern.node))
+            .env("_HANDLER", handler(node_module, pattern.node))
             .env("AWS_LAMBDA_INITIALIZATION_TYPE", init_type);
+        if runtime.first_request_in_init() {
+            c.env("PEER_FIRST_REQUEST_IN_INIT", "1");
+        }
         if runtime == Runtime::RustFlipped {
             let flipped = match init_type {
                 crate::process::PROVISIONED => "never",
@@ -272,65 +429,83 @@ pub(crate) struct Start<'s> {
 /// beside the back-to-back warm p50, since both start from the same idle CPU.
 const SPARSE_WARM: usize = 10;
 
-/// Every pattern, for every runtime, at `size`: on-demand with the warm series, then
-/// provisioned (Rust's with its sparse warm requests).
+/// The rounds whose cold starts are followed by warm requests (the first ones): the warm series
+/// needs no more, and a peer's back-to-back requests at 128 MB take ~70 ms each. A peer's
+/// provisioned cold starts are those of these rounds too.
+pub(crate) const WARM_ROUNDS: usize = 3;
+
+/// Every pattern, for every runtime, at `size`, in rounds: each round starts every runtime once
+/// on-demand (with the warm series in the first [`WARM_ROUNDS`]) and once provisioned (Rust's
+/// with its sparse warm requests), so that whatever the machine does over the section falls on
+/// every row alike.
 async fn measure_size(
     o: &crate::cli::Options,
     size: &Size,
-    peers: &Peers<'_>,
+    peers: &Peers,
     home: &Path,
     measured: &mut Vec<Measured>,
 ) -> Result<(), Error> {
     let memory_mb = size.memory_mb();
     for pattern in &crate::cli::PATTERNS {
         let event = pattern.event_bytes()?;
-        for &(runtime, _) in &peers.runtimes {
-            let failed = |model: &str, e: Error| -> Error {
-                format!(
-                    "{} {} at {memory_mb} MB, {model}: {e}",
-                    runtime.name(),
-                    pattern.binary,
-                )
-                .into()
-            };
-            let warm = if runtime == Runtime::RustFlipped {
-                0
-            } else {
-                o.memory_warm
-            };
-            let start = |launch, model: Model<'_>| Start {
-                runtime,
-                launch,
-                init_type: model.init_type(),
-                pattern,
-                hello: false,
-            };
-            let burst = start(&size.burst, size.on_demand());
-            let quota = start(&size.quota, size.provisioned());
-            let runs = o.memory_runs;
-            let events = || event.clone();
-            let on_demand = crate::process::measure(size.on_demand(), runs, warm, &events, || {
-                peers.command(o, &burst, home)
-            })
-            .await
-            .map_err(|e| failed("on-demand", e))?;
-            let sparse = if runtime == Runtime::Rust {
-                SPARSE_WARM
-            } else {
-                0
-            };
-            let provisioned =
-                crate::process::measure(size.provisioned(), runs, sparse, &events, || {
-                    peers.command(o, &quota, home)
-                })
-                .await
-                .map_err(|e| failed("provisioned", e))?;
+        let events = || event.clone();
+        let mut runs: Vec<[Vec<ProcessRun>; 2]> =
+            peers.runtimes.iter().map(|_| Default::default()).collect();
+        for round in 0..o.memory_runs {
+            for (&(runtime, _), done) in peers.runtimes.iter().zip(&mut runs) {
+                let failed = |model: &str, e: Error| -> Error {
+                    format!(
+                        "{} {} at {memory_mb} MB, {model}: {e}",
+                        runtime.name(),
+                        pattern.binary
+                    )
+                    .into()
+                };
+                let warm_round = round < WARM_ROUNDS;
+                let warm = match runtime {
+                    Runtime::RustFlipped => 0,
+                    _ if warm_round => o.memory_warm,
+                    _ => 0,
+                };
+                let sparse = match runtime {
+                    Runtime::Rust if warm_round => SPARSE_WARM,
+                    _ => 0,
+                };
+                let start = |launch, model: Model<'_>| Start {
+                    runtime,
+                    launch,
+                    init_type: model.init_type(),
+                    pattern,
+                    hello: false,
+                };
+                let burst = start(&size.burst, size.on_demand());
+                let on_demand = peers.command(o, &burst, home);
+                done[0].push(
+                    run_process(on_demand, &events, warm, size.on_demand())
+                        .await
+                        .map_err(|e| failed("on-demand", e))?,
+                );
+                // A peer's provisioned init runs under the quota for seconds (Python's ~9 s at
+                // 128 MB): its provisioned cold starts are those of the first rounds only.
+                if runtime.peer().is_some() && !warm_round {
+                    continue;
+                }
+                let quota = start(&size.quota, size.provisioned());
+                let provisioned = peers.command(o, &quota, home);
+                done[1].push(
+                    run_process(provisioned, &events, sparse, size.provisioned())
+                        .await
+                        .map_err(|e| failed("provisioned", e))?,
+                );
+            }
+        }
+        for (&(runtime, _), [on_demand, provisioned]) in peers.runtimes.iter().zip(runs) {
             measured.push(Measured {
                 function: pattern.binary,
                 runtime,
                 memory_mb,
-                on_demand,
-                provisioned,
+                on_demand: Series::of(on_demand),
+                provisioned: Series::of(provisioned),
             });
         }
     }
