@@ -161,14 +161,37 @@ impl InitType {
         )
     }
 
-    /// Whether a connection opened in init shortens what a caller waits for: only where init
-    /// runs ahead of traffic and its connections live on into the invocations. On-demand, the
-    /// caller waits for init too, and opening a connection there is one request more than the
-    /// first invoke needs (`make bench`, docs/performance.md, "The warm-up": it does not shorten
-    /// an on-demand cold start). A snapshot's connections do not survive its restore.
-    pub fn opens_connections(self) -> bool {
-        matches!(self, Self::Provisioned | Self::ManagedInstances)
+    /// Whether a connection opened in init shortens what a caller waits for, at `memory_mb`
+    /// (`AWS_LAMBDA_FUNCTION_MEMORY_SIZE`; `None` where Lambda does not run the process). Where
+    /// init runs ahead of traffic, always: its connections live on into the invocations. A
+    /// snapshot's do not survive its restore. On-demand the caller waits for init too, and a
+    /// connection opened there costs one request more; but init runs on a whole CPU and the
+    /// first invoke at the memory size's share, which Lambda hands out per 20 ms or so, and
+    /// opening the connection (the TLS handshake, the SDK's first request) needs ~3 ms of CPU, a
+    /// checkout's two ~7 ms: more than a small size's share of a period, so the first invoke
+    /// would wait for the next. Below [`ON_DEMAND_WARM_UP_BELOW_MB`] it is opened in init
+    /// (`make bench`, docs/performance.md, "The warm-up, by the kind of init").
+    pub fn opens_connections(self, memory_mb: Option<u32>) -> bool {
+        match self {
+            Self::Provisioned | Self::ManagedInstances => true,
+            Self::OnDemand => memory_mb.is_some_and(|mb| mb < ON_DEMAND_WARM_UP_BELOW_MB),
+            Self::SnapStart => false,
+        }
     }
+}
+
+/// The memory size from which an on-demand init leaves the connections to the first request:
+/// 1,024 MB gets 11.6 ms of CPU in a 20 ms period, room for a checkout's first invoke; 128 MB
+/// gets 1.45 ms, less than a read's.
+pub const ON_DEMAND_WARM_UP_BELOW_MB: u32 = 1024;
+
+/// `AWS_LAMBDA_FUNCTION_MEMORY_SIZE`, as Lambda sets it.
+fn memory_size() -> Option<u32> {
+    std::env::var("AWS_LAMBDA_FUNCTION_MEMORY_SIZE")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// Whether init opens this function's connections (DynamoDB's, and checkout's to the payment
@@ -180,7 +203,7 @@ pub fn opens_connections_in_init() -> bool {
     match bench_value("STORE_BENCH_WARMUP").as_deref() {
         Some("always") => true,
         Some("never") => false,
-        _ => InitType::of_process().opens_connections(),
+        _ => InitType::of_process().opens_connections(memory_size()),
     }
 }
 
@@ -362,7 +385,7 @@ mod tests {
     use super::InitType;
 
     #[test]
-    fn only_an_init_ahead_of_traffic_opens_connections() {
+    fn an_init_ahead_of_traffic_or_on_demand_at_a_small_size_opens_connections() {
         let of = |value| InitType::parse(value);
         assert_eq!(of(Some("on-demand")), InitType::OnDemand);
         assert_eq!(of(None), InitType::OnDemand, "make dev, tests");
@@ -374,15 +397,27 @@ mod tests {
             InitType::ManagedInstances
         );
         assert_eq!(of(Some("snap-start")), InitType::SnapStart);
-        let opening: Vec<InitType> = [
+        let opening = |memory_mb| -> Vec<InitType> {
+            [
+                InitType::OnDemand,
+                InitType::Provisioned,
+                InitType::ManagedInstances,
+                InitType::SnapStart,
+            ]
+            .into_iter()
+            .filter(|init| init.opens_connections(memory_mb))
+            .collect()
+        };
+        let ahead = [InitType::Provisioned, InitType::ManagedInstances];
+        assert_eq!(opening(None), ahead, "make dev and tests: no memory size");
+        assert_eq!(opening(Some(1024)), ahead);
+        assert_eq!(opening(Some(1769)), ahead);
+        let small = [
             InitType::OnDemand,
             InitType::Provisioned,
             InitType::ManagedInstances,
-            InitType::SnapStart,
-        ]
-        .into_iter()
-        .filter(|init| init.opens_connections())
-        .collect();
-        assert_eq!(opening, [InitType::Provisioned, InitType::ManagedInstances]);
+        ];
+        assert_eq!(opening(Some(128)), small, "the template's size");
+        assert_eq!(opening(Some(1023)), small);
     }
 }

@@ -291,7 +291,8 @@ pub fn sdk_client(environment: Environment) -> aws_sdk_dynamodb::Client {
 
 /// The store on `table` with the client for `environment`, its connection opened now when
 /// `warm_up` says so (`bootstrap::opens_connections_in_init`: under provisioned concurrency and
-/// on managed instances, where init runs ahead of traffic), else by its first request.
+/// on managed instances, where init runs ahead of traffic, and on-demand at a memory size whose
+/// share of the CPU the first request would outrun), else by its first request.
 pub async fn connect(environment: Environment, table: String, warm_up: bool) -> Store {
     let store = Store::new(sdk_client(environment), table);
     if warm_up {

@@ -210,7 +210,8 @@ impl Store {
 
     /// Opens the connection to DynamoDB (TCP, TLS, the first request's one-time setup) by
     /// reading the reserved warm-up key, so that the first invocation does not pay for it: where
-    /// init runs ahead of traffic (`bootstrap::opens_connections_in_init`). Measured on
+    /// init runs ahead of traffic, or on a whole CPU at a small memory size
+    /// (`bootstrap::opens_connections_in_init`). Measured on
     /// loopback, the first request over TLS costs ~3 M instructions and ~2-3 ms more than a
     /// warm one (docs/performance.md). Bounded to one second and never fatal: a cold start must
     /// not fail over it.

@@ -9,16 +9,18 @@ use local_engine::testing::TestApp;
 use serde_json::Value;
 
 #[tokio::test(flavor = "multi_thread")]
-async fn init_opens_the_tables_and_the_providers_connections_only_ahead_of_traffic() {
+async fn init_opens_the_tables_and_the_providers_connections_ahead_of_traffic_and_on_demand_when_small()
+ {
     let event = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../events/checkout.json"
     ))
     .expect("event");
-    for (init_type, opened_in_init) in [
-        ("on-demand", 0),
-        ("provisioned-concurrency", 1),
-        ("lambda-managed-instances", 1),
+    for (init_type, memory_mb, opened_in_init) in [
+        ("on-demand", "128", 1),
+        ("on-demand", "1024", 0),
+        ("provisioned-concurrency", "1769", 1),
+        ("lambda-managed-instances", "1769", 1),
     ] {
         let app = TestApp::seeded().await.expect("app");
         let table = CountingRelay::start(app.engine.endpoint())
@@ -33,6 +35,7 @@ async fn init_opens_the_tables_and_the_providers_connections_only_ahead_of_traff
             &table.url,
             &[
                 ("AWS_LAMBDA_INITIALIZATION_TYPE", init_type),
+                ("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", memory_mb),
                 ("PAYMENT_API_BASE", &provider.url),
                 ("PAYMENT_API_KEY", local_engine::provider::LOCAL_API_KEY),
             ],
@@ -43,7 +46,7 @@ async fn init_opens_the_tables_and_the_providers_connections_only_ahead_of_traff
         assert_eq!(
             (table.connections(), provider.connections()),
             (opened_in_init, opened_in_init),
-            "{init_type}: the table's and the provider's connections opened by init"
+            "{init_type} at {memory_mb} MB: the table's and the provider's connections opened by init"
         );
 
         let reply = lambda.invoke(event.clone()).await.expect("answers");

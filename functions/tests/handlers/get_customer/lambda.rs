@@ -61,20 +61,22 @@ async fn the_binary_answers_its_sample_event_as_api_gateway_expects() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn init_opens_the_connection_only_where_it_runs_ahead_of_traffic() {
+async fn init_opens_the_connection_ahead_of_traffic_and_on_demand_at_a_small_size() {
     let app = TestApp::seeded().await.expect("app");
     let event = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../events/get-customer.json"
     ))
     .expect("event");
-    // What Lambda names the kind of init in AWS_LAMBDA_INITIALIZATION_TYPE, and whether the
-    // connection to DynamoDB is then open when init ends. (`snap-start` is left out: the runtime
-    // then asks Lambda's restore API, which SnapStart serves, and custom runtimes do not get.)
-    for (init_type, opened_in_init) in [
-        ("on-demand", false),
-        ("provisioned-concurrency", true),
-        ("lambda-managed-instances", true),
+    // What Lambda names the kind of init in AWS_LAMBDA_INITIALIZATION_TYPE, the memory size, and
+    // whether the connection to DynamoDB is then open when init ends. (`snap-start` is left out:
+    // the runtime then asks Lambda's restore API, which SnapStart serves, and custom runtimes do
+    // not get.)
+    for (init_type, memory_mb, opened_in_init) in [
+        ("on-demand", "128", true),
+        ("on-demand", "1024", false),
+        ("provisioned-concurrency", "1769", true),
+        ("lambda-managed-instances", "1769", true),
     ] {
         let relay = CountingRelay::start(app.engine.endpoint())
             .await
@@ -83,7 +85,10 @@ async fn init_opens_the_connection_only_where_it_runs_ahead_of_traffic() {
             Path::new(env!("CARGO_BIN_EXE_get-customer")),
             "get-customer",
             &relay.url,
-            &[("AWS_LAMBDA_INITIALIZATION_TYPE", init_type)],
+            &[
+                ("AWS_LAMBDA_INITIALIZATION_TYPE", init_type),
+                ("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", memory_mb),
+            ],
         )
         .await
         .expect("starts");
@@ -91,7 +96,7 @@ async fn init_opens_the_connection_only_where_it_runs_ahead_of_traffic() {
         assert_eq!(
             relay.connections(),
             usize::from(opened_in_init),
-            "{init_type}: connections opened by init"
+            "{init_type} at {memory_mb} MB: connections opened by init"
         );
         for _ in 0..2 {
             let reply = lambda.invoke(event.clone()).await.expect("answers");

@@ -19,7 +19,11 @@ const READERS: [&str; 8] = [
 ];
 
 /// Variables the scanned files read that `make dev` does not: the Lambda runtime's own.
-const LAMBDA_ONLY: [&str; 2] = ["AWS_LAMBDA_INITIALIZATION_TYPE", "MEDIA_BUCKET"];
+const LAMBDA_ONLY: [&str; 3] = [
+    "AWS_LAMBDA_INITIALIZATION_TYPE",
+    "AWS_LAMBDA_FUNCTION_MEMORY_SIZE",
+    "MEDIA_BUCKET",
+];
 
 fn root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
