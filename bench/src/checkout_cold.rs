@@ -52,14 +52,14 @@ impl Build {
         }
     }
 
-    /// The bench switch this build sets under `model`, if any.
-    fn switch(self, model: Model<'_>) -> Option<(&'static str, &'static str)> {
+    /// The bench switch this build sets under `model` at `memory_mb`, if any.
+    fn switch(self, model: Model<'_>, memory_mb: u32) -> Option<(&'static str, &'static str)> {
         match self {
             Build::AsBuilt => None,
-            Build::Flipped if model.init_type() == PROVISIONED => {
-                Some(("STORE_BENCH_WARMUP", "never"))
-            }
-            Build::Flipped => Some(("STORE_BENCH_WARMUP", "always")),
+            Build::Flipped => Some((
+                "STORE_BENCH_WARMUP",
+                crate::process::flipped_warm_up(model.init_type(), memory_mb),
+            )),
         }
     }
 }
@@ -247,7 +247,7 @@ impl Cell<'_> {
         .env("AWS_LAMBDA_INITIALIZATION_TYPE", model.init_type())
         .env("PAYMENT_API_BASE", &endpoints.provider)
         .env("PAYMENT_API_KEY", local_engine::provider::LOCAL_API_KEY);
-        if let Some((name, value)) = build.switch(model) {
+        if let Some((name, value)) = build.switch(model, size.memory_mb()) {
             c.env(name, value);
         }
         crate::process::run_process(c, &next, warm, model)

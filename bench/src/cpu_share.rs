@@ -192,9 +192,9 @@ impl CpuShare {
         // its cgroup a debt the kernel recovers over the next periods (a CPU-bound process
         // overruns by up to a tick, 4 ms here: three periods of 128 MB's quota at 20 ms), and
         // the next process to join it would pay it: every share is left idle for
-        // [`DRAIN`] (and at least a period) first, this one and the quota an on-demand init
-        // moves into alike.
-        tokio::time::sleep(DRAIN.max(Duration::from_micros(self.period_us))).await;
+        // [`DRAIN`] (and at least three periods) first, this one and the quota an on-demand
+        // init moves into alike.
+        tokio::time::sleep(DRAIN.max(Duration::from_micros(3 * self.period_us))).await;
         let mut stdin = child
             .stdin
             .take()
@@ -311,11 +311,17 @@ pub(crate) fn probe() {
     let runs = runs.get(1..).unwrap_or_default().to_vec();
     println!(
         "{:.3} {:.3} {:.3} {}",
-        ms(crate::process::median(runs)),
-        ms(crate::process::median(cycles)),
+        ms(middle(runs)),
+        ms(middle(cycles)),
         ms(first),
         pauses_at.len()
     );
+}
+
+/// The median of `values` (the upper one of an even count), zero for none.
+fn middle(mut values: Vec<Duration>) -> Duration {
+    values.sort();
+    values.get(values.len() / 2).copied().unwrap_or_default()
 }
 
 fn ms(d: Duration) -> f64 {

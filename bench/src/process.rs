@@ -62,6 +62,17 @@ pub(crate) const ON_DEMAND: &str = "on-demand";
 /// `AWS_LAMBDA_INITIALIZATION_TYPE` under provisioned concurrency.
 pub(crate) const PROVISIONED: &str = "provisioned-concurrency";
 
+/// The value of `STORE_BENCH_WARMUP` that makes a function at `memory_mb` under `init_type`
+/// take the other choice than it takes as built (`shared::bootstrap::opens_connections_in_init`):
+/// `never` where it opens its connections in init, `always` where it does not.
+pub(crate) fn flipped_warm_up(init_type: &str, memory_mb: u32) -> &'static str {
+    let init = shared::bootstrap::InitType::parse(Some(init_type));
+    match init.opens_connections(Some(memory_mb)) {
+        true => "never",
+        false => "always",
+    }
+}
+
 /// Lambda's limit on an on-demand init's burst: past it, init goes on inside the invoke, at
 /// the memory size's share.
 pub(crate) const INIT_BURST_CAP: Duration = Duration::from_secs(10);

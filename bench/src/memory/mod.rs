@@ -7,13 +7,17 @@
 //!
 //! **The share.** Lambda gives a function CPU in proportion to its memory: one vCPU at 1,769 MB.
 //! Here that is a CFS bandwidth quota on a cgroup of the function's process: `quota = period ×
-//! memory / 1769`. The period is the kernel's default, 100 ms, which is also what container
-//! runtimes use for `--cpus`; Lambda does not publish its own (`--cpu-period-ms` sets another,
-//! for every section that sets a share). With it a 128 MB function may run
-//! 7.2 ms in every 100 ms: work that needs less CPU than that is not slowed at all, work that
-//! needs more waits ~93 ms for every 7.2 ms it runs. Every process is pinned to one CPU
-//! (`taskset`: the quota reaches each CPU in 5 ms slices, and runtime left on one CPU while the
-//! process runs on the other would throttle it short of its share).
+//! memory / 1769`, the period 20 ms unless `--cpu-period-ms` says otherwise: the period whose
+//! throttle has the shape of the public trace of a real 128 MB function's
+//! ([`crate::cpu_share::DEFAULT_PERIOD_US`]; `periods` measures the shape, and the cold starts
+//! under the kernel's 100 ms beside). At 128 MB a function may run 1.45 ms in every 20 ms. Every
+//! process is pinned to one CPU (`taskset`: the quota reaches each CPU in 5 ms slices, and
+//! runtime left on one CPU while the process runs on the other would throttle it short of its
+//! share), and the bench itself to the other ([`crate::cpu_share::PinnedApart`]).
+//!
+//! **What it reaches.** DynamoDB by host name (`crate::resolver`: glibc's resolver against a DNS
+//! server on loopback), behind the TLS front, which reports its CPU per connection and closes
+//! connections idle for a minute.
 //!
 //! **The two models** ([`crate::process::Model`]):
 //! - *on-demand*: init runs with no quota on its CPU (Lambda's init burst, capped at 10 s) until
@@ -29,6 +33,7 @@
 
 mod calibration;
 mod cost;
+mod periods;
 pub(crate) mod report;
 
 use std::path::{Path, PathBuf};
@@ -46,8 +51,8 @@ use crate::process::{Model, ProcessRun, Series, run_process};
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Runtime {
     Rust,
-    /// The same binary with each model's other choice (`STORE_BENCH_WARMUP`): its connection
-    /// opened in an on-demand init, and by the first request under provisioned concurrency.
+    /// The same binary with the other choice (`STORE_BENCH_WARMUP`): its connection opened by
+    /// the first request where it opens it in init as built, and in init where it does not.
     RustFlipped,
     /// `store-floor` (bench/src/floor.rs): the runtime's loop, one connection, one GetItem;
     /// what any function here pays, measured beside them.
@@ -197,7 +202,7 @@ pub(crate) async fn section(
     let _apart = crate::cpu_share::PinnedApart::pin()?;
     let resolver = crate::resolver::Resolver::shared()?;
     let front = crate::tls_front::start(engine, Duration::ZERO).await?;
-    print_shapes(&sizes).await?;
+    periods::print_shapes(&sizes).await?;
     if o.callgrind {
         tls_instructions(o, engine, &front.url, home).await?;
     }
@@ -225,80 +230,11 @@ pub(crate) async fn section(
     report::print_summary(&measured, &o.memory_sizes);
     report::print_floor_distance(&measured, &o.memory_sizes);
     report::print_targets(&measured, &o.memory_sizes);
-    let kernel = kernel_period(o, &peers, home).await?;
+    let kernel = periods::kernel_period(o, &peers, home).await?;
     report::print_periods(&measured, &kernel, o.cpu_period);
     cost::print(&measured, &o.memory_sizes);
     calibration::section(o, engine, &sizes, home).await
 }
-
-/// The throttle's shape a CPU-bound process meets at the smallest size, under the section's
-/// period and the kernel's, beside the public trace's.
-async fn print_shapes(sizes: &[Size]) -> Result<(), Error> {
-    let Some(smallest) = sizes.iter().min_by_key(|s| s.memory_mb()) else {
-        return Ok(());
-    };
-    let kernel = CpuShare::create(smallest.memory_mb(), crate::cpu_share::KERNEL_PERIOD_US)?;
-    for share in [&smallest.quota, &kernel] {
-        let shape = crate::cpu_share::throttle_shape(share).await?;
-        println!(
-            "- Throttle at {} MB, {} ms period: a CPU-bound process runs {:.2} ms of CPU (median; the first run {:.2} ms), then pauses; one cycle every {:.1} ms (median, {} pauses in {} s). The public trace of a 128 MB Lambda function (pwrdrvr/lambda-throttling, 2025-03-01): 4.32 ms, the first 6.88 ms; one cycle every 60 ms.",
-            share.memory_mb,
-            share.period_us / 1000,
-            shape.run_ms,
-            shape.first_ms,
-            shape.cycle_ms,
-            shape.pauses,
-            crate::cpu_share::PROBE_WINDOW.as_secs(),
-        );
-    }
-    Ok(())
-}
-
-/// Every runtime's on-demand cold start at the smallest size under the kernel's 100 ms period,
-/// [`KERNEL_PERIOD_RUNS`] interleaved a row: the figures of the model before the trace's.
-async fn kernel_period(
-    o: &crate::cli::Options,
-    peers: &Peers,
-    home: &Path,
-) -> Result<Vec<Measured>, Error> {
-    let Some(&smallest) = o.memory_sizes.iter().min() else {
-        return Ok(Vec::new());
-    };
-    let size = Size::create(smallest, crate::cpu_share::KERNEL_PERIOD_US)
-        .map_err(|why| format!("the kernel's period: {why}"))?;
-    let mut measured = Vec::new();
-    for pattern in &crate::cli::PATTERNS {
-        let event = pattern.event_bytes()?;
-        let events = || event.clone();
-        let mut runs: Vec<Vec<ProcessRun>> = peers.runtimes.iter().map(|_| Vec::new()).collect();
-        for _ in 0..KERNEL_PERIOD_RUNS {
-            for (&(runtime, _), done) in peers.runtimes.iter().zip(&mut runs) {
-                let start = Start {
-                    runtime,
-                    launch: &size.burst,
-                    init_type: crate::process::ON_DEMAND,
-                    pattern,
-                    hello: false,
-                };
-                let command = peers.command(o, &start, home);
-                done.push(run_process(command, &events, 0, size.on_demand()).await?);
-            }
-        }
-        for (&(runtime, _), done) in peers.runtimes.iter().zip(runs) {
-            measured.push(Measured {
-                function: pattern.binary,
-                runtime,
-                memory_mb: smallest,
-                on_demand: Series::of(done),
-                provisioned: Series::of(Vec::new()),
-            });
-        }
-    }
-    Ok(measured)
-}
-
-/// On-demand cold starts per row under the kernel's period, kept for comparison.
-const KERNEL_PERIOD_RUNS: usize = 5;
 
 /// The runtimes a section measures, and what each needs to start.
 pub(crate) struct Peers {
@@ -402,11 +338,10 @@ impl Peers {
             c.env("PEER_FIRST_REQUEST_IN_INIT", "1");
         }
         if runtime == Runtime::RustFlipped {
-            let flipped = match init_type {
-                crate::process::PROVISIONED => "never",
-                _ => "always",
-            };
-            c.env("STORE_BENCH_WARMUP", flipped);
+            c.env(
+                "STORE_BENCH_WARMUP",
+                crate::process::flipped_warm_up(init_type, memory_mb),
+            );
         }
         c
     }
