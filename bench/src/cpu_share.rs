@@ -27,7 +27,7 @@ const BENCH_CPU: &str = "0";
 /// cycle every ~60 ms, its pauses in steps of 20 ms; at 512 and 1,024 MB, one cycle every ~20
 /// ms. A 20 ms period gives that shape on this kernel: the quota (1.45 ms at 128 MB) is checked
 /// at the scheduler's tick, so a busy process overruns it to ~4 ms and then pays the debt over
-/// whole periods. The memory section measures the shape it gets ([`throttle_shape`]) and prints
+/// whole periods. The memory section measures the shape it gets (`memory::periods`) and prints
 /// it beside the trace's.
 pub(crate) const DEFAULT_PERIOD_US: u64 = 20_000;
 
@@ -237,95 +237,6 @@ impl Drop for CpuShare {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir(&self.dir);
     }
-}
-
-/// The argument that makes store-bench the throttle's probe ([`probe`]) instead of the bench.
-pub(crate) const PROBE: &str = "--throttle-probe";
-
-/// How long the probe keeps its CPU busy.
-pub(crate) const PROBE_WINDOW: Duration = Duration::from_secs(2);
-
-/// What a CPU-bound process meets under a share: the bench's own binary, started as the probe
-/// inside `share`, spins for [`PROBE_WINDOW`] and notes every pause; the median CPU it runs
-/// between pauses, the median wall time from one pause to the next, and its first run.
-pub(crate) async fn throttle_shape(share: &CpuShare) -> Result<Shape, Error> {
-    let mut child = share
-        .command(&std::env::current_exe()?, &[PROBE.to_owned()])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()?;
-    share.release(&mut child).await?;
-    let output = child.wait_with_output().await?;
-    let line = String::from_utf8_lossy(&output.stdout);
-    let numbers: Vec<f64> = line
-        .split_whitespace()
-        .filter_map(|n| n.parse().ok())
-        .collect();
-    match numbers[..] {
-        [run_ms, cycle_ms, first_ms, pauses] => Ok(Shape {
-            run_ms,
-            cycle_ms,
-            first_ms,
-            pauses: pauses as usize,
-        }),
-        _ => Err(format!("the throttle probe printed {line:?}").into()),
-    }
-}
-
-/// A CPU-bound process's life under a share ([`throttle_shape`]).
-pub(crate) struct Shape {
-    /// CPU between two pauses, median, ms.
-    pub(crate) run_ms: f64,
-    /// Wall time from one pause's start to the next's, median, ms.
-    pub(crate) cycle_ms: f64,
-    /// CPU before the first pause, ms.
-    pub(crate) first_ms: f64,
-    pub(crate) pauses: usize,
-}
-
-/// The probe itself (store-bench [`PROBE`]): spins, and counts a gap of more than 2 ms between
-/// two readings of the clock as a pause. Prints the median CPU between pauses, the median cycle,
-/// the first run (ms) and the number of pauses.
-pub(crate) fn probe() {
-    let thread_cpu = || {
-        std::fs::read_to_string("/proc/thread-self/schedstat")
-            .ok()
-            .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-            .map_or(Duration::ZERO, Duration::from_nanos)
-    };
-    let started = std::time::Instant::now();
-    let (mut last, mut cpu_then) = (started, thread_cpu());
-    let (mut runs, mut pauses_at) = (Vec::new(), Vec::new());
-    while last - started < PROBE_WINDOW {
-        let now = std::time::Instant::now();
-        if now - last > Duration::from_millis(2) {
-            let cpu = thread_cpu();
-            runs.push(cpu.saturating_sub(cpu_then));
-            pauses_at.push(last);
-            cpu_then = cpu;
-        }
-        last = now;
-    }
-    let first = runs.first().copied().unwrap_or_default();
-    let cycles: Vec<Duration> = pauses_at.windows(2).map(|w| w[1] - w[0]).collect();
-    let runs = runs.get(1..).unwrap_or_default().to_vec();
-    println!(
-        "{:.3} {:.3} {:.3} {}",
-        ms(middle(runs)),
-        ms(middle(cycles)),
-        ms(first),
-        pauses_at.len()
-    );
-}
-
-/// The median of `values` (the upper one of an even count), zero for none.
-fn middle(mut values: Vec<Duration>) -> Duration {
-    values.sort();
-    values.get(values.len() / 2).copied().unwrap_or_default()
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }
 
 /// While it lives, the bench itself (every thread: the engine, the TLS fronts, the Runtime API,

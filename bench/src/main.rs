@@ -35,8 +35,8 @@ use local_engine::testing::TestApp;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> Result<(), Error> {
-    if std::env::args().nth(1).as_deref() == Some(cpu_share::PROBE) {
-        cpu_share::probe();
+    if std::env::args().nth(1).as_deref() == Some(memory::periods::PROBE) {
+        memory::periods::probe();
         return Ok(());
     }
     let o = cli::options()?;

@@ -55,10 +55,8 @@ impl Front {
     /// The CPU its thread has used so far (the server's side of every handshake, and the
     /// relaying), and the connections it has accepted.
     pub(crate) fn usage(&self) -> (Duration, u64) {
-        let cpu = (self.stats.thread.get())
-            .and_then(|task| std::fs::read_to_string(task.join("schedstat")).ok())
-            .and_then(|stat| stat.split_whitespace().next()?.parse().ok())
-            .map_or(Duration::ZERO, Duration::from_nanos);
+        let cpu =
+            (self.stats.thread.get()).map_or(Duration::ZERO, |task| crate::usage::task_cpu(task));
         (cpu, self.stats.connections.load(Ordering::Relaxed))
     }
 }

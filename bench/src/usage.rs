@@ -22,6 +22,16 @@ pub(crate) struct Usage {
     pub(crate) threads: u64,
 }
 
+/// The CPU one thread has used, user and system, to the nanosecond: the first field of the
+/// `schedstat` of its `/proc` folder `task` (`/proc/<pid>/task/<tid>`, `/proc/thread-self`);
+/// zero where there is none.
+pub(crate) fn task_cpu(task: &std::path::Path) -> Duration {
+    std::fs::read_to_string(task.join("schedstat"))
+        .ok()
+        .and_then(|stat| stat.split_whitespace().next()?.parse().ok())
+        .map_or(Duration::ZERO, Duration::from_nanos)
+}
+
 impl Usage {
     /// Process `pid`'s counters now; zero where `/proc` has nothing (the process is gone).
     pub(crate) fn of(pid: u32) -> Self {
@@ -33,11 +43,7 @@ impl Usage {
         for task in tasks {
             usage.threads += 1;
             let read = |file: &str| std::fs::read_to_string(task.path().join(file)).ok();
-            if let Some(ns) = read("schedstat")
-                .and_then(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
-            {
-                usage.cpu += Duration::from_nanos(ns);
-            }
+            usage.cpu += task_cpu(&task.path());
             let status = read("status").unwrap_or_default();
             usage.voluntary_switches += field(&status, "voluntary_ctxt_switches:");
             usage.involuntary_switches += field(&status, "nonvoluntary_ctxt_switches:");

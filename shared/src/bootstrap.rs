@@ -187,8 +187,7 @@ pub const ON_DEMAND_WARM_UP_BELOW_MB: u32 = 1024;
 
 /// `AWS_LAMBDA_FUNCTION_MEMORY_SIZE`, as Lambda sets it.
 fn memory_size() -> Option<u32> {
-    std::env::var("AWS_LAMBDA_FUNCTION_MEMORY_SIZE")
-        .ok()?
+    env_value("AWS_LAMBDA_FUNCTION_MEMORY_SIZE")?
         .trim()
         .parse()
         .ok()

@@ -33,7 +33,7 @@
 
 mod calibration;
 mod cost;
-mod periods;
+pub(crate) mod periods;
 pub(crate) mod report;
 
 use std::path::{Path, PathBuf};
@@ -406,32 +406,28 @@ async fn measure_size(
                     Runtime::Rust if warm_round => SPARSE_WARM,
                     _ => 0,
                 };
-                let start = |launch, model: Model<'_>| Start {
-                    runtime,
-                    launch,
-                    init_type: model.init_type(),
-                    pattern,
-                    hello: false,
-                };
-                let burst = start(&size.burst, size.on_demand());
-                let on_demand = peers.command(o, &burst, home);
-                done[0].push(
-                    run_process(on_demand, &events, warm, size.on_demand())
+                // One cold start of the runtime launched in `launch` under `model`, and `warm`
+                // requests after it.
+                let run = async |launch, model: Model<'_>, warm, name| {
+                    let start = Start {
+                        runtime,
+                        launch,
+                        init_type: model.init_type(),
+                        pattern,
+                        hello: false,
+                    };
+                    let command = peers.command(o, &start, home);
+                    run_process(command, &events, warm, model)
                         .await
-                        .map_err(|e| failed("on-demand", e))?,
-                );
+                        .map_err(|e| failed(name, e))
+                };
+                done[0].push(run(&size.burst, size.on_demand(), warm, "on-demand").await?);
                 // A peer's provisioned init runs under the quota for seconds (Python's ~9 s at
                 // 128 MB): its provisioned cold starts are those of the first rounds only.
                 if runtime.peer().is_some() && !warm_round {
                     continue;
                 }
-                let quota = start(&size.quota, size.provisioned());
-                let provisioned = peers.command(o, &quota, home);
-                done[1].push(
-                    run_process(provisioned, &events, sparse, size.provisioned())
-                        .await
-                        .map_err(|e| failed("provisioned", e))?,
-                );
+                done[1].push(run(&size.quota, size.provisioned(), sparse, "provisioned").await?);
             }
         }
         for (&(runtime, _), [on_demand, provisioned]) in peers.runtimes.iter().zip(runs) {
