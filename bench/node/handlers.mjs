@@ -9,10 +9,10 @@ const ddb = DynamoDBDocumentClient.from(client);
 const TableName = process.env.TABLE_NAME;
 
 // The variant that does the first request's one-time work in init, where on-demand Lambda runs
-// it at full CPU (store-bench sets PEER_FIRST_REQUEST_IN_INIT=1): one read of a key no item has,
+// it at full CPU (store-bench sets BENCH_FIRST_REQUEST_IN_INIT=1): one read of a key no item has,
 // which loads the command's middleware, resolves the credentials and the endpoint, and opens the
 // connection, TLS handshake included.
-if (process.env.PEER_FIRST_REQUEST_IN_INIT === "1") {
+if (process.env.BENCH_FIRST_REQUEST_IN_INIT === "1") {
   await ddb.send(new GetCommand({ TableName, Key: { PK: "WARMUP", SK: "WARMUP" } }));
 }
 

@@ -13,10 +13,10 @@ dynamodb = boto3.resource("dynamodb")
 table = dynamodb.Table(os.environ["TABLE_NAME"])
 
 # The variant that does the first request's one-time work in init, where on-demand Lambda runs
-# it at full CPU (store-bench sets PEER_FIRST_REQUEST_IN_INIT=1): one read of a key no item has,
+# it at full CPU (store-bench sets BENCH_FIRST_REQUEST_IN_INIT=1): one read of a key no item has,
 # which loads the operation's model and serialisers, resolves the credentials and the endpoint,
 # and opens the connection, TLS handshake included.
-if os.environ.get("PEER_FIRST_REQUEST_IN_INIT") == "1":
+if os.environ.get("BENCH_FIRST_REQUEST_IN_INIT") == "1":
     table.get_item(Key={"PK": "WARMUP", "SK": "WARMUP"})
 
 

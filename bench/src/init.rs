@@ -25,6 +25,8 @@ pub(crate) const INIT_CPU_MS_TARGET: f64 = 1.5;
 pub(crate) const FLOOR_RATIO_TARGET: f64 = 1.5;
 /// The floor's binary (bench/src/floor.rs).
 pub(crate) const FLOOR: &str = "store-floor";
+/// The floor with the SDK's client in it (bench/src/floor_sdk.rs).
+pub(crate) const FLOOR_SDK: &str = "store-floor-sdk";
 
 /// One binary's init, measured.
 struct Init {
@@ -35,7 +37,7 @@ struct Init {
     sections: Option<Sections>,
 }
 
-/// Init of the floor, then of every function: `runs` cold starts each (environment read, client
+/// Init of the floor, of the floor with the SDK, then of every function: `runs` cold starts each (environment read, client
 /// built; an on-demand init opens no connection), the same again under `perf` where it samples,
 /// and once under callgrind.
 pub(crate) async fn section(o: &Options, endpoint: &str, home: &Path) -> Result<(), Error> {
@@ -53,6 +55,11 @@ pub(crate) async fn section(o: &Options, endpoint: &str, home: &Path) -> Result<
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     let floor = measure(o, FLOOR, endpoint, home, perf).await?;
     print_row(FLOOR, &floor, None);
+    // The floor with the SDK's client in it, where it is built: the SDK's share of the distance.
+    if o.bin_dir.join(FLOOR_SDK).exists() {
+        let sdk = measure(o, FLOOR_SDK, endpoint, home, perf).await?;
+        print_row(FLOOR_SDK, &sdk, Some(&floor));
+    }
     let mut inits = Vec::new();
     // Every function of the template, the stream consumer included (or those named).
     let functions = local_engine::template::binaries(&local_engine::template::parse()?)?;

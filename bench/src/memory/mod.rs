@@ -55,11 +55,19 @@ pub(crate) enum Runtime {
     /// the first request where it opens it in init as built, and in init where it does not.
     RustFlipped,
     /// `store-floor` (bench/src/floor.rs): the runtime's loop, one connection, one GetItem;
-    /// what any function here pays, measured beside them.
+    /// what any function here pays, measured beside them. It opens its connection by its
+    /// first event.
     Floor,
+    /// The floor sending that GetItem in init instead (`BENCH_FIRST_REQUEST_IN_INIT`), as the
+    /// functions' warm-up does: a function is held to the faster of the two.
+    FloorInit,
+    /// `store-floor-sdk` (bench/src/floor_sdk.rs): the floor's GetItem sent through the SDK's
+    /// client as the functions build it, in init too: the SDK's share of a function's distance
+    /// from the floor.
+    FloorSdk,
     Python,
     /// The Python peer doing its first request's one-time work in init
-    /// (`PEER_FIRST_REQUEST_IN_INIT`: bench/python/boto3_handlers.py).
+    /// (`BENCH_FIRST_REQUEST_IN_INIT`: bench/python/boto3_handlers.py).
     PythonInit,
     /// The Node.js peer as AWS's examples write it, loading the SDK from `node_modules`.
     Node,
@@ -99,6 +107,8 @@ impl Runtime {
             Runtime::Rust => "Rust",
             Runtime::RustFlipped => "Rust, warm-up flipped",
             Runtime::Floor => "the floor",
+            Runtime::FloorInit => "the floor, first request in init",
+            Runtime::FloorSdk => "the floor with the SDK, first request in init",
             Runtime::Python => "Python 3 + boto3",
             Runtime::PythonInit => "Python 3 + boto3, first request in init",
             Runtime::Node => "Node.js 22 + SDK v3",
@@ -112,9 +122,13 @@ impl Runtime {
         Peer::ALL.into_iter().find(|p| p.variants().contains(&self))
     }
 
-    /// Whether it does its first request's one-time work in init (a peer's variant).
+    /// Whether it does its first request's one-time work in init (a peer's variant, or the
+    /// floor's).
     fn first_request_in_init(self) -> bool {
-        matches!(self, Runtime::PythonInit | Runtime::NodeBundledInit)
+        matches!(
+            self,
+            Runtime::PythonInit | Runtime::NodeBundledInit | Runtime::FloorInit | Runtime::FloorSdk
+        )
     }
 }
 
@@ -124,7 +138,8 @@ pub(crate) struct Measured {
     pub(crate) runtime: Runtime,
     pub(crate) memory_mb: u32,
     /// On-demand cold starts, each followed by the warm series (none for [`Runtime::RustFlipped`],
-    /// whose warm requests are [`Runtime::Rust`]'s).
+    /// whose warm requests are [`Runtime::Rust`]'s, nor for the floor's variants but
+    /// [`Runtime::Floor`]).
     pub(crate) on_demand: Series,
     /// Provisioned-concurrency cold starts; for [`Runtime::Rust`], each followed by
     /// [`SPARSE_WARM`] requests a period apart.
@@ -249,7 +264,8 @@ pub(crate) struct Peers {
 }
 
 impl Peers {
-    /// Rust as built and with its warm-up flipped, the floor where it is built, and each peer
+    /// Rust as built and with its warm-up flipped, the floor in both placements and with the
+    /// SDK where they are built, and each peer
     /// `o` names in every variant, against `endpoint` (an address: no resolver is asked).
     pub(crate) fn of(o: &crate::cli::Options, endpoint: &str) -> Self {
         let mut runtimes = vec![
@@ -257,7 +273,11 @@ impl Peers {
             (Runtime::RustFlipped, PathBuf::new()),
         ];
         let floor = o.bin_dir.join(crate::init::FLOOR);
-        runtimes.extend(floor.exists().then_some((Runtime::Floor, floor)));
+        if floor.exists() {
+            runtimes.extend([Runtime::Floor, Runtime::FloorInit].map(|r| (r, floor.clone())));
+        }
+        let sdk = o.bin_dir.join(crate::init::FLOOR_SDK);
+        runtimes.extend(sdk.exists().then_some((Runtime::FloorSdk, sdk)));
         for (peer, program) in [(Peer::Python, &o.python), (Peer::Node, &o.node)] {
             if let Some(program) = program {
                 runtimes.extend(peer.variants().iter().map(|&r| (r, program.clone())));
@@ -313,7 +333,8 @@ impl Peers {
             Runtime::Rust | Runtime::RustFlipped => {
                 (o.bin_dir.join(pattern.binary), vec![], pattern.binary)
             }
-            Runtime::Floor => (program, vec![], crate::init::FLOOR),
+            Runtime::Floor | Runtime::FloorInit => (program, vec![], crate::init::FLOOR),
+            Runtime::FloorSdk => (program, vec![], crate::init::FLOOR_SDK),
             Runtime::Python | Runtime::PythonInit => (
                 program,
                 crate::cli::awslambdaric(&handler("boto3_handlers", pattern.python)),
@@ -335,7 +356,7 @@ impl Peers {
             .env("_HANDLER", handler(node_module, pattern.node))
             .env("AWS_LAMBDA_INITIALIZATION_TYPE", init_type);
         if runtime.first_request_in_init() {
-            c.env("PEER_FIRST_REQUEST_IN_INIT", "1");
+            c.env("BENCH_FIRST_REQUEST_IN_INIT", "1");
         }
         if runtime == Runtime::RustFlipped {
             c.env(
@@ -398,7 +419,7 @@ async fn measure_size(
                 };
                 let warm_round = round < WARM_ROUNDS;
                 let warm = match runtime {
-                    Runtime::RustFlipped => 0,
+                    Runtime::RustFlipped | Runtime::FloorInit | Runtime::FloorSdk => 0,
                     _ if warm_round => o.memory_warm,
                     _ => 0,
                 };

@@ -73,10 +73,12 @@ pub(crate) fn mean(
     (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
 }
 
-const RUNTIMES: [Runtime; 8] = [
+const RUNTIMES: [Runtime; 10] = [
     Runtime::Rust,
     Runtime::RustFlipped,
     Runtime::Floor,
+    Runtime::FloorInit,
+    Runtime::FloorSdk,
     Runtime::Python,
     Runtime::PythonInit,
     Runtime::Node,
@@ -104,7 +106,12 @@ pub(crate) fn print_summary(measured: &[Measured], sizes: &[u32]) {
                 continue;
             };
             let warm = of(&|m| percentile(&m.on_demand.warm, 50.0))
-                .filter(|_| runtime != Runtime::RustFlipped)
+                .filter(|_| {
+                    !matches!(
+                        runtime,
+                        Runtime::RustFlipped | Runtime::FloorInit | Runtime::FloorSdk
+                    )
+                })
                 .map_or("-".to_owned(), |w| format!("{w:.2}"));
             println!(
                 "| {} | {size} | {init:.2} / {invoke:.2} / {cold:.2} | {provisioned:.2} | {warm} |",
@@ -227,17 +234,27 @@ fn print_floor_targets(measured: &[Measured], m: &Measured, size: u32) {
         crate::init::INIT_CPU_MS_TARGET,
         yes(cpu <= crate::init::INIT_CPU_MS_TARGET)
     );
-    match row(measured, m.function, Runtime::Floor, size) {
+    match floor(measured, m.function, size) {
         Some(floor) => {
             let ratio = cold(m) / cold(floor);
             println!(
-                " The floor's cold start {} ms (init {}, its CPU {}): ×{ratio:.2} of it (≤ {FLOOR_COLD_RATIO_TARGET}: {}); the floor itself {}.",
+                " The floor's cold start ({}) {} ms (init {}, its CPU {}): ×{ratio:.2} of it (≤ {FLOOR_COLD_RATIO_TARGET}: {}); the floor itself {}.",
+                floor.runtime.name(),
                 ms(floor.on_demand.first),
                 ms(floor.on_demand.init),
                 ms(floor.on_demand.init_usage.cpu),
                 yes(ratio <= FLOOR_COLD_RATIO_TARGET),
                 times(ahead(floor)),
             );
+            if let Some(sdk) = row(measured, m.function, Runtime::FloorSdk, size) {
+                println!(
+                    "  Of that distance: the floor with the SDK {} ms (its CPU: init {}), ×{:.2} the floor's (the SDK's share); the function ×{:.2} of it (the store's own).",
+                    ms(sdk.on_demand.first),
+                    ms(sdk.on_demand.init_usage.cpu),
+                    cold(sdk) / cold(floor),
+                    cold(m) / cold(sdk),
+                );
+            }
         }
         None => println!(" No floor was built (store-floor)."),
     }
@@ -248,6 +265,14 @@ const PEER_RATIO_TARGET: f64 = 100.0;
 
 /// How far a read function's on-demand cold start at the smallest size may be from the floor's.
 const FLOOR_COLD_RATIO_TARGET: f64 = 1.15;
+
+/// The floor's placement that does best for `function` at `size`, on-demand: the one a
+/// function's cold start is held to.
+fn floor<'m>(measured: &'m [Measured], function: &str, size: u32) -> Option<&'m Measured> {
+    ([Runtime::Floor, Runtime::FloorInit].iter())
+        .filter_map(|&placement| row(measured, function, placement, size))
+        .min_by_key(|m| m.on_demand.first)
+}
 
 /// The variant of `peer` that does best for `function` at `size` by `of` (the least time).
 fn strongest<'m>(
@@ -281,16 +306,18 @@ pub(crate) fn print_floor_distance(measured: &[Measured], sizes: &[u32]) {
     let shown = |m: &Measured| format!("{} [{}]", ms(cold(m)), quartiles(&m.on_demand.firsts));
     println!();
     println!(
-        "| at {size} MB, on-demand | cold start ms [quartiles] | its CPU: init / first invoke ms | × the floor (≤ {FLOOR_COLD_RATIO_TARGET}) | Python's strongest: ms, × | Node.js's strongest: ms, × |"
+        "| at {size} MB, on-demand | cold start ms [quartiles] | its CPU: init / first invoke ms | × the faster floor (≤ {FLOOR_COLD_RATIO_TARGET}) | Python's strongest: ms, × | Node.js's strongest: ms, × |"
     );
     println!("|---|---|---|---|---|---|");
-    for m in measured
-        .iter()
-        .filter(|m| m.memory_mb == size && matches!(m.runtime, Runtime::Rust | Runtime::Floor))
-    {
+    for m in measured.iter().filter(|m| {
+        m.memory_mb == size
+            && matches!(
+                m.runtime,
+                Runtime::Rust | Runtime::Floor | Runtime::FloorInit | Runtime::FloorSdk
+            )
+    }) {
         let d = &m.on_demand;
-        let floor = row(measured, m.function, Runtime::Floor, size);
-        let times_floor = floor.map_or("-".to_owned(), |f| {
+        let times_floor = floor(measured, m.function, size).map_or("-".to_owned(), |f| {
             let r = millis(cold(m)) / millis(cold(f));
             format!("×{r:.2}: {}", yes(r <= FLOOR_COLD_RATIO_TARGET))
         });
