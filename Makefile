@@ -190,7 +190,7 @@ deploy: build
 
 # Cold start, warm latency, RSS and request counts of the release binaries (built for this
 # machine, trusting the bench's TLS test root: shared/bench-build), the floor beside them
-# (store-floor; perf, from Debian's linux-perf, splits their init CPU), the Python and Node.js peers
+# (store-floor, and store-floor-sdk with the SDK in it; perf, from Debian's linux-perf, splits their init CPU), the Python and Node.js peers
 # beside them, each memory size's CPU share, and the stripped sizes of the Lambda builds.
 bench: $(TOOLS) $(BENCH_VENV)/.installed $(BENCH_NODE_BUNDLE) $(EVENTS) $(PAYMENTS)
 	@command -v perf >/dev/null 2>&1 || { SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
