@@ -37,9 +37,9 @@ struct Init {
     sections: Option<Sections>,
 }
 
-/// Init of the floor, of the floor with the SDK, then of every function: `runs` cold starts each (environment read, client
-/// built; an on-demand init opens no connection), the same again under `perf` where it samples,
-/// and once under callgrind.
+/// Init of the floor, of the floor with the SDK, then of every function: `runs` cold starts each
+/// (environment read, client built; an on-demand init opens no connection), the same again under
+/// `perf` where it samples, and once under callgrind.
 pub(crate) async fn section(o: &Options, endpoint: &str, home: &Path) -> Result<(), Error> {
     println!();
     println!(

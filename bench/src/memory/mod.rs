@@ -122,6 +122,16 @@ impl Runtime {
         Peer::ALL.into_iter().find(|p| p.variants().contains(&self))
     }
 
+    /// Whether its on-demand cold starts are followed by warm requests: not for the flipped
+    /// binary nor for the floor's other rows, whose warm requests are the same code as
+    /// [`Runtime::Rust`]'s and [`Runtime::Floor`]'s.
+    pub(crate) fn warm_series(self) -> bool {
+        !matches!(
+            self,
+            Runtime::RustFlipped | Runtime::FloorInit | Runtime::FloorSdk
+        )
+    }
+
     /// Whether it does its first request's one-time work in init (a peer's variant, or the
     /// floor's).
     fn first_request_in_init(self) -> bool {
@@ -137,9 +147,8 @@ pub(crate) struct Measured {
     pub(crate) function: &'static str,
     pub(crate) runtime: Runtime,
     pub(crate) memory_mb: u32,
-    /// On-demand cold starts, each followed by the warm series (none for [`Runtime::RustFlipped`],
-    /// whose warm requests are [`Runtime::Rust`]'s, nor for the floor's variants but
-    /// [`Runtime::Floor`]).
+    /// On-demand cold starts, each followed by the warm series where it has one
+    /// ([`Runtime::warm_series`]).
     pub(crate) on_demand: Series,
     /// Provisioned-concurrency cold starts; for [`Runtime::Rust`], each followed by
     /// [`SPARSE_WARM`] requests a period apart.
@@ -418,10 +427,9 @@ async fn measure_size(
                     .into()
                 };
                 let warm_round = round < WARM_ROUNDS;
-                let warm = match runtime {
-                    Runtime::RustFlipped | Runtime::FloorInit | Runtime::FloorSdk => 0,
-                    _ if warm_round => o.memory_warm,
-                    _ => 0,
+                let warm = match runtime.warm_series() && warm_round {
+                    true => o.memory_warm,
+                    false => 0,
                 };
                 let sparse = match runtime {
                     Runtime::Rust if warm_round => SPARSE_WARM,

@@ -106,12 +106,7 @@ pub(crate) fn print_summary(measured: &[Measured], sizes: &[u32]) {
                 continue;
             };
             let warm = of(&|m| percentile(&m.on_demand.warm, 50.0))
-                .filter(|_| {
-                    !matches!(
-                        runtime,
-                        Runtime::RustFlipped | Runtime::FloorInit | Runtime::FloorSdk
-                    )
-                })
+                .filter(|_| runtime.warm_series())
                 .map_or("-".to_owned(), |w| format!("{w:.2}"));
             println!(
                 "| {} | {size} | {init:.2} / {invoke:.2} / {cold:.2} | {provisioned:.2} | {warm} |",
