@@ -11,10 +11,9 @@
 //! code adds. With `BENCH_FIRST_REQUEST_IN_INIT=1` that GetItem is also sent in init, as the
 //! functions' warm-up sends it.
 
-use aws_sdk_dynamodb::types::AttributeValue;
 use lambda_runtime::{Error, LambdaEvent, service_fn};
 use serde_json::{Value, json};
-use shared::dynamo::keys::warm_up;
+use shared::dynamo::{codec, keys::warm_up};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
@@ -22,9 +21,9 @@ async fn main() -> Result<(), Error> {
     let client = shared::dynamo::client::sdk_client(environment);
     let table = std::env::var("TABLE_NAME")?;
     let get_item = async || -> Result<bool, Error> {
+        let key = codec::primary_key(warm_up::PK.to_owned(), warm_up::SK);
         let read = (client.get_item().table_name(&table))
-            .key("PK", AttributeValue::S(warm_up::PK.to_owned()))
-            .key("SK", AttributeValue::S(warm_up::SK.to_owned()))
+            .set_key(Some(key))
             .send()
             .await?;
         Ok(read.item.is_some())

@@ -264,9 +264,8 @@ const FLOOR_COLD_RATIO_TARGET: f64 = 1.15;
 /// The floor's placement that does best for `function` at `size`, on-demand: the one a
 /// function's cold start is held to.
 fn floor<'m>(measured: &'m [Measured], function: &str, size: u32) -> Option<&'m Measured> {
-    ([Runtime::Floor, Runtime::FloorInit].iter())
-        .filter_map(|&placement| row(measured, function, placement, size))
-        .min_by_key(|m| m.on_demand.first)
+    let placements = [Runtime::Floor, Runtime::FloorInit];
+    fastest(measured, function, &placements, size, |m| m.on_demand.first)
 }
 
 /// The variant of `peer` that does best for `function` at `size` by `of` (the least time).
@@ -277,7 +276,18 @@ fn strongest<'m>(
     size: u32,
     of: fn(&Measured) -> Duration,
 ) -> Option<&'m Measured> {
-    (peer.variants().iter())
+    fastest(measured, function, peer.variants(), size, of)
+}
+
+/// Of `variants`' rows for `function` at `size`, the one with the least `of`.
+fn fastest<'m>(
+    measured: &'m [Measured],
+    function: &str,
+    variants: &[Runtime],
+    size: u32,
+    of: fn(&Measured) -> Duration,
+) -> Option<&'m Measured> {
+    (variants.iter())
         .filter_map(|&variant| row(measured, function, variant, size))
         .min_by_key(|m| of(m))
 }
